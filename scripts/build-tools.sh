@@ -8,6 +8,10 @@ TOOLS="${KEEPER_TOOLS:-$HOME/.cache/keeper-tools}"
 TEMPORAL_VERSION=1.5.1
 BAO_VERSION=2.6.2
 BAO_COMMIT=dd9c19c37a878cf4a81b18efb8d6f0599c7da923
+# Fallback when the Go module proxy refuses github.com/openbao/openbao (it answers 403 for every
+# version on this workplace's proxy): Vault 1.14.10, the MPL-2.0 release OpenBao forked from. Same
+# HTTP API for KV v1/v2, PKI and AppRole, same dev-mode flags. See docs/stack.md.
+VAULT_VERSION=1.14.10
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 export CGO_ENABLED=0
 
@@ -18,7 +22,13 @@ need_go() {
 }
 
 temporal_bin() { echo "$TOOLS/temporal-$TEMPORAL_VERSION/temporal"; }
-bao_bin() { echo "$TOOLS/openbao-$BAO_VERSION/bao"; }
+bao_bin() {
+  if [ -x "$TOOLS/openbao-$BAO_VERSION/bao" ] || [ ! -x "$TOOLS/vault-$VAULT_VERSION/vault" ]; then
+    echo "$TOOLS/openbao-$BAO_VERSION/bao"
+  else
+    echo "$TOOLS/vault-$VAULT_VERSION/vault"
+  fi
+}
 
 build_temporal() {
   local out; out="$(temporal_bin)"
@@ -43,8 +53,11 @@ build_bao() {
   fi
   echo "build-tools: building OpenBao $BAO_VERSION (first time only, several minutes)" >&2
   local dir src work
-  dir="$(go mod download -json "github.com/openbao/openbao@$BAO_COMMIT" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
-  [ -n "$dir" ] || { echo "build-tools: go mod download of openbao failed" >&2; exit 1; }
+  dir="$(go mod download -json "github.com/openbao/openbao@$BAO_COMMIT" 2>/dev/null | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  if [ -z "$dir" ]; then
+    echo "build-tools: the Go module proxy does not serve github.com/openbao/openbao; building Vault $VAULT_VERSION (same API) instead" >&2
+    build_vault; return 0
+  fi
   work="$(mktemp -d)"; src="$work/openbao"
   cp -r "$dir" "$src"; chmod -R u+w "$src"
   (
@@ -62,6 +75,28 @@ build_bao() {
   )
   mkdir -p "$(dirname "$out")"
   mv "$src/bao" "$out.tmp" && mv "$out.tmp" "$out"
+  rm -rf "$work"
+}
+
+build_vault() {
+  local out="$TOOLS/vault-$VAULT_VERSION/vault"
+  [ -x "$out" ] && return 0
+  local dir work src
+  dir="$(go mod download -json "github.com/hashicorp/vault@v$VAULT_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  [ -n "$dir" ] || { echo "build-tools: go mod download of vault v$VAULT_VERSION failed" >&2; exit 1; }
+  work="$(mktemp -d)"; src="$work/vault"
+  cp -r "$dir" "$src"; chmod -R u+w "$src"
+  (
+    cd "$src"
+    # The module zip has no api/ or sdk/ subtrees, so the local replaces must go; the
+    # published versions that go.mod already requires are used instead.
+    for m in api api/auth/approle api/auth/kubernetes api/auth/userpass sdk; do
+      go mod edit -dropreplace "github.com/hashicorp/vault/$m"
+    done
+    go build -trimpath -o vault .
+  )
+  mkdir -p "$(dirname "$out")"
+  mv "$src/vault" "$out.tmp" && mv "$out.tmp" "$out"
   rm -rf "$work"
 }
 

@@ -1,0 +1,81 @@
+// The `keeper` command: `init` (first operator), `run` (the server), `check-config`.
+// Exit codes: 0 done, 1 refused or failed (with the reason on stderr), 2 usage.
+import yargs from 'yargs';
+import { createLogger } from '../common/logger';
+import { ConfigError, loadConfig } from './config/load';
+import { InitRefused, checkAid, keeperInit } from './init';
+import { openCore, StartupError } from './runtime';
+import { startKeeper } from './server';
+import { VERSION } from './version';
+
+function fail(err: unknown): never {
+  if (err instanceof ConfigError || err instanceof StartupError || err instanceof InitRefused) {
+    process.stderr.write(`keeper: ${err.message}\n`);
+  } else {
+    process.stderr.write(`keeper: ${(err as Error).message ?? String(err)}\n`);
+  }
+  process.exit(1);
+}
+
+async function runInit(argv: { archon: string; config: string; 'credential-out': string }): Promise<void> {
+  checkAid(argv.archon);
+  const config = loadConfig(argv.config);
+  const log = createLogger({ level: config.logging.level, base: { kid: config.kid } });
+  const core = await openCore(config, log);
+  try {
+    const { aid, expiresAt } = await keeperInit({
+      db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer,
+      ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: argv.archon, credentialOut: argv['credential-out'],
+    });
+    process.stdout.write(`created operator ${aid} (role cluster-admin); credential written to ${argv['credential-out']} (mode 0400), valid until ${expiresAt.toISOString()}\n`);
+  } finally {
+    await core.close();
+  }
+}
+
+async function runServer(argv: { config: string }): Promise<void> {
+  const config = loadConfig(argv.config);
+  const log = createLogger({ level: config.logging.level, base: { kid: config.kid } });
+  const keeper = await startKeeper(config, log);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    keeper.stop().then(() => process.exit(0), (err) => { log.error('shutdown failed', { error: err }); process.exit(1); });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+export function main(args: string[]): void {
+  void yargs(args)
+    .scriptName('keeper')
+    .version(VERSION)
+    .command('init', 'create the first operator (cluster-admin) and write its credential',
+      (y) => y
+        .option('archon', { type: 'string', demandOption: true, describe: 'the operator id (AID)' })
+        .option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' })
+        .option('credential-out', { type: 'string', demandOption: true, describe: 'file to write the JWT to (mode 0400)' }),
+      (argv) => runInit(argv).catch(fail))
+    .command('run', 'run the keeper server',
+      (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
+      (argv) => runServer(argv).catch(fail))
+    .command('check-config', 'validate keeper.yml and exit',
+      (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
+      (argv) => {
+        try {
+          loadConfig(argv.config);
+          process.stdout.write(`${argv.config}: valid\n`);
+        } catch (err) { fail(err); }
+      })
+    .demandCommand(1, 'name a command: init, run or check-config')
+    .strict()
+    .fail((msg, err) => {
+      if (err) fail(err);
+      process.stderr.write(`keeper: ${msg}\n(see keeper --help)\n`);
+      process.exit(2);
+    })
+    .help()
+    .parse();
+}

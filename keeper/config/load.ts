@@ -1,0 +1,137 @@
+// Loads keeper.yml: YAML -> ajv (schema.ts, with defaults) -> typed KeeperConfig. Every problem is
+// reported at once as "<file>: <key>: <rule>", so an operator fixes the file in one pass.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Ajv, { type ErrorObject } from 'ajv';
+import yaml from 'js-yaml';
+import { parseDuration } from '../../common/duration';
+import { configSchema } from './schema';
+import type { KeeperConfig } from './types';
+
+export class ConfigError extends Error {
+  constructor(readonly file: string, readonly problems: string[]) {
+    super(`invalid configuration ${file}:\n` + problems.map((p) => `  - ${p}`).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
+ajv.addKeyword('description');
+// Typed loosely on purpose: the schema is the source of truth, KeeperConfig the shape after defaults.
+const validate: ((doc: unknown) => boolean) & { errors?: ErrorObject[] | null } = ajv.compile(configSchema);
+
+function keyOf(err: ErrorObject): string {
+  const base = err.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (err.keyword === 'required') return [base, (err.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
+  if (err.keyword === 'additionalProperties') {
+    return [base, (err.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
+  }
+  return base || '(top level)';
+}
+
+function ruleOf(err: ErrorObject): string {
+  const schema = err.parentSchema as { description?: string } | undefined;
+  switch (err.keyword) {
+    case 'required': return 'is required';
+    case 'additionalProperties': return 'is not a known key (check the spelling; see docs/configuration.md)';
+    case 'pattern': return `must be ${schema?.description ?? `text matching ${(err.params as { pattern: string }).pattern}`}`;
+    case 'const': return `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
+    case 'enum': return `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    default: return err.message ?? err.keyword;
+  }
+}
+
+/** Turns ajv errors into one line per key; anyOf noise is folded into the branch's description. */
+export function describeErrors(errors: ErrorObject[]): string[] {
+  const lines = new Map<string, string>();
+  for (const err of errors) {
+    const key = keyOf(err);
+    if (err.keyword === 'anyOf') {
+      lines.set(key, `${key}: must be ${(err.parentSchema as { description?: string }).description ?? 'one of the allowed forms'}`);
+      continue;
+    }
+    if (errors.some((e) => e.keyword === 'anyOf' && keyOf(e) === key)) continue;
+    if (!lines.has(key)) lines.set(key, `${key}: ${ruleOf(err)}`);
+  }
+  return [...lines.values()];
+}
+
+function resolveFile(dir: string, p: string): string {
+  return path.resolve(dir, p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p);
+}
+
+/** Validates an already-parsed document; `file` names the source in errors and anchors relative paths. */
+export function parseConfig(doc: unknown, file: string): KeeperConfig {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(file, ['(top level): must be a YAML mapping of configuration keys']);
+  }
+  const raw = structuredClone(doc) as Record<string, any>;
+  if (!validate(raw)) throw new ConfigError(file, describeErrors(validate.errors ?? []));
+  const dir = path.dirname(path.resolve(file));
+  const g = raw.listen.grpc;
+  const ss = raw.secretstore;
+  if (!ss.token && !ss.auth) {
+    throw new ConfigError(file, ['secretstore.auth: is required (approle with role_id and secret_id_file or secret_id_env; secretstore.token is a dev shortcut)']);
+  }
+  if (ss.auth && !ss.auth.secret_id_file && !ss.auth.secret_id_env) {
+    throw new ConfigError(file, ['secretstore.auth.secret_id_file: is required (or secretstore.auth.secret_id_env naming an environment variable)']);
+  }
+  return {
+    file: path.resolve(file),
+    kid: raw.kid,
+    listen: {
+      openapi: raw.listen.openapi,
+      metrics: raw.listen.metrics,
+      ...(raw.listen.mcp ? { mcp: raw.listen.mcp } : {}),
+      grpc: {
+        bootstrap: { addr: g.bootstrap.addr, tls: { cert: resolveFile(dir, g.bootstrap.tls.cert), key: resolveFile(dir, g.bootstrap.tls.key) } },
+        event_stream: {
+          addr: g.event_stream.addr,
+          tls: { cert: resolveFile(dir, g.event_stream.tls.cert), key: resolveFile(dir, g.event_stream.tls.key), ca: resolveFile(dir, g.event_stream.tls.ca) },
+        },
+      },
+    },
+    database: raw.database,
+    cache: raw.cache,
+    secretstore: {
+      addr: ss.addr.replace(/\/+$/, ''),
+      ...(ss.token ? { token: ss.token } : {}),
+      ...(ss.auth ? { auth: { ...ss.auth, ...(ss.auth.secret_id_file ? { secret_id_file: resolveFile(dir, ss.auth.secret_id_file) } : {}) } } : {}),
+      pki_mount: ss.pki_mount,
+      pki_role: ss.pki_role,
+      timeout_ms: parseDuration(ss.timeout),
+    },
+    auth: {
+      jwt: {
+        signing_key_ref: raw.auth.jwt.signing_key_ref,
+        issuer: raw.auth.jwt.issuer,
+        ttl_default_ms: parseDuration(raw.auth.jwt.ttl_default),
+        ttl_bootstrap_ms: parseDuration(raw.auth.jwt.ttl_bootstrap),
+      },
+      bootstrap_token_ttl_ms: parseDuration(raw.auth.bootstrap_token_ttl),
+      bootstrap_rate_limit: { failures: raw.auth.bootstrap_rate_limit.failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
+    },
+    temporal: raw.temporal,
+    services: { cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')) },
+    logging: raw.logging,
+    reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },
+    otel: raw.otel,
+  };
+}
+
+export function loadConfig(file: string): KeeperConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [`cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass --config=<path to keeper.yml>`]);
+  }
+  let doc: unknown;
+  try {
+    doc = yaml.load(text, { filename: file, schema: yaml.CORE_SCHEMA });
+  } catch (err) {
+    throw new ConfigError(file, [`not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
+  }
+  return parseConfig(doc, file);
+}

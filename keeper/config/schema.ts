@@ -1,0 +1,122 @@
+// The keeper's configuration (interface spec 4.5), as a JSON schema checked by ajv at startup.
+// Defaults for the optional blocks (auth extras, logging, reaper, otel, temporal) live here too so
+// the running process and docs/configuration.md agree on one source.
+import { DURATION_PATTERN } from '../../common/duration';
+
+const addr = { type: 'string', pattern: '^[^\\s:]+:\\d{1,5}$', description: '<host>:<port>' } as const;
+const duration = { type: 'string', pattern: DURATION_PATTERN, description: 'duration such as 30s, 15m, 24h' } as const;
+const ref = { type: 'string', pattern: '^secretstore:[A-Za-z0-9_./-]+$', description: 'secretstore:<path>' } as const;
+const file = { type: 'string', minLength: 1, description: 'path to a file' } as const;
+
+const listener = { type: 'object', additionalProperties: false, required: ['addr'], properties: { addr } } as const;
+
+export const configSchema = {
+  $id: 'keeper-config',
+  type: 'object',
+  additionalProperties: false,
+  required: ['kid', 'listen', 'database', 'cache', 'secretstore', 'auth'],
+  properties: {
+    kid: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'unique per instance' },
+    listen: {
+      type: 'object', additionalProperties: false, required: ['openapi', 'metrics', 'grpc'],
+      properties: {
+        openapi: listener,
+        metrics: listener,
+        mcp: listener,
+        grpc: {
+          type: 'object', additionalProperties: false, required: ['bootstrap', 'event_stream'],
+          properties: {
+            bootstrap: {
+              type: 'object', additionalProperties: false, required: ['addr', 'tls'],
+              properties: {
+                addr,
+                tls: { type: 'object', additionalProperties: false, required: ['cert', 'key'], properties: { cert: file, key: file } },
+              },
+            },
+            event_stream: {
+              type: 'object', additionalProperties: false, required: ['addr', 'tls'],
+              properties: {
+                addr,
+                tls: { type: 'object', additionalProperties: false, required: ['cert', 'key', 'ca'], properties: { cert: file, key: file, ca: file } },
+              },
+            },
+          },
+        },
+      },
+    },
+    database: {
+      type: 'object', additionalProperties: false, required: ['dsn_ref'],
+      properties: { dsn_ref: ref, pool_max: { type: 'integer', minimum: 1, maximum: 500, default: 20 } },
+    },
+    cache: {
+      type: 'object', additionalProperties: false, required: ['addr', 'password_ref'],
+      properties: { addr, password_ref: { anyOf: [ref, { const: '' }], description: 'secretstore:<path>, or "" for no password' } },
+    },
+    secretstore: {
+      type: 'object', additionalProperties: false, required: ['addr', 'pki_mount', 'pki_role'],
+      properties: {
+        addr: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'URL' },
+        token: { type: 'string', minLength: 1, description: 'dev shortcut only' },
+        auth: {
+          type: 'object', additionalProperties: false, required: ['method', 'role_id'],
+          properties: {
+            method: { const: 'approle' },
+            role_id: { type: 'string', minLength: 1 },
+            secret_id_file: file,
+            secret_id_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+          },
+        },
+        pki_mount: { type: 'string', minLength: 1 },
+        pki_role: { type: 'string', minLength: 1 },
+        timeout: { ...duration, default: '5s' },
+      },
+    },
+    auth: {
+      type: 'object', additionalProperties: false, required: ['jwt'],
+      properties: {
+        jwt: {
+          type: 'object', additionalProperties: false, required: ['signing_key_ref', 'issuer', 'ttl_default', 'ttl_bootstrap'],
+          properties: {
+            signing_key_ref: ref,
+            issuer: { type: 'string', minLength: 1 },
+            ttl_default: duration,
+            ttl_bootstrap: duration,
+          },
+        },
+        bootstrap_token_ttl: { ...duration, default: '24h' },
+        bootstrap_rate_limit: {
+          type: 'object', additionalProperties: false, default: {},
+          properties: { failures: { type: 'integer', minimum: 1, default: 10 }, window: { ...duration, default: '1m' } },
+        },
+      },
+    },
+    temporal: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: {
+        address: { ...addr, default: '127.0.0.1:7233' },
+        namespace: { type: 'string', minLength: 1, default: 'default' },
+        task_queue: { type: 'string', minLength: 1, default: 'keeper' },
+        ui_url: { type: 'string', default: 'http://127.0.0.1:8233' },
+      },
+    },
+    services: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: { cache_dir: { type: 'string', minLength: 1 } },
+    },
+    logging: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: { level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info' } },
+    },
+    reaper: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: {
+        interval: { ...duration, default: '2s' },
+        lease_ttl: { ...duration, default: '15s' },
+      },
+    },
+    otel: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: { enabled: { type: 'boolean', default: false }, endpoint: { type: 'string' } },
+    },
+  },
+} as const;

@@ -1,0 +1,38 @@
+// The validated, defaulted configuration as the process uses it. File paths are absolute (resolved
+// against the config file's folder) and durations are milliseconds.
+export interface ListenerConfig { addr: string }
+export interface TlsFiles { cert: string; key: string; ca?: string }
+
+export interface KeeperConfig {
+  file: string;
+  kid: string;
+  listen: {
+    openapi: ListenerConfig;
+    metrics: ListenerConfig;
+    mcp?: ListenerConfig;
+    grpc: {
+      bootstrap: ListenerConfig & { tls: TlsFiles };
+      event_stream: ListenerConfig & { tls: Required<TlsFiles> };
+    };
+  };
+  database: { dsn_ref: string; pool_max: number };
+  cache: { addr: string; password_ref: string };
+  secretstore: {
+    addr: string;
+    token?: string;
+    auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
+    pki_mount: string;
+    pki_role: string;
+    timeout_ms: number;
+  };
+  auth: {
+    jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };
+    bootstrap_token_ttl_ms: number;
+    bootstrap_rate_limit: { failures: number; window_ms: number };
+  };
+  temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
+  services: { cache_dir: string };
+  logging: { level: 'debug' | 'info' | 'warn' | 'error' };
+  reaper: { interval_ms: number; lease_ttl_ms: number };
+  otel: { enabled: boolean; endpoint?: string };
+}

@@ -1,0 +1,60 @@
+// `keeper run`: the server process. Opens the runtime, refuses to start on an empty operator
+// registry (interface spec 4.4), then starts its components: the Operator API listener (with
+// /readyz), the metrics listener, and the parts later layers add (hub, workers).
+import express from 'express';
+import type { Logger } from '../common/logger';
+import { createApiApp } from '../api';
+import { startAll, type Component } from './component';
+import type { KeeperConfig } from './config/types';
+import { httpComponent } from './listen';
+import { createMetrics, type Metrics } from './metrics';
+import { readinessHandler } from './readiness';
+import { openRuntime, StartupError, type RuntimeWithCache } from './runtime';
+import { VERSION } from './version';
+
+export interface RunningKeeper {
+  runtime: RuntimeWithCache;
+  metrics: Metrics;
+  stop(): Promise<void>;
+}
+
+export const EMPTY_REGISTRY_MESSAGE =
+  'the operators registry is empty: create the first operator with keeper init --archon=<AID> --config=<path> --credential-out=<path>, then start the keeper';
+
+export async function startKeeper(config: KeeperConfig, log: Logger): Promise<RunningKeeper> {
+  const runtime = await openRuntime(config, log);
+  try {
+    const [{ count }] = await runtime.db('archons').count<{ count: string }[]>({ count: '*' });
+    if (Number(count) === 0) throw new StartupError(EMPTY_REGISTRY_MESSAGE);
+    const metrics = createMetrics(config.kid, VERSION);
+
+    const app = express();
+    app.disable('x-powered-by');
+    app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
+    app.use(createApiApp({ runtime, metrics }));
+
+    const metricsApp = express();
+    metricsApp.disable('x-powered-by');
+    metricsApp.get('/metrics', async (_req, res) => {
+      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+
+    const components: Component[] = [
+      httpComponent('operator API', config.listen.openapi.addr, app),
+      httpComponent('metrics', config.listen.metrics.addr, metricsApp),
+    ];
+    const stopComponents = await startAll(components);
+    log.info('keeper started', { kid: config.kid, openapi: config.listen.openapi.addr, metrics: config.listen.metrics.addr, version: VERSION });
+    return {
+      runtime, metrics,
+      async stop() {
+        await stopComponents();
+        await runtime.close();
+        log.info('keeper stopped', { kid: config.kid });
+      },
+    };
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+}

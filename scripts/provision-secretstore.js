@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Provisions the dev secrets/PKI store the way an operator would in production (interface spec 4.6):
+// KV secrets (dsn, password, signing_key) on a KV v2 mount and a KV v1 mount, a PKI root and roles,
+// the keeper's server leaf as three files, and an AppRole with a narrow policy whose secret_id is
+// written mode 0400. Idempotent: run after every start of the in-memory dev store.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const state = process.argv[2];
+if (!state) { console.error('usage: provision-secretstore.js <stack-dir>'); process.exit(2); }
+const env = Object.fromEntries(fs.readFileSync(path.join(state, 'generated.env'), 'utf8')
+  .split('\n').filter(Boolean).map((l) => { const i = l.indexOf('='); return [l.slice(0, i), l.slice(i + 1)]; }));
+const ADDR = 'http://127.0.0.1:8200';
+const TOKEN = env.BAO_ROOT_TOKEN;
+
+// Names an operator would choose; docs/stack.md explains each.
+const PKI_MOUNT = 'pki';
+const SOUL_ROLE = 'soul';
+const SERVER_ROLE = 'keeper-server';
+const ALLOWED_DOMAINS = ['keeper.test', 'localhost'];
+const SERVER_NAMES = { common_name: 'keeper.keeper.test', alt_names: 'localhost', ip_sans: '127.0.0.1' };
+
+async function api(method, p, body, { allow404 = false } = {}) {
+  const res = await fetch(`${ADDR}/v1/${p}`, {
+    method,
+    headers: { 'X-Vault-Token': TOKEN, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (allow404 && res.status === 404) return null;
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : {};
+}
+
+async function ensureMount(mountPath, type, options) {
+  const mounts = (await api('GET', 'sys/mounts')).data;
+  if (mounts[`${mountPath}/`]) return;
+  await api('POST', `sys/mounts/${mountPath}`, { type, options });
+}
+
+function writeFileMode(file, content, mode) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { force: true });
+  fs.writeFileSync(tmp, content, { mode });
+  fs.chmodSync(tmp, mode);
+  fs.renameSync(tmp, file);
+}
+
+async function provisionKv() {
+  const dsn = `postgres://keeper:${env.PG_PASSWORD}@127.0.0.1:5432/keeper`;
+  const fields = { dsn, password: env.REDIS_PASSWORD, signing_key: env.SIGNING_KEY };
+  await ensureMount('secret', 'kv', { version: '2' });
+  await api('POST', 'secret/data/keeper', { data: fields });
+  // A KV v1 mount with the same secret: the keeper detects the version of whichever it is pointed at.
+  await ensureMount('kv1', 'kv', { version: '1' });
+  await api('POST', 'kv1/keeper', fields);
+}
+
+async function provisionPki() {
+  await ensureMount(PKI_MOUNT, 'pki');
+  await api('POST', `sys/mounts/${PKI_MOUNT}/tune`, { max_lease_ttl: '87600h' });
+  const ca = await fetch(`${ADDR}/v1/${PKI_MOUNT}/ca/pem`).then((r) => (r.ok ? r.text() : ''));
+  if (!ca.includes('BEGIN CERTIFICATE')) {
+    await api('POST', `${PKI_MOUNT}/root/generate/internal`, {
+      common_name: 'Keeper Root CA', ttl: '87600h', key_type: 'ec', key_bits: 256,
+    });
+  }
+  const common = {
+    allowed_domains: ALLOWED_DOMAINS, allow_subdomains: true, allow_bare_domains: true,
+    max_ttl: '720h', ttl: '720h', key_type: 'any',
+    // Names come from the request (the host record), never from what a CSR asks for.
+    use_csr_common_name: false, use_csr_sans: false,
+    allow_ip_sans: true, enforce_hostnames: true, require_cn: true, no_store: false,
+  };
+  // A role fixes the extended key usage, so the soul role is client-auth only and the server leaf
+  // comes from a sibling role under the same root (docs/stack.md).
+  await api('POST', `${PKI_MOUNT}/roles/${SOUL_ROLE}`, { ...common, server_flag: false, client_flag: true, allow_ip_sans: false });
+  await api('POST', `${PKI_MOUNT}/roles/${SERVER_ROLE}`, { ...common, server_flag: true, client_flag: false });
+}
+
+async function provisionServerLeaf() {
+  const tls = path.join(state, 'tls');
+  fs.mkdirSync(tls, { recursive: true });
+  const caPem = await fetch(`${ADDR}/v1/${PKI_MOUNT}/ca/pem`).then((r) => r.text());
+  const certFile = path.join(tls, 'keeper.crt');
+  const caFile = path.join(tls, 'ca.pem');
+  const sameRoot = fs.existsSync(caFile) && fs.readFileSync(caFile, 'utf8').trim() === caPem.trim();
+  if (sameRoot && fs.existsSync(certFile)) {
+    const { X509Certificate } = require('node:crypto');
+    const cert = new X509Certificate(fs.readFileSync(certFile));
+    const remainingMs = Date.parse(cert.validTo) - Date.now();
+    if (remainingMs > 7 * 24 * 3600 * 1000) return;
+  }
+  const issued = (await api('POST', `${PKI_MOUNT}/issue/${SERVER_ROLE}`, { ...SERVER_NAMES, ttl: '720h' })).data;
+  writeFileMode(path.join(tls, 'keeper.key'), issued.private_key + '\n', 0o600);
+  writeFileMode(certFile, issued.certificate + '\n', 0o644);
+  writeFileMode(caFile, caPem.trim() + '\n', 0o644);
+}
+
+const POLICY = `
+# The keeper reads its own secrets, signs soul CSRs, and detects KV versions. Nothing else.
+path "secret/data/keeper" { capabilities = ["read"] }
+path "secret/data/keeper/*" { capabilities = ["read"] }
+path "kv1/keeper" { capabilities = ["read"] }
+path "kv1/keeper/*" { capabilities = ["read"] }
+path "sys/internal/ui/mounts/*" { capabilities = ["read"] }
+path "${PKI_MOUNT}/sign/${SOUL_ROLE}" { capabilities = ["create", "update"] }
+path "auth/token/renew-self" { capabilities = ["update"] }
+path "auth/token/lookup-self" { capabilities = ["read"] }
+`;
+
+async function provisionAppRole() {
+  const auths = (await api('GET', 'sys/auth')).data;
+  if (!auths['approle/']) await api('POST', 'sys/auth/approle', { type: 'approle' });
+  await api('PUT', 'sys/policies/acl/keeper', { policy: POLICY });
+  await api('POST', 'auth/approle/role/keeper', {
+    token_policies: ['keeper'], token_ttl: '1h', token_max_ttl: '24h', secret_id_ttl: '0', token_type: 'service',
+  });
+  await api('POST', 'auth/approle/role/keeper/role-id', { role_id: 'keeper' });
+  const file = path.join(state, 'approle-secret-id');
+  if (fs.existsSync(file)) {
+    const secretId = fs.readFileSync(file, 'utf8').trim();
+    const login = await fetch(`${ADDR}/v1/auth/approle/login`, {
+      method: 'POST', body: JSON.stringify({ role_id: 'keeper', secret_id: secretId }),
+    });
+    if (login.ok) return;
+  }
+  const secretId = (await api('POST', 'auth/approle/role/keeper/secret-id', {})).data.secret_id;
+  writeFileMode(file, secretId + '\n', 0o400);
+}
+
+(async () => {
+  await provisionKv();
+  await provisionPki();
+  await provisionServerLeaf();
+  await provisionAppRole();
+})().catch((err) => {
+  console.error(`provision-secretstore: ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# The local stack: PostgreSQL, Redis, the secrets/PKI store (OpenBao, or Vault 1.14 as fallback) and the
+# Temporal dev server, all on 127.0.0.1. Idempotent: what runs is left running, what is missing is
+# installed or started. State (passwords, TLS files, logs, pids) lives in $KEEPER_STACK_DIR (.stack/).
+#
+#   scripts/stack.sh up | down | status | redis-stop | redis-start
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+STATE="${KEEPER_STACK_DIR:-$ROOT/.stack}"
+PG_VERSION="${PG_VERSION:-15}"
+mkdir -p "$STATE/logs" "$STATE/tls"
+chmod 700 "$STATE"
+
+log() { echo "stack: $*" >&2; }
+die() { echo "stack: error: $*" >&2; exit 1; }
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- secrets the stack generates once and keeps (so a restart of the in-memory store keeps tokens valid)
+ensure_generated_secrets() {
+  local f="$STATE/generated.env"
+  if [ ! -s "$f" ]; then
+    umask 077
+    {
+      echo "PG_PASSWORD=$(node -e 'process.stdout.write(require("crypto").randomBytes(18).toString("hex"))')"
+      echo "REDIS_PASSWORD=$(node -e 'process.stdout.write(require("crypto").randomBytes(18).toString("hex"))')"
+      echo "SIGNING_KEY=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')"
+      echo "BAO_ROOT_TOKEN=root-$(node -e 'process.stdout.write(require("crypto").randomBytes(12).toString("hex"))')"
+    } > "$f.tmp"
+    mv "$f.tmp" "$f"
+  fi
+  # shellcheck disable=SC1090
+  . "$f"
+}
+
+# --- Debian packages
+ensure_packages() {
+  local missing=()
+  command -v pg_ctlcluster >/dev/null 2>&1 || missing+=(postgresql)
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v git >/dev/null 2>&1 || missing+=(git)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >"$STATE/logs/apt.log" 2>&1 \
+      || die "apt-get install ${missing[*]} failed; see $STATE/logs/apt.log"
+  fi
+}
+
+# --- PostgreSQL
+start_postgres() {
+  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep -q "^$PG_VERSION main$"; then
+    as_root pg_createcluster "$PG_VERSION" main >/dev/null
+  fi
+  local conf="/etc/postgresql/$PG_VERSION/main/postgresql.conf"
+  grep -q "^listen_addresses = '127.0.0.1'" "$conf" || echo "listen_addresses = '127.0.0.1'" | as_root tee -a "$conf" >/dev/null
+  grep -q "^port = 5432" "$conf" || as_root sed -i 's/^port = .*/port = 5432/' "$conf"
+  grep -q "^max_connections = 300" "$conf" || echo "max_connections = 300" | as_root tee -a "$conf" >/dev/null
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    as_root pg_ctlcluster "$PG_VERSION" main start || die "PostgreSQL did not start; see /var/log/postgresql/"
+    for _ in $(seq 1 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+    pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not answering on 127.0.0.1:5432"
+  fi
+  # The keeper role may create databases: the tests give each suite its own database.
+  as_root runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -d postgres >/dev/null <<SQL
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'keeper') THEN
+    CREATE ROLE keeper LOGIN CREATEDB PASSWORD '$PG_PASSWORD';
+  ELSE
+    ALTER ROLE keeper LOGIN CREATEDB PASSWORD '$PG_PASSWORD';
+  END IF;
+END \$\$;
+SQL
+  if ! as_root runuser -u postgres -- psql -tAq -d postgres -c "SELECT 1 FROM pg_database WHERE datname='keeper'" | grep -q 1; then
+    as_root runuser -u postgres -- createdb -O keeper keeper
+  fi
+}
+
+# --- Redis
+redis_ping() { redis-cli -h 127.0.0.1 -p 6379 --no-auth-warning -a "$REDIS_PASSWORD" ping 2>/dev/null | grep -q PONG; }
+
+start_redis() {
+  redis_ping && return 0
+  # A Debian-started redis without our password would hold the port: stop it first.
+  if redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; then
+    redis-cli -h 127.0.0.1 -p 6379 shutdown nosave >/dev/null 2>&1 || true
+    sleep 0.3
+  fi
+  umask 077
+  cat > "$STATE/redis.conf" <<EOF
+bind 127.0.0.1
+port 6379
+daemonize yes
+pidfile $STATE/redis.pid
+logfile $STATE/logs/redis.log
+dir $STATE
+save ""
+appendonly no
+requirepass $REDIS_PASSWORD
+EOF
+  redis-server "$STATE/redis.conf" || die "redis-server did not start; see $STATE/logs/redis.log"
+  for _ in $(seq 1 50); do redis_ping && return 0; sleep 0.1; done
+  die "Redis is not answering on 127.0.0.1:6379; see $STATE/logs/redis.log"
+}
+
+stop_redis() {
+  redis-cli -h 127.0.0.1 -p 6379 --no-auth-warning -a "$REDIS_PASSWORD" shutdown nosave >/dev/null 2>&1 || true
+  for _ in $(seq 1 50); do redis_ping || return 0; sleep 0.1; done
+}
+
+# --- Temporal dev server
+TEMPORAL_SEARCH_ATTRIBUTES=(KeeperIncarnation=Keyword KeeperOperation=Keyword KeeperServiceRef=Keyword KeeperService=Keyword)
+
+temporal_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 >/dev/null 2>&1; }
+
+start_temporal() {
+  TEMPORAL="$("$ROOT/scripts/build-tools.sh" path-temporal)"
+  temporal_healthy && return 0
+  local sa=()
+  for a in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
+  nohup "$TEMPORAL" server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233 \
+    --db-filename "$STATE/temporal.db" --log-level warn "${sa[@]}" \
+    >"$STATE/logs/temporal.log" 2>&1 &
+  echo $! > "$STATE/temporal.pid"
+  for _ in $(seq 1 150); do temporal_healthy && return 0; sleep 0.2; done
+  die "the Temporal dev server did not become healthy on 127.0.0.1:7233; see $STATE/logs/temporal.log"
+}
+
+# --- Secrets/PKI store in dev mode (in memory: provisioning runs again after every restart)
+bao_healthy() { curl -fsS -o /dev/null "http://127.0.0.1:8200/v1/sys/health" 2>/dev/null; }
+
+start_bao() {
+  BAO="$("$ROOT/scripts/build-tools.sh" path-bao)"
+  if bao_healthy; then
+    curl -fsS -o /dev/null -H "X-Vault-Token: $BAO_ROOT_TOKEN" http://127.0.0.1:8200/v1/auth/token/lookup-self 2>/dev/null \
+      && return 0
+    die "a secrets store already runs on 127.0.0.1:8200 but not with this stack's root token; stop it (make stack-down) and retry"
+  fi
+  nohup "$BAO" server -dev -dev-root-token-id="$BAO_ROOT_TOKEN" -dev-listen-address=127.0.0.1:8200 \
+    -dev-no-store-token >"$STATE/logs/secretstore.log" 2>&1 &
+  echo $! > "$STATE/secretstore.pid"
+  for _ in $(seq 1 100); do bao_healthy && return 0; sleep 0.1; done
+  die "the secrets store did not start on 127.0.0.1:8200; see $STATE/logs/secretstore.log"
+}
+
+stop_pidfile() {
+  local f="$1"
+  [ -f "$f" ] || return 0
+  local pid; pid="$(cat "$f")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+write_env() {
+  umask 077
+  cat > "$STATE/env" <<EOF
+STACK_DIR=$STATE
+PG_HOST=127.0.0.1
+PG_PORT=5432
+PG_USER=keeper
+PG_PASSWORD=$PG_PASSWORD
+REDIS_ADDR=127.0.0.1:6379
+REDIS_PASSWORD=$REDIS_PASSWORD
+SECRETSTORE_ADDR=http://127.0.0.1:8200
+SECRETSTORE_ROOT_TOKEN=$BAO_ROOT_TOKEN
+TEMPORAL_ADDRESS=127.0.0.1:7233
+TEMPORAL_UI=http://127.0.0.1:8233
+EOF
+}
+
+cmd_up() {
+  ensure_packages
+  ensure_generated_secrets
+  "$ROOT/scripts/build-tools.sh" all
+  start_postgres
+  start_redis
+  start_bao
+  start_temporal
+  write_env
+  node "$ROOT/scripts/provision-secretstore.js" "$STATE" || die "provisioning the secrets store failed"
+  log "up: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, secrets store http://127.0.0.1:8200, Temporal 127.0.0.1:7233 (UI http://127.0.0.1:8233)"
+}
+
+cmd_down() {
+  ensure_generated_secrets
+  stop_pidfile "$STATE/keeper.pid"
+  for p in "$STATE"/soul-*.pid; do [ -e "$p" ] && stop_pidfile "$p"; done
+  stop_pidfile "$STATE/temporal.pid"
+  stop_pidfile "$STATE/secretstore.pid"
+  stop_redis
+  if command -v pg_ctlcluster >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432; then
+    as_root pg_ctlcluster "$PG_VERSION" main stop || true
+  fi
+  log "down"
+}
+
+cmd_status() {
+  ensure_generated_secrets
+  TEMPORAL="$("$ROOT/scripts/build-tools.sh" path-temporal)"
+  pg_isready -q -h 127.0.0.1 -p 5432 && echo "postgresql: up" || echo "postgresql: down"
+  redis_ping && echo "redis: up" || echo "redis: down"
+  bao_healthy && echo "secretstore: up" || echo "secretstore: down"
+  temporal_healthy && echo "temporal: up" || echo "temporal: down"
+}
+
+case "${1:-up}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  redis-stop) ensure_generated_secrets; stop_redis ;;
+  redis-start) ensure_generated_secrets; start_redis ;;
+  *) echo "usage: scripts/stack.sh up|down|status|redis-stop|redis-start" >&2; exit 2 ;;
+esac

@@ -1,0 +1,29 @@
+// Errors from the secrets store, worded for the operator: what failed, where, and the fix. They never
+// carry a secret value or a token.
+export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'failed';
+
+export class SecretStoreError extends Error {
+  constructor(readonly kind: SecretStoreFailure, message: string) {
+    super(message);
+    this.name = 'SecretStoreError';
+  }
+}
+
+interface HttpishError { response?: { statusCode?: number; status?: number }; code?: string; cause?: { code?: string } }
+
+/** Classifies a node-vault/axios error without reading its body (which may echo request data). */
+export function classify(err: unknown, what: string, addr: string): SecretStoreError {
+  if (err instanceof SecretStoreError) return err;
+  const e = err as HttpishError;
+  const status = e.response?.statusCode ?? e.response?.status;
+  const code = e.code ?? e.cause?.code;
+  if (status === undefined) {
+    return new SecretStoreError('unreachable',
+      `the secrets store at ${addr} is unreachable (${code ?? 'no answer'}) while ${what}; start it or fix secretstore.addr`);
+  }
+  if (status === 403) {
+    return new SecretStoreError('denied', `the secrets store denied ${what} (HTTP 403); check the AppRole policy grants read on that path`);
+  }
+  if (status === 404) return new SecretStoreError('not_found', `the secrets store has nothing at ${what} (HTTP 404); check the path`);
+  return new SecretStoreError('failed', `the secrets store answered HTTP ${status} while ${what}`);
+}

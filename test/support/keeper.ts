@@ -1,0 +1,105 @@
+// A whole keeper for integration tests: its own database and secret (on the real stack), a config
+// file with free ports, the first operator created by `keeper init`, and the server started
+// in-process. `stop()` undoes all of it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import yaml from 'js-yaml';
+import { silentLogger, type Logger } from '../../common/logger';
+import { loadConfig } from '../../keeper/config/load';
+import type { KeeperConfig } from '../../keeper/config/types';
+import { keeperInit } from '../../keeper/init';
+import { openCore } from '../../keeper/runtime';
+import { startKeeper, type RunningKeeper } from '../../keeper/server';
+import { createTestDatabase, type TestDatabase } from './database';
+import { freePort } from './ports';
+import { deleteSecret, putSecret } from './secretstore';
+import { stackEnv, stackFile } from './stack-env';
+
+export interface TestKeeperFiles { dir: string; configFile: string; secretName: string; db: TestDatabase; doc: Record<string, any> }
+
+/** Writes a keeper.yml for a fresh database and secret; `mutate` may change the document first. */
+export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?: string; mutate?: (doc: Record<string, any>) => void; db?: TestDatabase; secretName?: string } = {}): Promise<TestKeeperFiles> {
+  const env = stackEnv();
+  const db = opts.db ?? (await createTestDatabase());
+  const mount = opts.mount ?? 'secret';
+  const secretName = opts.secretName ?? `keeper/t-${randomBytes(5).toString('hex')}`;
+  if (!opts.secretName) {
+    await putSecret(mount, secretName, { dsn: db.dsn, password: env.REDIS_PASSWORD, signing_key: randomBytes(32).toString('base64') });
+  }
+  const ref = `secretstore:${mount}/${secretName}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-test-'));
+  const tls = stackFile('tls');
+  const doc: Record<string, any> = {
+    kid: opts.kid ?? `k-${randomBytes(3).toString('hex')}`,
+    listen: {
+      openapi: { addr: `127.0.0.1:${await freePort()}` },
+      metrics: { addr: `127.0.0.1:${await freePort()}` },
+      grpc: {
+        bootstrap: { addr: `127.0.0.1:${await freePort()}`, tls: { cert: path.join(tls, 'keeper.crt'), key: path.join(tls, 'keeper.key') } },
+        event_stream: {
+          addr: `127.0.0.1:${await freePort()}`,
+          tls: { cert: path.join(tls, 'keeper.crt'), key: path.join(tls, 'keeper.key'), ca: path.join(tls, 'ca.pem') },
+        },
+      },
+    },
+    database: { dsn_ref: ref },
+    cache: { addr: env.REDIS_ADDR, password_ref: ref },
+    secretstore: {
+      addr: env.SECRETSTORE_ADDR,
+      auth: { method: 'approle', role_id: 'keeper', secret_id_file: stackFile('approle-secret-id') },
+      pki_mount: 'pki', pki_role: 'soul',
+    },
+    auth: { jwt: { signing_key_ref: ref, issuer: 'keeper-test', ttl_default: '24h', ttl_bootstrap: '720h' } },
+    temporal: { address: env.TEMPORAL_ADDRESS, namespace: 'default', task_queue: `keeper-test-${randomBytes(4).toString('hex')}` },
+    services: { cache_dir: path.join(dir, 'services') },
+    reaper: { interval: '500ms', lease_ttl: '3s' },
+    logging: { level: 'warn' },
+  };
+  opts.mutate?.(doc);
+  const configFile = path.join(dir, 'keeper.yml');
+  fs.writeFileSync(configFile, yaml.dump(doc));
+  return { dir, configFile, secretName, db, doc };
+}
+
+export interface TestKeeper extends TestKeeperFiles {
+  config: KeeperConfig;
+  keeper: RunningKeeper;
+  baseUrl: string;
+  metricsUrl: string;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+/** Initializes the first operator (`admin`) through keeper init, then starts the keeper. */
+export async function startTestKeeper(opts: Parameters<typeof prepareKeeperConfig>[0] & { log?: Logger } = {}): Promise<TestKeeper> {
+  const files = await prepareKeeperConfig(opts);
+  const config = loadConfig(files.configFile);
+  const log = opts.log ?? silentLogger;
+  const core = await openCore(config, log);
+  const credential = path.join(files.dir, 'admin.jwt');
+  try {
+    await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
+  } finally {
+    await core.close();
+  }
+  const keeper = await startKeeper(config, log);
+  return {
+    ...files, config, keeper,
+    baseUrl: `http://${config.listen.openapi.addr}`,
+    metricsUrl: `http://${config.listen.metrics.addr}`,
+    adminToken: fs.readFileSync(credential, 'utf8').trim(),
+    async stop() {
+      await keeper.stop();
+      await cleanupKeeperFiles(files);
+    },
+  };
+}
+
+export async function cleanupKeeperFiles(files: TestKeeperFiles): Promise<void> {
+  await files.db.drop().catch(() => undefined);
+  await deleteSecret('secret', files.secretName).catch(() => undefined);
+  await deleteSecret('kv1', files.secretName).catch(() => undefined);
+  fs.rmSync(files.dir, { recursive: true, force: true });
+}

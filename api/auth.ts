@@ -1,0 +1,66 @@
+// Authentication and authorization for /v1 (interface spec 5; issue 3 item 2). The order is fixed:
+//   1. registry gate: while no operator exists, every call is 403 (spec 5 rule 1);
+//   2. authenticate: a bearer JWT verified with the pinned algorithm, issuer and expiry (401);
+//   3. the caller's role is read from the archons table (a deleted operator gets 401);
+//   4. authorize: the route's permission against the role's permissions (403, default deny).
+// Neither the token nor the Authorization header is ever logged or echoed.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import { archonRegistryEmpty, getArchonRole } from '../db/repos/archons';
+import { TokenRejected, verifyOperatorToken } from '../keeper/auth/jwt';
+import { AID_PATTERN, permissionsOf, permits } from '../keeper/auth/roles';
+import { problems } from './problems';
+import type { Caller } from './route';
+
+/** Longer than any token this keeper issues by far; a bigger header is junk, refused unparsed. */
+const MAX_TOKEN_LENGTH = 4096;
+
+/**
+ * 403 for every call while the registry is empty. Once an operator exists the answer is cached for
+ * `ttlMs`, so the check costs one query per second at most, not one per request.
+ */
+export function registryGate(db: Knex, ttlMs = 1000): RequestHandler {
+  let knownNonEmptyUntil = 0;
+  return (_req, _res, next) => {
+    if (Date.now() < knownNonEmptyUntil) return next();
+    archonRegistryEmpty(db).then((empty) => {
+      if (empty) return next(problems.registryEmpty());
+      knownNonEmptyUntil = Date.now() + ttlMs;
+      next();
+    }, next);
+  };
+}
+
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined) throw problems.unauthorized('this call needs Authorization: Bearer <operator token>');
+  const m = /^Bearer +(\S+)$/i.exec(header.trim());
+  if (!m) throw problems.unauthorized('the Authorization header must be "Bearer <operator token>"');
+  if (m[1].length > MAX_TOKEN_LENGTH) throw problems.unauthorized('the token is not a valid operator token for this cluster');
+  return m[1];
+}
+
+export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    (async () => {
+      const token = bearerToken(req.headers.authorization);
+      let aid: string;
+      try {
+        ({ aid } = await verifyOperatorToken(signingKey, issuer, token));
+      } catch (err) {
+        if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
+        throw err;
+      }
+      if (!AID_PATTERN.test(aid)) throw problems.unauthorized('the token is not a valid operator token for this cluster');
+      const role = await getArchonRole(db, aid);
+      if (role === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
+      res.locals.caller = { aid, role } satisfies Caller;
+    })().then(() => next(), next);
+  };
+}
+
+/** Throws the 403 problem unless the caller's role grants `permission`. */
+export function checkPermission(caller: Caller, permission: string): void {
+  if (!permits(permissionsOf(caller.role), permission)) {
+    throw problems.forbidden(`operator ${caller.aid} (role ${caller.role}) lacks the permission ${permission}`, permission);
+  }
+}

@@ -1,0 +1,62 @@
+// Operators: create, list, get, and token issue/reissue (ARCHITECTURE 3). Tokens carry the AID as
+// `sub`; the role is read from the registry on every request, so the token's `role` claim is only
+// informational.
+import { AID_PATTERN, permissionsOf } from '../../keeper/auth/roles';
+import { issueOperatorToken } from '../../keeper/auth/jwt';
+import { createArchon, getArchon, listArchons, type ArchonRecord } from '../../db/repos/archons';
+import { decodeCursor, pageBody } from '../pagination';
+import { problems } from '../problems';
+import { defineRoute } from '../route';
+import { pageQuerySchema } from '../schemas/common';
+import { aidParams, archonListSchema, archonSchema, createArchonBody, operatorTokenSchema, type CreateArchonInput } from '../schemas/archons';
+
+function view(a: ArchonRecord) {
+  return { aid: a.aid, role: a.role, permissions: [...permissionsOf(a.role)], created_by: a.created_by, created_at: a.created_at.toISOString() };
+}
+
+export const archonRoutes = [
+  defineRoute<Record<string, never>, Record<string, never>, CreateArchonInput>({
+    method: 'post', path: '/v1/archons', operationId: 'createArchon', tag: 'Operators', permission: 'archons:create',
+    summary: 'Create an operator',
+    description: 'Adds an operator with a built-in role. Issue its first token with POST /v1/archons/{aid}/tokens.',
+    body: { schema: createArchonBody, required: true },
+    responses: { 201: { description: 'the operator was created', schema: archonSchema } },
+    async handler({ body, caller, deps }) {
+      const archon = await createArchon(deps.runtime.db, { aid: body.aid, role: body.role, createdBy: caller.aid });
+      return { status: 201, body: view(archon), headers: { Location: `/v1/archons/${encodeURIComponent(archon.aid)}` } };
+    },
+  }),
+  defineRoute<Record<string, never>, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/archons', operationId: 'listArchons', tag: 'Operators', permission: 'archons:read',
+    summary: 'List operators', query: pageQuerySchema,
+    responses: { 200: { description: 'operators ordered by AID', schema: archonListSchema } },
+    async handler({ query, deps }) {
+      const after = decodeCursor(query.cursor, AID_PATTERN);
+      return { status: 200, body: pageBody(await listArchons(deps.runtime.db, { limit: query.limit, after }), view) };
+    },
+  }),
+  defineRoute<{ aid: string }>({
+    method: 'get', path: '/v1/archons/{aid}', operationId: 'getArchon', tag: 'Operators', permission: 'archons:read',
+    summary: 'Get an operator', params: aidParams,
+    responses: { 200: { description: 'the operator', schema: archonSchema } },
+    async handler({ params, deps }) {
+      const archon = await getArchon(deps.runtime.db, params.aid);
+      if (!archon) throw problems.notFound(`operator ${params.aid} does not exist`);
+      return { status: 200, body: view(archon) };
+    },
+  }),
+  defineRoute<{ aid: string }>({
+    method: 'post', path: '/v1/archons/{aid}/tokens', operationId: 'issueArchonToken', tag: 'Operators', permission: 'archons:issue-token',
+    summary: "Issue (or reissue) an operator's token",
+    description: 'Signs a new JWT for the operator, valid for `auth.jwt.ttl_default`. Earlier tokens stay valid until they expire.',
+    params: aidParams,
+    responses: { 201: { description: 'the new token, shown once', schema: operatorTokenSchema } },
+    async handler({ params, deps }) {
+      const archon = await getArchon(deps.runtime.db, params.aid);
+      if (!archon) throw problems.notFound(`operator ${params.aid} does not exist`);
+      const { config, signingKey } = deps.runtime;
+      const { token, expiresAt } = await issueOperatorToken(signingKey, config.auth.jwt.issuer, archon.aid, archon.role, config.auth.jwt.ttl_default_ms);
+      return { status: 201, body: { aid: archon.aid, role: archon.role, token, token_type: 'Bearer', expires_at: expiresAt.toISOString() } };
+    },
+  }),
+];

@@ -1,0 +1,11 @@
+// The route table: every Operator API route, in the order the OpenAPI document lists them.
+// Adding a resource is one file in this folder and one line here; the route x role test, the
+// OpenAPI document and the fuzzing tests pick it up from `allRoutes`.
+import type { RouteDef } from '../route';
+import { archonRoutes } from './archons';
+import { serviceRoutes } from './services';
+import { soulRoutes } from './souls';
+
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...archonRoutes];
+
+export { archonRoutes, serviceRoutes, soulRoutes };

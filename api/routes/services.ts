@@ -1,0 +1,48 @@
+// The service catalog: register, list, get. Registering a taken name is 409, never an overwrite.
+import { createService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
+import { decodeCursor, pageBody } from '../pagination';
+import { problems } from '../problems';
+import { defineRoute } from '../route';
+import { pageQuerySchema } from '../schemas/common';
+import {
+  SERVICE_NAME_PATTERN, createServiceBody, serviceListSchema, serviceNameParams, serviceSchema, type CreateServiceInput,
+} from '../schemas/services';
+
+function view(s: ServiceRecord) {
+  return {
+    name: s.name, git: s.git, ref: s.ref, version: s.ref, created_by: s.created_by,
+    created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString(),
+  };
+}
+
+export const serviceRoutes = [
+  defineRoute<Record<string, never>, Record<string, never>, CreateServiceInput>({
+    method: 'post', path: '/v1/services', operationId: 'createService', tag: 'Services', permission: 'services:create',
+    summary: 'Register a service', description: "Adds a git repository at a ref to the catalog. The service's version is the ref.",
+    body: { schema: createServiceBody, required: true },
+    responses: { 201: { description: 'registered', schema: serviceSchema } },
+    async handler({ body, caller, deps }) {
+      const service = await createService(deps.runtime.db, { ...body, createdBy: caller.aid });
+      return { status: 201, body: view(service), headers: { Location: `/v1/services/${service.name}` } };
+    },
+  }),
+  defineRoute<Record<string, never>, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/services', operationId: 'listServices', tag: 'Services', permission: 'services:read',
+    summary: 'List services', query: pageQuerySchema,
+    responses: { 200: { description: 'services ordered by name', schema: serviceListSchema } },
+    async handler({ query, deps }) {
+      const after = decodeCursor(query.cursor, SERVICE_NAME_PATTERN);
+      return { status: 200, body: pageBody(await listServices(deps.runtime.db, { limit: query.limit, after }), view) };
+    },
+  }),
+  defineRoute<{ name: string }>({
+    method: 'get', path: '/v1/services/{name}', operationId: 'getService', tag: 'Services', permission: 'services:read',
+    summary: 'Get a service', params: serviceNameParams,
+    responses: { 200: { description: 'the service', schema: serviceSchema } },
+    async handler({ params, deps }) {
+      const service = await getService(deps.runtime.db, params.name);
+      if (!service) throw problems.notFound(`service ${params.name} is not in the catalog`);
+      return { status: 200, body: view(service) };
+    },
+  }),
+];

@@ -1,0 +1,80 @@
+// Souls: register (with the first bootstrap token), list, get, and bootstrap token reissue.
+// Bootstrap tokens appear in a response body exactly once and are never logged.
+import { getSoul, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
+import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
+import { decodeCursor, pageBody } from '../pagination';
+import { problems } from '../problems';
+import { defineRoute } from '../route';
+import { FQDN_PATTERN } from '../schemas/common';
+import {
+  RESERVED_TRANSPORTS, issueTokenBody, issueTokenQuery, issuedTokenSchema, listSoulsQuery, registerSoulBody, registeredSoulSchema,
+  sidParams, soulListSchema, soulSchema, type ListSoulsQuery, type RegisterSoulInput,
+} from '../schemas/souls';
+
+const SID_KEY = new RegExp(FQDN_PATTERN);
+
+export function soulView(s: SoulRecord) {
+  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+  return {
+    sid: s.sid, transport: s.transport, covens: s.covens, status: s.status, connected_kid: s.connected_kid,
+    last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), created_at: s.created_at.toISOString(),
+    updated_at: s.updated_at.toISOString(), bootstrap_token_expires_at: iso(s.bootstrap_token_expires_at),
+  };
+}
+
+export const soulRoutes = [
+  defineRoute<Record<string, never>, Record<string, never>, RegisterSoulInput>({
+    method: 'post', path: '/v1/souls', operationId: 'registerSoul', tag: 'Souls', permission: 'souls:create',
+    summary: 'Register a host',
+    description: 'Creates the soul with status `pending` and returns its bootstrap token once. Run `soul init --token=<token>` on the host within the TTL (24h by default).',
+    body: { schema: registerSoulBody, required: true },
+    responses: { 201: { description: 'registered; the bootstrap token is in the body, shown once', schema: registeredSoulSchema } },
+    async handler({ body, deps }) {
+      if (RESERVED_TRANSPORTS.includes(body.transport)) {
+        throw problems.invalid(`transport ${body.transport} is reserved and not supported yet; use transport agent`,
+          [{ path: '/body/transport', message: `transport ${body.transport} is reserved and not supported yet` }]);
+      }
+      const { soul, token, expiresAt } = await registerSoul(deps.runtime.db, body, { tokenTtlMs: deps.runtime.config.auth.bootstrap_token_ttl_ms });
+      return {
+        status: 201,
+        body: { ...soulView(soul), bootstrap_token: token, bootstrap_token_expires_at: expiresAt.toISOString() },
+        headers: { Location: `/v1/souls/${soul.sid}` },
+      };
+    },
+  }),
+  defineRoute<Record<string, never>, ListSoulsQuery>({
+    method: 'get', path: '/v1/souls', operationId: 'listSouls', tag: 'Souls', permission: 'souls:read',
+    summary: 'List souls', description: 'Souls ordered by SID, with their registry status; filter by coven and status.',
+    query: listSoulsQuery,
+    responses: { 200: { description: 'a page of souls', schema: soulListSchema } },
+    async handler({ query, deps }) {
+      const after = decodeCursor(query.cursor, SID_KEY);
+      const page = await listSouls(deps.runtime.db, { coven: query.coven, status: query.status }, { limit: query.limit, after });
+      return { status: 200, body: pageBody(page, soulView) };
+    },
+  }),
+  defineRoute<{ sid: string }>({
+    method: 'get', path: '/v1/souls/{sid}', operationId: 'getSoul', tag: 'Souls', permission: 'souls:read',
+    summary: 'Get a soul', params: sidParams,
+    responses: { 200: { description: 'the soul, including its status', schema: soulSchema } },
+    async handler({ params, deps }) {
+      const soul = await getSoul(deps.runtime.db, params.sid);
+      if (!soul) throw problems.notFound(`soul ${params.sid} is not registered`);
+      return { status: 200, body: soulView(soul) };
+    },
+  }),
+  defineRoute<{ sid: string }, { force: boolean }, { force: boolean } | undefined>({
+    method: 'post', path: '/v1/souls/{sid}/issue-token', operationId: 'issueBootstrapToken', tag: 'Souls', permission: 'souls:issue-token',
+    summary: 'Reissue a bootstrap token',
+    description: 'Issues a new bootstrap token for a registered host. While an unused, unexpired token exists the answer is 409, ' +
+      'unless `force` is true (as `?force=true` or the body `{"force": true}`): then the old token is marked used and a new one issued.',
+    params: sidParams, query: issueTokenQuery, body: { schema: issueTokenBody, required: false },
+    responses: { 201: { description: 'the new token, shown once', schema: issuedTokenSchema } },
+    async handler({ params, query, body, deps }) {
+      const force = query.force || body?.force === true;
+      const { token, expiresAt } = await issueBootstrapToken(deps.runtime.db, params.sid,
+        { force, ttlMs: deps.runtime.config.auth.bootstrap_token_ttl_ms });
+      return { status: 201, body: { sid: params.sid, bootstrap_token: token, bootstrap_token_expires_at: expiresAt.toISOString() } };
+    },
+  }),
+];

@@ -1,0 +1,49 @@
+// The service catalog (interface spec 2.3) on the wire. A service's version is its git ref.
+import { LABEL_PATTERN, labelSchema, listSchema, named, timestampSchema, type ObjectSchema } from './common';
+
+export const SERVICE_NAME_PATTERN = new RegExp(LABEL_PATTERN);
+
+// https://, http://, ssh://, git:// and file:// URLs, or scp-like `user@host:path`; no whitespace or
+// control characters, so the value is safe to hand to git as one argument.
+const GIT_URL_PATTERN = '^(?:(?:https?|ssh|git|file)://[^\\s\\u0000-\\u001f\\u007f]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\\s\\u0000-\\u001f\\u007f]+)$';
+// A branch or tag name as git accepts it (git check-ref-format, simplified): no '..', '//', '@{',
+// no leading '/' or '-', no trailing '/', '.' or '.lock'.
+const GIT_REF_PATTERN = '^(?!.*(?:\\.\\.|//|@\\{|\\.lock$|/$|\\.$))[A-Za-z0-9_][A-Za-z0-9._/+-]{0,254}$';
+
+const gitSchema = {
+  type: 'string', maxLength: 2048, pattern: GIT_URL_PATTERN,
+  description: 'the git repository: an https, http, ssh, git or file URL, or scp-like user@host:path',
+  examples: ['https://git.example.com/ops/nginx.git'],
+} as const;
+
+const refSchema = {
+  type: 'string', maxLength: 255, pattern: GIT_REF_PATTERN,
+  description: "a git branch or tag name (the service's version): letters, digits and '._/+-', no '..', '//', '@{', not ending in '/', '.' or '.lock'",
+  examples: ['v1.4.0'],
+} as const;
+
+export const serviceSchema = named('Service', {
+  type: 'object', additionalProperties: false, required: ['name', 'git', 'ref', 'version', 'created_by', 'created_at', 'updated_at'],
+  properties: {
+    name: labelSchema,
+    git: { type: 'string' },
+    ref: { type: 'string' },
+    version: { type: 'string', description: 'the same as ref: a service is versioned by its git ref' },
+    created_by: { type: ['string', 'null'] },
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  },
+} as const satisfies ObjectSchema);
+
+export const serviceListSchema = listSchema('ServiceList', serviceSchema);
+
+export const createServiceBody = named('CreateService', {
+  type: 'object', additionalProperties: false, required: ['name', 'git', 'ref'],
+  properties: { name: { ...labelSchema, description: 'the service name, unique in the catalog' }, git: gitSchema, ref: refSchema },
+} as const satisfies ObjectSchema);
+
+export const serviceNameParams = {
+  type: 'object', additionalProperties: false, required: ['name'], properties: { name: labelSchema },
+} as const satisfies ObjectSchema;
+
+export interface CreateServiceInput { name: string; git: string; ref: string }

@@ -1,0 +1,88 @@
+// Souls (interface spec 2.2) and their bootstrap tokens on the wire.
+import { SOUL_STATUSES } from '../../db/repos/souls';
+import {
+  labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, sidSchema, timestampSchema, type ObjectSchema,
+} from './common';
+
+export const TRANSPORTS = ['agent', 'ssh'] as const;
+export const RESERVED_TRANSPORTS: readonly string[] = ['ssh'];
+
+const covensSchema = {
+  type: 'array', items: labelSchema, maxItems: 64, uniqueItems: true,
+  description: 'stable host labels that scenarios target', examples: [['web', 'eu-west']],
+} as const;
+
+const statusSchema = { type: 'string', enum: [...SOUL_STATUSES] } as const;
+
+export const soulSchema = named('Soul', {
+  type: 'object', additionalProperties: false,
+  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'last_seen_at', 'onboarded_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
+  properties: {
+    sid: sidSchema,
+    transport: { type: 'string' },
+    covens: { type: 'array', items: { type: 'string' } },
+    status: { ...statusSchema, description: 'registry snapshot; it lags the live stream by a few seconds' },
+    connected_kid: { type: ['string', 'null'], description: 'the keeper that last held the stream' },
+    last_seen_at: nullableTimestampSchema,
+    onboarded_at: nullableTimestampSchema,
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+    bootstrap_token_expires_at: {
+      ...nullableTimestampSchema,
+      description: 'expiry of the unused bootstrap token; null when none is outstanding, a past time when it expired unused',
+    },
+  },
+} as const satisfies ObjectSchema);
+
+export const soulListSchema = listSchema('SoulList', soulSchema);
+
+export const registerSoulBody = named('RegisterSoul', {
+  type: 'object', additionalProperties: false, required: ['sid', 'transport', 'covens'],
+  properties: {
+    sid: sidSchema,
+    transport: { type: 'string', enum: [...TRANSPORTS], description: '`agent`; `ssh` is reserved and answers 400' },
+    covens: covensSchema,
+  },
+} as const satisfies ObjectSchema);
+
+export const bootstrapTokenProperties = {
+  bootstrap_token: { type: 'string', description: 'plaintext bootstrap token for `soul init`; shown once, only its hash is stored', pattern: '^kbt_' },
+  bootstrap_token_expires_at: timestampSchema,
+} as const;
+
+export const registeredSoulSchema = named('RegisteredSoul', {
+  type: 'object', additionalProperties: false,
+  required: [...soulSchema.required, 'bootstrap_token'],
+  properties: { ...soulSchema.properties, ...bootstrapTokenProperties },
+} as const satisfies ObjectSchema);
+
+export const issuedTokenSchema = named('IssuedBootstrapToken', {
+  type: 'object', additionalProperties: false, required: ['sid', 'bootstrap_token', 'bootstrap_token_expires_at'],
+  properties: { sid: sidSchema, ...bootstrapTokenProperties },
+} as const satisfies ObjectSchema);
+
+export const sidParams = {
+  type: 'object', additionalProperties: false, required: ['sid'], properties: { sid: sidSchema },
+} as const satisfies ObjectSchema;
+
+export const listSoulsQuery = {
+  type: 'object', additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    coven: { ...labelSchema, description: 'only souls carrying this coven' },
+    status: { ...statusSchema, description: 'only souls in this status' },
+  },
+} as const satisfies ObjectSchema;
+
+const forceSchema = { type: 'boolean', default: false, description: 'mark the active token used and issue a new one' } as const;
+
+export const issueTokenQuery = {
+  type: 'object', additionalProperties: false, properties: { force: forceSchema },
+} as const satisfies ObjectSchema;
+
+export const issueTokenBody = named('IssueBootstrapToken', {
+  type: 'object', additionalProperties: false, properties: { force: forceSchema },
+} as const satisfies ObjectSchema);
+
+export interface RegisterSoulInput { sid: string; transport: (typeof TRANSPORTS)[number]; covens: string[] }
+export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number] }

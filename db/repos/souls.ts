@@ -1,0 +1,92 @@
+// The agent registry (interface spec 2.2, 3.1). Registration creates the soul and its first bootstrap
+// token in one transaction, so a soul never exists without a way to onboard it. The status written
+// here is the lazy snapshot; the live stream's lease in the cache is the authority for "online".
+import type { Knex } from 'knex';
+import { issueBootstrapToken } from './bootstrap-tokens';
+import { RepoConflict } from './errors';
+import { fetchPage, type Page, type PageRequest } from './page';
+
+export type SoulStatus = 'pending' | 'connected' | 'disconnected';
+export const SOUL_STATUSES: readonly SoulStatus[] = ['pending', 'connected', 'disconnected'];
+
+export interface SoulRecord {
+  sid: string;
+  transport: string;
+  covens: string[];
+  status: SoulStatus;
+  soulprint: Record<string, unknown> | null;
+  last_seen_at: Date | null;
+  connected_kid: string | null;
+  cert_serial: string | null;
+  onboarded_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /** Expiry of the unused bootstrap token, if one exists (a past time means it expired unused). */
+  bootstrap_token_expires_at: Date | null;
+}
+
+export interface SoulFilter { coven?: string; status?: SoulStatus }
+
+// The partial unique index guarantees at most one unused token per soul, so this join adds no rows.
+function selectSouls(db: Knex): Knex.QueryBuilder {
+  return db('souls as s')
+    .leftJoin('bootstrap_tokens as bt', function joinActive() { this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at'); })
+    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial',
+      's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at');
+}
+
+/**
+ * Registers a soul with status `pending` and issues its first bootstrap token. Throws
+ * RepoConflict('duplicate') when the SID is taken; concurrent registrations of one SID create one soul.
+ */
+export async function registerSoul(
+  db: Knex, input: { sid: string; transport: string; covens: string[] }, opts: { tokenTtlMs: number; now?: Date },
+): Promise<{ soul: SoulRecord; token: string; expiresAt: Date }> {
+  const now = opts.now ?? new Date();
+  return db.transaction(async (trx) => {
+    const inserted = await trx('souls')
+      .insert({ sid: input.sid, transport: input.transport, covens: input.covens, status: 'pending', created_at: now, updated_at: now })
+      .onConflict('sid').ignore().returning('sid');
+    if (inserted.length === 0) throw new RepoConflict('duplicate', `soul ${input.sid} is already registered`);
+    const { token, expiresAt } = await issueBootstrapToken(trx, input.sid, { force: false, ttlMs: opts.tokenTtlMs, now });
+    const soul = (await selectSouls(trx).where('s.sid', input.sid).first()) as SoulRecord;
+    return { soul, token, expiresAt };
+  });
+}
+
+export async function getSoul(db: Knex, sid: string): Promise<SoulRecord | undefined> {
+  return (await selectSouls(db).where('s.sid', sid).first()) as SoulRecord | undefined;
+}
+
+/** Souls ordered by SID, optionally only those carrying a coven and/or in a status. */
+export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Promise<Page<SoulRecord>> {
+  const q = selectSouls(db);
+  if (filter.coven !== undefined) q.whereRaw('s.covens @> array[?]::text[]', [filter.coven]);
+  if (filter.status !== undefined) q.where('s.status', filter.status);
+  return fetchPage<SoulRecord>(q, 's.sid', page, (r) => r.sid);
+}
+
+/** Snapshot after `soul init`: the certificate the soul now holds. Returns false for an unknown SID. */
+export async function markOnboarded(db: Knex, sid: string, certSerial: string, now = new Date()): Promise<boolean> {
+  const n = await db('souls').where({ sid }).update({ cert_serial: certSerial, onboarded_at: now, updated_at: now });
+  return n > 0;
+}
+
+/** Snapshot when a keeper (`kid`) holds the soul's stream. Returns false for an unknown SID. */
+export async function markConnected(db: Knex, sid: string, kid: string, soulprint: Record<string, unknown> | null, now = new Date()): Promise<boolean> {
+  const n = await db('souls').where({ sid })
+    .update({ status: 'connected', connected_kid: kid, soulprint, last_seen_at: now, updated_at: now });
+  return n > 0;
+}
+
+/**
+ * Snapshot when the stream is lost. With `kid`, only the keeper that recorded the connection may
+ * mark it lost, so a late disconnect from an old keeper cannot hide a newer connection elsewhere.
+ */
+export async function markDisconnected(db: Knex, sid: string, opts: { kid?: string; now?: Date } = {}): Promise<boolean> {
+  const now = opts.now ?? new Date();
+  const q = db('souls').where({ sid, status: 'connected' });
+  if (opts.kid !== undefined) q.where({ connected_kid: opts.kid });
+  const n = await q.update({ status: 'disconnected', last_seen_at: now, updated_at: now });
+  return n > 0;
+}

@@ -1,0 +1,60 @@
+// Debian family: dpkg-query reads, apt-get installs.
+import { assertPackageRequest, type NameRules } from './package-name';
+import { tail, type CommandRunner } from './runner';
+import type { PackageManager, PackagePlatform, PackageState } from './types';
+
+export const APT_RULES: NameRules = {
+  tool: 'apt',
+  // Debian policy 5.6.1: lower case, digits, + - . ; at least two characters, starting alphanumeric.
+  name: /^[a-z0-9][a-z0-9+.-]+$/,
+  // Debian policy 5.6.12: [epoch:]upstream[-revision]; upstream starts with a digit.
+  version: /^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$/,
+};
+
+// `${Status}` is e.g. "install ok installed"; a removed package keeps "deinstall ok config-files".
+// One line per match: a multi-arch package can answer with several.
+const SHOW_FORMAT = '${Status} ${Version}\n';
+
+export function createApt(runner: CommandRunner): PackageManager {
+  const validate = (name: string, version?: string) => assertPackageRequest(name, version, APT_RULES);
+  return {
+    tool: 'apt',
+    validate,
+    async read(name, version): Promise<PackageState> {
+      validate(name, version);
+      const r = await runner({ file: 'dpkg-query', args: ['-W', '-f', SHOW_FORMAT, '--', name] });
+      // Exit 1 with "no packages found matching" is the normal "not installed" answer.
+      if (r.code !== 0) {
+        if (/no packages found/i.test(r.stderr) || r.code === 1) return { installed: false, satisfied: false };
+        throw new Error(`dpkg-query failed (exit ${r.code}): ${tail(r.stderr)}`);
+      }
+      const line = r.stdout.split('\n').find((l) => /^\S+ ok installed /.test(l));
+      if (!line) return { installed: false, satisfied: false };
+      const installedVersion = line.split(' ')[3] ?? '';
+      return {
+        installed: true,
+        version: installedVersion,
+        satisfied: version === undefined || version === installedVersion,
+      };
+    },
+    async install(name, version) {
+      validate(name, version);
+      const target = version === undefined ? name : `${name}=${version}`;
+      const r = await runner({
+        file: 'apt-get',
+        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '--', target],
+        // No prompt can ever be answered on a managed host; confold keeps locally edited config files.
+        env: { DEBIAN_FRONTEND: 'noninteractive' },
+      });
+      if (r.code !== 0) throw new Error(`apt-get install ${target} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `installed ${target} with apt-get`;
+    },
+  };
+}
+
+export const aptPlatform: PackagePlatform = {
+  tool: 'apt',
+  appliesTo: 'os.family "debian"',
+  matches: (facts) => facts.os?.family === 'debian',
+  create: createApt,
+};

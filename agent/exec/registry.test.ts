@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { PACKAGE_PLATFORMS, NoPlatformError, selectPackageManager } from './registry';
+import { createFakeRunner } from './testing';
+import type { PackagePlatform } from './types';
+
+describe('execution module registry', () => {
+  const { run } = createFakeRunner({});
+
+  it('chooses the package manager by os family', () => {
+    assert.equal(selectPackageManager({ os: { family: 'debian' } }, run).tool, 'apt');
+    assert.equal(selectPackageManager({ os: { family: 'redhat' } }, run).tool, 'dnf');
+    assert.equal(selectPackageManager({ os: { family: 'alpine' } }, run).tool, 'apk');
+  });
+
+  it('names the supported platforms when none matches', () => {
+    assert.throws(
+      () => selectPackageManager({ os: { family: 'arch' } }, run),
+      (err: Error) => err instanceof NoPlatformError &&
+        /os.family is "arch"; supported: apt \(os.family "debian"\), dnf \(os.family "redhat"\), apk \(os.family "alpine"\)/.test(err.message),
+    );
+    assert.throws(() => selectPackageManager({}, run), /os.family is not reported/);
+  });
+
+  it('takes an extra platform as one more entry', () => {
+    const base = PACKAGE_PLATFORMS[0]!;
+    const pacman: PackagePlatform = {
+      tool: 'pacman',
+      appliesTo: 'os.family "arch"',
+      matches: (facts) => facts.os?.family === 'arch',
+      create: (runner) => ({ ...base.create(runner), tool: 'pacman' }),
+    };
+    const platforms = [...PACKAGE_PLATFORMS, pacman];
+    assert.equal(selectPackageManager({ os: { family: 'arch' } }, run, platforms).tool, 'pacman');
+    assert.equal(selectPackageManager({ os: { family: 'debian' } }, run, platforms).tool, 'apt');
+  });
+});

@@ -1,0 +1,32 @@
+// Which execution module applies on this host, chosen by a predicate over the host's facts.
+// Adding a platform: write agent/exec/<tool>.ts exporting a PackagePlatform, add one line below.
+import { apkPlatform } from './apk';
+import { aptPlatform } from './apt';
+import { dnfPlatform } from './dnf';
+import type { CommandRunner } from './runner';
+import type { HostFacts, PackageManager, PackagePlatform } from './types';
+
+export const PACKAGE_PLATFORMS: readonly PackagePlatform[] = [
+  aptPlatform,
+  dnfPlatform,
+  apkPlatform,
+];
+
+export class NoPlatformError extends Error {
+  override readonly name = 'NoPlatformError';
+}
+
+/** The first platform whose predicate matches; throws NoPlatformError naming the known ones. */
+export function selectPackageManager(
+  facts: HostFacts,
+  runner: CommandRunner,
+  platforms: readonly PackagePlatform[] = PACKAGE_PLATFORMS,
+): PackageManager {
+  const platform = platforms.find((p) => p.matches(facts));
+  if (!platform) {
+    const family = facts.os?.family === undefined ? 'not reported' : JSON.stringify(facts.os.family);
+    const known = platforms.map((p) => `${p.tool} (${p.appliesTo})`).join(', ');
+    throw new NoPlatformError(`no package manager for this host: os.family is ${family}; supported: ${known}`);
+  }
+  return platform.create(runner);
+}

@@ -1,0 +1,37 @@
+// Execution modules: "how to do it on this OS". A state module (agent/state) says what should be
+// true and asks the package manager chosen for this host's facts to read or change the system.
+import type { CommandRunner } from './runner';
+
+/** The host facts the registry selects by; the full facts document has more. */
+export interface HostFacts {
+  os?: { family?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface PackageState {
+  /** Installed, and at the wanted version when one was asked for. */
+  satisfied: boolean;
+  /** Installed at all (maybe at another version). */
+  installed: boolean;
+  /** The installed version when the tool reports it. */
+  version?: string;
+}
+
+export interface PackageManager {
+  /** Short tool name used in messages: apt, dnf, apk. */
+  readonly tool: string;
+  /** Throws InvalidPackageError; runs nothing. Called before read/install (which call it too). */
+  validate(name: string, version?: string): void;
+  read(name: string, version?: string): Promise<PackageState>;
+  /** Installs (or moves to `version`); resolves with a one-line summary, throws with the tool's error. */
+  install(name: string, version?: string): Promise<string>;
+}
+
+/** One supported platform: a predicate over facts and a factory. Adding a platform = one of these. */
+export interface PackagePlatform {
+  readonly tool: string;
+  /** Human description of when it applies, for the "no platform" error. */
+  readonly appliesTo: string;
+  matches(facts: HostFacts): boolean;
+  create(runner: CommandRunner): PackageManager;
+}

@@ -1,0 +1,109 @@
+// The implementation behind core.file.present and core.file.rendered: both end in "this file has
+// exactly these bytes and this mode"; they differ only in where the content came from (a literal
+// or a template rendered on the keeper). Content is compared as bytes, mode as permission bits.
+import { createHash } from 'node:crypto';
+import { resolveGroup, resolveUser } from './accounts';
+import { ensureParents, writeAtomic } from './atomic-write';
+import { canonicalTarget, readTarget, type FileSnapshot } from './file-target';
+import { ParamError, optionalString, readParams, requireString } from './params';
+import { defineState, type Change } from './shape';
+import type { StateDeps, StateModule } from './types';
+
+const MODE_TEXT = /^0?[0-7]{3,4}$/;
+/** Mode of a file we create when the step gives none; an existing file keeps its mode. */
+export const DEFAULT_FILE_MODE = 0o644;
+
+export function parseMode(text: string): number {
+  if (!MODE_TEXT.test(text)) throw new ParamError(`param "mode" must be octal text like "0644", got ${JSON.stringify(text)}`);
+  return parseInt(text, 8);
+}
+
+export function formatMode(mode: number): string {
+  return mode.toString(8).padStart(4, '0');
+}
+
+interface FileParams {
+  path: string;
+  content: Buffer;
+  mode?: number;
+  owner?: string;
+  group?: string;
+}
+
+interface Current {
+  file: FileSnapshot;
+  wantUid?: number;
+  wantGid?: number;
+}
+
+// The diff carries hashes and sizes, never content: rendered files routinely hold secrets, and the
+// result travels to the keeper and into the run report.
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+export function createFileState(name: string, deps: StateDeps): StateModule {
+  return defineState<FileParams, Current>({
+    name,
+    parse(raw) {
+      const p = readParams(raw, ['path', 'content', 'mode', 'owner', 'group']);
+      const mode = optionalString(p, 'mode');
+      const owner = optionalString(p, 'owner');
+      const group = optionalString(p, 'group');
+      return {
+        path: canonicalTarget(requireString(p, 'path')),
+        content: Buffer.from(requireString(p, 'content'), 'utf8'),
+        ...(mode === undefined ? {} : { mode: parseMode(mode) }),
+        ...(owner === undefined ? {} : { owner }),
+        ...(group === undefined ? {} : { group }),
+      };
+    },
+    async read(p) {
+      const file = await readTarget(p.path);
+      const current: Current = { file };
+      if (p.owner !== undefined) current.wantUid = await resolveUser(p.owner, deps.accounts);
+      if (p.group !== undefined) current.wantGid = await resolveGroup(p.group, deps.accounts);
+      return current;
+    },
+    diff(p, { file, wantUid, wantGid }): Change | null {
+      const after = { sha256: sha256(p.content), size: p.content.length };
+      if (!file.exists || !file.content) {
+        const mode = formatMode(p.mode ?? DEFAULT_FILE_MODE);
+        return { summary: `create ${p.path} (mode ${mode})`, diff: { created: true, mode, content: { after } } };
+      }
+      const parts: string[] = [];
+      const diff: Record<string, unknown> = {};
+      if (!file.content.equals(p.content)) {
+        parts.push('content updated');
+        diff.content = { before: { sha256: sha256(file.content), size: file.content.length }, after };
+      }
+      if (p.mode !== undefined && file.mode !== p.mode) {
+        parts.push(`mode ${formatMode(file.mode ?? 0)}->${formatMode(p.mode)}`);
+        diff.mode = { from: formatMode(file.mode ?? 0), to: formatMode(p.mode) };
+      }
+      if (wantUid !== undefined && file.uid !== wantUid) {
+        parts.push(`owner ${file.uid}->${wantUid}`);
+        diff.owner = { from: file.uid, to: wantUid };
+      }
+      if (wantGid !== undefined && file.gid !== wantGid) {
+        parts.push(`group ${file.gid}->${wantGid}`);
+        diff.group = { from: file.gid, to: wantGid };
+      }
+      if (parts.length === 0) return null;
+      return { summary: `update ${p.path} (${parts.join(', ')})`, diff };
+    },
+    describe: (p, { file }) => `${p.path} is already as desired (mode ${formatMode(file.mode ?? 0)}, ${file.content?.length ?? 0} bytes)`,
+    async apply(p, { file, wantUid, wantGid }, change) {
+      await ensureParents(p.path);
+      // A rewrite keeps what the step does not mention: the existing mode and ownership.
+      const uid = wantUid ?? file.uid;
+      const gid = wantGid ?? file.gid;
+      await writeAtomic({
+        path: p.path,
+        content: p.content,
+        mode: p.mode ?? file.mode ?? DEFAULT_FILE_MODE,
+        ...(uid === undefined ? {} : { uid }),
+        ...(gid === undefined ? {} : { gid }),
+      });
+      return file.exists ? change.summary.replace(/^update /, 'updated ') : change.summary.replace(/^create /, 'created ');
+    },
+  });
+}

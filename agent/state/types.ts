@@ -1,0 +1,46 @@
+// The contract between the step applier and the state modules ("what should be true").
+import type { CommandRunner } from '../exec/runner';
+import type { HostFacts } from '../exec/types';
+
+export type { HostFacts } from '../exec/types';
+export type { CommandRunner } from '../exec/runner';
+
+/** JSON-serialisable description of what changed (or would change); never holds file contents. */
+export type StepDiff = Record<string, unknown>;
+
+/** What every state module returns, and what the ledger records for a step. */
+export interface StepResult {
+  /** The system was changed (or, in a dry run, would be). */
+  changed: boolean;
+  /** The desired state holds (or, in a dry run, the check itself succeeded). */
+  ok: boolean;
+  /** One or a few human-readable lines: what was done, or why it failed. */
+  output: string;
+  diff?: StepDiff;
+}
+
+export interface StateContext {
+  /** Read and compare only; report what would change and change nothing. */
+  dryRun: boolean;
+}
+
+export interface StateModule {
+  readonly name: string;
+  /** Never throws: every failure, including invalid params, is an `ok: false` result. */
+  run(params: unknown, ctx: StateContext): Promise<StepResult>;
+}
+
+/** Where the system-account databases live; injectable so tests never read the host's /etc. */
+export interface AccountFiles {
+  passwd: string;
+  group: string;
+}
+
+/** What state modules may use from the host. Everything that touches the OS is injectable. */
+export interface StateDeps {
+  facts: HostFacts;
+  runner: CommandRunner;
+  accounts?: AccountFiles;
+}
+
+export type StateModuleFactory = (deps: StateDeps) => StateModule;

@@ -9,9 +9,11 @@ TEMPORAL_VERSION=1.5.1
 BAO_VERSION=2.6.2
 BAO_COMMIT=dd9c19c37a878cf4a81b18efb8d6f0599c7da923
 # Fallback when the Go module proxy refuses github.com/openbao/openbao (it answers 403 for every
-# version on this workplace's proxy): Vault 1.14.10, the MPL-2.0 release OpenBao forked from. Same
-# HTTP API for KV v1/v2, PKI and AppRole, same dev-mode flags. See docs/stack.md.
-VAULT_VERSION=1.14.10
+# version on this workplace's proxy): Vault 1.14.0, the MPL-2.0 line OpenBao forked from. Same HTTP
+# API for KV v1/v2, PKI and AppRole, same dev-mode flags. 1.14.0 because its code matches a
+# published sdk tag (v0.9.2); later 1.14.x call sdk functions no published tag has. See docs/stack.md.
+VAULT_VERSION=1.14.0
+VAULT_SDK=v0.9.2
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 export CGO_ENABLED=0
 
@@ -93,6 +95,7 @@ build_vault() {
     for m in api api/auth/approle api/auth/kubernetes api/auth/userpass sdk; do
       go mod edit -dropreplace "github.com/hashicorp/vault/$m"
     done
+    go mod edit -require "github.com/hashicorp/vault/sdk@$VAULT_SDK"
     go build -trimpath -o vault .
   )
   mkdir -p "$(dirname "$out")"

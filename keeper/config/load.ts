@@ -16,8 +16,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
-ajv.addKeyword('description');
+// verbose: errors carry their schema, whose description is the human form of the rule.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true, verbose: true });
 // Typed loosely on purpose: the schema is the source of truth, KeeperConfig the shape after defaults.
 const validate: ((doc: unknown) => boolean) & { errors?: ErrorObject[] | null } = ajv.compile(configSchema);
 

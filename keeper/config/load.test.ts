@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { ConfigError, loadConfig } from './load';
+
+function valid(): Record<string, any> {
+  return {
+    kid: 'keeper-1',
+    listen: {
+      openapi: { addr: '127.0.0.1:8080' }, metrics: { addr: '127.0.0.1:9090' },
+      grpc: {
+        bootstrap: { addr: '127.0.0.1:9442', tls: { cert: 'tls/keeper.crt', key: 'tls/keeper.key' } },
+        event_stream: { addr: '127.0.0.1:9443', tls: { cert: 'tls/keeper.crt', key: 'tls/keeper.key', ca: 'tls/ca.pem' } },
+      },
+    },
+    database: { dsn_ref: 'secretstore:secret/keeper' },
+    cache: { addr: '127.0.0.1:6379', password_ref: 'secretstore:secret/keeper' },
+    secretstore: { addr: 'http://127.0.0.1:8200', auth: { method: 'approle', role_id: 'keeper', secret_id_file: 'secret-id' }, pki_mount: 'pki', pki_role: 'soul' },
+    auth: { jwt: { signing_key_ref: 'secretstore:secret/keeper', issuer: 'keeper', ttl_default: '24h', ttl_bootstrap: '720h' } },
+  };
+}
+
+function write(doc: unknown): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-config-'));
+  const file = path.join(dir, 'keeper.yml');
+  fs.writeFileSync(file, typeof doc === 'string' ? doc : yaml.dump(doc));
+  return file;
+}
+
+function problems(doc: unknown): string[] {
+  try {
+    loadConfig(write(doc));
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.problems;
+  }
+  assert.fail('the configuration was accepted');
+}
+
+describe('keeper configuration', () => {
+  it('accepts the spec keys, fills defaults, and resolves paths against the file', () => {
+    const file = write(valid());
+    const c = loadConfig(file);
+    assert.equal(c.auth.jwt.ttl_default_ms, 24 * 3600_000);
+    assert.equal(c.auth.jwt.ttl_bootstrap_ms, 720 * 3600_000);
+    assert.equal(c.auth.bootstrap_token_ttl_ms, 24 * 3600_000);
+    assert.equal(c.listen.grpc.event_stream.tls.ca, path.join(path.dirname(file), 'tls/ca.pem'));
+    assert.equal(c.secretstore.auth?.secret_id_file, path.join(path.dirname(file), 'secret-id'));
+    assert.equal(c.temporal.address, '127.0.0.1:7233');
+    assert.equal(c.listen.mcp, undefined, 'MCP is off when its block is absent');
+  });
+
+  it('names a missing key', () => {
+    const doc = valid();
+    delete doc.database;
+    assert.deepEqual(problems(doc), ['database: is required']);
+  });
+
+  it('names a nested missing key', () => {
+    const doc = valid();
+    delete doc.auth.jwt.issuer;
+    assert.deepEqual(problems(doc), ['auth.jwt.issuer: is required']);
+  });
+
+  it('names a bad duration and the accepted form', () => {
+    const doc = valid();
+    doc.auth.jwt.ttl_default = '24 hours';
+    assert.deepEqual(problems(doc), ['auth.jwt.ttl_default: must be duration such as 30s, 15m, 24h']);
+  });
+
+  it('names a reference that is not secretstore:<path>', () => {
+    const doc = valid();
+    doc.database.dsn_ref = 'postgres://user:pw@db/keeper';
+    assert.deepEqual(problems(doc), ['database.dsn_ref: must be secretstore:<path>']);
+  });
+
+  it('accepts an empty cache password_ref (a cache with no password)', () => {
+    const doc = valid();
+    doc.cache.password_ref = '';
+    assert.equal(loadConfig(write(doc)).cache.password_ref, '');
+  });
+
+  it('refuses unknown keys so a typo does not pass silently', () => {
+    const doc = valid();
+    doc.listen.openap = { addr: '127.0.0.1:1' };
+    assert.deepEqual(problems(doc), ['listen.openap: is not a known key (check the spelling; see docs/configuration.md)']);
+  });
+
+  it('reports every problem at once', () => {
+    const doc = valid();
+    delete doc.kid;
+    doc.cache.addr = 'localhost';
+    assert.deepEqual(problems(doc).sort(), ['cache.addr: must be <host>:<port>', 'kid: is required']);
+  });
+
+  it('requires a secret_id source for AppRole', () => {
+    const doc = valid();
+    delete doc.secretstore.auth.secret_id_file;
+    assert.match(problems(doc)[0]!, /^secretstore\.auth\.secret_id_file: is required/);
+  });
+
+  it('names the file in the message, and says when it cannot be read or parsed', () => {
+    const file = write('kid: [unclosed');
+    assert.throws(() => loadConfig(file), (err: Error) => err.message.includes(file) && /not valid YAML/.test(err.message));
+    assert.throws(() => loadConfig('/nonexistent/keeper.yml'), /cannot read the file \(ENOENT\)/);
+  });
+});

@@ -1,0 +1,105 @@
+// `keeper run`: refusal on an empty registry, /readyz following its dependencies, /metrics only on
+// the metrics listener, and a clean exit on SIGTERM.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { silentLogger } from '../../common/logger';
+import { loadConfig } from '../../keeper/config/load';
+import { keeperInit } from '../../keeper/init';
+import { openCore } from '../../keeper/runtime';
+import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper, type TestKeeperFiles } from '../support/keeper';
+import { startRedisInstance, type RedisInstance } from '../support/redis-instance';
+import { repoRoot } from '../support/repo';
+import { stackEnv } from '../support/stack-env';
+
+const KEEPER = path.join(repoRoot(), 'bin', 'keeper');
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T = await fn();
+  while (!ok(last) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 200));
+    last = await fn();
+  }
+  return last;
+}
+
+describe('keeper run (real stack)', function () {
+  this.timeout(120_000);
+
+  it('refuses to start while the operator registry is empty, with the spec message', async () => {
+    const files = await prepareKeeperConfig();
+    try {
+      const r = await promisify(execFile)(KEEPER, ['run', `--config=${files.configFile}`], { timeout: 60_000 }).catch((e) => e);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /the operators registry is empty: create the first operator with keeper init/);
+    } finally {
+      await cleanupKeeperFiles(files);
+    }
+  });
+
+  describe('/readyz and /metrics', () => {
+    let redis: RedisInstance;
+    let k: TestKeeper;
+    before(async () => {
+      redis = await startRedisInstance(stackEnv().REDIS_PASSWORD);
+      k = await startTestKeeper({ mutate: (doc) => { doc.cache.addr = redis.addr; } });
+    });
+    after(async () => {
+      await k?.stop();
+      await redis?.stop();
+    });
+
+    const status = async () => (await fetch(`${k.baseUrl}/readyz`)).status;
+
+    it('answers 200 while the database and the cache answer', async () => {
+      const res = await fetch(`${k.baseUrl}/readyz`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { status: 'ready', checks: { database: 'up', cache: 'up' } });
+    });
+
+    it('flips to 503 when Redis stops and back to 200 when it returns, by itself', async () => {
+      await redis.stop();
+      assert.equal(await until(status, (s) => s === 503), 503);
+      const down = await fetch(`${k.baseUrl}/readyz`);
+      assert.equal(down.headers.get('retry-after'), '5');
+      assert.deepEqual((await down.json()).checks, { database: 'up', cache: 'down' });
+      await redis.start();
+      assert.equal(await until(status, (s) => s === 200), 200);
+    });
+
+    it('serves /metrics on the metrics listener only, with process and keeper metrics', async () => {
+      const m = await fetch(`${k.metricsUrl}/metrics`);
+      assert.equal(m.status, 200);
+      const text = await m.text();
+      assert.match(text, /process_resident_memory_bytes/);
+      assert.match(text, /keeper_build_info\{version="[^"]+",kid="[^"]+"\} 1/);
+      assert.match(text, /keeper_dependency_up\{dependency="cache",kid="[^"]+"\} 1/);
+      assert.notEqual((await fetch(`${k.baseUrl}/metrics`)).status, 200);
+    });
+  });
+
+  it('stops cleanly on SIGTERM (exit 0, listener closed)', async () => {
+    const files: TestKeeperFiles = await prepareKeeperConfig();
+    try {
+      const config = loadConfig(files.configFile);
+      const core = await openCore(config, silentLogger);
+      await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: 'keeper-test', ttlMs: 60_000, aid: 'admin', credentialOut: path.join(files.dir, 'a.jwt') });
+      await core.close();
+      const child = spawn(KEEPER, ['run', `--config=${files.configFile}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      const url = `http://${config.listen.openapi.addr}/readyz`;
+      const up = await until(() => fetch(url).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+      assert.equal(up, 200, stderr);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+      assert.match(stderr, /"msg":"keeper stopped"/);
+      await assert.rejects(fetch(url));
+    } finally {
+      await cleanupKeeperFiles(files);
+    }
+  });
+});

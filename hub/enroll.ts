@@ -1,0 +1,72 @@
+// The onboarding decision (interface spec 3.3, 4.4): token + CSR in, certificate + chain out.
+// Order: the token must have been issued for the SID the host asks as (checked without spending,
+// so a misconfigured host does not burn it), then it is spent atomically (one winner among
+// concurrent uses), then the PKI signs with the SID from the token's host record as the only name.
+// If signing fails the spend is undone. The four token failures are told apart only in logs and
+// metrics; the soul hears one message.
+import { X509Certificate } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from '../common/logger';
+import { spendBootstrapToken } from '../db/repos/bootstrap-tokens';
+import { tokenSid, unspendBootstrapToken } from '../db/repos/enrollment';
+import { markOnboarded } from '../db/repos/souls';
+import type { EnrollRequest, EnrollResponse } from '../proto/types';
+import type { SignedCertificate } from '../secrets/client';
+import type { HandshakeOutcome } from './metrics';
+
+export const TOKEN_REFUSED = 'bootstrap token invalid, expired or used';
+const MAX_CSR_BYTES = 16 * 1024;
+const MAX_SID_LENGTH = 253;
+
+export interface EnrollDeps {
+  db: Knex;
+  signCsr(csrPem: string, commonName: string, ttl?: string): Promise<SignedCertificate>;
+  log: Logger;
+  now?: () => Date;
+}
+
+export type EnrollOutcome =
+  | { ok: true; response: EnrollResponse }
+  | { ok: false; kind: 'refused' | 'bad_request' | 'unavailable'; outcome: HandshakeOutcome; details: string };
+
+function refused(outcome: HandshakeOutcome): EnrollOutcome {
+  return { ok: false, kind: 'refused', outcome, details: TOKEN_REFUSED };
+}
+
+export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<EnrollOutcome> {
+  const sid = typeof req.sid === 'string' ? req.sid.toLowerCase() : '';
+  if (typeof req.token !== 'string' || req.token.length === 0 || req.token.length > 256) return refused('token_invalid');
+  if (sid.length === 0 || sid.length > MAX_SID_LENGTH) return { ok: false, kind: 'bad_request', outcome: 'bad_request', details: 'sid is missing or too long' };
+  if (typeof req.csr_pem !== 'string' || req.csr_pem.length > MAX_CSR_BYTES || !req.csr_pem.includes('-----BEGIN CERTIFICATE REQUEST-----')) {
+    return { ok: false, kind: 'bad_request', outcome: 'bad_request', details: 'csr_pem must be one PEM certificate request' };
+  }
+
+  const issuedFor = await tokenSid(deps.db, req.token);
+  if (issuedFor !== undefined && issuedFor !== sid) {
+    deps.log.warn('bootstrap token presented for another SID', { sid, issued_for: issuedFor });
+    return refused('token_wrong_sid');
+  }
+  const spent = await spendBootstrapToken(deps.db, req.token, deps.now ? { now: deps.now() } : {});
+  if (!spent.ok) {
+    deps.log.warn('bootstrap token refused', { sid, reason: spent.reason });
+    return refused(spent.reason === 'invalid' ? 'token_invalid' : spent.reason === 'expired' ? 'token_expired' : 'token_used');
+  }
+
+  let signed: SignedCertificate;
+  try {
+    // The CN and the only SAN come from the host record; the PKI role ignores the CSR's names.
+    signed = await deps.signCsr(req.csr_pem, spent.sid);
+  } catch (err) {
+    const restored = await unspendBootstrapToken(deps.db, req.token).catch(() => false);
+    deps.log.error('the PKI did not sign the soul certificate', { sid, error: (err as Error).message, token_restored: restored });
+    return { ok: false, kind: 'unavailable', outcome: 'pki_error', details: 'the keeper could not have the certificate signed (PKI unavailable or the CSR was refused); retry later' };
+  }
+  await markOnboarded(deps.db, spent.sid, signed.serialNumber).catch((err: Error) =>
+    deps.log.warn('cannot record onboarding', { sid, error: err.message }));
+  const notAfter = Date.parse(new X509Certificate(signed.certificate).validTo);
+  deps.log.info('soul enrolled', { sid: spent.sid, serial: signed.serialNumber });
+  return {
+    ok: true,
+    response: { sid: spent.sid, certificate_pem: signed.certificate, chain_pem: signed.caChain, serial: signed.serialNumber, not_after_ms: notAfter },
+  };
+}

@@ -1,0 +1,129 @@
+// listen.grpc.event_stream: mTLS against the PKI CA; one EventStream.Connect call per soul. The
+// handler decodes, checks, converts and hands over to Sessions; it holds no presence logic itself.
+// Order on a new stream: certificate -> Hello (within HELLO_TIMEOUT_MS) -> soulprint names the same
+// host as the certificate -> the SID is a registered agent soul -> lease -> Welcome.
+import fs from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
+import type { Knex } from 'knex';
+import type { Logger } from '../common/logger';
+import { isRegisteredAgent } from '../db/repos/presence';
+import type { Component } from '../keeper/component';
+import type { KeeperConfig } from '../keeper/config/types';
+import { services } from '../proto/load';
+import type { KeeperMessage, SoulMessage, Soulprint } from '../proto/types';
+import { SERVER_OPTIONS, grpcComponent } from './grpc-listen';
+import type { HandshakeOutcome, HubMetrics } from './metrics';
+import { peerIdentity } from './peer-identity';
+import type { Session } from './session';
+import type { Sessions } from './sessions';
+
+const HELLO_TIMEOUT_MS = 10_000;
+
+type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
+
+export interface EventStreamDeps { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions }
+
+function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
+  deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
+  deps.log.warn('event stream refused', { sid, outcome, peer: call.getPeer() });
+  call.emit('error', { code, details });
+}
+
+function handleConnect(deps: EventStreamDeps, call: Call): void {
+  const identity = peerIdentity(call.getAuthContext());
+  if (!identity.ok) return refuse(deps, call, grpc.status.UNAUTHENTICATED, 'no_certificate', identity.reason);
+  const sid = identity.sid;
+  let session: Session | undefined;
+  let ended = false;
+  const helloTimer = setTimeout(() => refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'send Hello first'), HELLO_TIMEOUT_MS);
+
+  const onEnd = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(helloTimer);
+    if (session) void deps.sessions.end(session, reason);
+  };
+  call.on('end', () => { onEnd('stream closed by the soul'); call.end(); });
+  call.on('cancelled', () => onEnd('stream cancelled'));
+  call.on('error', (err: Error) => onEnd(`stream error: ${err.message}`));
+  call.on('close', () => onEnd('stream closed'));
+
+  let opening = false;
+  call.on('data', (m: SoulMessage) => {
+    deps.metrics.streamMessages.inc({ direction: 'in', type: m.msg ?? 'unknown' });
+    if (!session) {
+      if (opening) return; // messages before Welcome are dropped; the soul waits for Welcome
+      if (m.msg !== 'hello') return refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'the first message must be Hello', sid);
+      opening = true;
+      clearTimeout(helloTimer);
+      void open(deps, call, sid, m.hello.soulprint).then((s) => {
+        if (!s) return;
+        session = s;
+        if (ended) void deps.sessions.end(s, 'stream ended during the handshake');
+      });
+      return;
+    }
+    session.lastHeartbeat = Date.now();
+    switch (m.msg) {
+      case 'heartbeat': return;
+      case 'facts': {
+        const sp = m.facts.soulprint;
+        if (!sp || sp.fqdn !== sid) return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `facts must describe ${sid}`, sid);
+        void deps.sessions.updateSoulprint(session, sp);
+        return;
+      }
+      case 'step_progress': session.onProgress(m.step_progress); return;
+      case 'step_result':
+        if (!session.onResult(m.step_result)) deps.log.warn('step result for no pending request', { sid, request_id: m.step_result.request_id });
+        return;
+      default: return;
+    }
+  });
+}
+
+async function open(deps: EventStreamDeps, call: Call, sid: string, soulprint: Soulprint | null): Promise<Session | undefined> {
+  if (!soulprint || soulprint.fqdn !== sid) {
+    refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch',
+      `the soulprint names host "${soulprint?.fqdn ?? ''}" but the certificate is for ${sid}`, sid);
+    return undefined;
+  }
+  try {
+    if (!(await isRegisteredAgent(deps.db, sid))) {
+      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'not_registered', `soul ${sid} is not registered`, sid);
+      return undefined;
+    }
+  } catch (err) {
+    refuse(deps, call, grpc.status.UNAVAILABLE, 'presence_error', 'the registry is unavailable; retry', sid);
+    deps.log.warn('registry lookup failed', { sid, error: (err as Error).message });
+    return undefined;
+  }
+  const sink = {
+    write: (msg: KeeperMessage) => {
+      deps.metrics.streamMessages.inc({ direction: 'out', type: Object.keys(msg)[0]! });
+      call.write(msg);
+    },
+    end: () => call.end(),
+  };
+  let session: Session;
+  try {
+    session = await deps.sessions.open(sid, soulprint, sink);
+  } catch (err) {
+    refuse(deps, call, grpc.status.UNAVAILABLE, 'presence_error', 'the presence store is unavailable; retry', sid);
+    deps.log.warn('cannot take presence lease', { sid, error: (err as Error).message });
+    return undefined;
+  }
+  deps.metrics.handshakes.inc({ listener: 'event_stream', outcome: 'accepted' });
+  session.write({ welcome: { session_id: session.id, epoch: session.epoch, heartbeat_interval_ms: deps.sessions.heartbeatIntervalMs, kid: deps.config.kid } });
+  return session;
+}
+
+export function eventStreamComponent(deps: EventStreamDeps): Component {
+  const server = new grpc.Server(SERVER_OPTIONS);
+  server.addService(services().eventStream.service, {
+    Connect: (call: Call) => handleConnect(deps, call),
+  });
+  const tls = deps.config.listen.grpc.event_stream.tls;
+  return grpcComponent('event stream listener', deps.config.listen.grpc.event_stream.addr, server, () => grpc.ServerCredentials.createSsl(
+    fs.readFileSync(tls.ca), [{ cert_chain: fs.readFileSync(tls.cert), private_key: fs.readFileSync(tls.key) }], true,
+  ), () => deps.sessions.closeAll());
+}

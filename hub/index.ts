@@ -1,0 +1,44 @@
+// The hub: what the keeper process starts for souls (bootstrap listener, event-stream listener,
+// presence reconciler) and the `sessions` object through which workers dispatch steps.
+import type { Component } from '../keeper/component';
+import type { Metrics } from '../keeper/metrics';
+import type { RuntimeWithCache } from '../keeper/runtime';
+import { bootstrapComponent } from './bootstrap-server';
+import { eventStreamComponent } from './event-stream-server';
+import { createHubMetrics } from './metrics';
+import { Presence } from './presence';
+import { reconcilerComponent } from './reconciler';
+import { Sessions } from './sessions';
+
+export { Sessions } from './sessions';
+export type { StepOrder, StepResult, SendStepOptions } from './session';
+export { DispatchError, SoulNotConnected, StepTimeout, StepInterrupted, StepCancelled } from './dispatch-errors';
+
+export interface Hub {
+  /** In start order: listeners first, so a stopping keeper drains streams before the reconciler stops. */
+  components: Component[];
+  sessions: Sessions;
+  presence: Presence;
+}
+
+export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics): Hub {
+  const { config, db, cache } = runtime;
+  const log = runtime.log.child({ component: 'hub' });
+  const hubMetrics = createHubMetrics(metrics);
+  const presence = new Presence(cache, config.kid, config.reaper.lease_ttl_ms);
+  const sessions = new Sessions({ db, presence, kid: config.kid, log, metrics: hubMetrics });
+  const ticker: Component = {
+    name: 'presence lease refresher',
+    async start() { sessions.start(); },
+    async stop() { /* the event-stream listener's stop drains the sessions and stops the ticker */ },
+  };
+  return {
+    sessions, presence,
+    components: [
+      reconcilerComponent({ db, cache, presence, kid: config.kid, intervalMs: config.reaper.interval_ms, log, metrics: hubMetrics }),
+      ticker,
+      bootstrapComponent({ config, db, log, metrics: hubMetrics, signCsr: (csr, cn, ttl) => runtime.secrets.signCsr(csr, cn, ttl) }),
+      eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions }),
+    ],
+  };
+}

@@ -1,0 +1,128 @@
+// One live event stream of one soul on this keeper: its identity (from the certificate), its
+// presence epoch, heartbeat bookkeeping, and the step requests in flight on it. A step result is
+// matched only against requests sent on this same session, so no other stream (another soul's
+// certificate included) can answer or cancel them.
+import { randomUUID } from 'node:crypto';
+import type { GoodbyeReason, KeeperMessage, Soulprint, StepProgress, StepResultMsg } from '../proto/types';
+import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
+
+/** What the session writes to: the gRPC call in production, an array in unit tests. */
+export interface SessionSink {
+  write(msg: KeeperMessage): void;
+  end(): void;
+}
+
+export interface StepOrder {
+  applyId: string;
+  stepIndex: number;
+  /** `core.<module>.<state>` */
+  module: string;
+  params: Record<string, unknown>;
+  dryRun?: boolean;
+}
+
+export interface StepResult {
+  requestId: string;
+  applyId: string;
+  stepIndex: number;
+  changed: boolean;
+  ok: boolean;
+  output: string;
+  startedAt: Date;
+  finishedAt: Date;
+  /** Answered from the soul's ledger: the step had been applied before and was not applied again. */
+  replayed: boolean;
+}
+
+export interface SendStepOptions {
+  timeoutMs: number;
+  onProgress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  resolve(r: StepResult): void;
+  reject(e: Error): void;
+  onProgress?: (message: string) => void;
+}
+
+export class Session {
+  readonly connectedAt = Date.now();
+  lastHeartbeat = Date.now();
+  /** The registry snapshot has recorded this session as connected (retried until it has). */
+  recorded = false;
+  /** When last_seen_at was last written for this session. */
+  lastSeenWritten = Date.now();
+  /** Lease released and snapshot updated: the keeper is done with this session. */
+  ended = false;
+  private closedReason: string | null = null;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(readonly id: string, readonly sid: string, readonly epoch: number, public soulprint: Soulprint, private readonly sink: SessionSink) {}
+
+  get closed(): boolean { return this.closedReason !== null; }
+  get inFlight(): number { return this.pending.size; }
+
+  write(msg: KeeperMessage): void {
+    if (!this.closed) this.sink.write(msg);
+  }
+
+  sendStep(step: StepOrder, opts: SendStepOptions): Promise<StepResult> {
+    const requestId = randomUUID();
+    if (this.closed) return Promise.reject(new StepInterrupted(this.sid, requestId, this.closedReason ?? 'closed'));
+    if (opts.signal?.aborted) return Promise.reject(new StepCancelled(this.sid, requestId));
+    return new Promise<StepResult>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(requestId);
+      };
+      const giveUp = (err: Error, reason: string) => {
+        finish();
+        this.write({ cancel: { request_id: requestId, reason } });
+        reject(err);
+      };
+      const timer = setTimeout(() => giveUp(new StepTimeout(this.sid, requestId, opts.timeoutMs), 'timeout'), opts.timeoutMs);
+      const onAbort = () => giveUp(new StepCancelled(this.sid, requestId), 'cancelled');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(requestId, {
+        resolve: (r) => { finish(); resolve(r); },
+        reject: (e) => { finish(); reject(e); },
+        onProgress: opts.onProgress,
+      });
+      this.write({
+        step_request: {
+          request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
+          params_json: JSON.stringify(step.params), dry_run: step.dryRun === true,
+        },
+      });
+    });
+  }
+
+  /** A step_result from the soul. Returns false when no request of this session matches it. */
+  onResult(r: StepResultMsg): boolean {
+    const p = this.pending.get(r.request_id);
+    if (!p) return false;
+    p.resolve({
+      requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, changed: r.changed, ok: r.ok, output: r.output,
+      startedAt: new Date(r.started_at_ms), finishedAt: new Date(r.finished_at_ms), replayed: r.replayed,
+    });
+    return true;
+  }
+
+  onProgress(p: StepProgress): boolean {
+    const pending = this.pending.get(p.request_id);
+    if (!pending) return false;
+    try { pending.onProgress?.(p.message); } catch { /* a caller's callback must not break the stream */ }
+    return true;
+  }
+
+  /** Ends the session: a goodbye first when the soul should know why, then the stream. Idempotent. */
+  close(reason: string, goodbye?: GoodbyeReason): void {
+    if (this.closed) return;
+    if (goodbye) this.sink.write({ goodbye: { reason: goodbye } });
+    this.closedReason = reason;
+    for (const [id, p] of this.pending) p.reject(new StepInterrupted(this.sid, id, reason));
+    this.sink.end();
+  }
+}

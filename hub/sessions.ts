@@ -1,0 +1,170 @@
+// The live sessions of this keeper, one per SID, and the dispatch API the workers call.
+//
+// Second connection for a SID: the newer stream wins. It takes the presence lease with a higher
+// epoch; the older session gets goodbye{superseded} and is closed, at once when it is on this
+// keeper, at the next lease refresh (a third of the lease TTL) when it is on another one. A soul
+// told "superseded" exits instead of reconnecting, so two processes with one identity do not take
+// the stream from each other in a loop (docs/agents.md).
+//
+// A ticker refreshes the leases of all sessions in one batch every third of the TTL rather than on
+// every heartbeat, which keeps cache traffic at (sessions / interval) whatever the heartbeat rate.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from '../common/logger';
+import { recordConnected, recordDisconnected, touchLastSeen } from '../db/repos/presence';
+import type { Soulprint } from '../proto/types';
+import { SoulNotConnected } from './dispatch-errors';
+import type { HubMetrics } from './metrics';
+import type { Lease, Presence } from './presence';
+import { Session, type SendStepOptions, type SessionSink, type StepOrder, type StepResult } from './session';
+
+/** How often a live session's last_seen_at moves in the registry; finer is not worth the writes. */
+const LAST_SEEN_EVERY_MS = 30_000;
+
+export interface SessionsDeps { db: Knex; presence: Presence; kid: string; log: Logger; metrics: HubMetrics }
+
+export class Sessions {
+  private readonly bySid = new Map<string, Session>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(private readonly deps: SessionsDeps) {}
+
+  /** The interval the souls are told to heartbeat at, and the refresh tick. */
+  get heartbeatIntervalMs(): number { return Math.max(200, Math.floor(this.deps.presence.ttlMs / 3)); }
+
+  // ---- dispatch API (issue 7's activities call these) ----
+
+  /**
+   * Sends one step to the soul's live stream on this keeper and resolves with its result.
+   * Rejects with SoulNotConnected (not sent), StepTimeout, StepInterrupted or StepCancelled
+   * (sent, outcome unknown). Never resolves a step that the soul did not answer.
+   */
+  sendStep(sid: string, step: StepOrder, opts: SendStepOptions): Promise<StepResult> {
+    const s = this.bySid.get(sid);
+    if (!s || s.closed) return Promise.reject(new SoulNotConnected(sid));
+    return s.sendStep(step, opts);
+  }
+
+  /** Whether this keeper holds a live stream for the SID. */
+  isConnected(sid: string): boolean {
+    const s = this.bySid.get(sid);
+    return s !== undefined && !s.closed;
+  }
+
+  /** Which keeper holds the SID's stream according to the presence lease (null: none). */
+  locate(sid: string): Promise<Lease | null> { return this.deps.presence.get(sid); }
+
+  connectedSids(): string[] { return [...this.bySid.keys()]; }
+
+  get size(): number { return this.bySid.size; }
+
+  // ---- lifecycle, used by the event-stream server ----
+
+  /** Takes the lease, supersedes an older local session, records the snapshot. Throws if the cache fails. */
+  async open(sid: string, soulprint: Soulprint, sink: SessionSink): Promise<Session> {
+    const id = randomUUID();
+    const epoch = await this.deps.presence.acquire(sid, id);
+    const session = new Session(id, sid, epoch, soulprint, sink);
+    const previous = this.bySid.get(sid);
+    this.bySid.set(sid, session);
+    this.deps.metrics.soulsConnected.set(this.bySid.size);
+    if (previous) {
+      previous.close('superseded by a newer stream', 'superseded');
+      void this.end(previous, 'superseded');
+    }
+    await this.record(session);
+    this.deps.log.info('soul connected', { sid, epoch, session_id: id, superseded: previous?.id });
+    return session;
+  }
+
+  /** The stream ended (either side). Releases the lease if still ours and marks the soul disconnected. */
+  async end(session: Session, reason: string): Promise<void> {
+    if (session.ended) return;
+    session.ended = true;
+    session.close(reason);
+    if (this.bySid.get(session.sid) === session) this.bySid.delete(session.sid);
+    this.deps.metrics.soulsConnected.set(this.bySid.size);
+    const released = await this.deps.presence.release(session.sid, session.epoch).catch((err: Error) => {
+      // The lease then runs out by itself and the reconciler records the disconnect.
+      this.deps.log.warn('cannot release presence lease', { sid: session.sid, error: err.message });
+      return false;
+    });
+    if (released) {
+      await recordDisconnected(this.deps.db, [{ sid: session.sid, epoch: session.epoch }]).catch((err: Error) =>
+        this.deps.log.warn('cannot record disconnect; the reconciler will', { sid: session.sid, error: err.message }));
+    }
+    this.deps.log.info('soul disconnected', { sid: session.sid, epoch: session.epoch, reason });
+  }
+
+  async updateSoulprint(session: Session, soulprint: Soulprint): Promise<void> {
+    session.soulprint = soulprint;
+    session.recorded = false; // the next tick writes it if this write fails
+    await this.record(session);
+  }
+
+  private async record(session: Session): Promise<void> {
+    try {
+      session.recorded = await recordConnected(this.deps.db, {
+        sid: session.sid, kid: this.deps.kid, epoch: session.epoch, soulprint: session.soulprint as unknown as Record<string, unknown>,
+      });
+      session.lastSeenWritten = Date.now();
+    } catch (err) {
+      this.deps.log.warn('cannot record connection; retrying at the next tick', { sid: session.sid, error: (err as Error).message });
+    }
+  }
+
+  // ---- the ticker ----
+
+  start(): void {
+    this.timer = setInterval(() => {
+      if (!this.ticking) this.ticking = this.tick().finally(() => { this.ticking = undefined; });
+    }, this.heartbeatIntervalMs);
+  }
+
+  /** One pass: close silent sessions, refresh leases (closing fenced ones), retry snapshot writes. */
+  async tick(): Promise<void> {
+    const now = Date.now();
+    const ttl = this.deps.presence.ttlMs;
+    const touch: { sid: string; epoch: number; seen: Date }[] = [];
+    await Promise.all([...this.bySid.values()].map(async (s) => {
+      if (now - s.lastHeartbeat > ttl) {
+        s.close('no heartbeat within the lease TTL', 'silent');
+        return this.end(s, 'silent');
+      }
+      let held: boolean;
+      try {
+        held = await this.deps.presence.refresh(s.sid, s.epoch);
+      } catch (err) {
+        this.deps.log.warn('cannot refresh presence lease', { sid: s.sid, error: (err as Error).message });
+        return;
+      }
+      if (!held) {
+        const lease = await this.deps.presence.get(s.sid).catch(() => null);
+        const superseded = lease !== null && lease.epoch > s.epoch;
+        s.close(superseded ? `superseded by a stream on keeper ${lease.kid}` : 'presence lease lost', superseded ? 'superseded' : 'fenced');
+        return this.end(s, superseded ? 'superseded' : 'fenced');
+      }
+      if (!s.recorded) await this.record(s);
+      else if (now - s.lastSeenWritten > LAST_SEEN_EVERY_MS) {
+        s.lastSeenWritten = now;
+        touch.push({ sid: s.sid, epoch: s.epoch, seen: new Date(s.lastHeartbeat) });
+      }
+    }));
+    await touchLastSeen(this.deps.db, touch).catch((err: Error) => this.deps.log.warn('cannot update last_seen_at', { error: err.message }));
+  }
+
+  /** Keeper shutdown: goodbye to every soul (they reconnect elsewhere), leases released, snapshot updated. */
+  async closeAll(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+    const all = [...this.bySid.values()];
+    this.bySid.clear();
+    this.deps.metrics.soulsConnected.set(0);
+    for (const s of all) { s.ended = true; s.close('keeper shutting down', 'shutdown'); }
+    const released = await Promise.all(all.map((s) => this.deps.presence.release(s.sid, s.epoch).catch(() => false)));
+    const gone = all.filter((_, i) => released[i]).map((s) => ({ sid: s.sid, epoch: s.epoch }));
+    await recordDisconnected(this.deps.db, gone).catch((err: Error) =>
+      this.deps.log.warn('cannot record disconnects at shutdown; the reconciler of another keeper will', { error: err.message }));
+  }
+}

@@ -3,6 +3,7 @@
 // /readyz), the metrics listener, and the parts later layers add (hub, workers).
 import express from 'express';
 import type { Logger } from '../common/logger';
+import { createHubComponents, type Hub } from '../hub';
 import { createApiApp } from '../api';
 import { startAll, type Component } from './component';
 import type { KeeperConfig } from './config/types';
@@ -15,6 +16,8 @@ import { VERSION } from './version';
 export interface RunningKeeper {
   runtime: RuntimeWithCache;
   metrics: Metrics;
+  /** Souls: `hub.sessions` is the dispatch API (sendStep) for the workers. */
+  hub: Hub;
   stop(): Promise<void>;
 }
 
@@ -39,14 +42,16 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
       res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
     });
 
+    const hub = createHubComponents(runtime, metrics);
     const components: Component[] = [
       httpComponent('operator API', config.listen.openapi.addr, app),
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
+      ...hub.components,
     ];
     const stopComponents = await startAll(components);
     log.info('keeper started', { kid: config.kid, openapi: config.listen.openapi.addr, metrics: config.listen.metrics.addr, version: VERSION });
     return {
-      runtime, metrics,
+      runtime, metrics, hub,
       async stop() {
         await stopComponents();
         await runtime.close();

@@ -35,6 +35,7 @@ const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
   persistAuth: false,
   agent: { disabled: true },
   hideClientButton: false,
+  showDeveloperTools: 'never',
   documentDownloadType: 'json',
   authentication: { preferredSecurityScheme: 'bearerAuth' },
 })});

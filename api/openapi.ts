@@ -98,7 +98,6 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: { versio
         'errors are RFC 9457 problems (application/problem+json). Lists take `?limit=` (default 100, max 1000) and `?cursor=`, and answer `{items, next_cursor}`.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    servers: [{ url: '/', description: 'this keeper' }],
     security: [{ bearerAuth: [] }],
     tags,
     paths,

@@ -4,7 +4,7 @@
 import express from 'express';
 import type { Logger } from '../common/logger';
 import { createHubComponents, type Hub } from '../hub';
-import { createApiApp } from '../api';
+import { createApiApp, createApiFallback } from '../api';
 import { startAll, type Component } from './component';
 import type { KeeperConfig } from './config/types';
 import { httpComponent } from './listen';
@@ -35,6 +35,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
     app.disable('x-powered-by');
     app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
     app.use(createApiApp({ runtime, metrics }));
+    // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
+    app.use(createApiFallback(log));
 
     const metricsApp = express();
     metricsApp.disable('x-powered-by');

@@ -1,0 +1,133 @@
+// The soul's side of applying one step: the function the event-stream handler calls for each step
+// the keeper delivers.
+//
+//   applyStep(
+//     { applyId, host, index, module, params, dryRun? },
+//     { registry, ledger, clock? },
+//   ): Promise<StepOutcome>          // never rejects
+//
+// - applyId/index/host: the step's identity (apply_id is the keeper's workflow id, host the SID).
+// - module: "core.<module>.<state>"; params: already resolved by the keeper.
+// - The outcome is { changed, ok, output, diff?, replayed, dryRun, started_at, finished_at }.
+//
+// Exactly-once: a step already in the ledger is answered from the ledger (replayed: true) and the
+// module is not run again. Otherwise the module runs and its result is recorded (fsynced) BEFORE
+// this resolves, so a result the keeper has seen is always one the soul will replay. Two
+// deliveries of the same step at once are serialised by a per-step mutex; that is sufficient
+// because one soul process owns its ledger directory (see agent/ledger/dir-lock.ts).
+// Dry runs change nothing, so they neither read nor write the ledger.
+import type { LedgerEntry, LedgerRecord } from '../ledger/ledger';
+import { assertApplyId, assertStepIndex } from '../ledger/keys';
+import type { StateRegistry } from '../state/registry';
+import { errorMessage } from '../state/shape';
+import type { StepResult } from '../state/types';
+import { KeyedMutex } from './keyed-mutex';
+
+export interface StepRequest {
+  applyId: string;
+  host: string;
+  index: number;
+  module: string;
+  params: unknown;
+  dryRun?: boolean;
+}
+
+export interface StepOutcome extends StepResult {
+  /** Answered from the ledger; nothing was run this time. */
+  replayed: boolean;
+  dryRun: boolean;
+  started_at: string;
+  finished_at: string;
+}
+
+/** The part of Ledger the applier uses; a test may pass any implementation. */
+export interface StepLedger {
+  get(applyId: string, index: number): Promise<LedgerRecord | undefined>;
+  record(applyId: string, index: number, entry: LedgerEntry): Promise<LedgerRecord>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface ApplyStepDeps {
+  registry: Pick<StateRegistry, 'get'>;
+  ledger: StepLedger;
+  clock?: Clock;
+}
+
+const systemClock: Clock = { now: () => new Date() };
+
+// One mutex per ledger: the ledger is the unit of ownership (one per soul process).
+const mutexes = new WeakMap<StepLedger, KeyedMutex>();
+function mutexFor(ledger: StepLedger): KeyedMutex {
+  let m = mutexes.get(ledger);
+  if (!m) mutexes.set(ledger, (m = new KeyedMutex()));
+  return m;
+}
+
+/** Runs the named module; every failure, including a throwing module, becomes ok:false. */
+async function runModule(req: StepRequest, deps: ApplyStepDeps): Promise<StepResult> {
+  const mod = typeof req.module === 'string' ? deps.registry.get(req.module) : undefined;
+  if (!mod) return { changed: false, ok: false, output: `unknown state module ${JSON.stringify(req.module)} on this soul` };
+  try {
+    const r = await mod.run(req.params, { dryRun: req.dryRun === true });
+    const result: StepResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
+    if (r.diff !== undefined) result.diff = r.diff;
+    return result;
+  } catch (err) {
+    return { changed: false, ok: false, output: `${req.module}: ${errorMessage(err)}` };
+  }
+}
+
+function fromRecord(rec: LedgerRecord, replayed: boolean): StepOutcome {
+  const out: StepOutcome = {
+    changed: rec.changed, ok: rec.ok, output: rec.output, replayed, dryRun: false,
+    started_at: rec.started_at, finished_at: rec.finished_at,
+  };
+  if (rec.diff !== undefined) out.diff = rec.diff;
+  return out;
+}
+
+export async function applyStep(req: StepRequest, deps: ApplyStepDeps): Promise<StepOutcome> {
+  const clock = deps.clock ?? systemClock;
+  const startedAt = clock.now().toISOString();
+  const dryRun = req.dryRun === true;
+  const outcome = (r: StepResult): StepOutcome => ({ ...r, replayed: false, dryRun, started_at: startedAt, finished_at: clock.now().toISOString() });
+  const failed = (output: string) => outcome({ changed: false, ok: false, output });
+
+  try {
+    assertApplyId(req.applyId);
+    assertStepIndex(req.index);
+  } catch (err) {
+    return failed(errorMessage(err)); // cannot be recorded under a key that is not valid
+  }
+  if (typeof req.host !== 'string' || req.host === '') return failed('step has no host');
+  if (dryRun) return outcome(await runModule(req, deps));
+
+  return mutexFor(deps.ledger).run(`${req.applyId}\n${req.index}`, async () => {
+    let prior: LedgerRecord | undefined;
+    try {
+      prior = await deps.ledger.get(req.applyId, req.index);
+    } catch (err) {
+      // Acting without knowing whether we already acted would break exactly-once; refuse instead.
+      return failed(`ledger unreadable, step not applied: ${errorMessage(err)}`);
+    }
+    if (prior) {
+      if (prior.host !== req.host) {
+        return failed(`step ${req.applyId}#${req.index} was recorded for host ${prior.host}, not ${req.host}; not applied`);
+      }
+      return fromRecord(prior, true);
+    }
+
+    const result = await runModule(req, deps);
+    const entry: LedgerEntry = { host: req.host, module: String(req.module), ...result, started_at: startedAt, finished_at: clock.now().toISOString() };
+    try {
+      return fromRecord(await deps.ledger.record(req.applyId, req.index, entry), false);
+    } catch (err) {
+      // The module ran but its result is not durable, so it cannot be reported as done: a
+      // redelivery will run the (idempotent) module again.
+      return outcome({ ...result, ok: false, output: `${result.output}; result not recorded in the ledger: ${errorMessage(err)}` });
+    }
+  });
+}

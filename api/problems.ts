@@ -81,7 +81,9 @@ export function toProblem(err: unknown): ApiProblem {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return problems.tooLarge(Number((err as { limit?: unknown }).limit) || 0);
     if (status === 415) return problems.unsupportedMediaType('the request body encoding is not supported; send identity-encoded UTF-8 JSON');
-    return new ApiProblem(status, 'invalid-request', TITLES[status] ? `the request was rejected: ${TITLES[status].toLowerCase()}` : 'the request was rejected');
+    return new ApiProblem(status, 'invalid-request', status === 400
+      ? 'the request is malformed (for example, bad percent-encoding in the URL, or a body cut short)'
+      : `the request was rejected: ${(TITLES[status] ?? 'client error').toLowerCase()}`);
   }
   return problems.internal();
 }

@@ -5,6 +5,8 @@ import express from 'express';
 import type { Logger } from '../common/logger';
 import { createHubComponents, type Hub } from '../hub';
 import { createApiApp, createApiFallback } from '../api';
+import { mcpComponents } from '../mcp';
+import { createUiRouter } from '../ui/server';
 import { startAll, type Component } from './component';
 import type { KeeperConfig } from './config/types';
 import { httpComponent } from './listen';
@@ -34,6 +36,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
     const app = express();
     app.disable('x-powered-by');
     app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
+    app.use('/ui', createUiRouter());
     app.use(createApiApp({ runtime, metrics }));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
     app.use(createApiFallback(log));
@@ -49,6 +52,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
       httpComponent('operator API', config.listen.openapi.addr, app),
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,
+      // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
+      ...mcpComponents({ runtime, metrics }),
     ];
     const stopComponents = await startAll(components);
     log.info('keeper started', { kid: config.kid, openapi: config.listen.openapi.addr, metrics: config.listen.metrics.addr, version: VERSION });

@@ -1,0 +1,70 @@
+// Runs a tool as the REST call it mirrors: the route's permission against the caller's role, the
+// route's own validators on the arguments split back into path, query and body, then the route's
+// handler. The answer becomes a tool result: the JSON body on success, the problem on failure
+// (`isError`), so a model sees the same message an operator sees in the API or the UI.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { checkPermission } from '../api/auth';
+import type { ApiDeps } from '../api/deps';
+import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
+import type { Caller } from '../api/route';
+import { compileValidator, fieldErrors, type Location } from '../api/validate';
+import type { ArgPlace, ToolDef } from './tools';
+
+export type ToolInvoker = (args: Record<string, unknown>, caller: Caller) => Promise<CallToolResult>;
+
+// The REST errors name /body/x, /query/x, /path/x; a tool has one argument object.
+function asArgumentErrors(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ ...e, path: e.path.replace(/^\/(body|query|path)/, '/arguments') }));
+}
+
+export function problemResult(problem: ApiProblem): CallToolResult {
+  const body = problem.body();
+  const fields = (body.errors ?? []).map((e) => `\n- ${e.path}: ${e.message}`).join('');
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${body.status} ${body.title}: ${body.detail}${fields}` }],
+    structuredContent: { ...body },
+  };
+}
+
+export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err: unknown) => void): ToolInvoker {
+  const { route } = tool;
+  const validators: Partial<Record<ArgPlace, ReturnType<typeof compileValidator>>> = {
+    params: route.params && compileValidator(route.params, 'path'),
+    query: route.query && compileValidator(route.query, 'query'),
+    body: route.body && compileValidator(route.body.schema, 'body'),
+  };
+  const location: Record<ArgPlace, Location> = { params: 'path', query: 'query', body: 'body' };
+
+  return async (args, caller) => {
+    try {
+      checkPermission(caller, route.permission);
+      const parts: Record<ArgPlace, Record<string, unknown>> = { params: {}, query: {}, body: {} };
+      const unknown: FieldError[] = [];
+      for (const [k, v] of Object.entries(args)) {
+        const place = tool.places[k];
+        if (place) parts[place][k] = v;
+        else unknown.push({ path: `/arguments/${k}`, message: 'is not a known argument of this tool' });
+      }
+      if (unknown.length > 0) throw problems.invalid('an argument is not known', unknown);
+      // An optional body with no arguments for it is an absent body, as an empty POST is over HTTP.
+      const hasBody = route.body !== undefined && (route.body.required || Object.keys(parts.body).length > 0);
+      for (const place of ['params', 'query', 'body'] as const) {
+        const v = validators[place];
+        if (!v || (place === 'body' && !hasBody)) continue;
+        if (!v(parts[place])) throw problems.invalid('an argument is not valid', asArgumentErrors(fieldErrors(location[place], v.errors)));
+      }
+      const result = await route.handler({ params: parts.params, query: parts.query, body: hasBody ? parts.body : undefined, caller, deps });
+      const body = result.body;
+      const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+      return {
+        content: [{ type: 'text', text: JSON.stringify(body, null, 2) }],
+        ...(structured ? { structuredContent: structured } : {}),
+      };
+    } catch (err) {
+      const problem = toProblem(err);
+      if (problem.status >= 500) onServerError(err);
+      return problemResult(problem);
+    }
+  };
+}

@@ -1,0 +1,89 @@
+// The MCP tools: one mapping table from tool name to an Operator API route (method + path). A tool's
+// input schema is derived from that route's own params, query and body schemas (the ones ajv checks
+// and the OpenAPI document shows), and its permission is the route's declared permission, so a tool
+// can never do more, or check less, than the REST call it mirrors.
+import type { RouteDef } from '../api/route';
+import type { JsonSchema, ObjectSchema } from '../api/schemas/common';
+
+export interface ToolMapping {
+  name: string;
+  method: RouteDef['method'];
+  path: string;
+  /** Shown to the model beside the route's summary: how to use the tool, in the tool's own terms. */
+  hint?: string;
+}
+
+export const TOOL_TABLE: readonly ToolMapping[] = [
+  { name: 'list-souls', method: 'get', path: '/v1/souls' },
+  { name: 'get-soul', method: 'get', path: '/v1/souls/{sid}' },
+  { name: 'register-soul', method: 'post', path: '/v1/souls', hint: 'The bootstrap token in the answer is shown once.' },
+  {
+    name: 'issue-token', method: 'post', path: '/v1/souls/{sid}/issue-token',
+    hint: 'Without `force: true` an active token is a conflict (409); with it the old token is marked used and a new one issued.',
+  },
+  { name: 'list-services', method: 'get', path: '/v1/services' },
+  { name: 'register-service', method: 'post', path: '/v1/services' },
+  { name: 'list-incarnations', method: 'get', path: '/v1/incarnations' },
+  { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously: poll get-incarnation until status is ready or error_locked.' },
+  { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },
+  { name: 'get-incarnation-history', method: 'get', path: '/v1/incarnations/{name}/history' },
+  { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml; accepted asynchronously with an apply_id.' },
+  { name: 'get-run', method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}' },
+  { name: 'unlock', method: 'post', path: '/v1/incarnations/{name}/unlock', hint: 'Clears error_locked; with `retry: true` the failed operation runs again.' },
+];
+
+/** Where each argument goes on the REST call it stands for. */
+export type ArgPlace = 'params' | 'query' | 'body';
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  route: RouteDef;
+  inputSchema: ObjectSchema;
+  /** Argument name -> where the route expects it. */
+  places: Record<string, ArgPlace>;
+  readOnly: boolean;
+}
+
+/**
+ * One object schema for all of a route's inputs. A name declared in both the query and the body (as
+ * `force` on issue-token) is the same field, so it appears once and travels in the body.
+ */
+export function deriveInput(route: RouteDef): { inputSchema: ObjectSchema; places: Record<string, ArgPlace> } {
+  const properties: Record<string, JsonSchema> = {};
+  const places: Record<string, ArgPlace> = {};
+  const add = (schema: ObjectSchema | undefined, place: ArgPlace) => {
+    for (const [k, v] of Object.entries(schema?.properties ?? {})) {
+      properties[k] = v;
+      places[k] = place;
+    }
+  };
+  add(route.query, 'query');
+  add(route.body?.schema, 'body');
+  add(route.params, 'params');
+  const required = [
+    ...((route.params?.required as string[] | undefined) ?? []),
+    ...(route.body?.required ? ((route.body.schema.required as string[] | undefined) ?? []) : []),
+  ];
+  const inputSchema: ObjectSchema = { type: 'object', additionalProperties: false, properties };
+  if (required.length > 0) inputSchema.required = [...new Set(required)];
+  return { inputSchema, places };
+}
+
+/**
+ * The tools whose route is in `routes`. A mapping whose route does not exist (yet) is left out
+ * rather than served broken; `missing` names them so the caller can say so once at startup.
+ */
+export function buildTools(routes: readonly RouteDef[], table: readonly ToolMapping[] = TOOL_TABLE): { tools: ToolDef[]; missing: ToolMapping[] } {
+  const tools: ToolDef[] = [];
+  const missing: ToolMapping[] = [];
+  for (const m of table) {
+    const route = routes.find((r) => r.method === m.method && r.path === m.path);
+    if (!route) { missing.push(m); continue; }
+    const description = [route.summary + '.', route.description, m.hint, `Needs the permission ${route.permission}.`]
+      .filter((s): s is string => typeof s === 'string' && s !== '').join(' ');
+    tools.push({ name: m.name, title: route.summary, description, route, ...deriveInput(route), readOnly: route.method === 'get' });
+  }
+  return { tools, missing };
+}

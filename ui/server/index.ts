@@ -1,0 +1,41 @@
+// Serves the web UI (issue 6) at /ui on the Operator API listener: the single-page app built by
+// `make build` (scripts/build-extra.sh, vite) into dist/ui-app. Hashed assets are cached for good;
+// index.html is never cached and answers every other path under /ui, so a client route such as
+// /ui/incarnations/web survives a reload. The page reaches only this origin (CSP), and the operator's
+// token lives in the page's session storage, never in a URL this router sees.
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { problems } from '../../api/problems';
+
+/** dist/ui-app, beside this file's compiled form in dist/ui/server. */
+export const DEFAULT_UI_DIR = path.resolve(__dirname, '..', '..', 'ui-app');
+
+const CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  next();
+}
+
+export function createUiRouter(opts: { dir?: string } = {}): express.Router {
+  const dir = opts.dir ?? DEFAULT_UI_DIR;
+  const index = path.join(dir, 'index.html');
+  const router = express.Router();
+  router.use(securityHeaders);
+  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  router.get('/{*rest}', (_req: Request, res: Response, next: NextFunction) => {
+    // Read per request (a few KB): a rebuild while the keeper runs is picked up without a restart.
+    fs.readFile(index, (err, html) => {
+      if (err) return next(problems.unavailable('the web UI build (run `make build`)'));
+      res.setHeader('Cache-Control', 'no-store');
+      res.type('html').send(html);
+    });
+  });
+  return router;
+}

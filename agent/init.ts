@@ -1,0 +1,78 @@
+// `soul init` (interface spec 4.4): find the SID (the host's FQDN, equal to the config's sid), make
+// a key and a CSR, present token + CSR to the bootstrap listener of the first endpoint (by
+// priority) whose TLS checks out against keeper.tls.ca, verify what comes back, store the
+// identity under paths.seed, exit. Nothing of the token or the key is ever printed.
+import { X509Certificate } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { services } from '../proto/load';
+import type { EnrollRequest, EnrollResponse } from '../proto/types';
+import { byPriority, readCa, type Endpoint, type SoulConfig } from './config';
+import { createCsr, generateKey, privateKeyPem } from './csr';
+import { SoulError, TLS_FIX, identityExists, sidMismatch, tokenRefused } from './errors';
+import { findFqdn } from './fqdn';
+import { commonName, identityPresent, storeIdentity } from './identity';
+import { checkTls } from './tls-check';
+
+export interface InitOptions { config: SoulConfig; token: string; fqdn?: () => Promise<string>; timeoutMs?: number }
+export interface InitResult { sid: string; serial: string; notAfter: Date; endpoint: string }
+
+export async function soulInit(opts: InitOptions): Promise<InitResult> {
+  const { config } = opts;
+  const ca = readCa(config);
+  if (identityPresent(config.paths.seed)) throw identityExists(config.paths.seed);
+  const fqdn = await (opts.fqdn ?? findFqdn)();
+  if (fqdn !== config.sid) throw sidMismatch(fqdn, config.sid, config.file);
+
+  const key = generateKey();
+  const csrPem = createCsr(key, config.sid);
+  let firstProblem: SoulError | undefined;
+  for (const ep of byPriority(config.keeper.endpoints)) {
+    const check = await checkTls(ep.host, ep.bootstrap_port, ca);
+    if (!check.ok) {
+      // A certificate problem outranks an unreachable endpoint in what is finally reported.
+      if (!firstProblem || (check.reachable && !firstProblem.message.startsWith('certificate'))) firstProblem = check.error;
+      continue;
+    }
+    const res = await enrollAt(ep, ca, { token: opts.token, sid: config.sid, csr_pem: csrPem }, opts.timeoutMs ?? 15_000);
+    if ('unreachable' in res) { firstProblem ??= res.unreachable; continue; }
+    const cert = verifyIssued(res, config.sid, ca, key);
+    storeIdentity(config.paths.seed, { keyPem: privateKeyPem(key), certPem: res.certificate_pem, chainPem: res.chain_pem.join('\n') });
+    return { sid: config.sid, serial: res.serial, notAfter: new Date(cert.validTo), endpoint: `${ep.host}:${ep.bootstrap_port}` };
+  }
+  throw firstProblem ?? new SoulError('no keeper endpoint answered', 'check keeper.endpoints');
+}
+
+function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: number): Promise<EnrollResponse | { unreachable: SoulError }> {
+  const Client = services().bootstrap;
+  const client = new Client(`${ep.host}:${ep.bootstrap_port}`, grpc.credentials.createSsl(ca), { 'grpc.use_local_subchannel_pool': 1 });
+  return new Promise<EnrollResponse | { unreachable: SoulError }>((resolve, reject) => {
+    (client as any).Enroll(req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res: EnrollResponse) => {
+      client.close();
+      if (!err) return resolve(res);
+      switch (err.code) {
+        case grpc.status.UNAUTHENTICATED: return reject(tokenRefused(req.sid));
+        case grpc.status.RESOURCE_EXHAUSTED: return reject(new SoulError(err.details, 'wait for the window to pass and check that the token and sid are right'));
+        case grpc.status.INVALID_ARGUMENT: return reject(new SoulError(`the keeper refused the request: ${err.details}`, 'check sid in the configuration'));
+        case grpc.status.UNAVAILABLE:
+        case grpc.status.DEADLINE_EXCEEDED:
+          return resolve({ unreachable: new SoulError(`the keeper at ${ep.host}:${ep.bootstrap_port} cannot enroll now: ${err.details}`,
+            'retry later; the keeper needs its database and PKI to enroll a soul') });
+        default: return reject(new SoulError(`enrollment failed: ${err.details}`, 'see the keeper log'));
+      }
+    });
+  });
+}
+
+/** The certificate must be for our key, name only our SID, and chain to keeper.tls.ca. */
+function verifyIssued(res: EnrollResponse, sid: string, ca: Buffer, key: ReturnType<typeof generateKey>): X509Certificate {
+  const cert = new X509Certificate(res.certificate_pem);
+  const root = new X509Certificate(ca);
+  const issuers = [...res.chain_pem.map((p) => new X509Certificate(p)), root];
+  const fix = 'the keeper answered with a certificate that does not fit this host; report it to the cluster operator';
+  if (!cert.checkPrivateKey(key)) throw new SoulError('the issued certificate is not for this host\'s key', fix);
+  if (commonName(cert) !== sid) throw new SoulError(`the issued certificate names ${commonName(cert)}, not ${sid}`, fix);
+  if (!issuers.some((i) => cert.checkIssued(i) && cert.verify(i.publicKey))) {
+    throw new SoulError('certificate validation failed: unknown authority: the issued certificate does not chain to keeper.tls.ca', TLS_FIX);
+  }
+  return cert;
+}

@@ -1,0 +1,100 @@
+// `soul run` (interface spec 4.4): hold the EventStream over mTLS for as long as the process lives.
+// Endpoints are tried by priority (lowest first); after a lost stream or a round with no answer the
+// soul waits an exponential, jittered delay (agent/backoff.ts) and starts again from the preferred
+// endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A soul told
+// goodbye{superseded} stops: another process holds this identity (docs/agents.md).
+import type { Logger } from '../common/logger';
+import { Backoff, type BackoffOptions } from './backoff';
+import { byPriority, readCa, type SoulConfig } from './config';
+import { SoulError, sidMismatch } from './errors';
+import { collectSoulprint, type FactSources } from './facts';
+import { findFqdn } from './fqdn';
+import { loadIdentity } from './identity';
+import { createStateStepHandler, type StepHandler } from './steps';
+import { holdStream, type StreamCredentials } from './stream-session';
+
+export interface RunOptions {
+  config: SoulConfig;
+  log: Logger;
+  /** Stops the soul (SIGTERM). */
+  signal: AbortSignal;
+  handler?: StepHandler;
+  fqdn?: () => Promise<string>;
+  factSources?: FactSources;
+  factsIntervalMs?: number;
+  backoff?: BackoffOptions;
+  onWelcome?: (w: { kid: string; epoch: number; sessionId: string; endpoint: string }) => void;
+}
+
+/** A session that lasted this long counts as healthy: the next reconnect starts with a short delay. */
+const STABLE_MS = 10_000;
+
+export async function soulRun(o: RunOptions): Promise<void> {
+  const { config } = o;
+  const ca = readCa(config);
+  const identity = loadIdentity(config.paths.seed);
+  const fqdn = await (o.fqdn ?? findFqdn)();
+  if (fqdn !== config.sid) throw sidMismatch(fqdn, config.sid, config.file);
+  if (identity.sid !== config.sid) {
+    throw new SoulError(`the identity under ${config.paths.seed} is for ${identity.sid}, not ${config.sid}`,
+      `point paths.seed at this host's identity, or remove it and re-enroll`, 2);
+  }
+  const handler = o.handler ?? (await openDefaultHandler(config, fqdn, o.factSources));
+  try {
+    await hold(o, handler, { ca, keyPem: identity.keyPem, certPem: identity.certPem }, fqdn);
+  } finally {
+    if (!o.handler) await handler.close?.(); // an injected handler belongs to the caller
+  }
+}
+
+async function openDefaultHandler(config: SoulConfig, fqdn: string, sources?: FactSources): Promise<StepHandler> {
+  try {
+    return await createStateStepHandler({ sid: config.sid, config, soulprint: collectSoulprint(fqdn, sources) });
+  } catch (err) {
+    throw new SoulError(`cannot open the step ledger: ${(err as Error).message}`,
+      'run one soul process per host; if none is running, check that paths.seed is writable');
+  }
+}
+
+async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredentials, fqdn: string): Promise<void> {
+  const { config, log } = o;
+  const backoff = new Backoff(o.backoff);
+  while (!o.signal.aborted) {
+    let delay: number | undefined;
+    for (const endpoint of byPriority(config.keeper.endpoints)) {
+      if (o.signal.aborted) return;
+      const end = await holdStream({
+        endpoint, creds, handler, log, signal: o.signal, onWelcome: (w) => {
+          log.info('connected', { kid: w.kid, epoch: w.epoch, endpoint: w.endpoint });
+          o.onWelcome?.(w);
+        },
+        soulprint: () => collectSoulprint(fqdn, o.factSources), factsIntervalMs: o.factsIntervalMs ?? 60_000,
+      });
+      if (o.signal.aborted) return;
+      const where = `${endpoint.host}:${endpoint.event_stream_port}`;
+      if (end.goodbye === 'superseded') {
+        throw new SoulError(`another stream for ${config.sid} superseded this one (goodbye: superseded)`,
+          'run one soul per identity: stop the other `soul run` that uses this paths.seed (or a copy of it)');
+      }
+      if (end.welcomed) {
+        log.warn('stream lost', { endpoint: where, reason: end.reason, after_ms: end.durationMs });
+        if (end.durationMs >= STABLE_MS) backoff.reset();
+        // A keeper that is shutting down wants its souls elsewhere now; anything else backs off.
+        delay = end.goodbye === 'shutdown' ? Math.round(Math.random() * 500) : backoff.next();
+        break;
+      }
+      log.warn('endpoint refused or unreachable', { endpoint: where, reason: end.reason });
+    }
+    delay ??= backoff.next();
+    log.info('reconnecting', { in_ms: delay });
+    await sleep(delay, o.signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,56 @@
+// What `soul run` does with a step request from the keeper: hands it to a StepHandler. The handler
+// is injectable (tests and the benchmark swarm pass their own); the default one applies the step
+// with the soul's state modules and its step ledger (agent/state), which answers a redelivered
+// step from the ledger instead of applying it twice.
+import path from 'node:path';
+import type { Soulprint } from '../proto/types';
+import type { SoulConfig } from './config';
+import { Ledger, applyStep, createProcessRunner, createStateRegistry } from './state/index';
+
+export interface StepRequest {
+  requestId: string;
+  applyId: string;
+  stepIndex: number;
+  module: string;
+  params: unknown;
+  dryRun: boolean;
+}
+
+export interface StepAnswer { changed: boolean; ok: boolean; output: string; replayed: boolean }
+
+export interface StepContext {
+  /** The keeper cancelled the request (timeout, operator abort) or the stream ended. */
+  signal: AbortSignal;
+  progress(message: string): void;
+}
+
+export interface StepHandler {
+  handle(req: StepRequest, ctx: StepContext): Promise<StepAnswer>;
+  close?(): Promise<void>;
+}
+
+/** The step ledger lives beside the identity: both belong to this host's one soul process. */
+export function ledgerDir(config: SoulConfig): string {
+  return path.join(config.paths.seed, 'ledger');
+}
+
+/**
+ * The state-module applier. Opening the ledger takes its directory lock, so a second `soul run`
+ * with the same paths.seed stops at start instead of applying steps beside the first.
+ */
+export async function createStateStepHandler(ctx: { sid: string; config: SoulConfig; soulprint: Soulprint }): Promise<StepHandler> {
+  const ledger = await Ledger.open(ledgerDir(ctx.config));
+  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: createProcessRunner() });
+  return {
+    async handle(req) {
+      // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;
+      // the keeper treats a cancelled request as unknown and a redelivery replays the record.
+      const out = await applyStep(
+        { applyId: req.applyId, host: ctx.sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: req.dryRun },
+        { registry, ledger },
+      );
+      return { changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed };
+    },
+    close: () => ledger.close(),
+  };
+}

@@ -1,7 +1,7 @@
 // Alpine: apk reads and installs.
 import { assertPackageRequest, type NameRules } from './package-name';
 import { tail, type CommandRunner } from './runner';
-import type { PackageManager, PackagePlatform, PackageState } from './types';
+import { osFamilyOf, type PackageManager, type PackagePlatform, type PackageState } from './types';
 
 export const APK_RULES: NameRules = {
   tool: 'apk',
@@ -42,6 +42,6 @@ export function createApk(runner: CommandRunner): PackageManager {
 export const apkPlatform: PackagePlatform = {
   tool: 'apk',
   appliesTo: 'os.family "alpine"',
-  matches: (facts) => facts.os?.family === 'alpine',
+  matches: (facts) => osFamilyOf(facts) === 'alpine',
   create: createApk,
 };

@@ -1,7 +1,7 @@
 // Debian family: dpkg-query reads, apt-get installs.
 import { assertPackageRequest, type NameRules } from './package-name';
 import { tail, type CommandRunner } from './runner';
-import type { PackageManager, PackagePlatform, PackageState } from './types';
+import { osFamilyOf, type PackageManager, type PackagePlatform, type PackageState } from './types';
 
 export const APT_RULES: NameRules = {
   tool: 'apt',
@@ -55,6 +55,6 @@ export function createApt(runner: CommandRunner): PackageManager {
 export const aptPlatform: PackagePlatform = {
   tool: 'apt',
   appliesTo: 'os.family "debian"',
-  matches: (facts) => facts.os?.family === 'debian',
+  matches: (facts) => osFamilyOf(facts) === 'debian',
   create: createApt,
 };

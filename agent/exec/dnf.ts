@@ -1,7 +1,7 @@
 // Red Hat family: rpm reads, dnf installs.
 import { assertPackageRequest, type NameRules } from './package-name';
 import { tail, type CommandRunner } from './runner';
-import type { PackageManager, PackagePlatform, PackageState } from './types';
+import { osFamilyOf, type PackageManager, type PackagePlatform, type PackageState } from './types';
 
 export const DNF_RULES: NameRules = {
   tool: 'dnf',
@@ -11,6 +11,7 @@ export const DNF_RULES: NameRules = {
   version: /^([0-9]+:)?[A-Za-z0-9][A-Za-z0-9_.+~^-]*$/,
 };
 
+const REDHAT_FAMILIES = ['redhat', 'rhel', 'fedora'];
 const QUERY_FORMAT = '%{VERSION}-%{RELEASE}\n';
 
 export function createDnf(runner: CommandRunner): PackageManager {
@@ -43,7 +44,8 @@ export function createDnf(runner: CommandRunner): PackageManager {
 
 export const dnfPlatform: PackagePlatform = {
   tool: 'dnf',
-  appliesTo: 'os.family "redhat"',
-  matches: (facts) => facts.os?.family === 'redhat',
+  appliesTo: 'os.family "redhat" (or "rhel", "fedora")',
+  // The soulprint reports the RHEL line as "rhel" and Fedora as "fedora"; both use dnf.
+  matches: (facts) => REDHAT_FAMILIES.includes(osFamilyOf(facts) ?? ''),
   create: createDnf,
 };

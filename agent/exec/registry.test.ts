@@ -10,13 +10,17 @@ describe('execution module registry', () => {
     assert.equal(selectPackageManager({ os: { family: 'debian' } }, run).tool, 'apt');
     assert.equal(selectPackageManager({ os: { family: 'redhat' } }, run).tool, 'dnf');
     assert.equal(selectPackageManager({ os: { family: 'alpine' } }, run).tool, 'apk');
+    // The soulprint's flat form and its names for the Red Hat line.
+    assert.equal(selectPackageManager({ os_family: 'debian' }, run).tool, 'apt');
+    assert.equal(selectPackageManager({ os_family: 'rhel' }, run).tool, 'dnf');
+    assert.equal(selectPackageManager({ os_family: 'fedora' }, run).tool, 'dnf');
   });
 
   it('names the supported platforms when none matches', () => {
     assert.throws(
       () => selectPackageManager({ os: { family: 'arch' } }, run),
       (err: Error) => err instanceof NoPlatformError &&
-        /os.family is "arch"; supported: apt \(os.family "debian"\), dnf \(os.family "redhat"\), apk \(os.family "alpine"\)/.test(err.message),
+        /os.family is "arch"; supported: apt \(os.family "debian"\), dnf \(os.family "redhat" \(or "rhel", "fedora"\)\), apk \(os.family "alpine"\)/.test(err.message),
     );
     assert.throws(() => selectPackageManager({}, run), /os.family is not reported/);
   });

@@ -4,7 +4,7 @@ import { apkPlatform } from './apk';
 import { aptPlatform } from './apt';
 import { dnfPlatform } from './dnf';
 import type { CommandRunner } from './runner';
-import type { HostFacts, PackageManager, PackagePlatform } from './types';
+import { osFamilyOf, type HostFacts, type PackageManager, type PackagePlatform } from './types';
 
 export const PACKAGE_PLATFORMS: readonly PackagePlatform[] = [
   aptPlatform,
@@ -24,7 +24,8 @@ export function selectPackageManager(
 ): PackageManager {
   const platform = platforms.find((p) => p.matches(facts));
   if (!platform) {
-    const family = facts.os?.family === undefined ? 'not reported' : JSON.stringify(facts.os.family);
+    const reported = osFamilyOf(facts);
+    const family = reported === undefined ? 'not reported' : JSON.stringify(reported);
     const known = platforms.map((p) => `${p.tool} (${p.appliesTo})`).join(', ');
     throw new NoPlatformError(`no package manager for this host: os.family is ${family}; supported: ${known}`);
   }

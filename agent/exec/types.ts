@@ -2,10 +2,18 @@
 // true and asks the package manager chosen for this host's facts to read or change the system.
 import type { CommandRunner } from './runner';
 
-/** The host facts the registry selects by; the full facts document has more. */
+/**
+ * The host facts the registry selects by; the full facts document has more. The family is read
+ * from `os.family` or, as the soul's soulprint reports it, from the flat `os_family`.
+ */
 export interface HostFacts {
   os?: { family?: string; [key: string]: unknown };
+  os_family?: string;
   [key: string]: unknown;
+}
+
+export function osFamilyOf(facts: HostFacts): string | undefined {
+  return facts.os?.family ?? facts.os_family;
 }
 
 export interface PackageState {

@@ -1,0 +1,32 @@
+/**
+ * Fixed limits that bound the work a service repository can cause. A
+ * malicious or broken repository hits one of these and gets an error; it can
+ * never make the keeper read outside the repository, allocate without bound
+ * or loop forever. docs/scenario.md lists them.
+ */
+export const LIMITS = {
+  /** Largest single file read from a service repository. */
+  maxFileBytes: 1024 * 1024,
+  /** Sum of all files read from one repository (templates, scenarios, migrations). */
+  maxRepoBytes: 16 * 1024 * 1024,
+  /** Number of files considered in one repository. */
+  maxFiles: 2000,
+  /** Nesting depth of YAML collections. */
+  maxYamlDepth: 64,
+  /** Alias (`*ref`) uses per YAML document. */
+  maxYamlAliases: 100,
+  /** Nodes produced when aliases are expanded into values (anchors bomb). */
+  maxYamlNodes: 100_000,
+  /** Length of one CEL expression source. */
+  maxExpressionLength: 4096,
+  /** Nested {{template}} calls (recursion). */
+  maxTemplateDepth: 32,
+  /** Actions executed by one template render (a step budget, deterministic unlike a clock). */
+  maxTemplateSteps: 200_000,
+  /** Wall-clock budget for one template render, a backstop to the step budget. */
+  maxTemplateMillis: 2000,
+  /** Output of one template render. */
+  maxTemplateOutputBytes: 1024 * 1024,
+  /** Tasks in one scenario. */
+  maxTasks: 500,
+} as const;

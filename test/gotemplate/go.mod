@@ -1,0 +1,3 @@
+module keeper/test/gotemplate
+
+go 1.22

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Extra build steps after tsc (run by `make build`): the web UI (ui/app -> dist/ui-app, served at /ui).
+# Idempotent and fast: skipped when dist/ui-app is newer than every source file of the app.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=dist/ui-app/index.html
+if [ -f "$out" ] && [ -z "$(find ui/app package-lock.json -newer "$out" -type f -print -quit)" ]; then
+  exit 0
+fi
+# Type-check the app (strict, ui/app/tsconfig.json) before bundling; vite itself only strips types.
+npx tsc -p ui/app/tsconfig.json
+npx vite build --config ui/app/vite.config.ts
+echo "web UI built into dist/ui-app"

@@ -1,0 +1,53 @@
+// The web UI's shell: sign-in gate, navigation and the view for the current path.
+import { render } from 'preact';
+import { Link } from './components';
+import { matchRoute, navigate, usePath } from './router';
+import { currentToken, signOut } from './session';
+import { Incarnation } from './views/incarnation';
+import { Incarnations } from './views/incarnations';
+import { Services } from './views/services';
+import { SignIn } from './views/signin';
+import { Souls } from './views/souls';
+import './style.css';
+
+function Nav({ active }: { active: string }) {
+  const item = (href: string, label: string, view: string) => (
+    <Link href={href} class={active.startsWith(view) ? 'active' : undefined}>{label}</Link>
+  );
+  return (
+    <header class="top">
+      <strong class="brand">Keeper</strong>
+      <nav>
+        {item('/ui/souls', 'Souls', 'souls')}
+        {item('/ui/services', 'Services', 'services')}
+        {item('/ui/incarnations', 'Incarnations', 'incarnation')}
+      </nav>
+      <button type="button" class="link" onClick={() => signOut()}>Sign out</button>
+    </header>
+  );
+}
+
+function App() {
+  const route = matchRoute(usePath());
+  if (route.view === 'signin') return <SignIn />;
+  if (currentToken() === null) {
+    queueMicrotask(() => navigate('/ui/signin', { replace: true }));
+    return null;
+  }
+  let view;
+  switch (route.view) {
+    case 'souls': view = <Souls />; break;
+    case 'services': view = <Services />; break;
+    case 'incarnations': view = <Incarnations />; break;
+    case 'incarnation': view = <Incarnation key={route.name} name={route.name} />; break;
+    default: view = <p>Nothing here. <Link href="/ui/souls">Go to souls</Link>.</p>;
+  }
+  return (
+    <>
+      <Nav active={route.view} />
+      <main>{view}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,46 @@
+// A small history-API router for the paths under /ui. The keeper answers every /ui/* path with the
+// app, so any route can be reloaded or bookmarked.
+import { useEffect, useState } from 'preact/hooks';
+
+const EVENT = 'keeper:navigate';
+
+export function navigate(path: string, opts: { replace?: boolean } = {}): void {
+  if (path === location.pathname) return void window.dispatchEvent(new Event(EVENT));
+  if (opts.replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  window.dispatchEvent(new Event(EVENT));
+}
+
+/** The current path; re-renders the caller on navigation and on the browser's back/forward. */
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    window.addEventListener(EVENT, update);
+    window.addEventListener('popstate', update);
+    return () => {
+      window.removeEventListener(EVENT, update);
+      window.removeEventListener('popstate', update);
+    };
+  }, []);
+  return path;
+}
+
+export type Route =
+  | { view: 'signin' }
+  | { view: 'souls' }
+  | { view: 'services' }
+  | { view: 'incarnations' }
+  | { view: 'incarnation'; name: string }
+  | { view: 'not-found' };
+
+export function matchRoute(path: string): Route {
+  const p = path.replace(/\/+$/, '');
+  if (p === '/ui' || p === '/ui/souls') return { view: 'souls' };
+  if (p === '/ui/signin') return { view: 'signin' };
+  if (p === '/ui/services') return { view: 'services' };
+  if (p === '/ui/incarnations') return { view: 'incarnations' };
+  const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
+  if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
+  return { view: 'not-found' };
+}

@@ -1,0 +1,83 @@
+// One incarnation: status (followed live while a run is applying), its current state, the actions
+// (run an operation; on error_locked: unlock, or unlock and retry the failed operation), history
+// with a diff between two snapshots, and a run report.
+import { useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { Ago, Busy, ErrorBox, Link, StatusBadge } from '../components';
+import { useAction, usePoll } from '../hooks';
+import { History } from './history';
+import { RunReportView } from './run-report';
+
+export interface IncarnationRecord {
+  name: string; service: string; covens: string[]; status: string; state: Record<string, unknown>;
+  current_apply_id?: string | null; last_apply_id?: string | null; updated_at?: string;
+}
+
+function RunOperation({ name, disabled, onAccepted }: { name: string; disabled: boolean; onAccepted(applyId: string): void }) {
+  const [operation, setOperation] = useState('');
+  const [input, setInput] = useState('{}');
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const r = await action.run(async () => {
+      let parsed: unknown;
+      try { parsed = JSON.parse(input || '{}'); } catch { throw new Error('the input is not valid JSON'); }
+      return api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, { operation: operation.trim(), input: parsed });
+    });
+    if (r) onAccepted(r.apply_id);
+  };
+  return (
+    <form class="inline-form" onSubmit={submit} aria-label="Run an operation">
+      <label>Operation <input name="operation" required value={operation} placeholder="scale" onInput={(e) => setOperation((e.target as HTMLInputElement).value)} /></label>
+      <label>Input (JSON) <input name="input" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} /></label>
+      <button type="submit" disabled={disabled || action.busy}>Run</button>
+      <Busy busy={action.busy} label="Starting the run…" />
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+export function Incarnation({ name }: { name: string }) {
+  const inc = usePoll(() => api<IncarnationRecord>('GET', `/v1/incarnations/${enc(name)}`), 2000, [name]);
+  const unlock = useAction();
+  const [shownRun, setShownRun] = useState<string>();
+  const i = inc.data;
+  const runId = shownRun ?? i?.current_apply_id ?? i?.last_apply_id ?? undefined;
+
+  const doUnlock = async (retry: boolean) => {
+    const r = await unlock.run(() => api<{ apply_id?: string }>('POST', `/v1/incarnations/${enc(name)}/unlock`, retry ? { retry: true } : undefined));
+    if (r) {
+      if (r.apply_id) setShownRun(r.apply_id);
+      inc.refresh();
+    }
+  };
+
+  return (
+    <section>
+      <p><Link href="/ui/incarnations">← Incarnations</Link></p>
+      <h2>{name} {i && <StatusBadge status={i.status} />}</h2>
+      <ErrorBox error={inc.error} />
+      {!i && !inc.error && <Busy busy label="Loading…" />}
+      {i && (
+        <>
+          <p>Service <strong>{i.service}</strong> · covens {i.covens.map((c) => <span class="tag" key={c}>{c}</span>)} · updated <Ago at={i.updated_at} /></p>
+          {i.status === 'applying' && <Busy busy label={`Applying (run ${i.current_apply_id ?? ''})…`} />}
+          {i.status === 'error_locked' && (
+            <div class="locked" role="alert">
+              <p>Locked: the last run failed and nothing was committed. Fix the cause, then unlock.</p>
+              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>Unlock</button>
+              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>Unlock and retry</button>
+            </div>
+          )}
+          <Busy busy={unlock.busy} label="Unlocking…" />
+          <ErrorBox error={unlock.error} />
+          <h3>Current state</h3>
+          <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
+          <RunOperation name={name} disabled={i.status !== 'ready'} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          {runId && <RunReportView incarnation={name} applyId={runId} />}
+          <History incarnation={name} onShowRun={setShownRun} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+// Incarnations: the list and creation. Creation is asynchronous (202 with an apply_id); the new
+// incarnation's page follows it from `applying` to `ready` or `error_locked`.
+import { useState } from 'preact/hooks';
+import { api, listAll } from '../api';
+import { Ago, Busy, ErrorBox, Link, StatusBadge, splitList } from '../components';
+import { useAction, usePoll } from '../hooks';
+import { navigate } from '../router';
+import type { Service } from './services';
+
+export interface IncarnationSummary { name: string; service: string; covens: string[]; status: string; updated_at?: string }
+
+function CreateIncarnation({ services }: { services: Service[] }) {
+  const [form, setForm] = useState({ name: '', service: '', covens: '' });
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const name = form.name.trim();
+    const accepted = await action.run(() => api<{ apply_id: string }>('POST', '/v1/incarnations', {
+      name, service: form.service || services[0]?.name, covens: splitList(form.covens),
+    }));
+    if (accepted) navigate(`/ui/incarnations/${encodeURIComponent(name)}`);
+  };
+  return (
+    <form class="inline-form" onSubmit={submit} aria-label="Create an incarnation">
+      <h3>Create an incarnation</h3>
+      <label>Name <input name="name" required value={form.name} onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })} /></label>
+      <label>Service
+        <select name="service" value={form.service} onChange={(e) => setForm({ ...form, service: (e.target as HTMLSelectElement).value })}>
+          {services.map((s) => <option key={s.name} value={s.name}>{s.name} ({s.ref})</option>)}
+        </select>
+      </label>
+      <label>Covens <input name="covens" value={form.covens} placeholder="web" onInput={(e) => setForm({ ...form, covens: (e.target as HTMLInputElement).value })} /></label>
+      <button type="submit" disabled={action.busy || services.length === 0}>Create</button>
+      <Busy busy={action.busy} label="Creating…" />
+      {services.length === 0 && <p class="muted">Register a service first.</p>}
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+export function Incarnations() {
+  const list = usePoll(() => listAll<IncarnationSummary>('/v1/incarnations'), 3000);
+  const services = usePoll(() => listAll<Service>('/v1/services'), 30_000);
+  return (
+    <section>
+      <h2>Incarnations</h2>
+      <CreateIncarnation services={services.data ?? []} />
+      <ErrorBox error={list.error ?? services.error} />
+      {!list.data && !list.error && <Busy busy label="Loading…" />}
+      {list.data && (
+        <table class="grid" data-testid="incarnations-table">
+          <thead><tr><th>Name</th><th>Service</th><th>Status</th><th>Covens</th><th>Updated</th></tr></thead>
+          <tbody>
+            {list.data.length === 0 && <tr><td colSpan={5} class="muted">No incarnations yet.</td></tr>}
+            {list.data.map((i) => (
+              <tr key={i.name}>
+                <td><Link href={`/ui/incarnations/${encodeURIComponent(i.name)}`}>{i.name}</Link></td>
+                <td>{i.service}</td><td><StatusBadge status={i.status} /></td>
+                <td>{i.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td><td><Ago at={i.updated_at} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,132 @@
+// Souls: the registry as a live table (polled every 2 s: the registry itself is a snapshot that
+// lags the live stream by a few seconds, so polling adds little), registration with the bootstrap
+// token shown once, and token reissue with a confirmation before `force` on a 409.
+import { useState } from 'preact/hooks';
+import { api, enc, listAll, Problem } from '../api';
+import { Ago, Busy, ConfirmDialog, CopyButton, ErrorBox, StatusBadge, splitList } from '../components';
+import { useAction, usePoll } from '../hooks';
+
+export interface Soul {
+  sid: string; transport: string; covens: string[]; status: string; last_seen_at: string | null;
+  connected_kid: string | null; soulprint?: Record<string, unknown> | null; bootstrap_token_expires_at: string | null;
+}
+interface IssuedToken { sid: string; bootstrap_token: string; bootstrap_token_expires_at: string }
+
+const POLL_MS = 2000;
+
+function Soulprint({ print }: { print: Record<string, unknown> | null | undefined }) {
+  if (!print) return <span class="muted">not reported</span>;
+  const summary = [print.os_name, print.os_release, print.architecture].filter((v) => typeof v === 'string').join(' · ');
+  return (
+    <details class="soulprint">
+      <summary>{summary || 'facts'}</summary>
+      <pre>{JSON.stringify(print, null, 2)}</pre>
+    </details>
+  );
+}
+
+/** The token, once: nothing else in the UI can show it again (only its hash is stored). */
+function TokenPanel({ issued, onDone }: { issued: IssuedToken; onDone(): void }) {
+  return (
+    <section class="token-panel" aria-label="Bootstrap token">
+      <h3>Bootstrap token for {issued.sid}</h3>
+      <p>Shown once: copy it now. It expires {new Date(issued.bootstrap_token_expires_at).toLocaleString()} and works once.</p>
+      <div class="token-row">
+        <code data-testid="bootstrap-token">{issued.bootstrap_token}</code>
+        <CopyButton text={issued.bootstrap_token} />
+      </div>
+      <p class="muted">On the host: <code>soul init --config=/etc/keeper/soul.yml</code> with the token in <code>SOUL_BOOTSTRAP_TOKEN</code> or on stdin.</p>
+      <button type="button" onClick={onDone}>I have copied it</button>
+    </section>
+  );
+}
+
+function RegisterSoul({ onIssued }: { onIssued(t: IssuedToken): void }) {
+  const [sid, setSid] = useState('');
+  const [covens, setCovens] = useState('');
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const soul = await action.run(() => api<Soul & IssuedToken>('POST', '/v1/souls', { sid: sid.trim(), transport: 'agent', covens: splitList(covens) }));
+    if (soul) {
+      setSid('');
+      setCovens('');
+      onIssued(soul);
+    }
+  };
+  return (
+    <form class="inline-form" onSubmit={submit} aria-label="Register a soul">
+      <h3>Register a soul</h3>
+      <label>SID (the host's FQDN) <input name="sid" value={sid} required onInput={(e) => setSid((e.target as HTMLInputElement).value)} placeholder="web-1.prod.example.com" /></label>
+      <label>Covens <input name="covens" value={covens} onInput={(e) => setCovens((e.target as HTMLInputElement).value)} placeholder="web, eu-west" /></label>
+      <button type="submit" disabled={action.busy}>Register</button>
+      <Busy busy={action.busy} label="Registering…" />
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+export function Souls() {
+  const souls = usePoll(() => listAll<Soul>('/v1/souls'), POLL_MS);
+  const [issued, setIssued] = useState<IssuedToken>();
+  const [confirmFor, setConfirmFor] = useState<string>();
+  const reissue = useAction();
+
+  const issue = async (sid: string, force: boolean) => {
+    setConfirmFor(undefined);
+    const result = await reissue.run(async () => {
+      try {
+        return await api<IssuedToken>('POST', `/v1/souls/${enc(sid)}/issue-token`, force ? { force: true } : undefined);
+      } catch (err) {
+        // An active token: ask before marking it used, instead of showing the conflict as a failure.
+        if (err instanceof Problem && err.status === 409 && !force) {
+          setConfirmFor(sid);
+          return undefined;
+        }
+        throw err;
+      }
+    });
+    if (result) {
+      setIssued(result);
+      souls.refresh();
+    }
+  };
+
+  const now = new Date();
+  return (
+    <section>
+      <h2>Souls</h2>
+      {issued && <TokenPanel issued={issued} onDone={() => setIssued(undefined)} />}
+      <RegisterSoul onIssued={(t) => { setIssued(t); souls.refresh(); }} />
+      <Busy busy={reissue.busy} label="Issuing a token…" />
+      <ErrorBox error={reissue.error} />
+      {confirmFor && (
+        <ConfirmDialog title="Replace the active token?" confirm="Issue a new token" onConfirm={() => void issue(confirmFor, true)} onCancel={() => setConfirmFor(undefined)}>
+          <p>{confirmFor} still has an unused, unexpired bootstrap token. Issuing a new one marks it used: a <code>soul init</code> with the old token will fail.</p>
+        </ConfirmDialog>
+      )}
+      <ErrorBox error={souls.error} />
+      <p class="muted" data-testid="souls-updated">
+        {souls.updatedAt ? `Live: updated ${souls.updatedAt.toLocaleTimeString()}` : 'Loading…'}
+      </p>
+      {souls.data && (
+        <table class="grid" data-testid="souls-table">
+          <thead><tr><th>SID</th><th>Status</th><th>Covens</th><th>Last seen</th><th>Soulprint</th><th></th></tr></thead>
+          <tbody>
+            {souls.data.length === 0 && <tr><td colSpan={6} class="muted">No souls registered yet.</td></tr>}
+            {souls.data.map((s) => (
+              <tr key={s.sid} data-sid={s.sid}>
+                <td>{s.sid}</td>
+                <td><StatusBadge status={s.status} /></td>
+                <td>{s.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td>
+                <td><Ago at={s.last_seen_at} now={now} /></td>
+                <td><Soulprint print={s.soulprint} /></td>
+                <td>{s.status === 'pending' && <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>Reissue token</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

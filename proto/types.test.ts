@@ -1,0 +1,33 @@
+// The hand-written wire types must name exactly the fields the .proto files declare.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as protoLoader from '@grpc/proto-loader';
+import { LOADER_OPTIONS, services } from './load';
+
+function fieldsOf(file: string, message: string): string[] {
+  let root = __dirname;
+  while (!fs.existsSync(path.join(root, 'proto', 'keeper'))) root = path.dirname(root);
+  const def = protoLoader.loadSync(path.join(root, 'proto', file), { ...LOADER_OPTIONS, includeDirs: [path.join(root, 'proto')] });
+  const t = def[message] as unknown as { type: { field: { name: string }[] } };
+  return t.type.field.map((f) => f.name).sort();
+}
+
+describe('proto contracts', () => {
+  it('loads both services from the repository proto/ folder', () => {
+    assert.ok(services().bootstrap.service.Enroll);
+    assert.ok(services().eventStream.service.Connect.requestStream && services().eventStream.service.Connect.responseStream);
+  });
+
+  it('has the fields proto/types.ts describes', () => {
+    const s = 'keeper/stream/v1/event_stream.proto';
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.SoulMessage'), ['facts', 'heartbeat', 'hello', 'step_progress', 'step_result']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.KeeperMessage'), ['cancel', 'goodbye', 'step_request', 'welcome']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.Soulprint'),
+      ['addresses', 'architecture', 'cpu_count', 'fqdn', 'hostname', 'memory_bytes', 'os_family', 'os_name', 'os_release', 'soul_version']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepResult'),
+      ['apply_id', 'changed', 'finished_at_ms', 'ok', 'output', 'replayed', 'request_id', 'started_at_ms', 'step_index']);
+    assert.deepEqual(fieldsOf('keeper/bootstrap/v1/bootstrap.proto', 'keeper.bootstrap.v1.EnrollResponse'),
+      ['certificate_pem', 'chain_pem', 'not_after_ms', 'serial', 'sid']);
+  });
+});

@@ -36,7 +36,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
     const app = express();
     app.disable('x-powered-by');
     app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
-    app.use('/ui', createUiRouter());
+    app.use('/ui', createUiRouter({ log }));
     app.use(createApiApp({ runtime, metrics }));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
     app.use(createApiFallback(log));

@@ -7,7 +7,7 @@ import express, { type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createApiFallback } from '../api';
+import { createApiFallback, problemErrorHandler } from '../api';
 import { authenticate, registryGate } from '../api/auth';
 import { jsonBody } from '../api/body';
 import type { ApiDeps } from '../api/deps';
@@ -63,5 +63,7 @@ export function createMcpApp(deps: ApiDeps, routes: readonly RouteDef[]): expres
     res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP endpoint is stateless: POST only' }, id: null });
   });
   app.use(createApiFallback(runtime.log));
+  // The fallback router only answers errors raised inside it; the gate's 401/403 are raised here.
+  app.use(problemErrorHandler(runtime.log));
   return app;
 }

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { problemErrorHandler } from '../../api';
 import { problems } from '../../api/problems';
+import { silentLogger, type Logger } from '../../common/logger';
 
 /** dist/ui-app, beside this file's compiled form in dist/ui/server. */
 export const DEFAULT_UI_DIR = path.resolve(__dirname, '..', '..', 'ui-app');
@@ -23,7 +25,7 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
   next();
 }
 
-export function createUiRouter(opts: { dir?: string } = {}): express.Router {
+export function createUiRouter(opts: { dir?: string; log?: Logger } = {}): express.Router {
   const dir = opts.dir ?? DEFAULT_UI_DIR;
   const index = path.join(dir, 'index.html');
   const router = express.Router();
@@ -37,5 +39,8 @@ export function createUiRouter(opts: { dir?: string } = {}): express.Router {
       res.type('html').send(html);
     });
   });
+  // Errors raised in a mounted router never reach the error handlers of routers mounted after it,
+  // so this one answers its own as problems (a missing asset 404, an unbuilt UI 503).
+  router.use(problemErrorHandler(opts.log ?? silentLogger));
   return router;
 }

@@ -3,9 +3,10 @@
 // OpenAPI document and the fuzzing tests pick it up from `allRoutes`.
 import type { RouteDef } from '../route';
 import { archonRoutes } from './archons';
+import { incarnationRoutes } from './incarnations';
 import { serviceRoutes } from './services';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...incarnationRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -1,0 +1,104 @@
+// Applies one host's rendered steps, in order, through its soul's live stream, and decides each
+// step's outcome with its apply-time expressions:
+//   when          false -> the step is `skipped` (not sent)
+//   changed_when  overrides `changed` from the soul's answer
+//   failed_when   true -> the step failed, whatever the module said
+//   until         false -> send again after `delay_ms`, at most `retries` more times, then failed
+// Expressions see input.*, state.*, soulprint.self.*, registered.<name> (earlier `register:`ed
+// results) and, after a send, result.{changed, ok, output}.
+// A step the soul did not answer (timeout, stream lost) is `unknown` and ends the host: silence
+// is never success. After a failed or unknown step the host's remaining steps are `skipped`.
+// Exactly-once: the ledger key is (apply_id, host, step index); an `until` re-send uses the
+// apply_id `<apply_id>:u<attempt>` so it is a new key, and a crash-retried activity replays the
+// same keys in the same order and gets the recorded answers.
+import type { HostStatus, PlannedStep, StepRow, StepStatus } from '../db/repos/runs';
+import type { StepSender } from './deps';
+
+export const MAX_UNTIL_RETRIES = 20;
+export const MAX_UNTIL_DELAY_MS = 60_000;
+
+export interface HostRun {
+  applyId: string;
+  sid: string;
+  steps: PlannedStep[];
+  context: Record<string, unknown>;
+  sender: StepSender;
+  evaluate(src: string, context: Record<string, unknown>): unknown;
+  stepTimeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface HostOutcome { status: HostStatus; reason: string | null; steps: StepRow[]; startedAt: Date; finishedAt: Date }
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+});
+
+function isTrue(v: unknown): boolean {
+  return v === true;
+}
+
+export async function applyHost(run: HostRun): Promise<HostOutcome> {
+  const startedAt = new Date();
+  const rows: StepRow[] = [];
+  const registered: Record<string, unknown> = {};
+  let hostStatus: HostStatus = 'ok';
+  let reason: string | null = null;
+  const row = (step: PlannedStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
+    apply_id: run.applyId, sid: run.sid, step_index: step.index, name: step.name, module: step.module, status,
+    changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, ...extra,
+  });
+
+  for (const step of run.steps) {
+    if (hostStatus === 'failed' || hostStatus === 'unknown') { rows.push(row(step, 'skipped', { output: 'not run: an earlier step of this host did not succeed' })); continue; }
+    const ctx = () => ({ ...run.context, registered });
+    try {
+      if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) { rows.push(row(step, 'skipped', { output: 'when: false' })); continue; }
+    } catch (err) {
+      rows.push(row(step, 'failed', { output: `when: ${(err as Error).message}` }));
+      hostStatus = 'failed'; reason = `step ${step.index} (${step.name}): when failed to evaluate`;
+      continue;
+    }
+    const retries = Math.min(Math.max(0, step.retries ?? 0), MAX_UNTIL_RETRIES);
+    const delay = Math.min(Math.max(0, step.delay_ms ?? 1000), MAX_UNTIL_DELAY_MS);
+    let attempt = 0;
+    let first: Date | null = null;
+    for (;;) {
+      attempt++;
+      let answer;
+      try {
+        answer = await run.sender.sendStep(run.sid, {
+          applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
+        }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
+      } catch (err) {
+        rows.push(row(step, 'unknown', { output: (err as Error).message, attempts: attempt, started_at: first, finished_at: new Date() }));
+        hostStatus = 'unknown'; reason = `step ${step.index} (${step.name}): ${(err as Error).message}`;
+        break;
+      }
+      first ??= answer.startedAt;
+      let changed = answer.changed;
+      let ok = answer.ok;
+      let untilMet = true;
+      try {
+        const c = { ...ctx(), result: { changed: answer.changed, ok: answer.ok, output: answer.output } };
+        if (step.changed_when !== undefined) changed = isTrue(run.evaluate(step.changed_when, c));
+        if (step.failed_when !== undefined) ok = !isTrue(run.evaluate(step.failed_when, c));
+        if (step.until !== undefined && ok) untilMet = isTrue(run.evaluate(step.until, c));
+      } catch (err) {
+        ok = false;
+        answer = { ...answer, output: `${answer.output}\nexpression error: ${(err as Error).message}` };
+      }
+      if (ok && !untilMet && attempt <= retries && !run.signal.aborted) { await sleep(delay, run.signal); continue; }
+      if (ok && !untilMet) { ok = false; answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` }; }
+      if (step.register) registered[step.register] = { changed, ok, failed: !ok, output: answer.output };
+      rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
+        changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,
+      }));
+      if (!ok) { hostStatus = 'failed'; reason = `step ${step.index} (${step.name}) failed`; }
+      else if (changed) hostStatus = 'changed';
+      break;
+    }
+  }
+  return { status: hostStatus, reason, steps: rows, startedAt, finishedAt: new Date() };
+}

@@ -1,0 +1,85 @@
+// The render phase: everything is resolved for every targeted host before anything is applied
+// (ARCHITECTURE 2). Loads the service at its catalog ref, selects the incarnation's hosts (souls
+// carrying one of its covens), renders, applies `on:`/`where:`, and stores the plan per host.
+// A render error is stored with the run and nothing is sent to any soul.
+import type { Knex } from 'knex';
+import { getIncarnation } from '../db/repos/incarnations';
+import { getRun, saveRender, saveRenderErrors, setPhase } from '../db/repos/runs';
+import { getService } from '../db/repos/services';
+import type { RenderOutcome } from '../workflows/types';
+import type { SharedActivityDeps } from './deps';
+import { RunGone } from './errors';
+import type { RenderError, ScenarioPort } from './scenario-port';
+
+interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
+
+async function targetHosts(db: Knex, covens: string[]): Promise<Host[]> {
+  const rows = await db('souls').select('sid', 'covens', 'soulprint').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
+  return rows.map((r: { sid: string; covens: string[]; soulprint: Record<string, unknown> | null }) => ({ sid: r.sid, covens: r.covens, soulprint: r.soulprint ?? {} }));
+}
+
+function truthy(v: unknown): boolean {
+  return v === true;
+}
+
+/** `on:` keeps hosts carrying one of the listed covens; `where:` keeps hosts whose expression is true. */
+function selectHosts(scenario: ScenarioPort, hosts: Host[], orch: { on?: string | string[]; where?: string }, ctx: Record<string, unknown>): { keep: Set<string>; errors: RenderError[] } {
+  const on = orch.on === undefined ? undefined : new Set(Array.isArray(orch.on) ? orch.on : [orch.on]);
+  const keep = new Set<string>();
+  const errors: RenderError[] = [];
+  for (const h of hosts) {
+    if (on && !h.covens.some((c) => on.has(c))) continue;
+    if (orch.where !== undefined) {
+      try {
+        if (!truthy(scenario.evaluate(orch.where, { ...ctx, soulprint: { self: h.soulprint } }))) continue;
+      } catch (err) {
+        errors.push({ file: 'scenario', line: 0, col: 0, rule: 'where', message: `where: on ${h.sid}: ${(err as Error).message}` });
+        continue;
+      }
+    }
+    keep.add(h.sid);
+  }
+  return { keep, errors };
+}
+
+export async function renderRun(deps: SharedActivityDeps, applyId: string): Promise<RenderOutcome> {
+  const { db, scenario } = deps;
+  const run = await getRun(db, applyId);
+  if (!run) throw RunGone(applyId);
+  const inc = await getIncarnation(db, run.incarnation);
+  if (!inc) throw RunGone(applyId);
+  await setPhase(db, applyId, 'rendering');
+  const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
+    await saveRenderErrors(db, applyId, commit, errors);
+    return { ok: false, errorCount: errors.length };
+  };
+
+  const service = await getService(db, inc.service);
+  if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
+  let loaded;
+  try {
+    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir });
+  } catch (err) {
+    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${service.git}@${service.ref}: ${(err as Error).message}` }]);
+  }
+
+  const hosts = await targetHosts(db, inc.covens);
+  const rendered = await scenario.render({
+    service: loaded, operation: run.operation, input: run.input, state: inc.state,
+    hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
+  });
+  if (!rendered.ok) return fail(loaded.commit, rendered.errors);
+  const { plan } = rendered;
+  const { keep, errors } = selectHosts(scenario, hosts, plan.orchestration, { input: run.input, state: inc.state });
+  if (errors.length > 0) return fail(loaded.commit, errors);
+
+  const soulprints = new Map(hosts.map((h) => [h.sid, h.soulprint]));
+  const planned = plan.hosts.filter((h) => keep.has(h.sid));
+  await saveRender(db, applyId, {
+    serviceCommit: loaded.commit,
+    stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
+    orchestration: { ...plan.orchestration },
+    hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
+  });
+  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null };
+}

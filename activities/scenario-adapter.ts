@@ -1,0 +1,75 @@
+// Binds the ScenarioPort to the scenario engine (scenario/index.ts, issue 5). The engine is loaded
+// when first used rather than imported, so the keeper builds and runs while that module is being
+// written; until it exists, every run fails at render with a message saying so (nothing applied).
+import type { PlannedStep } from '../db/repos/runs';
+import type { LoadedService, Orchestration, RenderError, RenderResult, ScenarioPort } from './scenario-port';
+
+interface Engine {
+  loadServiceFromGit(a: { git: string; ref: string; cacheDir: string }): Promise<{ commit: string; service: any }>;
+  render(a: { service: unknown; operation: string; input: unknown; state: unknown; hosts: { sid: string; soulprint: unknown }[] }):
+    { ok: true; plan: any } | { ok: false; errors: RenderError[] } | Promise<{ ok: true; plan: any } | { ok: false; errors: RenderError[] }>;
+  evaluateExpression(src: string, context: Record<string, unknown>): unknown;
+  applyMigrations(service: unknown, state: unknown, from: number, to: number): unknown;
+}
+
+function loadEngine(): Engine | Error {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('../scenario') as Engine;
+  } catch (err) {
+    return new Error(`the scenario engine is not available in this build: ${(err as Error).message}`);
+  }
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The engine's per-host steps in the run's own shape (db/repos/runs.ts PlannedStep). */
+function toSteps(steps: any[]): PlannedStep[] {
+  return steps.map((s, i) => ({
+    index: num(s.index) ?? i, name: str(s.name) ?? `step ${i}`, module: String(s.module), params: (s.params ?? {}) as Record<string, unknown>,
+    when: str(s.when), changed_when: str(s.changed_when), failed_when: str(s.failed_when), until: str(s.until),
+    retries: num(s.retries), delay_ms: num(s.delay_ms) ?? (num(s.delay) !== undefined ? num(s.delay)! * 1000 : undefined), register: str(s.register),
+  }));
+}
+
+function toPlan(plan: any): RenderResult {
+  const hostsRaw: [string, any][] = Array.isArray(plan.hosts)
+    ? plan.hosts.map((h: any) => [h.sid, h.steps])
+    : Object.entries(plan.hosts ?? {}).map(([sid, h]: [string, any]) => [sid, Array.isArray(h) ? h : h.steps]);
+  const orch = (plan.orchestration ?? {}) as Orchestration;
+  const changes = plan.state_changes ?? plan.stateChanges ?? {};
+  return {
+    ok: true,
+    plan: {
+      hosts: hostsRaw.map(([sid, steps]) => ({ sid, steps: toSteps(steps ?? []) })),
+      orchestration: { serial: orch.serial, on: orch.on, where: orch.where },
+      stateSets: (changes.sets ?? changes) as Record<string, unknown>,
+    },
+  };
+}
+
+export function defaultScenarioPort(): ScenarioPort {
+  let engine: Engine | Error | undefined;
+  const get = (): Engine => {
+    engine ??= loadEngine();
+    if (engine instanceof Error) throw engine;
+    return engine;
+  };
+  return {
+    async loadService(a) {
+      const { commit, service } = await get().loadServiceFromGit(a);
+      const version = num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
+      return { commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service } satisfies LoadedService;
+    },
+    async render(a) {
+      const r = await get().render({ service: a.service.service, operation: a.operation, input: a.input, state: a.state, hosts: a.hosts });
+      return r.ok ? toPlan(r.plan) : { ok: false, errors: r.errors };
+    },
+    evaluate: (src, context) => get().evaluateExpression(src, context),
+    async migrate(a) {
+      const out = await get().applyMigrations(a.service.service, a.state, a.fromVersion, a.toVersion);
+      return ((out as { state?: unknown })?.state ?? out) as Record<string, unknown>;
+    },
+  };
+}

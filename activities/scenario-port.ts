@@ -1,0 +1,45 @@
+// What the run activities need from the scenario engine (scenario/, issue 5), as one narrow port.
+// The activities depend on this interface only; `scenario-adapter.ts` binds it to scenario/index.ts
+// and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlannedStep).
+import type { PlannedStep } from '../db/repos/runs';
+
+export interface LoadedService {
+  /** The commit the ref resolved to: recorded on the run and in history. */
+  commit: string;
+  name: string;
+  stateSchemaVersion: number;
+  /** The engine's own representation, handed back to render and migrate. */
+  service: unknown;
+}
+
+export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }
+
+export interface Orchestration {
+  /** Host count or "p%" per batch. */
+  serial?: number | string;
+  /** Covens: only the incarnation's hosts carrying one of these. */
+  on?: string | string[];
+  /** A CEL expression over soulprint.self.*, input.*, state.*: only hosts where it is true. */
+  where?: string;
+}
+
+export interface RenderedPlan {
+  hosts: { sid: string; steps: PlannedStep[] }[];
+  orchestration: Orchestration;
+  /** `state_changes.sets`, already evaluated: merged into the state at commit. */
+  stateSets: Record<string, unknown>;
+}
+
+export type RenderResult = { ok: true; plan: RenderedPlan } | { ok: false; errors: RenderError[] };
+
+export interface ScenarioPort {
+  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<LoadedService>;
+  render(args: {
+    service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
+    hosts: { sid: string; soulprint: Record<string, unknown> }[];
+  }): Promise<RenderResult>;
+  /** Evaluates one CEL expression (apply-time `when`, `changed_when`, `failed_when`, `until`, `where`). */
+  evaluate(src: string, context: Record<string, unknown>): unknown;
+  /** Runs migrations/<v>.yml for v in (from, to], in order; throws when one is missing or fails. */
+  migrate(args: { service: LoadedService; state: Record<string, unknown>; fromVersion: number; toVersion: number }): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,228 @@
+// Incarnations: create (runs `create`), list, get, history, other operations, run reports, unlock
+// (and unlock-with-retry), upgrade. A handler records the run and takes the lock in PostgreSQL
+// first, then starts the run's workflow; if Temporal refuses, the run is failed and the
+// incarnation locked with the reason, never left `applying` with nothing running.
+import { lockRun } from '../../activities/commit';
+import {
+  beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
+} from '../../db/repos/incarnations';
+import { getRun, lastRunOf, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
+import { getService } from '../../db/repos/services';
+import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
+import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
+import type { ApiDeps } from '../deps';
+import { decodeCursor, pageBody } from '../pagination';
+import { problems } from '../problems';
+import { defineRoute } from '../route';
+import { pageQuerySchema } from '../schemas/common';
+import {
+  INCARNATION_NAME_PATTERN, acceptedSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
+  listIncarnationsQuery, nameParams, runParams, runReportSchema, startRunBody, unlockBody, upgradeBody,
+  type CreateIncarnationInput, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
+} from '../schemas/incarnations';
+
+/** The keeper passes its Temporal client beside the common API deps (keeper/server.ts). */
+type RunDeps = ApiDeps & { temporal?: TemporalClientHolder };
+
+function temporalOf(deps: ApiDeps): TemporalClientHolder {
+  const t = (deps as RunDeps).temporal;
+  if (!t?.client) throw problems.unavailable('the workflow engine (Temporal)');
+  return t;
+}
+
+const uiLink = (deps: ApiDeps, applyId: string) => {
+  const t = (deps as RunDeps).temporal;
+  const c = deps.runtime.config.temporal;
+  return runUiUrl(t?.uiUrl ?? c.ui_url, t?.namespace ?? c.namespace, applyId);
+};
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+function runSummary(deps: ApiDeps, r: RunRecord) {
+  return {
+    apply_id: r.apply_id, operation: r.operation, status: r.status, phase: r.phase, service_ref: r.service_ref,
+    service_commit: r.service_commit, error: r.error, summary: r.summary, created_at: r.created_at.toISOString(),
+    finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id),
+  };
+}
+
+function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | undefined) {
+  return {
+    name: inc.name, service: inc.service, covens: inc.covens, status: inc.status, state: inc.state,
+    state_schema_version: inc.state_schema_version, service_commit: inc.service_commit, apply_id: inc.last_apply_id,
+    last_run: last ? runSummary(deps, last) : null, created_at: inc.created_at.toISOString(), updated_at: inc.updated_at.toISOString(),
+  };
+}
+
+async function mustIncarnation(deps: ApiDeps, name: string): Promise<IncarnationRecord> {
+  const inc = await getIncarnation(deps.runtime.db, name);
+  if (!inc) throw problems.notFound(`incarnation ${name} does not exist`);
+  return inc;
+}
+
+/** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, answers 503. */
+async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<void>) {
+  try {
+    await start(temporalOf(deps));
+  } catch (err) {
+    await lockRun(deps.runtime.db, run.applyId, `the run could not be started: ${(err as Error).message}`, 'start');
+    throw problems.unavailable('the workflow engine (Temporal)');
+  }
+  return {
+    status: 202,
+    body: {
+      apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, status: 'applying',
+      run: `/v1/incarnations/${run.incarnation}/runs/${run.applyId}`, temporal_ui: uiLink(deps, run.applyId),
+    },
+    headers: { Location: `/v1/incarnations/${run.incarnation}/runs/${run.applyId}` },
+  };
+}
+
+const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
+  launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
+
+async function serviceOf(deps: ApiDeps, name: string) {
+  const service = await getService(deps.runtime.db, name);
+  if (!service) throw problems.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
+  return service;
+}
+
+export const incarnationRoutes = [
+  defineRoute<Record<string, never>, Record<string, never>, CreateIncarnationInput>({
+    method: 'post', path: '/v1/incarnations', operationId: 'createIncarnation', tag: 'Incarnations', permission: 'incarnations:create',
+    summary: 'Create an incarnation', description: 'Records the incarnation as `applying` and runs its `create` scenario on the hosts carrying its covens. 202 with the `apply_id`.',
+    body: { schema: createIncarnationBody, required: true },
+    responses: { 202: { description: 'accepted; follow the run report', schema: acceptedSchema } },
+    async handler({ body, caller, deps }) {
+      temporalOf(deps);
+      const service = await serviceOf(deps, body.service);
+      const run = { applyId: newApplyId(body.name, 'create'), incarnation: body.name, operation: 'create', input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
+      return startRun(deps, run);
+    },
+  }),
+  defineRoute<Record<string, never>, ListIncarnationsQuery>({
+    method: 'get', path: '/v1/incarnations', operationId: 'listIncarnations', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: 'List incarnations', description: 'Ordered by name; filter by status and service.', query: listIncarnationsQuery,
+    responses: { 200: { description: 'a page of incarnations', schema: incarnationListSchema } },
+    async handler({ query, deps }) {
+      const after = decodeCursor(query.cursor, INCARNATION_NAME_PATTERN);
+      const page = await listIncarnations(deps.runtime.db, { status: query.status, service: query.service }, { limit: query.limit, after });
+      const runs = await runsByIds(deps.runtime.db, page.items.map((i) => i.last_apply_id).filter((x): x is string => x !== null));
+      return { status: 200, body: pageBody(page, (i) => view(deps, i, i.last_apply_id ? runs.get(i.last_apply_id) : undefined)) };
+    },
+  }),
+  defineRoute<{ name: string }>({
+    method: 'get', path: '/v1/incarnations/{name}', operationId: 'getIncarnation', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: 'Get an incarnation', description: 'Status (`applying`, `ready`, `error_locked`), committed state and the last run.', params: nameParams,
+    responses: { 200: { description: 'the incarnation', schema: incarnationSchema } },
+    async handler({ params, deps }) {
+      const inc = await mustIncarnation(deps, params.name);
+      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name)) };
+    },
+  }),
+  defineRoute<{ name: string }, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/history', operationId: 'getIncarnationHistory', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: 'State history', description: 'One state snapshot per committed change, oldest first, each with its run.', params: nameParams, query: pageQuerySchema,
+    responses: { 200: { description: 'a page of snapshots', schema: historySchema } },
+    async handler({ params, query, deps }) {
+      await mustIncarnation(deps, params.name);
+      const after = decodeCursor(query.cursor, /^\d{1,19}$/);
+      const page = await listHistory(deps.runtime.db, params.name, { limit: query.limit, after });
+      const runs = await runsByIds(deps.runtime.db, page.items.map((h) => h.apply_id));
+      return {
+        status: 200,
+        body: pageBody(page, (h) => {
+          const run = runs.get(h.apply_id);
+          return {
+            id: h.id, apply_id: h.apply_id, operation: h.operation, state: h.state, state_schema_version: h.state_schema_version,
+            service_commit: h.service_commit, created_at: h.created_at.toISOString(), run: run ? runSummary(deps, run) : null,
+          };
+        }),
+      };
+    },
+  }),
+  defineRoute<{ name: string }, Record<string, never>, StartRunInput>({
+    method: 'post', path: '/v1/incarnations/{name}/runs', operationId: 'startRun', tag: 'Incarnations', permission: 'incarnations:run',
+    summary: 'Run an operation', description: 'Runs `scenario/<operation>/main.yml`. 409 while the incarnation is `applying` or `error_locked` (unlock it first).',
+    params: nameParams, body: { schema: startRunBody, required: true },
+    responses: { 202: { description: 'accepted', schema: acceptedSchema } },
+    async handler({ params, body, caller, deps }) {
+      temporalOf(deps);
+      if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
+      const inc = await mustIncarnation(deps, params.name);
+      const service = await serviceOf(deps, inc.service);
+      const run = { applyId: newApplyId(inc.name, body.operation), incarnation: inc.name, operation: body.operation, input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      await beginRun(deps.runtime.db, inc.name, run);
+      return startRun(deps, run);
+    },
+  }),
+  defineRoute<{ name: string; apply_id: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}', operationId: 'getRun', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: 'Run report', description: 'Per host, per step: ok, changed, failed, unknown or skipped, with output and timings; render errors when the run failed before dispatch.',
+    params: runParams,
+    responses: { 200: { description: 'the run report', schema: runReportSchema } },
+    async handler({ params, deps }) {
+      const run = await getRun(deps.runtime.db, params.apply_id);
+      if (!run || run.incarnation !== params.name) throw problems.notFound(`incarnation ${params.name} has no run ${params.apply_id}`);
+      const report = await runReport(deps.runtime.db, run.apply_id);
+      const stepsBySid = new Map<string, typeof report.steps>();
+      for (const s of report.steps) (stepsBySid.get(s.sid) ?? stepsBySid.set(s.sid, []).get(s.sid)!).push(s);
+      return {
+        status: 200,
+        body: {
+          ...runSummary(deps, run), incarnation: run.incarnation, input: run.input, render_errors: run.render_errors,
+          hosts: report.hosts.map((h) => ({
+            sid: h.sid, status: h.status, kid: h.kid, reason: h.reason, batch: h.batch,
+            steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
+              index: s.step_index, name: s.name, module: s.module, status: s.status, changed: s.changed, output: s.output,
+              attempts: s.attempts, replayed: s.replayed, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
+            })),
+          })),
+        },
+      };
+    },
+  }),
+  defineRoute<{ name: string }, Record<string, never>, UnlockInput | undefined>({
+    method: 'post', path: '/v1/incarnations/{name}/unlock', operationId: 'unlockIncarnation', tag: 'Incarnations', permission: 'incarnations:unlock',
+    summary: 'Clear error_locked', description: 'Without `retry`: back to `ready` with the last committed state, nothing runs (200). With `{"retry": true}`: runs the failed operation again, with `input` if given, else the failed run\'s input (202).',
+    params: nameParams, body: { schema: unlockBody, required: false },
+    responses: { 200: { description: 'unlocked', schema: incarnationSchema }, 202: { description: 'unlocked and re-run', schema: acceptedSchema } },
+    async handler({ params, body, caller, deps }) {
+      if (!body?.retry) {
+        const inc = await unlockIncarnation(deps.runtime.db, params.name);
+        return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name)) };
+      }
+      temporalOf(deps);
+      const inc = await mustIncarnation(deps, params.name);
+      const failed = inc.last_apply_id ? await getRun(deps.runtime.db, inc.last_apply_id) : undefined;
+      if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
+      const service = await serviceOf(deps, inc.service);
+      const run = {
+        applyId: newApplyId(inc.name, failed.operation), incarnation: inc.name, operation: failed.operation, input: body.input ?? failed.input,
+        serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
+      };
+      await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
+      return failed.operation === 'upgrade'
+        ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
+        : startRun(deps, run);
+    },
+  }),
+  defineRoute<{ name: string }, Record<string, never>, UpgradeInput | undefined>({
+    method: 'post', path: '/v1/incarnations/{name}/upgrade', operationId: 'upgradeIncarnation', tag: 'Incarnations', permission: 'incarnations:upgrade',
+    summary: 'Migrate the state schema', description: "Operator-initiated, forward-only: runs the service's migrations/<v>.yml from the incarnation's state_schema_version up to `to_version` (default: the service's) in one transaction. Never automatic, never on restart.",
+    params: nameParams, body: { schema: upgradeBody, required: false },
+    responses: { 202: { description: 'accepted', schema: acceptedSchema } },
+    async handler({ params, body, caller, deps }) {
+      temporalOf(deps);
+      const inc = await mustIncarnation(deps, params.name);
+      if (body?.to_version !== undefined && inc.state_schema_version !== null && body.to_version < inc.state_schema_version) {
+        throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
+      }
+      const service = await serviceOf(deps, inc.service);
+      const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      await beginRun(deps.runtime.db, inc.name, run);
+      return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));
+    },
+  }),
+];

@@ -1,0 +1,144 @@
+// Incarnations (interface spec 2.4) and their runs on the wire. Inputs are free-form objects whose
+// values the scenario's `input:` block checks at render time.
+import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
+import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, timestampSchema, type ObjectSchema } from './common';
+
+export const INCARNATION_NAME_PATTERN = new RegExp(LABEL_PATTERN);
+export const OPERATION_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
+export const APPLY_ID_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,199}$';
+
+const inputSchema = {
+  type: 'object', maxProperties: 256,
+  description: "values for the scenario's `input:` block; put secrets in the secrets store and pass `secretstore:<path>` references",
+} as const;
+const covensSchema = { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'hosts carrying any of these covens receive the scenarios' } as const;
+const statusSchema = { type: 'string', enum: [...INCARNATION_STATUSES] } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const runSummarySchema = named('RunSummary', {
+  type: 'object', additionalProperties: false,
+  required: ['apply_id', 'operation', 'status', 'phase', 'service_ref', 'service_commit', 'error', 'summary', 'created_at', 'finished_at', 'temporal_ui'],
+  properties: {
+    apply_id: { type: 'string', description: 'also the Temporal workflow id' },
+    operation: { type: 'string' },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed'] },
+    phase: { type: 'string', enum: ['queued', 'rendering', 'dispatching', 'committing', 'done'] },
+    service_ref: nullableString,
+    service_commit: nullableString,
+    error: nullableString,
+    summary: { type: ['object', 'null'], description: 'host counts by outcome; `changed: false` when the run changed nothing' },
+    created_at: timestampSchema,
+    finished_at: nullableTimestampSchema,
+    temporal_ui: { type: 'string', description: 'this run in the Temporal Web UI' },
+  },
+} as const satisfies ObjectSchema);
+
+export const incarnationSchema = named('Incarnation', {
+  type: 'object', additionalProperties: false,
+  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'service_commit', 'apply_id', 'last_run', 'created_at', 'updated_at'],
+  properties: {
+    name: labelSchema,
+    service: { type: 'string' },
+    covens: { type: 'array', items: { type: 'string' } },
+    status: { ...statusSchema, description: '`applying` while a run holds the lock, `ready`, or `error_locked` after a failed run' },
+    state: { type: 'object', description: 'the last committed state' },
+    state_schema_version: { type: ['integer', 'null'] },
+    service_commit: nullableString,
+    apply_id: { ...nullableString, description: 'the latest run' },
+    last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  },
+} as const satisfies ObjectSchema);
+
+export const incarnationListSchema = listSchema('IncarnationList', incarnationSchema);
+
+export const acceptedSchema = named('RunAccepted', {
+  type: 'object', additionalProperties: false, required: ['apply_id', 'incarnation', 'operation', 'status', 'run', 'temporal_ui'],
+  properties: {
+    apply_id: { type: 'string' }, incarnation: { type: 'string' }, operation: { type: 'string' },
+    status: { type: 'string', description: 'the incarnation status: applying' },
+    run: { type: 'string', description: 'the run report URL path' },
+    temporal_ui: { type: 'string' },
+  },
+} as const satisfies ObjectSchema);
+
+export const createIncarnationBody = named('CreateIncarnation', {
+  type: 'object', additionalProperties: false, required: ['name', 'service', 'covens'],
+  properties: { name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' }, covens: covensSchema, input: inputSchema },
+} as const satisfies ObjectSchema);
+
+export const startRunBody = named('StartRun', {
+  type: 'object', additionalProperties: false, required: ['operation'],
+  properties: { operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' }, input: inputSchema },
+} as const satisfies ObjectSchema);
+
+export const unlockBody = named('Unlock', {
+  type: 'object', additionalProperties: false,
+  properties: {
+    retry: { type: 'boolean', default: false, description: 'run the failed operation again at once (202 with a new apply_id)' },
+    input: { ...inputSchema, description: 'with retry: the input for the new run; default: the failed run\'s input' },
+  },
+} as const satisfies ObjectSchema);
+
+export const upgradeBody = named('Upgrade', {
+  type: 'object', additionalProperties: false,
+  properties: { to_version: { type: 'integer', minimum: 1, description: "target state_schema_version; default: the service's current one" } },
+} as const satisfies ObjectSchema);
+
+export const nameParams = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: labelSchema } } as const satisfies ObjectSchema;
+export const runParams = {
+  type: 'object', additionalProperties: false, required: ['name', 'apply_id'],
+  properties: { name: labelSchema, apply_id: { type: 'string', pattern: APPLY_ID_PATTERN } },
+} as const satisfies ObjectSchema;
+
+export const listIncarnationsQuery = {
+  type: 'object', additionalProperties: false,
+  properties: { ...pageQueryProperties, status: { ...statusSchema, description: 'only incarnations in this status' }, service: { ...labelSchema, description: 'only incarnations of this service' } },
+} as const satisfies ObjectSchema;
+
+const stepSchema = {
+  type: 'object', required: ['index', 'name', 'module', 'status', 'changed', 'output', 'attempts', 'replayed', 'started_at', 'finished_at'],
+  properties: {
+    index: { type: 'integer' }, name: nullableString, module: { type: 'string' },
+    status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'] },
+    changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
+    replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
+    started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
+  },
+} as const;
+
+export const runReportSchema = named('RunReport', {
+  type: 'object', required: [...runSummarySchema.required, 'incarnation', 'input', 'render_errors', 'hosts'],
+  properties: {
+    ...runSummarySchema.properties,
+    incarnation: { type: 'string' },
+    input: { type: 'object' },
+    render_errors: { type: ['array', 'null'], description: 'file, line, col, rule, message, fix: why the run failed before anything was applied' },
+    hosts: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['sid', 'status', 'kid', 'reason', 'batch', 'steps'],
+        properties: {
+          sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'] },
+          kid: nullableString, reason: nullableString, batch: { type: ['integer', 'null'] }, steps: { type: 'array', items: stepSchema },
+        },
+      },
+    },
+  },
+} as const satisfies ObjectSchema);
+
+export const historySchema = listSchema('IncarnationHistory', {
+  type: 'object', required: ['id', 'apply_id', 'operation', 'state', 'state_schema_version', 'service_commit', 'created_at', 'run'],
+  properties: {
+    id: { type: 'string' }, apply_id: { type: 'string' }, operation: { type: 'string' }, state: { type: 'object' },
+    state_schema_version: { type: ['integer', 'null'] }, service_commit: nullableString, created_at: timestampSchema,
+    run: { anyOf: [runSummarySchema, { type: 'null' }] },
+  },
+});
+
+export interface CreateIncarnationInput { name: string; service: string; covens: string[]; input?: Record<string, unknown> }
+export interface StartRunInput { operation: string; input?: Record<string, unknown> }
+export interface UnlockInput { retry?: boolean; input?: Record<string, unknown> }
+export interface UpgradeInput { to_version?: number }
+export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

@@ -1,0 +1,154 @@
+// Runs of an incarnation: one row per apply_id (the Temporal workflow id), its rendered plan per
+// host, and its report per host and per step. The plan lives here rather than in the workflow's
+// history because rendered content may carry secrets; the workflow only ever sees host names.
+import type { Knex } from 'knex';
+
+export type RunStatus = 'running' | 'succeeded' | 'failed';
+export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
+export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
+export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
+
+/** One rendered step for one host; apply-time expressions stay CEL source until dispatch. */
+export interface PlannedStep {
+  index: number;
+  name: string;
+  module: string;
+  params: Record<string, unknown>;
+  when?: string;
+  changed_when?: string;
+  failed_when?: string;
+  until?: string;
+  /** Extra attempts allowed while `until` is false (bounded; see activities/apply-host.ts). */
+  retries?: number;
+  delay_ms?: number;
+  register?: string;
+}
+
+export interface NewRun {
+  applyId: string;
+  incarnation: string;
+  operation: string;
+  input: Record<string, unknown>;
+  serviceRef: string;
+  retryOf?: string;
+  createdBy?: string;
+}
+
+export interface RunRecord {
+  apply_id: string;
+  incarnation: string;
+  operation: string;
+  input: Record<string, unknown>;
+  status: RunStatus;
+  phase: RunPhase;
+  service_ref: string | null;
+  service_commit: string | null;
+  render_errors: unknown[] | null;
+  error: string | null;
+  state_changes: Record<string, unknown> | null;
+  orchestration: Record<string, unknown> | null;
+  summary: Record<string, unknown> | null;
+  retry_of: string | null;
+  created_by: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export interface HostRow { apply_id: string; sid: string; status: HostStatus; kid: string | null; reason: string | null; batch: number | null; started_at: Date | null; finished_at: Date | null }
+export interface StepRow {
+  apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
+  output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
+}
+
+export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
+  await trx('incarnation_runs').insert({
+    apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
+    status: 'running', phase: 'queued', service_ref: run.serviceRef, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
+  });
+}
+
+export async function getRun(db: Knex | Knex.Transaction, applyId: string): Promise<RunRecord | undefined> {
+  return (await db('incarnation_runs').where({ apply_id: applyId }).first()) as RunRecord | undefined;
+}
+
+export async function setPhase(db: Knex, applyId: string, phase: RunPhase): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: applyId, status: 'running' }).update({ phase });
+}
+
+/** Stores a successful render: plan per host (replacing any earlier attempt's), hosts `pending`. */
+export async function saveRender(db: Knex, applyId: string, render: {
+  serviceCommit: string; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
+  hosts: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }[];
+}): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('incarnation_runs').where({ apply_id: applyId }).update({
+      service_commit: render.serviceCommit, state_changes: JSON.stringify(render.stateChanges),
+      orchestration: JSON.stringify(render.orchestration), phase: 'dispatching',
+    });
+    await trx('run_plans').where({ apply_id: applyId }).delete();
+    await trx('run_hosts').where({ apply_id: applyId }).delete();
+    for (let i = 0; i < render.hosts.length; i += 500) {
+      const chunk = render.hosts.slice(i, i + 500);
+      await trx('run_plans').insert(chunk.map((h) => ({
+        apply_id: applyId, sid: h.sid, steps: JSON.stringify(h.steps), soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
+      })));
+      await trx('run_hosts').insert(chunk.map((h) => ({ apply_id: applyId, sid: h.sid, status: 'pending' })));
+    }
+  });
+}
+
+export async function saveRenderErrors(db: Knex, applyId: string, serviceCommit: string | null, errors: unknown[]): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: applyId })
+    .update({ render_errors: JSON.stringify(errors), service_commit: serviceCommit, error: 'render failed; nothing was applied' });
+}
+
+export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, { steps: PlannedStep[]; soulprint: Record<string, unknown> | null }>> {
+  const rows = await db('run_plans').select('sid', 'steps', 'soulprint').where({ apply_id: applyId }).whereIn('sid', sids);
+  return new Map(rows.map((r: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }) => [r.sid, { steps: r.steps, soulprint: r.soulprint }]));
+}
+
+/** Upserts hosts' outcomes: a retried dispatch overwrites what an interrupted attempt wrote. */
+export async function recordHosts(db: Knex, rows: Omit<HostRow, 'apply_id'>[], applyId: string): Promise<void> {
+  if (rows.length === 0) return;
+  await db('run_hosts').insert(rows.map((r) => ({ ...r, apply_id: applyId }))).onConflict(['apply_id', 'sid']).merge();
+}
+
+export async function recordSteps(db: Knex, rows: StepRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db('run_steps').insert(rows.slice(i, i + 1000)).onConflict(['apply_id', 'sid', 'step_index']).merge();
+  }
+}
+
+/** Ends the run row; only a running run changes, so a retried activity cannot rewrite an outcome. */
+export async function finishRun(db: Knex | Knex.Transaction, applyId: string, outcome: { status: 'succeeded' | 'failed'; error?: string; summary: Record<string, unknown> }): Promise<boolean> {
+  const n = await db('incarnation_runs').where({ apply_id: applyId, status: 'running' }).update({
+    status: outcome.status, phase: 'done', error: outcome.error ?? null, summary: JSON.stringify(outcome.summary), finished_at: db.fn.now(),
+  });
+  return n > 0;
+}
+
+export async function hostCounts(db: Knex | Knex.Transaction, applyId: string): Promise<Record<HostStatus, number>> {
+  const rows = await db('run_hosts').select('status').count<{ status: HostStatus; count: string }[]>({ count: '*' })
+    .where({ apply_id: applyId }).groupBy('status');
+  const out: Record<HostStatus, number> = { pending: 0, ok: 0, changed: 0, failed: 0, unknown: 0, skipped: 0 };
+  for (const r of rows) out[r.status] = Number(r.count);
+  return out;
+}
+
+export async function runReport(db: Knex, applyId: string): Promise<{ hosts: HostRow[]; steps: StepRow[] }> {
+  const [hosts, steps] = await Promise.all([
+    db('run_hosts').where({ apply_id: applyId }).orderBy('sid'),
+    db('run_steps').where({ apply_id: applyId }).orderBy(['sid', 'step_index']),
+  ]);
+  return { hosts: hosts as HostRow[], steps: steps as StepRow[] };
+}
+
+export async function lastRunOf(db: Knex, incarnation: string): Promise<RunRecord | undefined> {
+  return (await db('incarnation_runs').where({ incarnation }).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
+}
+
+export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, RunRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await db('incarnation_runs').whereIn('apply_id', ids)) as RunRecord[];
+  return new Map(rows.map((r) => [r.apply_id, r]));
+}

@@ -1,0 +1,51 @@
+// The messages between the run workflows and their activities. Only names, counts and host ids
+// travel through Temporal: inputs, rendered plans and step outputs stay in PostgreSQL (they may
+// carry secrets, and histories are kept and shown in the Web UI).
+
+export interface RunWorkflowInput {
+  applyId: string;
+  incarnation: string;
+  operation: string;
+}
+
+/** `serial:` as rendered: a host count, or a percentage of the targeted hosts ("25%"). */
+export type SerialSpec = number | string | null;
+
+export type RenderOutcome =
+  | { ok: true; sids: string[]; serial: SerialSpec }
+  | { ok: false; errorCount: number };
+
+export interface RouteGroup { kid: string; queue: string; sids: string[] }
+export interface Routes { groups: RouteGroup[]; unknown: string[] }
+
+export interface DispatchInput { applyId: string; sids: string[]; batch: number }
+
+/** What one dispatch activity reports; host-level detail is in run_hosts/run_steps. */
+export interface DispatchOutcome {
+  ok: number;
+  changed: number;
+  failed: string[];
+  unknown: string[];
+  /** Hosts whose stream is not on this keeper (not sent): the workflow re-resolves them. */
+  moved: string[];
+}
+
+export interface BatchOutcome { ok: number; changed: number; failed: number; unknown: number }
+
+export interface RunResult {
+  applyId: string;
+  status: 'succeeded' | 'failed';
+  phase: 'render' | 'dispatch' | 'commit';
+  hosts: BatchOutcome & { skipped: number };
+}
+
+export interface ShardInput { applyId: string; sids: string[]; batch: number }
+
+export interface UpgradeWorkflowInput { applyId: string; incarnation: string; toVersion: number | null }
+
+export interface RunProgress {
+  phase: 'render' | 'dispatch' | 'commit' | 'done';
+  batch: number;
+  batches: number;
+  hosts: BatchOutcome;
+}

@@ -7,6 +7,8 @@ import { createHubComponents, type Hub } from '../hub';
 import { createApiApp, createApiFallback } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
+import type { ScenarioPort } from '../activities/scenario-port';
+import { createRunComponents } from '../temporal/components';
 import { startAll, type Component } from './component';
 import type { KeeperConfig } from './config/types';
 import { httpComponent } from './listen';
@@ -26,18 +28,25 @@ export interface RunningKeeper {
 export const EMPTY_REGISTRY_MESSAGE =
   'the operators registry is empty: create the first operator with keeper init --archon=<AID> --config=<path> --credential-out=<path>, then start the keeper';
 
-export async function startKeeper(config: KeeperConfig, log: Logger): Promise<RunningKeeper> {
+/** What tests may replace; production passes nothing. */
+export interface KeeperOverrides { scenario?: ScenarioPort }
+
+export async function startKeeper(config: KeeperConfig, log: Logger, overrides: KeeperOverrides = {}): Promise<RunningKeeper> {
   const runtime = await openRuntime(config, log);
   try {
     const [{ count }] = await runtime.db('archons').count<{ count: string }[]>({ count: '*' });
     if (Number(count) === 0) throw new StartupError(EMPTY_REGISTRY_MESSAGE);
     const metrics = createMetrics(config.kid, VERSION);
+    const hub = createHubComponents(runtime, metrics);
+    // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
+    const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
+    const apiDeps = { runtime, metrics, temporal: runs.temporal };
 
     const app = express();
     app.disable('x-powered-by');
     app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
     app.use('/ui', createUiRouter({ log }));
-    app.use(createApiApp({ runtime, metrics }));
+    app.use(createApiApp(apiDeps));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
     app.use(createApiFallback(log));
 
@@ -47,11 +56,11 @@ export async function startKeeper(config: KeeperConfig, log: Logger): Promise<Ru
       res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
     });
 
-    const hub = createHubComponents(runtime, metrics);
     const components: Component[] = [
       httpComponent('operator API', config.listen.openapi.addr, app),
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,
+      ...runs.components,
       // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
       ...mcpComponents({ runtime, metrics }),
     ];

@@ -36,16 +36,21 @@ async function runInit(argv: { archon: string; config: string; 'credential-out':
 async function runServer(argv: { config: string }): Promise<void> {
   const config = loadConfig(argv.config);
   const log = createLogger({ level: config.logging.level, base: { kid: config.kid } });
-  const keeper = await startKeeper(config, log);
+  // Signals are handled from the start: a SIGTERM while components are still starting waits for
+  // the start to finish and then stops everything, rather than killing the process half-started.
   let stopping = false;
+  const starting = startKeeper(config, log);
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
-    keeper.stop().then(() => process.exit(0), (err) => { log.error('shutdown failed', { error: err }); process.exit(1); });
+    starting
+      .then((keeper) => keeper.stop())
+      .then(() => process.exit(0), (err) => { log.error('shutdown failed', { error: err }); process.exit(1); });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  await starting;
 }
 
 export function main(args: string[]): void {

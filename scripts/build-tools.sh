@@ -9,11 +9,11 @@ TEMPORAL_VERSION=1.5.1
 BAO_VERSION=2.6.2
 BAO_COMMIT=dd9c19c37a878cf4a81b18efb8d6f0599c7da923
 # Fallback when the Go module proxy refuses github.com/openbao/openbao (it answers 403 for every
-# version on this workplace's proxy): Vault 1.14.0, the MPL-2.0 line OpenBao forked from. Same HTTP
-# API for KV v1/v2, PKI and AppRole, same dev-mode flags. 1.14.0 because its code matches a
-# published sdk tag (v0.9.2); later 1.14.x call sdk functions no published tag has. See docs/stack.md.
-VAULT_VERSION=1.14.0
-VAULT_SDK=v0.9.2
+# version on this workplace's proxy): Vault 1.14.2, the MPL-2.0 line OpenBao forked from. Same HTTP
+# API for KV v1/v2, PKI and AppRole, same dev-mode flags. 1.14.2 because its code matches a
+# published sdk tag (v0.9.2, the one its go.mod names); 1.14.0 and 1.14.10 do not. See docs/stack.md.
+VAULT_VERSION=1.13.0
+VAULT_SDK=v0.8.1
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 export CGO_ENABLED=0
 

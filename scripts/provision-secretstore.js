@@ -76,7 +76,8 @@ async function provisionPki() {
   // A role fixes the extended key usage, so the soul role is client-auth only and the server leaf
   // comes from a sibling role under the same root (docs/stack.md).
   await api('POST', `${PKI_MOUNT}/roles/${SOUL_ROLE}`, { ...common, server_flag: false, client_flag: true, allow_ip_sans: false });
-  await api('POST', `${PKI_MOUNT}/roles/${SERVER_ROLE}`, { ...common, server_flag: true, client_flag: false });
+  // The server role issues (generates the key itself), which needs a concrete key type.
+  await api('POST', `${PKI_MOUNT}/roles/${SERVER_ROLE}`, { ...common, key_type: 'ec', key_bits: 256, server_flag: true, client_flag: false });
 }
 
 async function provisionServerLeaf() {

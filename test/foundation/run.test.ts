@@ -81,7 +81,7 @@ describe('keeper run (real stack)', function () {
   });
 
   it('stops cleanly on SIGTERM (exit 0, listener closed)', async () => {
-    const files: TestKeeperFiles = await prepareKeeperConfig();
+    const files: TestKeeperFiles = await prepareKeeperConfig({ mutate: (doc) => { doc.logging.level = 'info'; } });
     try {
       const config = loadConfig(files.configFile);
       const core = await openCore(config, silentLogger);

@@ -55,7 +55,7 @@ build_bao() {
   fi
   echo "build-tools: building OpenBao $BAO_VERSION (first time only, several minutes)" >&2
   local dir src work
-  dir="$(go mod download -json "github.com/openbao/openbao@$BAO_COMMIT" 2>/dev/null | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  dir="$(go mod download -json "github.com/openbao/openbao@$BAO_COMMIT" 2>/dev/null | sed -n 's/.*"Dir": "\(.*\)".*/\1/p' || true)"
   if [ -z "$dir" ]; then
     echo "build-tools: the Go module proxy does not serve github.com/openbao/openbao; building Vault $VAULT_VERSION (same API) instead" >&2
     build_vault; return 0

@@ -43,6 +43,8 @@ ensure_packages() {
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  # Browser tests of /docs and /ui drive Debian's headless Chromium.
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
     as_root apt-get update -qq

@@ -11,6 +11,7 @@ import { createSharedActivities } from '../activities/shared';
 import type { Component } from '../keeper/component';
 import { workflowBundle } from './bundle';
 import { dispatchQueue, sharedQueue } from './queues';
+import { installTemporalRuntime } from './runtime-logger';
 
 export interface WorkerOptions {
   address: string;
@@ -30,6 +31,7 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
   return {
     name: 'temporal workers',
     async start() {
+      installTemporalRuntime(opts.log);
       connection = await NativeConnection.connect({ address: opts.address });
       try {
         workers.push(await Worker.create({

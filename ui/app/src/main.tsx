@@ -1,5 +1,6 @@
 // The web UI's shell: sign-in gate, navigation and the view for the current path.
 import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { Link } from './components';
 import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
@@ -29,11 +30,11 @@ function Nav({ active }: { active: string }) {
 
 function App() {
   const route = matchRoute(usePath());
-  if (route.view === 'signin') return <SignIn />;
-  if (currentToken() === null) {
-    queueMicrotask(() => navigate('/ui/signin', { replace: true }));
-    return null;
-  }
+  const signedIn = currentToken() !== null;
+  useEffect(() => {
+    if (!signedIn && route.view !== 'signin') navigate('/ui/signin', { replace: true });
+  }, [signedIn, route.view]);
+  if (route.view === 'signin' || !signedIn) return <SignIn />;
   let view;
   switch (route.view) {
     case 'souls': view = <Souls />; break;

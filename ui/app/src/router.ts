@@ -18,6 +18,7 @@ export function usePath(): string {
     const update = () => setPath(location.pathname);
     window.addEventListener(EVENT, update);
     window.addEventListener('popstate', update);
+    update(); // a navigation between the first render and this effect would otherwise be missed
     return () => {
       window.removeEventListener(EVENT, update);
       window.removeEventListener('popstate', update);

@@ -62,7 +62,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
       ...hub.components,
       ...runs.components,
       // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
-      ...mcpComponents({ runtime, metrics }),
+      ...mcpComponents(apiDeps),
     ];
     const stopComponents = await startAll(components);
     log.info('keeper started', { kid: config.kid, openapi: config.listen.openapi.addr, metrics: config.listen.metrics.addr, version: VERSION });

@@ -1,0 +1,70 @@
+/**
+ * Evaluating one CEL expression against plain values. The context is the
+ * one expressions see: `input`, `state`, `soulprint` (`{self: facts}`),
+ * registered results and `result`. Every name the context holds is declared
+ * as `dyn`-like maps except `input`, whose fields are declared when the
+ * caller passes input types.
+ */
+import { environmentFor, summary, rangeStart, checkExpression, type InputType, type Scope } from './env';
+import { toCel, fromCel } from './values';
+
+export interface ExpressionContext {
+  input?: Record<string, unknown>;
+  state?: Record<string, unknown>;
+  soulprint?: { self: Record<string, unknown> };
+  /** Registered results by name, and `result` for the current step. */
+  [name: string]: unknown;
+}
+
+export class ExpressionError extends Error {
+  constructor(message: string, readonly offset: number, readonly kind: 'syntax' | 'name' | 'type' | 'eval') {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+/** Infers input types from values when no declarations are given (helper use, tests, the soul). */
+function inferInputs(input: Record<string, unknown> | undefined): Map<string, InputType> {
+  const out = new Map<string, InputType>();
+  for (const [k, v] of Object.entries(input ?? {})) {
+    out.set(k, typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean'
+      : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : Array.isArray(v) ? 'list' : 'map');
+  }
+  return out;
+}
+
+export function scopeOf(context: ExpressionContext, inputTypes?: Map<string, InputType>): Scope {
+  const reserved = new Set(['input', 'state', 'soulprint', 'result']);
+  return {
+    inputs: inputTypes ?? inferInputs(context.input),
+    soulprint: context.soulprint !== undefined,
+    state: context.state !== undefined,
+    registered: Object.keys(context).filter((k) => !reserved.has(k)).sort(),
+    result: context.result !== undefined,
+  };
+}
+
+/**
+ * Evaluates `src` and returns a plain value (ints as numbers). Throws
+ * ExpressionError with the offset of the problem in `src`.
+ */
+export function evaluateExpression(src: string, context: ExpressionContext, inputTypes?: Map<string, InputType>): unknown {
+  const scope = scopeOf(context, inputTypes);
+  const problem = checkExpression(src, scope);
+  if (problem) throw new ExpressionError(problem.message, problem.offset, problem.kind);
+  const env = environmentFor(scope);
+  const celContext: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(context)) if (v !== undefined) celContext[k] = toCel(v);
+  if (!('input' in celContext)) celContext['input'] = {};
+  let value: unknown;
+  try {
+    value = env.evaluate(src, celContext);
+  } catch (e) {
+    throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
+  }
+  try {
+    return fromCel(value);
+  } catch (e) {
+    throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, 0, 'eval');
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Meaning checks of a loaded service, run offline by soul-lint and before
+ * every render: input defaults, modules and their parameters, expressions
+ * and the names they read, template references, register and requisites,
+ * and migrations. Each problem carries its rule id (table in
+ * docs/soul-lint.md), position and fix.
+ */
+import { makeError, type RenderError } from '../errors';
+import type { LoadedService, Scenario, Task } from '../model';
+import { matchesType, describeValue, inputTypes } from '../inputs';
+import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressions';
+import { checkTaskParams } from './params';
+import type { Scope } from '../cel/env';
+
+export const RULES = { inputDefault: 'SL008', references: 'SL016', selector: 'SL007' } as const;
+
+const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self']);
+const SELECTOR = /^(coven:[A-Za-z0-9._-]+|[A-Za-z0-9.*?_-]+)$/;
+
+export function checkService(service: LoadedService): RenderError[] {
+  const out: RenderError[] = [];
+  for (const s of service.scenarios.values()) out.push(...checkScenario(service, s));
+  for (const m of service.migrations.values()) {
+    const info: ScopeInfo = { scope: scope(new Map(), { soulprint: false }), allRegistered: [], where: 'in a migration' };
+    for (const set of m.stateSets) out.push(...checkInterpolations(set.node, info));
+  }
+  return out;
+}
+
+function scope(inputs: Scenario['inputs'], opts: Partial<Omit<Scope, 'inputs'>>): Scope {
+  return { inputs: inputTypes(inputs), soulprint: true, state: true, registered: [], result: false, ...opts };
+}
+
+function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
+  const out: RenderError[] = [];
+  for (const d of s.inputs.values()) {
+    if (d.hasDefault && !matchesType(d.default, d.type)) {
+      out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" is ${describeValue(d.default)}, but its type is ${d.type}`,
+        `change the default to a ${d.type} value or change the type`));
+    }
+  }
+  const allRegistered = s.tasks.flatMap((t) => (t.register ? [t.register.name] : []));
+  const hostScope = (where: string, registered: string[] = [], result = false): ScopeInfo => ({
+    scope: scope(s.inputs, { registered, result }), allRegistered, where,
+  });
+  if (s.where) out.push(...checkExprSource(s.where, hostScope('in the scenario `where:`'), true));
+  out.push(...checkSelectors(s.on));
+  const stateInfo: ScopeInfo = { scope: scope(s.inputs, { soulprint: false }), allRegistered, where: 'in state_changes' };
+  for (const set of s.stateSets) out.push(...checkInterpolations(set.node, stateInfo));
+
+  const byName = new Map<string, Task>();
+  const registered: string[] = [];
+  for (const t of s.tasks) {
+    if (byName.has(t.name)) {
+      out.push(makeError(t.pos, RULES.references, `duplicate task name "${t.name}"`, 'give every task a unique name; requisites refer to tasks by name'));
+    }
+    out.push(...checkTaskParams(service, t, hostScope('in `params` (params are resolved at render time)')));
+    if (t.when) out.push(...checkExprSource(t.when, hostScope('in `when:`', [...registered]), true));
+    if (t.where) out.push(...checkExprSource(t.where, hostScope('in a task `where:`'), true));
+    for (const [e, key] of [[t.changedWhen, 'changed_when'], [t.failedWhen, 'failed_when'], [t.until, 'until']] as const) {
+      if (e) out.push(...checkExprSource(e, hostScope(`in \`${key}:\``, [...registered], true), true));
+    }
+    out.push(...checkSelectors(t.on));
+    for (const ref of [...t.require, ...t.onchanges]) {
+      const target = byName.get(ref.name);
+      if (!target) {
+        const later = s.tasks.some((x) => x.name === ref.name);
+        out.push(makeError(ref.pos, RULES.references, later ? `requisite "${ref.name}" names this task or a later one` : `requisite "${ref.name}" names no task`,
+          later ? 'a requisite must name an earlier task; move the task up' : 'use the `name` of an earlier task'));
+      }
+    }
+    if (t.register) {
+      if (RESERVED.has(t.register.name)) {
+        out.push(makeError(t.register.pos, RULES.references, `register name "${t.register.name}" is reserved`, 'choose another name'));
+      } else if (registered.includes(t.register.name)) {
+        out.push(makeError(t.register.pos, RULES.references, `register name "${t.register.name}" is already used by an earlier task`, 'use a unique name'));
+      } else registered.push(t.register.name);
+    }
+    if (!byName.has(t.name)) byName.set(t.name, t);
+  }
+  return out;
+}
+
+function checkSelectors(on: Scenario['on']): RenderError[] {
+  if (!on) return [];
+  return on.selectors.filter((sel) => !SELECTOR.test(sel)).map((sel) =>
+    makeError(on.pos, RULES.selector, `invalid host selector "${sel}" in \`on:\``, 'use a SID, a SID glob like "*.db.example.com", or "coven:<name>"'));
+}

@@ -1,0 +1,93 @@
+/**
+ * The loaded form of a service repository. Everything keeps its YAML node
+ * so later checks and render can point at `file:line:col`.
+ */
+import type { Position, RenderError } from './errors';
+import type { YNode, YScalar } from './yaml/parse';
+import type { InputType } from './cel/env';
+import type { TemplateSet } from './template';
+
+export interface ExprSource {
+  /** CEL source (a YAML boolean becomes `true`/`false`). */
+  src: string;
+  pos: Position;
+  node: YScalar;
+}
+
+export interface InputDecl {
+  name: string;
+  type: InputType;
+  hasDefault: boolean;
+  default?: unknown;
+  pos: Position;
+  defaultNode?: YNode;
+}
+
+export interface TaskRef {
+  /** Name of an earlier task. */
+  name: string;
+  pos: Position;
+}
+
+export interface Task {
+  index: number;
+  name: string;
+  module: string;
+  pos: Position;
+  modulePos: Position;
+  params?: YNode;
+  when?: ExprSource;
+  changedWhen?: ExprSource;
+  failedWhen?: ExprSource;
+  until?: ExprSource;
+  retries?: number;
+  delay?: number;
+  register?: { name: string; pos: Position };
+  require: TaskRef[];
+  onchanges: TaskRef[];
+  on?: { selectors: string[]; pos: Position };
+  where?: ExprSource;
+}
+
+export interface StateSet {
+  key: string;
+  node: YNode;
+  pos: Position;
+}
+
+export interface Scenario {
+  operation: string;
+  file: string;
+  inputs: Map<string, InputDecl>;
+  stateSets: StateSet[];
+  tasks: Task[];
+  on?: { selectors: string[]; pos: Position };
+  serial?: { value: number | string; pos: Position };
+  where?: ExprSource;
+}
+
+export interface Migration {
+  version: number;
+  file: string;
+  stateSets: StateSet[];
+}
+
+export interface TemplateFile {
+  /** Path relative to templates/, as `core.file.rendered` names it. */
+  name: string;
+  file: string;
+  source: string;
+  /** Absent when the template does not parse (an error is recorded). */
+  set?: TemplateSet;
+}
+
+export interface LoadedService {
+  root: string;
+  name: string;
+  stateSchemaVersion: number;
+  scenarios: Map<string, Scenario>;
+  templates: Map<string, TemplateFile>;
+  migrations: Map<number, Migration>;
+  /** Every problem found while loading and checking. Render refuses a service with any. */
+  errors: RenderError[];
+}

@@ -1,0 +1,58 @@
+/**
+ * The module registry: name -> parameter schema. Adding a module is one file
+ * here and one line below. Used by render, soul-lint and the soul.
+ */
+import Ajv, { type ValidateFunction, type ErrorObject } from 'ajv';
+import type { ModuleSpec } from './types';
+import { corePkgInstalled } from './core-pkg-installed';
+import { coreFilePresent } from './core-file-present';
+import { coreFileRendered } from './core-file-rendered';
+
+export type { ModuleSpec } from './types';
+
+export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
+  [corePkgInstalled, coreFilePresent, coreFileRendered].map((m) => [m.name, m]),
+);
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(name: string): ValidateFunction | undefined {
+  let v = validators.get(name);
+  if (!v) {
+    const spec = MODULES.get(name);
+    if (!spec) return undefined;
+    v = ajv.compile(spec.params);
+    validators.set(name, v);
+  }
+  return v;
+}
+
+export interface ParamProblem {
+  /** JSON pointer into params, '' for the params object itself. */
+  pointer: string;
+  /** The parameter the problem is about, when there is one. */
+  param?: string;
+  message: string;
+}
+
+/** Checks resolved params against the module's schema. Unknown module: returns null. */
+export function checkModuleParams(module: string, params: unknown): ParamProblem[] | null {
+  const v = validatorFor(module);
+  if (!v) return null;
+  if (v(params)) return [];
+  return (v.errors ?? []).map(describe);
+}
+
+function describe(e: ErrorObject): ParamProblem {
+  const p = e.params as Record<string, string>;
+  const param = e.instancePath.split('/')[1];
+  if (e.keyword === 'additionalProperties') return { pointer: e.instancePath, param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };
+  if (e.keyword === 'required') return { pointer: e.instancePath, param: p['missingProperty'], message: `missing required parameter "${p['missingProperty']}"` };
+  const where = param ? `parameter "${param}"` : 'params';
+  if (e.keyword === 'pattern') return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} has an invalid value (must match ${p['pattern']})` };
+  return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} ${e.message ?? 'is invalid'}` };
+}
+
+/** Module names that look like `core.<module>.<state>`. */
+export const MODULE_NAME = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;

@@ -1,0 +1,188 @@
+/**
+ * Render: (service, operation, input, state, hosts) -> per-host step plans,
+ * or every error found. All-or-nothing: if anything fails on any host, no
+ * plan is returned, so nothing can be dispatched.
+ *
+ * Evaluated at render time: inputs and defaults, `state_changes.sets`, the
+ * scenario's and tasks' `on:`/`where:`, every `${...}` in params, templates,
+ * and a task's `when:` when it reads no registered result. Left to apply
+ * time (as CEL source in the step): `when:` reading registered results, and
+ * always `changed_when:`, `failed_when:`, `until:`.
+ */
+import { ScenarioError, makeError, sortErrors, type RenderError } from '../errors';
+import type { LoadedService, Scenario, Task, ExprSource } from '../model';
+import type { Scope } from '../cel/env';
+import { checkExpression } from '../cel/env';
+import { toCel } from '../cel/values';
+import { inputTypes } from '../inputs';
+import { resolveNode, fixFor, type EvalEnv } from './resolve';
+import { compileExpression } from '../cel/program';
+import { ExpressionError } from '../cel/evaluate';
+import { resolveInputs } from './inputs';
+import { renderStepParams } from './step-params';
+import { batchSize, batches, matchesSelectors, setPath } from './targets';
+import type { HostPlan, PlanStep, RenderHost, RenderPlan } from './plan';
+
+export interface RenderRequest {
+  service: LoadedService;
+  operation: string;
+  input: Record<string, unknown>;
+  state: Record<string, unknown>;
+  hosts: RenderHost[];
+}
+
+export type RenderResult = { ok: true; plan: RenderPlan } | { ok: false; errors: RenderError[] };
+
+const MAX_ERRORS = 200;
+
+export function render(req: RenderRequest): RenderResult {
+  const { service } = req;
+  if (service.errors.length > 0) return { ok: false, errors: service.errors };
+  const scenario = service.scenarios.get(req.operation);
+  if (!scenario) {
+    return { ok: false, errors: [makeError({ file: `scenario/${req.operation}/main.yml`, line: 1, col: 1 }, 'SL020',
+      `service "${service.name}" has no operation "${req.operation}"`, `use one of: ${[...service.scenarios.keys()].join(', ')}`)] };
+  }
+  const errors = new ErrorList();
+  const input = resolveInputs(scenario, req.input, errors);
+  if (!errors.empty()) return { ok: false, errors: errors.sorted() };
+
+  const types = inputTypes(scenario.inputs);
+  const base = { input: toCel(input), state: toCel(req.state ?? {}) };
+  const scope = (soulprint: boolean, registered: string[] = []): Scope => ({ inputs: types, soulprint, state: true, registered, result: false });
+
+  // state_changes: render time, from input and state only.
+  const sets: Array<{ key: string; value: unknown }> = [];
+  let nextState = { ...(req.state ?? {}) };
+  const stateEnv: EvalEnv = { scope: scope(false), celContext: base, label: 'in state_changes: ' };
+  for (const s of scenario.stateSets) {
+    errors.guard(() => {
+      const value = resolveNode(s.node, stateEnv);
+      sets.push({ key: s.key, value });
+      nextState = setPath(nextState, s.key, value);
+    });
+  }
+
+  const targeted: RenderHost[] = [];
+  const excluded: Array<{ sid: string; reason: string }> = [];
+  const hostPlans: HostPlan[] = [];
+  for (const host of req.hosts) {
+    if (errors.full()) break;
+    const env: EvalEnv = { scope: scope(true), celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } }, label: `on host ${host.sid}: ` };
+    if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, host.soulprint ?? {})) {
+      excluded.push({ sid: host.sid, reason: 'not matched by the scenario `on:`' });
+      continue;
+    }
+    if (scenario.where && !errors.guard(() => evalBool(scenario.where!, env))) {
+      excluded.push({ sid: host.sid, reason: 'the scenario `where:` is false' });
+      continue;
+    }
+    targeted.push(host);
+    hostPlans.push(renderHost(service, scenario, host, env, errors));
+  }
+  if (!errors.empty()) return { ok: false, errors: errors.sorted() };
+
+  const size = batchSize(scenario.serial?.value, targeted.length);
+  return {
+    ok: true,
+    plan: {
+      service: service.name,
+      operation: req.operation,
+      input,
+      state: req.state ?? {},
+      stateChanges: { sets },
+      nextState,
+      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded },
+      hosts: hostPlans,
+    },
+  };
+}
+
+function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost, env: EvalEnv, errors: ErrorList): HostPlan {
+  const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [], skipped: [] };
+  const indexByName = new Map(scenario.tasks.map((t) => [t.name, t.index]));
+  for (const task of scenario.tasks) {
+    if (errors.full()) break;
+    if (task.on && !matchesSelectors(task.on.selectors, host.sid, host.soulprint ?? {})) {
+      plan.skipped.push({ index: task.index, reason: 'not matched by `on:`' });
+      continue;
+    }
+    if (task.where && errors.guard(() => evalBool(task.where!, env)) === false) {
+      plan.skipped.push({ index: task.index, reason: '`where:` is false' });
+      continue;
+    }
+    let applyWhen: string | undefined;
+    if (task.when) {
+      if (renderTime(task.when, env.scope)) {
+        if (errors.guard(() => evalBool(task.when!, env)) === false) {
+          plan.skipped.push({ index: task.index, reason: '`when:` is false' });
+          continue;
+        }
+      } else applyWhen = task.when.src;
+    }
+    const params = errors.guard(() => renderStepParams(service, task, env));
+    if (params === undefined) continue;
+    plan.steps.push(buildStep(task, params, applyWhen, indexByName));
+  }
+  return plan;
+}
+
+function buildStep(task: Task, params: Record<string, unknown>, when: string | undefined, indexByName: Map<string, number>): PlanStep {
+  const step: PlanStep = { index: task.index, name: task.name, module: task.module, params };
+  if (when !== undefined) step.when = when;
+  if (task.changedWhen) step.changed_when = task.changedWhen.src;
+  if (task.failedWhen) step.failed_when = task.failedWhen.src;
+  if (task.until) step.until = task.until.src;
+  if (task.retries !== undefined) step.retries = task.retries;
+  if (task.delay !== undefined) step.delay = task.delay;
+  if (task.register) step.register = task.register.name;
+  if (task.require.length) step.require = task.require.map((r) => indexByName.get(r.name)!);
+  if (task.onchanges.length) step.onchanges = task.onchanges.map((r) => indexByName.get(r.name)!);
+  return step;
+}
+
+/** An expression is render-time when it checks without any registered name. */
+function renderTime(e: ExprSource, scope: Scope): boolean {
+  return checkExpression(e.src, { ...scope, registered: [], result: false }) === null;
+}
+
+function evalBool(e: ExprSource, env: EvalEnv): boolean {
+  let v: unknown;
+  try {
+    v = compileExpression(e.src, env.scope)(env.celContext);
+  } catch (err) {
+    if (err instanceof ExpressionError) {
+      const rule = err.kind === 'syntax' ? 'SL011' : err.kind === 'name' ? 'SL012' : err.kind === 'type' ? 'SL022' : 'SL021';
+      throw new ScenarioError({ ...e.pos, col: e.pos.col + (e.node.quoted ? 1 : 0) + err.offset }, rule, `${env.label}${err.message}`, fixFor(err));
+    }
+    throw err;
+  }
+  if (typeof v !== 'boolean') throw new ScenarioError(e.pos, 'SL022', `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`, 'compare the value, e.g. `x == "y"`');
+  return v;
+}
+
+/** Collects errors, deduplicated (the same error on 1,000 hosts is listed once per message) and capped. */
+export class ErrorList {
+  private readonly list: RenderError[] = [];
+  private readonly seen = new Set<string>();
+
+  add(e: RenderError): void {
+    const key = `${e.file}:${e.line}:${e.col}:${e.rule}:${e.message.replace(/^on host \S+: /, '')}`;
+    if (this.seen.has(key) || this.list.length >= MAX_ERRORS) return;
+    this.seen.add(key);
+    this.list.push(e);
+  }
+
+  guard<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof ScenarioError) { this.add(e.toRenderError()); return undefined; }
+      throw e;
+    }
+  }
+
+  empty(): boolean { return this.list.length === 0; }
+  full(): boolean { return this.list.length >= MAX_ERRORS; }
+  sorted(): RenderError[] { return sortErrors([...this.list]); }
+}

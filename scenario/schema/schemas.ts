@@ -1,0 +1,83 @@
+/**
+ * JSON schemas of the service files. Shape only; meaning (types of
+ * defaults, expressions, module parameters, references) is checked in
+ * ../check/. Rule ids: SL003 service.yml, SL007 scenario, SL018 migration.
+ */
+const stringOrList = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }] };
+const expression = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'boolean' }] };
+const stateSets = { type: 'object', additionalProperties: false, properties: { sets: { type: 'object', propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' } } } };
+
+export const INPUT_TYPES = ['string', 'integer', 'number', 'boolean', 'list', 'map'] as const;
+
+export const serviceSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'state_schema_version'],
+  properties: {
+    name: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,62}$' },
+    state_schema_version: { type: 'integer', minimum: 1, maximum: 10000 },
+    description: { type: 'string' },
+    // `version` is reported by its own rule (SL004) with a better message.
+    version: {},
+  },
+};
+
+export const taskSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'module'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    module: { type: 'string', minLength: 1 },
+    params: { type: 'object' },
+    when: expression,
+    changed_when: expression,
+    failed_when: expression,
+    until: expression,
+    retries: { type: 'integer', minimum: 0, maximum: 100 },
+    delay: { type: 'integer', minimum: 0, maximum: 3600 },
+    register: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,62}$' },
+    require: stringOrList,
+    onchanges: stringOrList,
+    on: stringOrList,
+    where: expression,
+  },
+};
+
+export const scenarioSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tasks'],
+  properties: {
+    description: { type: 'string' },
+    input: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z_][a-z0-9_]{0,62}$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type'],
+        properties: {
+          type: { enum: [...INPUT_TYPES] },
+          default: {},
+          description: { type: 'string' },
+        },
+      },
+    },
+    state_changes: stateSets,
+    on: stringOrList,
+    serial: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^(100|[1-9][0-9]?)%$' }] },
+    where: expression,
+    tasks: { type: 'array', minItems: 1, maxItems: 500, items: taskSchema },
+  },
+};
+
+export const migrationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['state_changes'],
+  properties: {
+    description: { type: 'string' },
+    state_changes: { ...stateSets, required: ['sets'] },
+  },
+};

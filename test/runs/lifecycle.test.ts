@@ -22,7 +22,11 @@ function motdService(root: string): FixtureService {
         return {
           steps: [
             { name: 'git is installed', module: 'core.pkg.installed', params: { name: 'git' } },
-            { name: 'motd', module: 'core.file.present', params: { path: path.join(dir, 'motd'), content: `${input.greeting} from ${sid}\n`, mode: '0644' }, register: 'motd' },
+            {
+              name: 'motd', module: 'core.file.present', params: { path: path.join(dir, 'motd'), content: `${input.greeting} from ${sid}\n`, mode: '0644' }, register: 'motd',
+              // A host that never converges keeps its step busy: the test kills that soul meanwhile.
+              ...(input.stall === sid ? { until: 'false', retries: 20, delay_ms: 300 } : {}),
+            },
             { name: 'stamp only when motd changed', module: 'core.file.present', params: { path: path.join(root, sid, 'stamp'), content: 'x\n', mode: '0600' }, when: 'registered.motd.changed' },
           ],
           stateSets: { greeting: input.greeting },
@@ -177,5 +181,22 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     const all = (await api(k, 'GET', '/v1/incarnations?service=motd&limit=1')).body;
     assert.equal(all.items.length, 1);
     assert.ok(all.next_cursor);
+  });
+
+  it('a soul killed mid-run: error_locked, that host unknown, nothing committed', async () => {
+    const victim = souls[2]!;
+    const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-all', service: 'motd', covens: ['web', 'db'], input: { greeting: 'hi', stall: victim.sid } });
+    assert.equal(r.status, 202);
+    await new Promise((res) => setTimeout(res, 2000));
+    await victim.run.kill('SIGKILL');
+    const inc = await settled(k, 'motd-all');
+    assert.equal(inc.status, 'error_locked');
+    assert.deepEqual(inc.state, {});
+    const rep = (await api(k, 'GET', `/v1/incarnations/motd-all/runs/${r.body.apply_id}`)).body;
+    const bySid = Object.fromEntries(rep.hosts.map((h: any) => [h.sid, h]));
+    assert.equal(bySid[victim.sid].status, 'unknown');
+    assert.equal(bySid[victim.sid].steps[1].status, 'unknown');
+    assert.ok(bySid[victim.sid].steps[1].attempts >= 2, 'the step was still being retried when the soul died');
+    assert.equal((await api(k, 'GET', '/v1/incarnations/motd-all/history')).body.items.length, 0);
   });
 });

@@ -59,7 +59,8 @@ function observe(deps: ApiDeps) {
 export function createApiApp(deps: ApiDeps): express.Router {
   checkRouteTable(allRoutes);
   const { runtime } = deps;
-  const router = express.Router();
+  // Strict routing: /v1/souls/ is not /v1/souls, so a trailing slash never reaches another route.
+  const router = express.Router({ strict: true });
   mountDocs(router, buildOpenApiDocument(allRoutes, { version: VERSION }));
   router.use('/v1', observe(deps), registryGate(runtime.db), authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer));
   mountRoutes(router, allRoutes, deps);

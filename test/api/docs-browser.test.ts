@@ -44,7 +44,7 @@ describe('Operator API: /docs in a browser', function () {
     for (const op of ['Register a host', 'List souls', 'Reissue a bootstrap token']) {
       assert.ok(await page.getByRole('button', { name: op }).count() > 0, `${op} is in the sidebar`);
     }
-    await page.getByRole('button', { name: /Search/ }).first().click();
+    await page.locator('button', { hasText: 'Open Search' }).first().click();
     await page.keyboard.type('issue');
     await page.getByText('Issue (or reissue) an operator').first().waitFor();
     await page.keyboard.press('Escape');

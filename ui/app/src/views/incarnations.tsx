@@ -2,7 +2,7 @@
 // incarnation's page follows it from `applying` to `ready` or `error_locked`.
 import { useState } from 'preact/hooks';
 import { api, listAll } from '../api';
-import { Ago, Busy, ErrorBox, Link, StatusBadge, splitList } from '../components';
+import { Ago, Busy, ErrorBox, Link, StatusBadge, parseInput, splitList } from '../components';
 import { useAction, usePoll } from '../hooks';
 import { navigate } from '../router';
 import type { Service } from './services';
@@ -10,13 +10,13 @@ import type { Service } from './services';
 export interface IncarnationSummary { name: string; service: string; covens: string[]; status: string; updated_at?: string }
 
 function CreateIncarnation({ services }: { services: Service[] }) {
-  const [form, setForm] = useState({ name: '', service: '', covens: '' });
+  const [form, setForm] = useState({ name: '', service: '', covens: '', input: '{}' });
   const action = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
     const name = form.name.trim();
     const accepted = await action.run(() => api<{ apply_id: string }>('POST', '/v1/incarnations', {
-      name, service: form.service || services[0]?.name, covens: splitList(form.covens),
+      name, service: form.service || services[0]?.name, covens: splitList(form.covens), input: parseInput(form.input),
     }));
     if (accepted) navigate(`/ui/incarnations/${encodeURIComponent(name)}`);
   };
@@ -30,6 +30,7 @@ function CreateIncarnation({ services }: { services: Service[] }) {
         </select>
       </label>
       <label>Covens <input name="covens" value={form.covens} placeholder="web" onInput={(e) => setForm({ ...form, covens: (e.target as HTMLInputElement).value })} /></label>
+      <label>Input (JSON) <input name="input" value={form.input} onInput={(e) => setForm({ ...form, input: (e.target as HTMLInputElement).value })} /></label>
       <button type="submit" disabled={action.busy || services.length === 0}>Create</button>
       <Busy busy={action.busy} label="Creating…" />
       {services.length === 0 && <p class="muted">Register a service first.</p>}

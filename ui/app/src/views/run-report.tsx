@@ -8,7 +8,7 @@ export interface RunStep { index?: number; step_index?: number; name: string | n
 export interface RunHost { sid: string; status: string; reason?: string | null; steps: RunStep[] }
 export interface RunReport {
   apply_id: string; operation: string; status: string; phase?: string; error?: string | null;
-  render_errors?: unknown; hosts: RunHost[]; temporal_url?: string | null; created_at?: string; finished_at?: string | null;
+  render_errors?: unknown; hosts: RunHost[]; temporal_ui?: string | null; created_at?: string; finished_at?: string | null;
 }
 
 /** What an operator reads first: a step that changed something is `changed`, not just `ok`. */
@@ -28,7 +28,7 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
         <>
           <p>
             {r.operation} · <StatusBadge status={r.status} />{r.phase ? ` · phase ${r.phase}` : ''}
-            {r.temporal_url && <> · <a href={r.temporal_url} target="_blank" rel="noopener noreferrer">Open in Temporal Web UI</a></>}
+            {r.temporal_ui && <> · <a href={r.temporal_ui} target="_blank" rel="noopener noreferrer">Open in Temporal Web UI</a></>}
           </p>
           {r.error && <div class="error" role="alert">{r.error}</div>}
           {r.render_errors != null && <pre class="error">{JSON.stringify(r.render_errors, null, 2)}</pre>}

@@ -1,0 +1,140 @@
+// Incarnations in the web UI against a real keeper with its Temporal workers and two real souls
+// (issue 6, "Checked by"): create an incarnation and watch it become `ready`, read the run report
+// per host and step with its Temporal link, open the history and diff two snapshots, then lock it
+// with a failing run and use Unlock and Unlock and retry. The scenario engine is the run tests'
+// stand-in (test/runs/fixture-scenario.ts); everything else is the real path.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { TestKeeper } from '../support/keeper';
+import { fixtureScenario, type FixtureService } from '../runs/fixture-scenario';
+import { api, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { launch, newPage, shot, signIn } from './browser';
+
+const GIT = 'file:///fixtures/motd-ui.git';
+
+function motd(root: string): FixtureService {
+  return {
+    name: 'motd', stateSchemaVersion: 1,
+    operations: {
+      create: ({ input, sid }) => ({
+        steps: [
+          { name: 'git is installed', module: 'core.pkg.installed', params: { name: 'git' } },
+          // A `dir` that cannot be written (under /proc) makes this step fail: the run locks.
+          { name: 'motd', module: 'core.file.present', params: { path: path.join(typeof input.dir === 'string' ? input.dir : path.join(root, sid), 'motd'), content: `${String(input.greeting)}\n`, mode: '0644' } },
+        ],
+        stateSets: { greeting: input.greeting, motd: { lines: 1, by: 'ui' } },
+      }),
+    },
+  };
+}
+
+describe('web UI: incarnations', function () {
+  this.timeout(300_000);
+  let k: TestKeeper;
+  let root: string;
+  let souls: TestSoul[] = [];
+  let browser: Browser;
+  let page: Page;
+  let close: () => Promise<void>;
+
+  before(async () => {
+    root = tempDir('ui-runs-');
+    k = await startRunKeeper(fixtureScenario({ [GIT]: motd(root) }));
+    souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: GIT, ref: 'v1' })).status, 201);
+    browser = await launch();
+    const p = await newPage(browser, k.baseUrl);
+    page = p.page;
+    close = () => p.context.close();
+    await signIn(page, k.adminToken);
+  });
+  after(async () => {
+    await close?.();
+    await browser?.close();
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const badge = (status: string) => page.locator('h2 .badge', { hasText: new RegExp(`^${status}$`) });
+
+  it('creates an incarnation and watches it become ready, with the run report per host and step and a Temporal link', async () => {
+    await page.getByRole('link', { name: 'Incarnations' }).click();
+    const form = page.getByRole('form', { name: 'Create an incarnation' });
+    await form.getByLabel('Name').fill('motd-ui');
+    await form.getByLabel('Covens').fill('web');
+    await form.getByLabel('Input (JSON)').fill('{"greeting": "hello"}');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/ui/incarnations/motd-ui');
+    await badge('ready').waitFor({ timeout: 60_000 });
+    assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), { greeting: 'hello', motd: { lines: 1, by: 'ui' } });
+
+    const steps = page.getByTestId('run-steps');
+    await steps.locator('tbody tr').nth(3).waitFor();
+    const text = await steps.innerText();
+    for (const s of souls) assert.ok(text.includes(s.sid), `${s.sid} is in the report`);
+    assert.equal(await steps.locator('tbody tr').count(), 4, 'two hosts x two steps');
+    assert.equal(await steps.locator('.badge', { hasText: /^changed$/ }).count() >= 2, true, 'the motd step changed on both hosts');
+    const link = page.getByRole('link', { name: 'Open in Temporal Web UI' });
+    assert.match(await link.getAttribute('href') ?? '', /\/namespaces\/default\/workflows\/motd-ui\.create\./);
+    assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');
+    await shot(page, '10-incarnation-ready');
+  });
+
+  it('runs an operation and shows the history with a diff between two snapshots', async () => {
+    const form = page.getByRole('form', { name: 'Run an operation' });
+    await form.getByLabel('Operation').fill('create');
+    await form.getByLabel('Input (JSON)').fill('{"greeting": "hi there"}');
+    await form.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('current-state').filter({ hasText: 'hi there' }).waitFor({ timeout: 60_000 });
+    await badge('ready').waitFor();
+
+    const history = page.getByTestId('history-table');
+    await history.locator('tbody tr').nth(1).waitFor({ timeout: 10_000 });
+    const diff = page.getByTestId('state-diff');
+    const changed = diff.locator('tr.diff-changed');
+    await changed.first().waitFor();
+    assert.equal(await changed.count(), 1, 'only greeting changed');
+    assert.match(await changed.innerText(), /greeting[\s\S]*changed[\s\S]*"hello"[\s\S]*"hi there"/);
+
+    // Against the empty state every key is an addition.
+    await page.getByRole('combobox', { name: 'From' }).selectOption('');
+    await diff.locator('tr.diff-added').nth(2).waitFor();
+    assert.deepEqual(await diff.locator('tr.diff-added td:first-child').allInnerTexts(), ['greeting', 'motd.by', 'motd.lines']);
+    await shot(page, '11-history-diff');
+  });
+
+  it('locks on a failing run, shows the failed step, and unlocks; unlock and retry starts the failed operation again', async () => {
+    const form = page.getByRole('form', { name: 'Run an operation' });
+    await form.getByLabel('Operation').fill('create');
+    await form.getByLabel('Input (JSON)').fill('{"greeting": "bye", "dir": "/proc/keeper-nope"}');
+    await form.getByRole('button', { name: 'Run' }).click();
+    await badge('error_locked').waitFor({ timeout: 60_000 });
+    const steps = page.getByTestId('run-steps');
+    await steps.locator('.badge', { hasText: /^failed$/ }).first().waitFor();
+    assert.match(await page.getByTestId('current-state').innerText(), /hi there/, 'nothing was committed');
+    await shot(page, '12-incarnation-locked');
+
+    const failedRun = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body.apply_id as string;
+    await page.getByRole('button', { name: 'Unlock and retry' }).click();
+    // The retry is a new run of the same failing input; the page switches to its report.
+    const retryRegion = page.getByRole('region', { name: /^Run motd-ui\.create\./ });
+    await page.waitForFunction((old) => {
+      const r = document.querySelector('section.run-report');
+      return r !== null && !(r.getAttribute('aria-label') ?? '').endsWith(old);
+    }, failedRun, { timeout: 20_000 });
+    const retryRun = (await retryRegion.getAttribute('aria-label'))!.slice('Run '.length);
+    await badge('error_locked').waitFor({ timeout: 60_000 });
+    const after = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body;
+    assert.equal(after.apply_id, retryRun, 'the page shows the retry run, which is the latest');
+    assert.notEqual(retryRun, failedRun);
+
+    await page.getByRole('button', { name: 'Unlock', exact: true }).click();
+    await badge('ready').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByRole('button', { name: 'Unlock', exact: true }).count(), 0, 'the unlock buttons are gone');
+    assert.deepEqual((await api(k, 'GET', '/v1/incarnations/motd-ui')).body.state.greeting, 'hi there');
+    await shot(page, '13-incarnation-unlocked');
+  });
+});

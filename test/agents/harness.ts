@@ -52,10 +52,10 @@ export function spawnSoul(hostname: string, args: string[], opts: { env?: NodeJS
 
 export interface Finished { code: number | null; stdout: string; stderr: string }
 
-export function finished(child: ChildProcess): Promise<Finished> {
+export function finished(child: ChildProcess, live?: { stderr: string }): Promise<Finished> {
   let stdout = ''; let stderr = '';
   child.stdout!.on('data', (d) => { stdout += d; });
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr!.on('data', (d) => { stderr += d; if (live) live.stderr = stderr; });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
@@ -65,13 +65,14 @@ export function soulInit(hostname: string, config: string, token: string | undef
 }
 
 /** A running `soul run`; `done` resolves when it exits. */
-export interface RunningSoul { child: ChildProcess; done: Promise<Finished>; kill(signal?: NodeJS.Signals): Promise<Finished> }
+export interface RunningSoul { child: ChildProcess; done: Promise<Finished>; log: { stderr: string }; kill(signal?: NodeJS.Signals): Promise<Finished> }
 
 export function soulRun(hostname: string, config: string): RunningSoul {
   const child = spawnSoul(hostname, ['run', `--config=${config}`]);
-  const done = finished(child);
+  const log = { stderr: '' };
+  const done = finished(child, log);
   return {
-    child, done,
+    child, done, log,
     kill: (signal = 'SIGKILL') => { if (child.exitCode === null && child.signalCode === null) child.kill(signal); return done; },
   };
 }
@@ -112,13 +113,19 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /** Waits until GET /v1/souls/{sid} shows `status`; returns the record and how long it took. */
-export async function waitForStatus(k: TestKeeper, sid: string, status: string, timeoutMs = 10_000): Promise<{ soul: any; ms: number }> {
+export async function waitForStatus(k: TestKeeper, sid: string, status: string, timeoutMs = 20_000, soul?: RunningSoul): Promise<{ soul: any; ms: number }> {
   const t0 = Date.now();
-  const soul = await waitFor(`${sid} to be ${status}`, async () => {
-    const s = await soulStatus(k, sid);
-    return s.status === status ? s : undefined;
-  }, timeoutMs);
-  return { soul, ms: Date.now() - t0 };
+  try {
+    const rec = await waitFor(`${sid} to be ${status}`, async () => {
+      const s = await soulStatus(k, sid);
+      return s.status === status ? s : undefined;
+    }, timeoutMs);
+    return { soul: rec, ms: Date.now() - t0 };
+  } catch (err) {
+    // The soul's own log says why it is not where the test expects it.
+    if (soul) (err as Error).message += `\n--- soul log ---\n${soul.log.stderr.slice(-3000)}`;
+    throw err;
+  }
 }
 
 export function openssl(args: string[]): Promise<string> {

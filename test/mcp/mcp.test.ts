@@ -32,7 +32,8 @@ describe('MCP listener', function () {
   it('lists the tools with the input schemas of the REST routes they mirror', async () => {
     const { tools } = await admin.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['list-souls', 'get-soul', 'register-soul', 'issue-token', 'list-services', 'register-service']) {
+    for (const n of ['list-souls', 'get-soul', 'register-soul', 'issue-token', 'list-services', 'register-service', 'list-incarnations',
+      'create-incarnation', 'get-incarnation', 'get-incarnation-history', 'run-operation', 'get-run', 'unlock']) {
       assert.ok(names.includes(n), `${n} is listed (got ${names.join(', ')})`);
     }
     const register = tools.find((t) => t.name === 'register-soul')!;

@@ -1,0 +1,132 @@
+// The incarnation tools over MCP against a real keeper with its Temporal workers and one real soul:
+// create-incarnation, get-incarnation, get-incarnation-history, list-incarnations, run-operation,
+// get-run, and unlock (plain and with retry), each checked by what the REST API then shows. The
+// scenario engine is the run tests' stand-in (test/runs/fixture-scenario.ts).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { silentLogger } from '../../common/logger';
+import { loadConfig } from '../../keeper/config/load';
+import { keeperInit } from '../../keeper/init';
+import { openCore } from '../../keeper/runtime';
+import { startKeeper } from '../../keeper/server';
+import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeper } from '../support/keeper';
+import { freePort } from '../support/ports';
+import { fixtureScenario } from '../runs/fixture-scenario';
+import { api, settled, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { operatorToken } from '../api/helpers';
+import { callTool, connectMcp } from './client';
+
+const GIT = 'file:///fixtures/motd-mcp.git';
+
+/** test/runs' keeper (stand-in scenario engine) with the MCP listener turned on. */
+async function startMcpRunKeeper(root: string, mcpAddr: string): Promise<TestKeeper> {
+  const files = await prepareKeeperConfig({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; } });
+  const config = loadConfig(files.configFile);
+  const core = await openCore(config, silentLogger);
+  const credential = path.join(files.dir, 'admin.jwt');
+  try {
+    await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
+  } finally {
+    await core.close();
+  }
+  const scenario = fixtureScenario({
+    [GIT]: {
+      name: 'motd', stateSchemaVersion: 1,
+      operations: {
+        create: ({ input, sid }) => ({
+          steps: [{ name: 'motd', module: 'core.file.present', params: { path: path.join(typeof input.dir === 'string' ? input.dir : path.join(root, sid), 'motd'), content: `${String(input.greeting)}\n`, mode: '0644' } }],
+          stateSets: { greeting: input.greeting },
+        }),
+      },
+    },
+  });
+  const keeper = await startKeeper(config, silentLogger, { scenario });
+  return {
+    ...files, config, keeper, baseUrl: `http://${config.listen.openapi.addr}`, metricsUrl: `http://${config.listen.metrics.addr}`,
+    adminToken: fs.readFileSync(credential, 'utf8').trim(),
+    async stop() { await keeper.stop(); await cleanupKeeperFiles(files); },
+  };
+}
+
+describe('MCP listener: incarnation tools', function () {
+  this.timeout(240_000);
+  let k: TestKeeper;
+  let root: string;
+  let souls: TestSoul[] = [];
+  let admin: Client;
+  let addr: string;
+
+  before(async () => {
+    root = tempDir('mcp-runs-');
+    addr = `127.0.0.1:${await freePort()}`;
+    k = await startMcpRunKeeper(root, addr);
+    souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
+    admin = await connectMcp(addr, k.adminToken);
+    const reg = await callTool(admin, 'register-service', { name: 'motd', git: GIT, ref: 'v1' });
+    assert.equal(reg.isError, false, reg.text);
+  });
+  after(async () => {
+    await admin?.close();
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('create-incarnation is accepted with an apply_id; get-incarnation, get-run and the history follow it to ready', async () => {
+    const created = await callTool(admin, 'create-incarnation', { name: 'motd-mcp', service: 'motd', covens: ['web'], input: { greeting: 'hello' } });
+    assert.equal(created.isError, false, created.text);
+    assert.match(created.data.apply_id, /^motd-mcp\.create\./);
+    assert.equal((await settled(k, 'motd-mcp')).status, 'ready');
+
+    const got = await callTool(admin, 'get-incarnation', { name: 'motd-mcp' });
+    assert.equal(got.data.status, 'ready');
+    assert.deepEqual(got.data.state, { greeting: 'hello' });
+    const run = await callTool(admin, 'get-run', { name: 'motd-mcp', apply_id: created.data.apply_id });
+    assert.equal(run.data.status, 'succeeded');
+    assert.deepEqual(run.data.hosts.map((h: { sid: string }) => h.sid), [souls[0]!.sid]);
+    assert.equal(run.data.hosts[0].steps[0].status, 'changed');
+    const history = await callTool(admin, 'get-incarnation-history', { name: 'motd-mcp' });
+    assert.deepEqual(history.data.items.map((h: { apply_id: string }) => h.apply_id), [created.data.apply_id]);
+    const list = await callTool(admin, 'list-incarnations', { status: 'ready' });
+    assert.deepEqual(list.data.items.map((i: { name: string }) => i.name), ['motd-mcp']);
+    assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');
+  });
+
+  it('run-operation locks on a failing step; unlock with retry runs it again, plain unlock returns to ready', async () => {
+    const bad = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'bye', dir: '/proc/keeper-nope' } });
+    assert.equal(bad.isError, false, bad.text);
+    assert.equal((await settled(k, 'motd-mcp')).status, 'error_locked');
+
+    const refused = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'x' } });
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /^409 Conflict: .*error_locked.*unlock/);
+
+    const retry = await callTool(admin, 'unlock', { name: 'motd-mcp', retry: true });
+    assert.equal(retry.isError, false, retry.text);
+    assert.notEqual(retry.data.apply_id, bad.data.apply_id);
+    assert.equal((await settled(k, 'motd-mcp')).status, 'error_locked', 'the same failing input fails again');
+
+    const unlocked = await callTool(admin, 'unlock', { name: 'motd-mcp' });
+    assert.equal(unlocked.isError, false, unlocked.text);
+    assert.equal(unlocked.data.status, 'ready');
+    const rest = await api(k, 'GET', '/v1/incarnations/motd-mcp');
+    assert.equal(rest.body.status, 'ready');
+    assert.deepEqual(rest.body.state, { greeting: 'hello' }, 'nothing of the failed runs was committed');
+  });
+
+  it('refuses incarnation writes to a viewer, naming the permission', async () => {
+    const viewer = await connectMcp(addr, await operatorToken(k, 'vic', 'viewer'));
+    try {
+      assert.equal((await callTool(viewer, 'get-incarnation', { name: 'motd-mcp' })).isError, false);
+      const run = await callTool(viewer, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'no' } });
+      assert.equal(run.isError, true);
+      assert.equal(run.data.missing_permission, 'incarnations:run');
+      const unlock = await callTool(viewer, 'unlock', { name: 'motd-mcp' });
+      assert.equal(unlock.data.missing_permission, 'incarnations:unlock');
+    } finally {
+      await viewer.close();
+    }
+  });
+});

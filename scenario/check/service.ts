@@ -36,7 +36,7 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
   for (const d of s.inputs.values()) {
     if (d.hasDefault && !matchesType(d.default, d.type)) {
       out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" is ${describeValue(d.default)}, but its type is ${d.type}`,
-        `change the default to a ${d.type} value or change the type`));
+        `change the default to ${d.type === "integer" ? "an" : "a"} ${d.type} value or change the type`));
     }
   }
   const allRegistered = s.tasks.flatMap((t) => (t.register ? [t.register.name] : []));

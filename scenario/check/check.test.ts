@@ -1,0 +1,71 @@
+/**
+ * One case per rule and per error: a service that breaks exactly one thing,
+ * and the finding it must produce (rule, file:line:col, message, a fix).
+ */
+import * as assert from 'node:assert/strict';
+import { fixtureService } from '../../test/lint/paths';
+import { loadServiceFromDir } from '../load/dir';
+import { tempService, cleanupTempServices, MINIMAL_CREATE, MINIMAL_SERVICE } from '../../test/lint/temp-service';
+import type { RenderError } from '../errors';
+
+const task = (module: string, params: string, extra = ''): string => `tasks:\n  - name: t\n    module: ${module}\n    params:\n${params}${extra}`;
+
+interface Case { name: string; files: Record<string, string>; rule: string; at: [string, number, number]; message: RegExp; base?: Record<string, string> }
+
+const CASES: Case[] = [
+  { name: 'missing service.yml', files: { 'service.yml': '' }, rule: 'SL003', at: ['service.yml', 1, 1], message: /service.yml is empty/ },
+  { name: 'service.yml without state_schema_version', files: { 'service.yml': 'name: demo\n' }, rule: 'SL003', at: ['service.yml', 1, 1], message: /missing required key "state_schema_version"/ },
+  { name: 'service.yml with a version field', files: { 'service.yml': 'name: demo\nstate_schema_version: 1\nversion: "1.0"\n' }, rule: 'SL004', at: ['service.yml', 3, 1], message: /version is its git ref/ },
+  { name: 'state_schema_version not an integer', files: { 'service.yml': 'name: demo\nstate_schema_version: "two"\n' }, rule: 'SL003', at: ['service.yml', 2, 23], message: /state_schema_version must be an integer/ },
+  { name: 'missing create scenario', files: { 'scenario/other/main.yml': MINIMAL_CREATE }, base: { 'service.yml': MINIMAL_SERVICE }, rule: 'SL005', at: ['scenario/create/main.yml', 1, 1], message: /scenario\/create\/main.yml is missing/ },
+  { name: 'empty scenario file', files: { 'scenario/create/main.yml': '' }, rule: 'SL007', at: ['scenario/create/main.yml', 1, 1], message: /is empty/ },
+  { name: 'migrations missing', files: { 'service.yml': 'name: demo\nstate_schema_version: 3\n', 'migrations/2.yml': 'state_changes:\n  sets:\n    a: 1\n' }, rule: 'SL006', at: ['service.yml', 2, 23], message: /migrations\/3.yml is missing/ },
+  { name: 'YAML syntax error', files: { 'scenario/create/main.yml': 'tasks:\n  - name: [x\n' }, rule: 'SL001', at: ['scenario/create/main.yml', 3, 1], message: /YAML syntax error/ },
+  { name: 'unknown scenario key', files: { 'scenario/create/main.yml': `tasks:\n  - name: t\n    module: core.pkg.installed\n    params: {name: x}\n    retry: 3\n` }, rule: 'SL007', at: ['scenario/create/main.yml', 5, 5], message: /unknown key "retry" in tasks\[0\]/ },
+  { name: 'task without module', files: { 'scenario/create/main.yml': 'tasks:\n  - name: t\n' }, rule: 'SL007', at: ['scenario/create/main.yml', 2, 5], message: /missing required key "module" in tasks\[0\]/ },
+  { name: 'serial of the wrong shape', files: { 'scenario/create/main.yml': `serial: fast\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 1, 9], message: /serial has the wrong shape/ },
+  { name: 'unknown input type', files: { 'scenario/create/main.yml': `input:\n  n:\n    type: float\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 3, 11], message: /input.n.type must be one of/ },
+  { name: 'default does not match type', files: { 'scenario/create/main.yml': `input:\n  n:\n    type: integer\n    default: "5"\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL008', at: ['scenario/create/main.yml', 4, 14], message: /default of input "n" is a string, but its type is integer/ },
+  { name: 'unknown module', files: { 'scenario/create/main.yml': task('core.svc.running', '      name: x\n') }, rule: 'SL009', at: ['scenario/create/main.yml', 3, 13], message: /unknown module "core.svc.running"/ },
+  { name: 'unknown parameter', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n      version: 2\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 6, 7], message: /unknown parameter "version"/ },
+  { name: 'missing parameter', files: { 'scenario/create/main.yml': task('core.file.present', '      path: /etc/x\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 5, 7], message: /missing required parameter "content"/ },
+  { name: 'invalid mode', files: { 'scenario/create/main.yml': task('core.file.present', '      path: /etc/x\n      content: y\n      mode: rw\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 7, 13], message: /parameter "mode" has an invalid value/ },
+  { name: 'CEL syntax error', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    when: "1 +"\n') }, rule: 'SL011', at: ['scenario/create/main.yml', 6, 15], message: /CEL syntax error/ },
+  { name: 'undeclared input', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "${input.pkg}"\n') }, rule: 'SL012', at: ['scenario/create/main.yml', 5, 22], message: /No such key: pkg/ },
+  { name: 'bare soulprint', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "${soulprint.pkg}"\n') }, rule: 'SL012', at: ['scenario/create/main.yml', 5, 16], message: /bare `soulprint.<path>`/ },
+  { name: 'registered result read in params', files: { 'scenario/create/main.yml': `tasks:\n  - name: a\n    module: core.pkg.installed\n    params: {name: x}\n    register: a_res\n  - name: b\n    module: core.pkg.installed\n    params:\n      name: "\${a_res.changed}"\n` }, rule: 'SL012', at: ['scenario/create/main.yml', 9, 16], message: /Unknown variable: a_res/ },
+  { name: 'template parse error', files: { 'templates/a.tmpl': 'x {{ if .y }}\n' }, rule: 'SL013', at: ['templates/a.tmpl', 2, 1], message: /unexpected EOF/ },
+  { name: 'unknown template function', files: { 'templates/a.tmpl': 'x\n  {{ env "HOME" }}\n' }, rule: 'SL013', at: ['templates/a.tmpl', 2, 6], message: /function "env" not defined/ },
+  { name: '${} in a template', files: { 'templates/a.tmpl': 'root=${input.root}\n' }, rule: 'SL014', at: ['templates/a.tmpl', 1, 6], message: /does not work inside a .tmpl file/ },
+  { name: 'template not found', files: { 'scenario/create/main.yml': task('core.file.rendered', '      path: /etc/x\n      template: nope.tmpl\n') }, rule: 'SL015', at: ['scenario/create/main.yml', 6, 17], message: /template "nope.tmpl" not found/ },
+  { name: 'template outside templates/', files: { 'scenario/create/main.yml': task('core.file.rendered', '      path: /etc/x\n      template: ../../etc/passwd.tmpl\n') }, rule: 'SL015', at: ['scenario/create/main.yml', 6, 17], message: /points outside templates/ },
+  { name: 'requisite to a later task', files: { 'scenario/create/main.yml': `tasks:\n  - name: a\n    module: core.pkg.installed\n    params: {name: x}\n    require: b\n  - name: b\n    module: core.pkg.installed\n    params: {name: y}\n` }, rule: 'SL016', at: ['scenario/create/main.yml', 5, 14], message: /requisite "b" names this task or a later one/ },
+  { name: 'requisite to no task', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    onchanges: [ghost]\n') }, rule: 'SL016', at: ['scenario/create/main.yml', 6, 17], message: /requisite "ghost" names no task/ },
+  { name: 'reserved register name', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    register: state\n') }, rule: 'SL016', at: ['scenario/create/main.yml', 6, 15], message: /register name "state" is reserved/ },
+  { name: 'unterminated ${', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "x-${input.a"\n') }, rule: 'SL017', at: ['scenario/create/main.yml', 5, 16], message: /unterminated/ },
+  { name: 'migration without sets', files: { 'service.yml': 'name: demo\nstate_schema_version: 2\n', 'migrations/2.yml': 'description: nothing\n' }, rule: 'SL018', at: ['migrations/2.yml', 1, 1], message: /missing required key "state_changes"/ },
+  { name: 'when that is not a boolean', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    when: "1 + 2"\n') }, rule: 'SL022', at: ['scenario/create/main.yml', 6, 11], message: /must be a boolean, but it is int/ },
+  { name: 'invalid host selector', files: { 'scenario/create/main.yml': `on: ["web 1"]\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 1, 5], message: /invalid host selector "web 1"/ },
+];
+
+describe('service checks: one finding per rule', function () {
+  after(cleanupTempServices);
+
+  for (const c of CASES) {
+    it(`${c.rule}: ${c.name}`, function () {
+      const errors = loadServiceFromDir(c.base ? tempService(c.files, c.base) : tempService(c.files)).errors;
+      const hit = errors.find((e: RenderError) => e.rule === c.rule && c.message.test(e.message));
+      assert.ok(hit, `no ${c.rule} matching ${c.message} in:\n${errors.map((e) => `${e.file}:${e.line}:${e.col} ${e.rule} ${e.message}`).join('\n')}`);
+      assert.deepEqual([hit.file, hit.line, hit.col], c.at);
+      assert.ok(hit.fix && hit.fix.length > 5, 'every finding carries a fix');
+    });
+  }
+
+  it('the motd example service is clean', function () {
+    assert.deepEqual(loadServiceFromDir(fixtureService('motd')).errors, []);
+  });
+
+  it('a service with no problems has no findings', function () {
+    assert.deepEqual(loadServiceFromDir(tempService({})).errors, []);
+  });
+});

@@ -1,0 +1,76 @@
+// A soul swarm: many EventStream sessions from one process, each on its own TLS connection with its
+// own certificate. Certificates are signed straight by the PKI with the stack's root token (one key
+// and one CSR, signed once per SID: the soul role takes names from the request, not the CSR), which
+// is the fastest way to get thousands of distinct soul identities.
+import * as grpc from '@grpc/grpc-js';
+import { createCsr, generateKey, privateKeyPem } from '../../agent/csr';
+import { services } from '../../proto/load';
+import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
+import { stackEnv } from '../../test/support/stack-env';
+
+export interface SoulCert { sid: string; certPem: string }
+
+export async function signSwarmCerts(sids: string[], concurrency = 16): Promise<{ keyPem: string; certs: SoulCert[] }> {
+  const env = stackEnv();
+  const key = generateKey();
+  const csr = createCsr(key, 'swarm.keeper.test');
+  const certs: SoulCert[] = new Array(sids.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < sids.length) {
+      const i = next++;
+      const res = await fetch(`${env.SECRETSTORE_ADDR}/v1/pki/sign/soul`, {
+        method: 'POST', headers: { 'X-Vault-Token': env.SECRETSTORE_ROOT_TOKEN, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ csr, common_name: sids[i], alt_names: sids[i], ttl: '24h' }),
+      });
+      if (!res.ok) throw new Error(`pki sign ${sids[i]}: HTTP ${res.status}`);
+      certs[i] = { sid: sids[i]!, certPem: ((await res.json()) as { data: { certificate: string } }).data.certificate };
+    }
+  }));
+  return { keyPem: privateKeyPem(key), certs };
+}
+
+function soulprint(sid: string): Soulprint {
+  return { fqdn: sid, hostname: sid, os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64',
+    cpu_count: 1, memory_bytes: 1 << 30, addresses: [], soul_version: 'swarm' };
+}
+
+/** One swarm member: connect, hello, wait for Welcome, heartbeat at the keeper's interval. */
+export class SwarmSoul {
+  private client: grpc.Client | undefined;
+  private call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
+  private hb: NodeJS.Timeout | undefined;
+
+  constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials) {}
+
+  static credentials(ca: Buffer, keyPem: string, certPem: string): grpc.ChannelCredentials {
+    return grpc.credentials.createSsl(ca, Buffer.from(keyPem), Buffer.from(certPem));
+  }
+
+  /** Resolves at Welcome with the time it took. */
+  connect(timeoutMs = 30_000): Promise<number> {
+    const t0 = performance.now();
+    this.client = new (services().eventStream)(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
+    const call = (this.client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
+    this.call = call;
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`${this.sid}: no welcome in ${timeoutMs} ms`)), timeoutMs);
+      call.on('data', (m: ReceivedKeeperMessage) => {
+        if (m.msg === 'welcome') {
+          clearTimeout(t);
+          let seq = 0;
+          this.hb = setInterval(() => call.write({ heartbeat: { seq: ++seq } }), m.welcome.heartbeat_interval_ms);
+          resolve(performance.now() - t0);
+        }
+      });
+      call.on('error', (e: Error) => { clearTimeout(t); reject(e); });
+      call.write({ hello: { soulprint: soulprint(this.sid), soul_version: 'swarm' } });
+    });
+  }
+
+  close(): void {
+    clearInterval(this.hb);
+    this.call?.cancel();
+    this.client?.close();
+  }
+}

@@ -4,8 +4,10 @@
 //   changed_when  overrides `changed` from the soul's answer
 //   failed_when   true -> the step failed, whatever the module said
 //   until         false -> send again after `delay_ms`, at most `retries` more times, then failed
-// Expressions see input.*, state.*, soulprint.self.*, registered.<name> (earlier `register:`ed
-// results) and, after a send, result.{changed, ok, output}.
+// Expressions see input.*, state.*, soulprint.self.*, <name> for each earlier `register: <name>`
+// ({changed, ok, failed, output}) and, after a send, result.{changed, ok, output}.
+// Requisites: `require: [i]` runs only when steps i succeeded here; `onchanges: [i]` only when at
+// least one of steps i changed something here (else `skipped`).
 // A step the soul did not answer (timeout, stream lost) is `unknown` and ends the host: silence
 // is never success. After a failed or unknown step the host's remaining steps are `skipped`.
 // Exactly-once: the ledger key is (apply_id, host, step index); an `until` re-send uses the
@@ -43,6 +45,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
   const startedAt = new Date();
   const rows: StepRow[] = [];
   const registered: Record<string, unknown> = {};
+  const outcome = new Map<number, StepStatus>();
   let hostStatus: HostStatus = 'ok';
   let reason: string | null = null;
   const row = (step: PlannedStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
@@ -52,7 +55,12 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
 
   for (const step of run.steps) {
     if (hostStatus === 'failed' || hostStatus === 'unknown') { rows.push(row(step, 'skipped', { output: 'not run: an earlier step of this host did not succeed' })); continue; }
-    const ctx = () => ({ ...run.context, registered });
+    const ctx = () => ({ ...run.context, ...registered });
+    const unmet = (step.require ?? []).filter((i) => outcome.get(i) !== 'ok' && outcome.get(i) !== 'changed');
+    if (unmet.length > 0) { rows.push(row(step, 'skipped', { output: `require: step(s) ${unmet.join(', ')} did not succeed` })); outcome.set(step.index, 'skipped'); continue; }
+    if (step.onchanges && !step.onchanges.some((i) => outcome.get(i) === 'changed')) {
+      rows.push(row(step, 'skipped', { output: `onchanges: none of step(s) ${step.onchanges.join(', ')} changed` })); outcome.set(step.index, 'skipped'); continue;
+    }
     try {
       if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) { rows.push(row(step, 'skipped', { output: 'when: false' })); continue; }
     } catch (err) {
@@ -92,6 +100,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       if (ok && !untilMet && attempt <= retries && !run.signal.aborted) { await sleep(delay, run.signal); continue; }
       if (ok && !untilMet) { ok = false; answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` }; }
       if (step.register) registered[step.register] = { changed, ok, failed: !ok, output: answer.output };
+      outcome.set(step.index, ok ? (changed ? 'changed' : 'ok') : 'failed');
       rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
         changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,
       }));

@@ -24,12 +24,22 @@ function loadEngine(): Engine | Error {
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+// core.file.rendered is rendered on the keeper: the soul receives the finished `content` and its
+// module refuses the template's own inputs, so they are not sent (nor need they travel at all).
+function wireParams(module: string, params: Record<string, unknown>): Record<string, unknown> {
+  if (module !== 'core.file.rendered' || typeof params.content !== 'string') return params;
+  const { template: _t, vars: _v, ...rest } = params;
+  return rest;
+}
+
 /** The engine's per-host steps in the run's own shape (db/repos/runs.ts PlannedStep). */
 function toSteps(steps: any[]): PlannedStep[] {
   return steps.map((s, i) => ({
-    index: num(s.index) ?? i, name: str(s.name) ?? `step ${i}`, module: String(s.module), params: (s.params ?? {}) as Record<string, unknown>,
+    index: num(s.index) ?? i, name: str(s.name) ?? `step ${i}`, module: String(s.module),
+    params: wireParams(String(s.module), (s.params ?? {}) as Record<string, unknown>),
     when: str(s.when), changed_when: str(s.changed_when), failed_when: str(s.failed_when), until: str(s.until),
     retries: num(s.retries), delay_ms: num(s.delay_ms) ?? (num(s.delay) !== undefined ? num(s.delay)! * 1000 : undefined), register: str(s.register),
+    require: Array.isArray(s.require) ? s.require : undefined, onchanges: Array.isArray(s.onchanges) ? s.onchanges : undefined,
   }));
 }
 
@@ -37,14 +47,15 @@ function toPlan(plan: any): RenderResult {
   const hostsRaw: [string, any][] = Array.isArray(plan.hosts)
     ? plan.hosts.map((h: any) => [h.sid, h.steps])
     : Object.entries(plan.hosts ?? {}).map(([sid, h]: [string, any]) => [sid, Array.isArray(h) ? h : h.steps]);
+  // The engine applies on:/where: itself (excluded hosts are absent from plan.hosts); only serial: is left.
   const orch = (plan.orchestration ?? {}) as Orchestration;
-  const changes = plan.state_changes ?? plan.stateChanges ?? {};
   return {
     ok: true,
     plan: {
       hosts: hostsRaw.map(([sid, steps]) => ({ sid, steps: toSteps(steps ?? []) })),
-      orchestration: { serial: orch.serial, on: orch.on, where: orch.where },
-      stateSets: (changes.sets ?? changes) as Record<string, unknown>,
+      orchestration: orch.serial === null || orch.serial === undefined ? {} : { serial: orch.serial },
+      // nextState is the state with state_changes.sets applied (dotted keys included): merging it is the commit.
+      stateSets: (plan.nextState ?? {}) as Record<string, unknown>,
     },
   };
 }
@@ -59,7 +70,7 @@ export function defaultScenarioPort(): ScenarioPort {
   return {
     async loadService(a) {
       const { commit, service } = await get().loadServiceFromGit(a);
-      const version = num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
+      const version = num(service?.stateSchemaVersion) ?? num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
       return { commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service } satisfies LoadedService;
     },
     async render(a) {
@@ -68,8 +79,10 @@ export function defaultScenarioPort(): ScenarioPort {
     },
     evaluate: (src, context) => get().evaluateExpression(src, context),
     async migrate(a) {
-      const out = await get().applyMigrations(a.service.service, a.state, a.fromVersion, a.toVersion);
-      return ((out as { state?: unknown })?.state ?? out) as Record<string, unknown>;
+      const out = (await get().applyMigrations(a.service.service, a.state, a.fromVersion, a.toVersion)) as
+        { ok: true; state: Record<string, unknown> } | { ok: false; errors: RenderError[] };
+      if (!out.ok) throw new Error(out.errors.map((e) => `${e.file}:${e.line}:${e.col} ${e.rule}: ${e.message}`).join('; '));
+      return out.state;
     },
   };
 }

@@ -22,6 +22,10 @@ export interface PlannedStep {
   retries?: number;
   delay_ms?: number;
   register?: string;
+  /** Requisites: run only if these earlier steps succeeded on this host. */
+  require?: number[];
+  /** Run only if at least one of these earlier steps changed something on this host. */
+  onchanges?: number[];
 }
 
 export interface NewRun {

@@ -1,5 +1,5 @@
 // A keeper for the run tests: test/support's keeper (own database, secret, queue, ports) started
-// with a replaced scenario engine, plus souls (real `bin/soul` processes in their own UTS
+// (optionally with a replaced scenario engine), plus souls (real `bin/soul` processes in their own UTS
 // namespaces) registered in given covens, onboarded and connected.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +13,7 @@ import { startKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeper } from '../support/keeper';
 import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from '../agents/harness';
 
-export async function startRunKeeper(scenario: ScenarioPort): Promise<TestKeeper> {
+export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeeper> {
   const files = await prepareKeeperConfig();
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);

@@ -27,7 +27,7 @@ function motdService(root: string): FixtureService {
               // A host that never converges keeps its step busy: the test kills that soul meanwhile.
               ...(input.stall === sid ? { until: 'false', retries: 20, delay_ms: 300 } : {}),
             },
-            { name: 'stamp only when motd changed', module: 'core.file.present', params: { path: path.join(root, sid, 'stamp'), content: 'x\n', mode: '0600' }, when: 'registered.motd.changed' },
+            { name: 'stamp only when motd changed', module: 'core.file.present', params: { path: path.join(root, sid, 'stamp'), content: 'x\n', mode: '0600' }, when: 'motd.changed' },
           ],
           stateSets: { greeting: input.greeting },
         };
@@ -194,6 +194,7 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.deepEqual(inc.state, {});
     const rep = (await api(k, 'GET', `/v1/incarnations/motd-all/runs/${r.body.apply_id}`)).body;
     const bySid = Object.fromEntries(rep.hosts.map((h: any) => [h.sid, h]));
+    assert.ok(bySid[victim.sid], JSON.stringify(rep));
     assert.equal(bySid[victim.sid].status, 'unknown');
     assert.equal(bySid[victim.sid].steps[1].status, 'unknown');
     assert.ok(bySid[victim.sid].steps[1].attempts >= 2, 'the step was still being retried when the soul died');

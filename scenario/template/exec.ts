@@ -112,18 +112,26 @@ class State {
   private walkRange(dot: unknown, n: Extract<Node, { type: 'range' }>): void {
     const mark = this.vars.length;
     const v = this.evalPipeline(dot, { ...n.pipe, decl: [] });
-    const items: Array<[unknown, unknown]> = [];
+    // Iterated lazily: `range 100000000` must hit the step budget, not allocate.
+    let count = 0;
+    let items: Iterable<[unknown, unknown]>;
     switch (kindOf(v)) {
-      case 'slice': (v as unknown[]).forEach((e, i) => items.push([i, e])); break;
-      case 'map': for (const k of sortedKeys(v as object)) items.push([k, (v as Record<string, unknown>)[k]]); break;
+      case 'slice': count = (v as unknown[]).length; items = (v as unknown[]).map((e, i) => [i, e] as [unknown, unknown]); break;
+      case 'map': {
+        const keys = sortedKeys(v as object);
+        count = keys.length;
+        items = keys.map((k) => [k, (v as Record<string, unknown>)[k]] as [unknown, unknown]);
+        break;
+      }
       case 'int':
         if (n.pipe.decl.length > 1) throw new TemplateExecError(`can't use ${v as number} to iterate over more than one variable`, n.offset);
-        for (let i = 0; i < (v as number); i++) items.push([i, i]);
+        count = Math.max(0, v as number);
+        items = (function* () { for (let i = 0; i < count; i++) yield [i, i] as [unknown, unknown]; })();
         break;
-      case 'nil': break;
+      case 'nil': items = []; break;
       default: throw new TemplateExecError(`range can't iterate over ${formatValue(v)}`, n.offset);
     }
-    if (items.length === 0) {
+    if (count === 0) {
       if (n.elseList) this.walkList(dot, n.elseList);
       this.vars.length = mark;
       return;

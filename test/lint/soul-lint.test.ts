@@ -1,0 +1,105 @@
+/**
+ * soul-lint on the example services: findings, exit codes, and SARIF that
+ * validates against the official SARIF 2.1.0 schema (shipped by
+ * @microsoft/jest-sarif, draft-04, checked with ajv-draft-04).
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Ajv from 'ajv-draft-04';
+import { runCli } from '../../lint/cli';
+import { fixtureService, repoRoot } from './paths';
+
+interface SarifLog {
+  runs: Array<{
+    tool: { driver: { rules: Array<{ id: string }> } };
+    results: Array<{ ruleId: string; ruleIndex: number; locations: Array<{ physicalLocation: unknown }> }>;
+  }>;
+}
+
+function lint(...argv: string[]): { code: number; out: string; err: string } {
+  let out = '';
+  let err = '';
+  const code = runCli(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+  return { code, out, err };
+}
+
+describe('soul-lint', function () {
+  this.timeout(30_000);
+
+  it('exits 0 on a clean service', function () {
+    const r = lint(fixtureService('motd'));
+    assert.equal(r.code, 0);
+    assert.match(r.out, /no problems found/);
+  });
+
+  it('exits 1 and lists every finding with rule, position, message and fix', function () {
+    const r = lint(fixtureService('broken-scenario'), '--format', 'json');
+    assert.equal(r.code, 1);
+    const report = JSON.parse(r.out) as { findings: Array<{ rule: string; file: string; line: number; col: number; message: string; fix: string }> };
+    assert.deepEqual(report.findings.map((f) => `${f.file}:${f.line}:${f.col} ${f.rule}`), [
+      'scenario/create/main.yml:4:14 SL008',
+      'scenario/create/main.yml:10:13 SL009',
+      'scenario/create/main.yml:17:32 SL012',
+      'scenario/create/main.yml:18:7 SL010',
+      'scenario/create/main.yml:19:15 SL016',
+      'scenario/create/main.yml:24:19 SL012',
+      'scenario/create/main.yml:25:24 SL011',
+      'scenario/create/main.yml:30:17 SL015',
+      'templates/page.tmpl:1:17 SL013',
+      'templates/page.tmpl:2:4 SL014',
+    ]);
+    assert.ok(report.findings.every((f) => f.message && f.fix));
+  });
+
+  it('reports the manifest rules: version field, missing create, missing migrations', function () {
+    const r = lint(fixtureService('broken-manifest'));
+    assert.equal(r.code, 1);
+    assert.match(r.out, /^scenario\/create\/main.yml:1:1 {2}error {2}SL005 {2}/m);
+    assert.match(r.out, /^service.yml:2:1 {2}error {2}SL004 {2}service.yml has a `version` field/m);
+    assert.match(r.out, /^service.yml:3:23 {2}error {2}SL006 {2}state_schema_version is 2 but migrations\/2.yml is missing/m);
+    assert.match(r.out, /3 error\(s\)/);
+  });
+
+  it('reports an anchors bomb as a YAML finding', function () {
+    const r = lint(fixtureService('broken-yaml'));
+    assert.equal(r.code, 1);
+    assert.match(r.out, /scenario\/create\/main.yml:5:37 {2}error {2}SL001 {2}aliases expand to more than 100000 nodes/);
+  });
+
+  it('exits 2 on usage and I/O errors', function () {
+    assert.equal(lint('--format', 'xml', '.').code, 2);
+    assert.equal(lint('a', 'b').code, 2);
+    const missing = lint(path.join(os.tmpdir(), 'no-such-service-dir'));
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /is not a directory/);
+  });
+
+  it('writes SARIF 2.1.0 that validates against the official schema', function () {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sarif-')), 'out.sarif');
+    const r = lint(fixtureService('broken-scenario'), '--format', 'sarif', '--output', file);
+    assert.equal(r.code, 1);
+    const sarif = JSON.parse(fs.readFileSync(file, 'utf8')) as SarifLog;
+    const schema = JSON.parse(fs.readFileSync(require.resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
+    // The official schema has a pattern that is not valid in unicode mode.
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false });
+    const validate = ajv.compile(schema);
+    assert.ok(validate(sarif), JSON.stringify(validate.errors, null, 1));
+    const run = sarif.runs[0]!;
+    const results = run.results;
+    assert.equal(results.length, 10);
+    assert.deepEqual(results[1]!.locations[0]!.physicalLocation, { artifactLocation: { uri: 'scenario/create/main.yml', uriBaseId: 'SRCROOT' }, region: { startLine: 10, startColumn: 13 } });
+    assert.equal(results[1]!.ruleId, 'SL009');
+    assert.equal(run.tool.driver.rules[results[1]!.ruleIndex]!.id, 'SL009');
+  });
+
+  it('bin/soul-lint runs the built CLI with the same exit codes', function () {
+    const bin = path.join(repoRoot(), 'bin', 'soul-lint');
+    assert.equal(spawnSync(process.execPath, [bin, fixtureService('motd')]).status, 0);
+    assert.equal(spawnSync(process.execPath, [bin, fixtureService('broken-manifest')]).status, 1);
+    assert.equal(spawnSync(process.execPath, [bin, '--nope']).status, 2);
+    assert.match(execFileSync(process.execPath, [bin, '--help']).toString(), /soul-lint \[DIR\]/);
+  });
+});

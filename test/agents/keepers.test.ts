@@ -11,7 +11,7 @@ import { Presence } from '../../hub/presence';
 import { SoulNotConnected } from '../../hub/dispatch-errors';
 import { loadConfig } from '../../keeper/config/load';
 import { startKeeper, type RunningKeeper } from '../../keeper/server';
-import { prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
+import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
 import { endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
 
 describe('souls across keeper instances and restarts', function () {
@@ -33,7 +33,9 @@ describe('souls across keeper instances and restarts', function () {
     await Promise.all(running.map((s) => s.kill()));
     await b?.keeper.stop();
     if (b) fs.rmSync(b.dir, { recursive: true, force: true });
-    await a?.stop();
+    // a.keeper may be a restarted instance that TestKeeper.stop() does not know about.
+    await a?.keeper.stop();
+    if (a) await cleanupKeeperFiles(a);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

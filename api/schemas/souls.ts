@@ -16,13 +16,17 @@ const statusSchema = { type: 'string', enum: [...SOUL_STATUSES] } as const;
 
 export const soulSchema = named('Soul', {
   type: 'object', additionalProperties: false,
-  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'last_seen_at', 'onboarded_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
+  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
   properties: {
     sid: sidSchema,
     transport: { type: 'string' },
     covens: { type: 'array', items: { type: 'string' } },
     status: { ...statusSchema, description: 'registry snapshot; it lags the live stream by a few seconds' },
     connected_kid: { type: ['string', 'null'], description: 'the keeper that last held the stream' },
+    soulprint: {
+      type: ['object', 'null'],
+      description: 'the host facts the soul last reported (fqdn, hostname, os, architecture, cpu count, memory, addresses, soul version); null until it first connects',
+    },
     last_seen_at: nullableTimestampSchema,
     onboarded_at: nullableTimestampSchema,
     created_at: timestampSchema,

@@ -6,7 +6,6 @@ import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getSoul } from '../../db/repos/souls';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
 
@@ -59,10 +58,10 @@ describe('souls: onboarding, connection and status (UTS namespaces)', function (
       const { soul } = await waitForStatus(k, s.sid, 'connected');
       assert.equal(soul.connected_kid, k.config.kid);
       assert.notEqual(soul.last_seen_at, null);
-      const rec = await getSoul(k.keeper.runtime.db, s.sid);
-      assert.equal(rec?.soulprint?.fqdn, s.sid);
-      assert.equal(rec?.soulprint?.hostname, s.sid);
-      assert.equal(rec?.soulprint?.cpu_count, os.availableParallelism());
+      // What the operator sees: GET /v1/souls/{sid} carries the last soulprint.
+      assert.equal(soul.soulprint?.fqdn, s.sid);
+      assert.equal(soul.soulprint?.hostname, s.sid);
+      assert.equal(soul.soulprint?.cpu_count, os.availableParallelism());
     }
 
     // Kill one: the others stay connected, the killed one is disconnected within a few seconds.

@@ -10,9 +10,19 @@ import { fromCel } from './values';
 export type Program = (celContext: Record<string, unknown>) => unknown;
 
 const cache = new Map<string, Program>();
+const scopeKeys = new WeakMap<Scope, string>();
+
+function scopeKey(scope: Scope): string {
+  let k = scopeKeys.get(scope);
+  if (k === undefined) {
+    k = JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result]);
+    scopeKeys.set(scope, k);
+  }
+  return k;
+}
 
 export function compileExpression(src: string, scope: Scope): Program {
-  const key = `${JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result])}\u0000${src}`;
+  const key = `${scopeKey(scope)}\u0000${src}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const problem = checkExpression(src, scope);

@@ -66,9 +66,10 @@ export function render(req: RenderRequest): RenderResult {
   const targeted: RenderHost[] = [];
   const excluded: Array<{ sid: string; reason: string }> = [];
   const hostPlans: HostPlan[] = [];
+  const hostScope = scope(true);
   for (const host of req.hosts) {
     if (errors.full()) break;
-    const env: EvalEnv = { scope: scope(true), celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } }, label: `on host ${host.sid}: ` };
+    const env: EvalEnv = { scope: hostScope, celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } }, label: `on host ${host.sid}: ` };
     if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, host.soulprint ?? {})) {
       excluded.push({ sid: host.sid, reason: 'not matched by the scenario `on:`' });
       continue;
@@ -141,9 +142,16 @@ function buildStep(task: Task, params: Record<string, unknown>, when: string | u
   return step;
 }
 
+const renderTimeMemo = new WeakMap<ExprSource, boolean>();
+
 /** An expression is render-time when it checks without any registered name. */
 function renderTime(e: ExprSource, scope: Scope): boolean {
-  return checkExpression(e.src, { ...scope, registered: [], result: false }) === null;
+  let v = renderTimeMemo.get(e);
+  if (v === undefined) {
+    v = checkExpression(e.src, { ...scope, registered: [], result: false }) === null;
+    renderTimeMemo.set(e, v);
+  }
+  return v;
 }
 
 function evalBool(e: ExprSource, env: EvalEnv): boolean {

@@ -3,9 +3,9 @@
  * evaluated, a string that is one `${expr}` keeps the value's type, mixed
  * strings concatenate. A failure names the exact position of the expression.
  */
-import type { YNode } from '../yaml/parse';
+import type { YNode, YScalar } from '../yaml/parse';
 import { splitInterpolation, wholeExpression } from '../interpolate';
-import { compileExpression } from '../cel/program';
+import { compileExpression, type Program } from '../cel/program';
 import type { Scope } from '../cel/env';
 import { ExpressionError } from '../cel/evaluate';
 import { interpolationText } from '../cel/values';
@@ -29,22 +29,50 @@ export function resolveNode(node: YNode, env: EvalEnv): unknown {
     return out;
   }
   if (typeof node.value !== 'string' || !node.text.includes('${')) return node.value;
-  const split = splitInterpolation(node.text);
-  if (!split.ok) throw new ScenarioError(posInScalar(node, split.offset), 'SL017', split.message, 'close the expression with `}`');
-  const run = (src: string, offset: number): unknown => {
+  const compiled = compiledFor(node, env.scope);
+  const run = (part: CompiledExpr): unknown => {
     try {
-      return compileExpression(src, env.scope)(env.celContext);
+      if (part.error) throw part.error;
+      return part.program!(env.celContext);
     } catch (e) {
       if (e instanceof ExpressionError) {
         const rule = e.kind === 'syntax' ? 'SL011' : e.kind === 'name' ? 'SL012' : e.kind === 'type' ? 'SL022' : RULE_EVAL;
-        throw new ScenarioError(posInScalar(node, offset + e.offset), rule, `${env.label}${e.message}`, fixFor(e));
+        throw new ScenarioError(posInScalar(node, part.offset + e.offset), rule, `${env.label}${e.message}`, fixFor(e));
       }
       throw e;
     }
   };
+  if (compiled.whole) return run(compiled.whole);
+  return compiled.parts.map((p) => (typeof p === 'string' ? p : interpolationText(run(p)))).join('');
+}
+
+interface CompiledExpr { offset: number; program?: Program; error?: ExpressionError }
+interface CompiledString { whole?: CompiledExpr; parts: Array<string | CompiledExpr> }
+
+// Splitting and compiling a string is done once per (scope, node), not once per host.
+const memo = new WeakMap<Scope, WeakMap<YScalar, CompiledString>>();
+
+function compiledFor(node: YScalar, scope: Scope): CompiledString {
+  let byNode = memo.get(scope);
+  if (!byNode) { byNode = new WeakMap(); memo.set(scope, byNode); }
+  const hit = byNode.get(node);
+  if (hit) return hit;
+  const split = splitInterpolation(node.text);
+  if (!split.ok) throw new ScenarioError(posInScalar(node, split.offset), 'SL017', split.message, 'close the expression with `}`');
+  const compile = (src: string, offset: number): CompiledExpr => {
+    try {
+      return { offset, program: compileExpression(src, scope) };
+    } catch (e) {
+      if (e instanceof ExpressionError) return { offset, error: e };
+      throw e;
+    }
+  };
   const whole = wholeExpression(split.segments);
-  if (whole) return run(whole.src, whole.offset);
-  return split.segments.map((s) => (s.kind === 'text' ? s.text : interpolationText(run(s.src, s.offset)))).join('');
+  const out: CompiledString = whole
+    ? { whole: compile(whole.src, whole.offset), parts: [] }
+    : { parts: split.segments.map((s) => (s.kind === 'text' ? s.text : compile(s.src, s.offset))) };
+  byNode.set(node, out);
+  return out;
 }
 
 export function fixFor(e: ExpressionError): string {

@@ -8,7 +8,7 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 function escapeRune(ch: string, quote: string): string {
   const cp = ch.codePointAt(0)!;
   if (ch === quote || ch === '\\') return '\\' + ch;
-  if (PRINTABLE.test(ch)) return ch;
+  if ((cp >= 0x20 && cp < 0x7f) || PRINTABLE.test(ch)) return ch;
   switch (ch) {
     case '\x07': return '\\a';
     case '\b': return '\\b';

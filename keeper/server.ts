@@ -4,7 +4,7 @@
 import express from 'express';
 import type { Logger } from '../common/logger';
 import { createHubComponents, type Hub } from '../hub';
-import { createApiApp, createApiFallback } from '../api';
+import { createApiApp, createApiFallback, problemErrorHandler } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
 import type { ScenarioPort } from '../activities/scenario-port';
@@ -49,6 +49,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     app.use(createApiApp(apiDeps));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
     app.use(createApiFallback(log));
+    // Errors raised by app-level handlers (/readyz, /ui) skip the routers above; answer them as problems too.
+    app.use(problemErrorHandler(log));
 
     const metricsApp = express();
     metricsApp.disable('x-powered-by');

@@ -37,6 +37,10 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
       : prob.message.startsWith('missing') ? `add "${prob.param}" under params` : `fix the value of "${prob.param ?? 'params'}"`;
     out.push(makeError(pos, RULES.params, `${t.module}: ${prob.message}`, fix));
   }
+  const authored = t.module === 'core.file.rendered' ? pair(t.params, 'content') : undefined;
+  if (authored) {
+    out.push(makeError(authored.key.pos, RULES.params, 'core.file.rendered: `content` is produced by rendering the template', 'remove `content`, or use core.file.present'));
+  }
   if (t.module === 'core.file.rendered' && typeof statics['template'] === 'string') {
     const p = pair(t.params, 'template')!;
     const err = templateProblem(service, statics['template']);

@@ -6,7 +6,7 @@ import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
 import { soulInit } from './init';
 import { soulRun } from './run';
-import { SOUL_VERSION } from './version';
+import { VERSION as SOUL_VERSION } from '../common/version';
 
 const NO_TOKEN = new SoulError('no bootstrap token',
   'pass --token=<token>, set SOUL_BOOTSTRAP_TOKEN, or pipe the token on stdin (from the operator: POST /v1/souls or /v1/souls/{sid}/issue-token)', 2);

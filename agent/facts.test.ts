@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { collectSoulprint, osFamily, parseOsRelease, sameSoulprint, type FactSources } from './facts';
-import { SOUL_VERSION } from './version';
+import { VERSION as SOUL_VERSION } from '../common/version';
 
 const sources = (over: Partial<FactSources> = {}): FactSources => ({
   hostname: () => 'soul-a.keeper.test',

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Soulprint } from '../proto/types';
-import { SOUL_VERSION } from './version';
+import { VERSION as SOUL_VERSION } from '../common/version';
 
 export interface FactSources {
   hostname(): string;

@@ -8,7 +8,7 @@ import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulpri
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
 import type { StepHandler } from './steps';
-import { SOUL_VERSION } from './version';
+import { VERSION as SOUL_VERSION } from '../common/version';
 
 export interface StreamCredentials { ca: Buffer; keyPem: string; certPem: string }
 

@@ -3,7 +3,7 @@
 // per route: permission (403), body (413/415/400), validation (400), handler -> 404/405 -> problem.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../common/logger';
-import { VERSION } from '../keeper/version';
+import { VERSION } from '../common/version';
 import { authenticate, registryGate } from './auth';
 import type { ApiDeps } from './deps';
 import { mountDocs } from './docs';

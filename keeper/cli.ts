@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from './config/load';
 import { InitRefused, checkAid, keeperInit } from './init';
 import { openCore, StartupError } from './runtime';
 import { startKeeper } from './server';
-import { VERSION } from './version';
+import { VERSION } from '../common/version';
 
 function fail(err: unknown): never {
   if (err instanceof ConfigError || err instanceof StartupError || err instanceof InitRefused) {

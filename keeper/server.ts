@@ -15,7 +15,7 @@ import { httpComponent } from './listen';
 import { createMetrics, type Metrics } from './metrics';
 import { readinessHandler } from './readiness';
 import { openRuntime, StartupError, type RuntimeWithCache } from './runtime';
-import { VERSION } from './version';
+import { VERSION } from '../common/version';
 
 export interface RunningKeeper {
   runtime: RuntimeWithCache;

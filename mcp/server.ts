@@ -12,7 +12,7 @@ import { authenticate, registryGate } from '../api/auth';
 import { jsonBody } from '../api/body';
 import type { ApiDeps } from '../api/deps';
 import type { Caller, RouteDef } from '../api/route';
-import { VERSION } from '../keeper/version';
+import { VERSION } from '../common/version';
 import { createInvoker, type ToolInvoker } from './invoke';
 import { buildTools, type ToolDef } from './tools';
 

@@ -1,4 +1,4 @@
-// The version reported by /metrics, the soul handshake and the CLIs: package.json's.
+// The version of this build (package.json's), reported by /metrics, the soul's hello and the CLIs.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 

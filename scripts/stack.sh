@@ -43,6 +43,7 @@ ensure_packages() {
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v ss >/dev/null 2>&1 || missing+=(iproute2)
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
@@ -82,16 +83,36 @@ SQL
   fi
 }
 
+# The pid listening on a loopback TCP port, if any.
+port_pid() { ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1; }
+
+# A dev service left by another checkout (other passwords, other root token) holds a port this stack
+# needs: stop it, saying so, rather than failing. Only processes of the named program are touched.
+stop_stale() {
+  local port="$1" program="$2" pid
+  pid="$(port_pid "$port")"
+  [ -n "$pid" ] || return 0
+  if [ "$(basename "$(readlink -f "/proc/$pid/exe" 2>/dev/null)")" = "$program" ]; then
+    log "stopping a stale $program (pid $pid) that holds port $port with other credentials"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  else
+    die "port $port is taken by another program (pid $pid); free it and retry"
+  fi
+}
+
 # --- Redis
 redis_ping() { redis-cli -h 127.0.0.1 -p 6379 --no-auth-warning -a "$REDIS_PASSWORD" ping 2>/dev/null | grep -q PONG; }
 
 start_redis() {
   redis_ping && return 0
-  # A Debian-started redis without our password would hold the port: stop it first.
+  # A Debian-started redis without our password, or another checkout's, would hold the port.
   if redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; then
     redis-cli -h 127.0.0.1 -p 6379 shutdown nosave >/dev/null 2>&1 || true
     sleep 0.3
   fi
+  stop_stale 6379 redis-server
   umask 077
   cat > "$STATE/redis.conf" <<EOF
 bind 127.0.0.1
@@ -140,7 +161,7 @@ start_bao() {
   if bao_healthy; then
     curl -fsS -o /dev/null -H "X-Vault-Token: $BAO_ROOT_TOKEN" http://127.0.0.1:8200/v1/auth/token/lookup-self 2>/dev/null \
       && return 0
-    die "a secrets store already runs on 127.0.0.1:8200 but not with this stack's root token; stop it (make stack-down) and retry"
+    stop_stale 8200 "$(basename "$BAO")"
   fi
   nohup "$BAO" server -dev -dev-root-token-id="$BAO_ROOT_TOKEN" -dev-listen-address=127.0.0.1:8200 \
     -dev-no-store-token >"$STATE/logs/secretstore.log" 2>&1 &

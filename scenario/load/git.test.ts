@@ -56,4 +56,10 @@ describe('loading a service from git', function () {
     await assert.rejects(loadServiceFromGit({ git: repo, ref: '--upload-pack=x', cacheDir }), GitLoadError);
     await assert.rejects(loadServiceFromGit({ git: '--upload-pack=x', ref: 'main', cacheDir }), /invalid git URL/);
   });
+
+  it('never runs a remote helper that could execute commands (ext::)', async function () {
+    const marker = path.join(cacheDir, 'ext-ran');
+    await assert.rejects(loadServiceFromGit({ git: `ext::sh -c touch% ${marker}`, ref: 'main', cacheDir }), GitLoadError);
+    assert.equal(fs.existsSync(marker), false);
+  });
 });

@@ -41,7 +41,9 @@ async function git(args: string[], cwd?: string): Promise<string> {
       cwd,
       maxBuffer: 64 * 1024 * 1024,
       timeout: 120_000,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', LC_ALL: 'C' },
+      // Only plain transports: git's `ext::` and other remote helpers could run commands, whatever
+      // URL the catalog let through.
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', LC_ALL: 'C', GIT_ALLOW_PROTOCOL: 'https:http:ssh:git:file' },
     });
     return stdout;
   } catch (e) {

@@ -11,7 +11,7 @@ import { loadConfig } from '../../keeper/config/load';
 import type { KeeperConfig } from '../../keeper/config/types';
 import { keeperInit } from '../../keeper/init';
 import { openCore } from '../../keeper/runtime';
-import { startKeeper, type RunningKeeper } from '../../keeper/server';
+import { startKeeper, type KeeperOverrides, type RunningKeeper } from '../../keeper/server';
 import { createTestDatabase, type TestDatabase } from './database';
 import { freePort } from './ports';
 import { deleteSecret, putSecret } from './secretstore';
@@ -72,27 +72,36 @@ export interface TestKeeper extends TestKeeperFiles {
   stop(): Promise<void>;
 }
 
-/** Initializes the first operator (`admin`) through keeper init, then starts the keeper. */
-export async function startTestKeeper(opts: Parameters<typeof prepareKeeperConfig>[0] & { log?: Logger } = {}): Promise<TestKeeper> {
+export type InitializedKeeper = Omit<TestKeeper, 'keeper' | 'stop'>;
+
+/** A keeper's files, database and secret with its first operator (`admin`) created by keeper init; not started. */
+export async function initTestKeeper(opts: Parameters<typeof prepareKeeperConfig>[0] & { log?: Logger } = {}): Promise<InitializedKeeper> {
   const files = await prepareKeeperConfig(opts);
   const config = loadConfig(files.configFile);
-  const log = opts.log ?? silentLogger;
-  const core = await openCore(config, log);
+  const core = await openCore(config, opts.log ?? silentLogger);
   const credential = path.join(files.dir, 'admin.jwt');
   try {
     await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
   } finally {
     await core.close();
   }
-  const keeper = await startKeeper(config, log);
   return {
-    ...files, config, keeper,
+    ...files, config,
     baseUrl: `http://${config.listen.openapi.addr}`,
     metricsUrl: `http://${config.listen.metrics.addr}`,
     adminToken: fs.readFileSync(credential, 'utf8').trim(),
+  };
+}
+
+/** Initializes the first operator (`admin`) through keeper init, then starts the keeper in-process. */
+export async function startTestKeeper(opts: Parameters<typeof initTestKeeper>[0] & KeeperOverrides = {}): Promise<TestKeeper> {
+  const k = await initTestKeeper(opts);
+  const keeper = await startKeeper(k.config, opts.log ?? silentLogger, opts.scenario ? { scenario: opts.scenario } : {});
+  return {
+    ...k, keeper,
     async stop() {
       await keeper.stop();
-      await cleanupKeeperFiles(files);
+      await cleanupKeeperFiles(k);
     },
   };
 }

@@ -46,7 +46,16 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
         await recordSteps(deps.db, s);
         await recordHosts(deps.db, h, applyId);
       };
-      const beat = setInterval(() => ctx.heartbeat({ done, of: sids.length }), HEARTBEAT_MS);
+      // Finished hosts are also written with each heartbeat, so the run report shows a long dispatch
+      // progressing instead of every host `pending` until the end. Writes are chained (never two at
+      // once); a failed write fails the activity, whose retry rewrites every host.
+      let writing: Promise<void> = Promise.resolve();
+      let writeError: unknown;
+      const write = () => (writing = writing.then(flush).catch((err: unknown) => { writeError ??= err; }));
+      const beat = setInterval(() => {
+        ctx.heartbeat({ done, of: sids.length });
+        if (hostRows.length > 0) void write();
+      }, HEARTBEAT_MS);
       try {
         let next = 0;
         const worker = async () => {
@@ -66,11 +75,12 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             else if (r.status === 'failed') out.failed.push(sid);
             else out.unknown.push(sid);
             done++;
-            if (stepRows.length >= 500) await flush();
+            if (stepRows.length >= 500) await write();
           }
         };
         await Promise.all(Array.from({ length: Math.min(CONCURRENCY, sids.length) }, worker));
-        await flush();
+        await write();
+        if (writeError) throw writeError;
       } finally {
         clearInterval(beat);
       }

@@ -20,9 +20,12 @@ export function port(addr: string): number {
   return Number(addr.slice(addr.lastIndexOf(':') + 1));
 }
 
+/** What the helpers below need of a keeper: an in-process TestKeeper, or one run as its own process. */
+export type KeeperAccess = Pick<TestKeeper, 'baseUrl' | 'adminToken' | 'config'>;
+
 export interface EndpointSpec { host: string; bootstrap_port: number; event_stream_port: number; priority: number }
 
-export function endpointOf(k: TestKeeper, priority = 10, host = 'localhost'): EndpointSpec {
+export function endpointOf(k: KeeperAccess, priority = 10, host = 'localhost'): EndpointSpec {
   return { host, bootstrap_port: port(k.config.listen.grpc.bootstrap.addr), event_stream_port: port(k.config.listen.grpc.event_stream.addr), priority };
 }
 
@@ -77,7 +80,7 @@ export function soulRun(hostname: string, config: string): RunningSoul {
   };
 }
 
-export async function api(k: TestKeeper, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function api(k: KeeperAccess, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(k.baseUrl + p, {
     method, headers: { Authorization: `Bearer ${k.adminToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -87,13 +90,13 @@ export async function api(k: TestKeeper, method: string, p: string, body?: unkno
 }
 
 /** Registers the soul through the Operator API and returns its bootstrap token. */
-export async function register(k: TestKeeper, sid: string): Promise<string> {
+export async function register(k: KeeperAccess, sid: string): Promise<string> {
   const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: ['test'] });
   if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.bootstrap_token as string;
 }
 
-export async function soulStatus(k: TestKeeper, sid: string): Promise<any> {
+export async function soulStatus(k: KeeperAccess, sid: string): Promise<any> {
   const r = await api(k, 'GET', `/v1/souls/${sid}`);
   if (r.status !== 200) throw new Error(`GET /v1/souls/${sid}: ${r.status}`);
   return r.body;
@@ -113,7 +116,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /** Waits until GET /v1/souls/{sid} shows `status`; returns the record and how long it took. */
-export async function waitForStatus(k: TestKeeper, sid: string, status: string, timeoutMs = 20_000, soul?: RunningSoul): Promise<{ soul: any; ms: number }> {
+export async function waitForStatus(k: KeeperAccess, sid: string, status: string, timeoutMs = 20_000, soul?: RunningSoul): Promise<{ soul: any; ms: number }> {
   const t0 = Date.now();
   try {
     const rec = await waitFor(`${sid} to be ${status}`, async () => {

@@ -1,6 +1,7 @@
 // A keeper for the run tests: test/support's keeper (own database, secret, queue, ports) started
 // (optionally with a replaced scenario engine), plus souls (real `bin/soul` processes in their own UTS
 // namespaces) registered in given covens, onboarded and connected.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,9 +12,11 @@ import { keeperInit } from '../../keeper/init';
 import { openCore } from '../../keeper/runtime';
 import { startKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeper } from '../support/keeper';
-import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from '../agents/harness';
+import { repoRoot } from '../support/repo';
+import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type KeeperAccess, type RunningSoul } from '../agents/harness';
 
-export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeeper> {
+/** A keeper's files, database and secret with its first operator (`admin`) created, not started. */
+export async function initRunKeeper(): Promise<Omit<TestKeeper, 'keeper' | 'stop'>> {
   const files = await prepareKeeperConfig();
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);
@@ -23,18 +26,48 @@ export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeepe
   } finally {
     await core.close();
   }
-  const keeper = await startKeeper(config, silentLogger, { scenario });
   return {
-    ...files, config, keeper, baseUrl: `http://${config.listen.openapi.addr}`, metricsUrl: `http://${config.listen.metrics.addr}`,
+    ...files, config, baseUrl: `http://${config.listen.openapi.addr}`, metricsUrl: `http://${config.listen.metrics.addr}`,
     adminToken: fs.readFileSync(credential, 'utf8').trim(),
-    async stop() { await keeper.stop(); await cleanupKeeperFiles(files); },
   };
+}
+
+export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeeper> {
+  const k = await initRunKeeper();
+  const keeper = await startKeeper(k.config, silentLogger, { scenario });
+  return { ...k, keeper, async stop() { await keeper.stop(); await cleanupKeeperFiles(k); } };
+}
+
+/** `bin/keeper run` as its own process (so it can really be SIGKILLed), once /readyz answers. */
+export interface KeeperProcess { child: ChildProcess; log: { stderr: string }; exited: Promise<number | null> }
+
+export async function spawnKeeper(k: KeeperAccess & { configFile: string }, timeoutMs = 60_000): Promise<KeeperProcess> {
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${k.configFile}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = { stderr: '' };
+  // Keep only the tail: a failing test shows it, and a long run cannot grow it without bound.
+  const keep = (d: Buffer) => { log.stderr = (log.stderr + d.toString()).slice(-20_000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => { gone = true; });
+  try {
+    await waitFor('the keeper to be ready', async () => {
+      if (gone) throw new Error('the keeper exited');
+      return (await fetch(`${k.baseUrl}/readyz`)).ok;
+    }, timeoutMs, 200);
+  } catch (err) {
+    child.kill('SIGKILL');
+    (err as Error).message += `\n--- keeper log ---\n${log.stderr.slice(-3000)}`;
+    throw err;
+  }
+  return { child, log, exited };
 }
 
 export interface TestSoul { sid: string; config: string; dir: string; run: RunningSoul }
 
 /** Registers, onboards and connects one soul per entry of `covens`. */
-export async function startSouls(k: TestKeeper, root: string, covens: string[][]): Promise<TestSoul[]> {
+export async function startSouls(k: KeeperAccess, root: string, covens: string[][]): Promise<TestSoul[]> {
   return Promise.all(covens.map(async (c, i) => {
     const sid = uniqueSid(`host${i + 1}`);
     const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: c });
@@ -54,7 +87,7 @@ export function tempDir(prefix: string): string {
 }
 
 /** Polls the incarnation until it leaves `applying`; returns its record. */
-export async function settled(k: TestKeeper, name: string, timeoutMs = 60_000): Promise<any> {
+export async function settled(k: KeeperAccess, name: string, timeoutMs = 60_000): Promise<any> {
   return waitFor(`${name} to settle`, async () => {
     const r = await api(k, 'GET', `/v1/incarnations/${name}`);
     return r.status === 200 && r.body.status !== 'applying' ? r.body : undefined;
@@ -62,3 +95,14 @@ export async function settled(k: TestKeeper, name: string, timeoutMs = 60_000): 
 }
 
 export { api, waitFor };
+
+/** Copies a service directory into a new local git repository tagged `tag`; returns its file:// URL. */
+export function gitRepoFrom(src: string, dir: string, tag: string): string {
+  fs.cpSync(src, dir, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: dir, stdio: 'pipe' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', path.basename(src));
+  git('tag', tag);
+  return `file://${dir}`;
+}

@@ -1,22 +1,11 @@
 // The run path with the real scenario engine: the example service test/fixtures/services/motd made
 // into a local git repository, registered by file:// URL at a tag, created on one soul.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
-import { api, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
-
-function gitRepoFrom(src: string, dir: string, tag: string): string {
-  fs.cpSync(src, dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: dir, stdio: 'pipe' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'motd');
-  git('tag', tag);
-  return `file://${dir}`;
-}
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
 
 describe('incarnation runs with the real scenario engine (motd example service from git)', function () {
   this.timeout(300_000);

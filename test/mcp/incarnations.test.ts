@@ -6,12 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { silentLogger } from '../../common/logger';
-import { loadConfig } from '../../keeper/config/load';
-import { keeperInit } from '../../keeper/init';
-import { openCore } from '../../keeper/runtime';
-import { startKeeper } from '../../keeper/server';
-import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeper } from '../support/keeper';
+import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { freePort } from '../support/ports';
 import { fixtureScenario } from '../runs/fixture-scenario';
 import { api, settled, startSouls, tempDir, type TestSoul } from '../runs/keeper';
@@ -22,15 +17,6 @@ const GIT = 'file:///fixtures/motd-mcp.git';
 
 /** test/runs' keeper (stand-in scenario engine) with the MCP listener turned on. */
 async function startMcpRunKeeper(root: string, mcpAddr: string): Promise<TestKeeper> {
-  const files = await prepareKeeperConfig({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; } });
-  const config = loadConfig(files.configFile);
-  const core = await openCore(config, silentLogger);
-  const credential = path.join(files.dir, 'admin.jwt');
-  try {
-    await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
-  } finally {
-    await core.close();
-  }
   const scenario = fixtureScenario({
     [GIT]: {
       name: 'motd', stateSchemaVersion: 1,
@@ -42,12 +28,7 @@ async function startMcpRunKeeper(root: string, mcpAddr: string): Promise<TestKee
       },
     },
   });
-  const keeper = await startKeeper(config, silentLogger, { scenario });
-  return {
-    ...files, config, keeper, baseUrl: `http://${config.listen.openapi.addr}`, metricsUrl: `http://${config.listen.metrics.addr}`,
-    adminToken: fs.readFileSync(credential, 'utf8').trim(),
-    async stop() { await keeper.stop(); await cleanupKeeperFiles(files); },
-  };
+  return startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; }, scenario });
 }
 
 describe('MCP listener: incarnation tools', function () {

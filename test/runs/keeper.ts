@@ -5,37 +5,16 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../../common/logger';
 import type { ScenarioPort } from '../../activities/scenario-port';
-import { loadConfig } from '../../keeper/config/load';
-import { keeperInit } from '../../keeper/init';
-import { openCore } from '../../keeper/runtime';
-import { startKeeper } from '../../keeper/server';
-import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeper } from '../support/keeper';
+import { initTestKeeper, startTestKeeper, type InitializedKeeper, type TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type KeeperAccess, type RunningSoul } from '../agents/harness';
 
 /** A keeper's files, database and secret with its first operator (`admin`) created, not started. */
-export async function initRunKeeper(): Promise<Omit<TestKeeper, 'keeper' | 'stop'>> {
-  const files = await prepareKeeperConfig();
-  const config = loadConfig(files.configFile);
-  const core = await openCore(config, silentLogger);
-  const credential = path.join(files.dir, 'admin.jwt');
-  try {
-    await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
-  } finally {
-    await core.close();
-  }
-  return {
-    ...files, config, baseUrl: `http://${config.listen.openapi.addr}`, metricsUrl: `http://${config.listen.metrics.addr}`,
-    adminToken: fs.readFileSync(credential, 'utf8').trim(),
-  };
-}
+export const initRunKeeper = (): Promise<InitializedKeeper> => initTestKeeper();
 
 export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeeper> {
-  const k = await initRunKeeper();
-  const keeper = await startKeeper(k.config, silentLogger, { scenario });
-  return { ...k, keeper, async stop() { await keeper.stop(); await cleanupKeeperFiles(k); } };
+  return startTestKeeper(scenario ? { scenario } : {});
 }
 
 /** `bin/keeper run` as its own process (so it can really be SIGKILLed), once /readyz answers. */

@@ -15,7 +15,10 @@ interface Host { sid: string; covens: string[]; soulprint: Record<string, unknow
 
 async function targetHosts(db: Knex, covens: string[]): Promise<Host[]> {
   const rows = await db('souls').select('sid', 'covens', 'soulprint').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
-  return rows.map((r: { sid: string; covens: string[]; soulprint: Record<string, unknown> | null }) => ({ sid: r.sid, covens: r.covens, soulprint: r.soulprint ?? {} }));
+  // The registry's covens (the operator's labels) are what `on: coven:<name>` and
+  // `soulprint.self.covens` see; a soul cannot claim covens through the facts it reports.
+  return rows.map((r: { sid: string; covens: string[]; soulprint: Record<string, unknown> | null }) =>
+    ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } }));
 }
 
 function truthy(v: unknown): boolean {
@@ -24,7 +27,8 @@ function truthy(v: unknown): boolean {
 
 /** `on:` keeps hosts carrying one of the listed covens; `where:` keeps hosts whose expression is true. */
 function selectHosts(scenario: ScenarioPort, hosts: Host[], orch: { on?: string | string[]; where?: string }, ctx: Record<string, unknown>): { keep: Set<string>; errors: RenderError[] } {
-  const on = orch.on === undefined ? undefined : new Set(Array.isArray(orch.on) ? orch.on : [orch.on]);
+  // Bare coven names and `coven:<name>` selectors both name a coven here.
+  const on = orch.on === undefined ? undefined : new Set((Array.isArray(orch.on) ? orch.on : [orch.on]).map((c) => c.replace(/^coven:/, '')));
   const keep = new Set<string>();
   const errors: RenderError[] = [];
   for (const h of hosts) {

@@ -12,9 +12,9 @@ import { api, gitRepoFrom, initRunKeeper, settled, spawnKeeper, startSouls, temp
 
 const WEB_STEPS = 2;
 const DB_STEPS = 7;
-// The third soul startSouls makes (coven db) is host3-<random>: a task's `on:` selects it by SID
-// glob (the scenario engine's `coven:` selector reads the soulprint, which carries no covens).
-const DB_HOST_GLOB = '"host3-*"';
+// The extra steps run only on the soul in coven db: a task's `on:` selects it by coven, which the
+// keeper takes from the registry.
+const DB_HOST_GLOB = '"coven:db"';
 
 // Each file is written by the first send (changed) and confirmed by a second one 2 s later
 // (unchanged), which makes `until` true: about 2 s per step, on every host at once.

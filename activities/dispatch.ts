@@ -2,6 +2,7 @@
 // keeper holds the souls' streams. Applies each host's plan (bounded concurrency), writes the
 // per-step report as it goes, and heartbeats so a killed keeper is noticed within the heartbeat
 // timeout; the retry re-sends the same step keys and the souls' ledgers answer them.
+import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../db/repos/incarnations';
 import { getRun, loadPlans, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
@@ -32,6 +33,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
     async dispatchHosts({ applyId, sids, batch }: DispatchInput): Promise<DispatchOutcome> {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
+      // Every host in flight (up to the batch size) listens on this one signal for cancellation.
+      setMaxListeners(0, signal);
       const run = await getRun(deps.db, applyId);
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);

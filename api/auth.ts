@@ -6,9 +6,10 @@
 // Neither the token nor the Authorization header is ever logged or echoed.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
-import { archonRegistryEmpty, getArchonRole } from '../db/repos/archons';
+import { archonRegistryEmpty, getArchonRoles } from '../db/repos/archons';
 import { TokenRejected, verifyOperatorToken } from '../keeper/auth/jwt';
 import { AID_PATTERN, permissionsOf, permits } from '../keeper/auth/roles';
+import { TickBatcher } from './batch';
 import { problems } from './problems';
 import type { Caller } from './route';
 
@@ -39,19 +40,71 @@ export function bearerToken(header: string | undefined): string {
   return m[1];
 }
 
-export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string): RequestHandler {
+/**
+ * Tokens this process has verified (signature, algorithm, issuer, required claims), by their exact
+ * text, with the AID and the expiry. A token's validity depends only on its text, the signing key
+ * and the issuer (fixed for one `authenticate` instance) and the clock, so a hit is checked against
+ * the expiry on every use and then skips only the HMAC (the costliest step of a read). Only tokens
+ * that passed verification are stored, so junk cannot fill it; it holds at most `max` entries
+ * (oldest evicted first). The operator's existence and role are still read on every request.
+ */
+export class VerifiedTokens {
+  private readonly entries = new Map<string, { aid: string; expiresAtMs: number }>();
+  constructor(private readonly max = 10_000) {}
+
+  /** The AID of a verified token that has not expired at `nowMs`, else undefined. */
+  get(token: string, nowMs: number): string | undefined {
+    const e = this.entries.get(token);
+    if (e === undefined) return undefined;
+    if (nowMs >= e.expiresAtMs) {
+      this.entries.delete(token);
+      return undefined;
+    }
+    return e.aid;
+  }
+
+  set(token: string, aid: string, expiresAtMs: number): void {
+    if (this.entries.size >= this.max) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(token, { aid, expiresAtMs });
+  }
+
+  get size(): number { return this.entries.size; }
+}
+
+async function verifiedAid(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<string> {
+  const hit = cache.get(token, Date.now());
+  if (hit !== undefined) return hit;
+  try {
+    const { aid, expiresAt } = await verifyOperatorToken(signingKey, issuer, token);
+    // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
+    cache.set(token, aid, expiresAt.getTime());
+    return aid;
+  } catch (err) {
+    if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
+    throw err;
+  }
+}
+
+/**
+ * Operators' roles, read for the requests of one event-loop turn in one statement (api/batch.ts):
+ * each request's role still comes from a read that started after the request arrived, so a removed
+ * or demoted operator is refused from the next request on, as with one query per request.
+ */
+function roleReader(db: Knex): TickBatcher<string, string> {
+  return new TickBatcher((aids) => getArchonRoles(db, aids));
+}
+
+export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string, cache = new VerifiedTokens()): RequestHandler {
+  const roles = roleReader(db);
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const token = bearerToken(req.headers.authorization);
-      let aid: string;
-      try {
-        ({ aid } = await verifyOperatorToken(signingKey, issuer, token));
-      } catch (err) {
-        if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
-        throw err;
-      }
+      const aid = await verifiedAid(cache, signingKey, issuer, token);
       if (!AID_PATTERN.test(aid)) throw problems.unauthorized('the token is not a valid operator token for this cluster');
-      const role = await getArchonRole(db, aid);
+      const role = await roles.get(aid);
       if (role === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
       res.locals.caller = { aid, role } satisfies Caller;
     })().then(() => next(), next);

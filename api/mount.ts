@@ -65,8 +65,24 @@ function runner(route: RouteDef, deps: ApiDeps) {
     }
     const result = await route.handler({ params, query, body, caller, deps });
     for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-    res.status(result.status).json(result.body);
+    sendJson(res, result.status, result.body);
   };
+}
+
+/**
+ * What `res.json` sends, minus its per-response ETag (a hash of the whole body): every /v1 answer is
+ * `Cache-Control: no-store`, so no client can ever revalidate with it. One stringify, one write.
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  res.statusCode = status;
+  if (status === 204 || status === 304 || body === undefined) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /** Mounts every route (after authentication) with: permission check, body, validation, handler; 405 for other methods. */

@@ -31,4 +31,7 @@ export const SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.http2.min_ping_interval_without_data_ms': 10_000,
   'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  // Channelz (grpc-js's introspection service, which the keeper never serves) registers every
+  // connection and call with trace buffers and counters; off, that is memory not kept per soul.
+  'grpc.enable_channelz': 0,
 };

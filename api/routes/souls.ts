@@ -1,7 +1,9 @@
 // Souls: register (with the first bootstrap token), list, get, and bootstrap token reissue.
 // Bootstrap tokens appear in a response body exactly once and are never logged.
-import { getSoul, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
+import { getSouls, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
+import type { Knex } from 'knex';
+import { TickBatcher } from '../batch';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -12,6 +14,14 @@ import {
 } from '../schemas/souls';
 
 const SID_KEY = new RegExp(FQDN_PATTERN);
+
+// GET /v1/souls/{sid} of concurrent requests in one statement (see api/batch.ts), one batcher per database.
+const soulReaders = new WeakMap<Knex, TickBatcher<string, SoulRecord>>();
+function readSoul(db: Knex, sid: string): Promise<SoulRecord | undefined> {
+  let r = soulReaders.get(db);
+  if (!r) soulReaders.set(db, (r = new TickBatcher((sids) => getSouls(db, sids))));
+  return r.get(sid);
+}
 
 export function soulView(s: SoulRecord) {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -58,7 +68,7 @@ export const soulRoutes = [
     summary: 'Get a soul', params: sidParams,
     responses: { 200: { description: 'the soul, including its status', schema: soulSchema } },
     async handler({ params, deps }) {
-      const soul = await getSoul(deps.runtime.db, params.sid);
+      const soul = await readSoul(deps.runtime.db, params.sid);
       if (!soul) throw problems.notFound(`soul ${params.sid} is not registered`);
       return { status: 200, body: soulView(soul) };
     },

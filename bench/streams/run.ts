@@ -4,6 +4,7 @@
 // disconnect, on a sample of streams) into bench/results/streams.json. Needs `make stack`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { silentLogger } from '../../common/logger';
@@ -51,7 +52,21 @@ async function statusLag(db: knexFactory.Knex, sids: string[], status: string, s
   return lags;
 }
 
+/** The keeper's own view of its memory (prom-client default metrics): V8 heap used/total, external, RSS. */
+async function keeperMemory(metricsAddr: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://${metricsAddr}/metrics`)).text();
+  const mb = (name: string) => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+    return m ? round(Number(m[1]) / (1024 * 1024)) : NaN;
+  };
+  return {
+    heap_used_mb: mb('nodejs_heap_size_used_bytes'), heap_total_mb: mb('nodejs_heap_size_total_bytes'),
+    external_mb: mb('nodejs_external_memory_bytes'), rss_mb: mb('process_resident_memory_bytes'),
+  };
+}
+
 async function runOnce(n: number): Promise<Record<string, unknown>> {
+  const loadStart = round(os.loadavg()[0]!);
   const files = await prepareKeeperConfig({ mutate: (doc) => { doc.logging = { level: 'error' }; doc.reaper = { interval: '1s', lease_ttl: '15s' }; } });
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);
@@ -69,6 +84,7 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
   try {
     await waitReady(`http://${config.listen.openapi.addr}/readyz`);
     const rssIdle = rssMb(keeper.pid!);
+    const memIdle = await keeperMemory(config.listen.metrics.addr);
     const t0 = performance.now();
     const { keyPem, certs } = await signSwarmCerts(sids);
     const signSeconds = (performance.now() - t0) / 1000;
@@ -85,6 +101,7 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     const connectLag = await connectLagP;
     await new Promise((r) => setTimeout(r, 5000)); // a few heartbeat rounds at full size
     const rssFull = rssMb(keeper.pid!);
+    const memFull = await keeperMemory(config.listen.metrics.addr);
 
     // Disconnect and reconnect a sample, timing the registry.
     const sample = souls.filter((_, i) => i % Math.max(1, Math.floor(n / SAMPLE)) === 0).slice(0, SAMPLE);
@@ -99,6 +116,7 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     return {
       n, keeper_rss_idle_mb: round(rssIdle), keeper_rss_mb: round(rssFull),
       keeper_rss_per_stream_kb: round(((rssFull - rssIdle) * 1024) / n),
+      keeper_memory_idle: memIdle, keeper_memory_full: memFull, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
       cert_signing_seconds: round(signSeconds),
       ramp_seconds: round(rampSeconds), handshakes_per_second: round(n / rampSeconds),
       handshake_ms_p50: round(pct(handshakeMs, 50)), handshake_ms_p99: round(pct(handshakeMs, 99)),
@@ -139,7 +157,7 @@ async function main(): Promise<void> {
   }
   runs.sort((a, b) => (a.n as number) - (b.n as number));
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ benchmark: 'streams', machine: `${require('node:os').cpus().length} cpus, shared`, date: new Date().toISOString(), runs }, null, 2) + '\n');
+  fs.writeFileSync(out, JSON.stringify({ benchmark: 'streams', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs }, null, 2) + '\n');
 }
 
 main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });

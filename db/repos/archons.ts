@@ -26,10 +26,19 @@ export function listArchons(db: Knex, page: PageRequest): Promise<Page<ArchonRec
   return fetchPage<ArchonRecord>(db('archons').select(COLUMNS), 'aid', page, (r) => r.aid);
 }
 
-/** The role of an operator, or undefined when the operator does not exist (any more). */
+/**
+ * The role of an operator, or undefined when the operator does not exist (any more). Runs on every
+ * API request, so it is one fixed statement (no query builder) on the primary key.
+ */
 export async function getArchonRole(db: Knex, aid: string): Promise<string | undefined> {
-  const row = (await db('archons').select('role').where({ aid }).first()) as { role: string } | undefined;
-  return row?.role;
+  const { rows } = (await db.raw('select role from archons where aid = ?', [aid])) as { rows: { role: string }[] };
+  return rows[0]?.role;
+}
+
+/** The roles of several operators in one statement; an AID that does not exist is absent from the map. */
+export async function getArchonRoles(db: Knex, aids: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = (await db.raw('select aid, role from archons where aid = any(?)', [aids as string[]])) as { rows: { aid: string; role: string }[] };
+  return new Map(rows.map((r) => [r.aid, r.role]));
 }
 
 export async function archonRegistryEmpty(db: Knex): Promise<boolean> {

@@ -58,6 +58,12 @@ export async function getSoul(db: Knex, sid: string): Promise<SoulRecord | undef
   return (await selectSouls(db).where('s.sid', sid).first()) as SoulRecord | undefined;
 }
 
+/** Several souls by SID in one statement; an unregistered SID is absent from the map. */
+export async function getSouls(db: Knex, sids: readonly string[]): Promise<Map<string, SoulRecord>> {
+  const rows = (await selectSouls(db).whereIn('s.sid', sids as string[])) as SoulRecord[];
+  return new Map(rows.map((r) => [r.sid, r]));
+}
+
 /** Souls ordered by SID, optionally only those carrying a coven and/or in a status. */
 export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Promise<Page<SoulRecord>> {
   const q = selectSouls(db);

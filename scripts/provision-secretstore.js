@@ -62,9 +62,18 @@ async function provisionPki() {
   await api('POST', `sys/mounts/${PKI_MOUNT}/tune`, { max_lease_ttl: '87600h' });
   const ca = await fetch(`${ADDR}/v1/${PKI_MOUNT}/ca/pem`).then((r) => (r.ok ? r.text() : ''));
   if (!ca.includes('BEGIN CERTIFICATE')) {
-    await api('POST', `${PKI_MOUNT}/root/generate/internal`, {
-      common_name: 'Keeper Root CA', ttl: '87600h', key_type: 'ec', key_bits: 256,
-    });
+    // The dev store is in memory, but a PKI root must outlive it, as it does in production: every
+    // onboarded soul's identity chains to it. Generated once (exported), kept in the stack folder
+    // with mode 0600, and imported into every fresh store.
+    const bundleFile = path.join(state, 'pki-root-bundle.pem');
+    if (fs.existsSync(bundleFile)) {
+      await api('POST', `${PKI_MOUNT}/config/ca`, { pem_bundle: fs.readFileSync(bundleFile, 'utf8') });
+    } else {
+      const root = (await api('POST', `${PKI_MOUNT}/root/generate/exported`, {
+        common_name: 'Keeper Root CA', ttl: '87600h', key_type: 'ec', key_bits: 256,
+      })).data;
+      writeFileMode(bundleFile, `${root.private_key}\n${root.certificate}\n`, 0o600);
+    }
   }
   const common = {
     allowed_domains: ALLOWED_DOMAINS, allow_subdomains: true, allow_bare_domains: true,

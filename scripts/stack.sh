@@ -92,7 +92,8 @@ stop_stale() {
   local port="$1" program="$2" pid
   pid="$(port_pid "$port")"
   [ -n "$pid" ] || return 0
-  if [ "$(basename "$(readlink -f "/proc/$pid/exe" 2>/dev/null)")" = "$program" ]; then
+  # comm, not the exe path: Debian's redis-server is a link to redis-check-rdb.
+  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "${program:0:15}" ]; then
     log "stopping a stale $program (pid $pid) that holds port $port with other credentials"
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done

@@ -21,7 +21,6 @@ import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keep
 import { repoRoot } from '../../test/support/repo';
 import { stackEnv } from '../../test/support/stack-env';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
-import { FanoutSoul } from './swarm';
 
 const EventType = temporal.api.enums.v1.EventType;
 const CLK_TCK = 100; // Linux USER_HZ: /proc/<pid>/stat times are in 1/100 s
@@ -112,14 +111,14 @@ async function runOnce(n: number, client: Client): Promise<Record<string, unknow
 
   const keeper = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
     { stdio: ['ignore', 'ignore', 'inherit'] });
-  const souls: FanoutSoul[] = [];
+  const souls: SwarmSoul[] = [];
   try {
     await waitFor(`${base}/readyz ok`, async () => (await fetch(`${base}/readyz`)).ok, 60_000);
     const { keyPem, certs } = await signSwarmCerts(sids);
     const ca = fs.readFileSync(config.listen.grpc.event_stream.tls.ca);
     const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
-    for (const c of certs) souls.push(new FanoutSoul(c.sid, target, SwarmSoul.credentials(ca, keyPem, c.certPem)));
-    await pool(souls, 100, (s) => s.connect());
+    for (const c of certs) souls.push(new SwarmSoul(c.sid, target, SwarmSoul.credentials(ca, keyPem, c.certPem), { answerSteps: true }));
+    await pool(souls, 100, async (s) => { await s.connect(); });
     await waitFor(`${n} souls connected`, async () => (await api('GET', `/v1/souls?status=connected&limit=1&coven=bench`)).status === 200
       && await connectedCount(api, n) >= n, 120_000);
 

@@ -35,13 +35,19 @@ function soulprint(sid: string): Soulprint {
     cpu_count: 1, memory_bytes: 1 << 30, addresses: [], soul_version: 'swarm' };
 }
 
-/** One swarm member: connect, hello, wait for Welcome, heartbeat at the keeper's interval. */
+/**
+ * One swarm member: connect, hello, wait for Welcome, heartbeat at the keeper's interval. With
+ * `answerSteps` (bench/fanout) it answers every step request at once as already satisfied
+ * (changed:false), so a run measures the keeper and Temporal, not state modules.
+ */
 export class SwarmSoul {
+  steps = 0;
   private client: grpc.Client | undefined;
   private call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
   private hb: NodeJS.Timeout | undefined;
 
-  constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials) {}
+  constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials,
+    private readonly opts: { answerSteps?: boolean } = {}) {}
 
   static credentials(ca: Buffer, keyPem: string, certPem: string): grpc.ChannelCredentials {
     return grpc.credentials.createSsl(ca, Buffer.from(keyPem), Buffer.from(certPem));
@@ -61,6 +67,14 @@ export class SwarmSoul {
           let seq = 0;
           this.hb = setInterval(() => call.write({ heartbeat: { seq: ++seq } }), m.welcome.heartbeat_interval_ms);
           resolve(performance.now() - t0);
+        } else if (m.msg === 'step_request' && this.opts.answerSteps) {
+          const r = m.step_request;
+          const now = Date.now();
+          this.steps++;
+          call.write({ step_result: {
+            request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: false, ok: true,
+            output: 'already as desired (bench swarm)', started_at_ms: now, finished_at_ms: now, replayed: false,
+          } });
         }
       });
       call.on('error', (e: Error) => { clearTimeout(t); reject(e); });

@@ -4,6 +4,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 NPM_STAMP := node_modules/.keeper-installed
+LOGS := $(or $(KEEPER_STACK_DIR),.stack)/logs
 
 help:
 	@echo "make demo        bring the stack up, build, init the first operator, start keeper and souls"
@@ -11,39 +12,55 @@ help:
 	@echo "make stack       start PostgreSQL, Redis, the secrets store and Temporal only"
 	@echo "make stack-down  stop them (and the demo's keeper and souls)"
 	@echo "make build       compile TypeScript into dist/"
+	@echo "make tools       build the stack's Go tools into ~/.cache/keeper-tools (first time only)"
 	@echo "make bench       run the benchmarks (results in bench/results/*.json)"
 
 # npm 11 writes lockfiles without other platforms' optional packages and then `npm ci` calls them
 # out of sync; `npm install` with the same lockfile installs the same locked versions.
 $(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error
+	@mkdir -p $(LOGS)
+	@echo "deps: installing npm packages from package-lock.json; log: $(LOGS)/npm.log"
+	@npm ci --no-audit --no-fund --loglevel=error >$(LOGS)/npm.log 2>&1 \
+	  || npm install --no-audit --no-fund --loglevel=error >>$(LOGS)/npm.log 2>&1 \
+	  || { tail -n 20 $(LOGS)/npm.log | sed 's/^/    /'; echo "deps: error: npm could not install the packages; see $(LOGS)/npm.log; retry with: make deps"; exit 1; }
 	@touch $@
 
 deps: $(NPM_STAMP)
 
 build: deps
-	npx tsc -p tsconfig.json
+	@npx tsc -p tsconfig.json || { echo "build: error: TypeScript errors above; fix them and retry with: make build"; exit 1; }
 	@$(MAKE) --no-print-directory -s build-extra
 
 build-extra:
 	@if [ -f scripts/build-extra.sh ]; then bash scripts/build-extra.sh; fi
 
-stack:
-	scripts/stack.sh up
+# The Go tools, the Debian packages and the npm build do not wait for each other: `prepare` runs
+# them side by side (the first run is mostly the Go builds; apt and npm fit beside them).
+tools:
+	@scripts/build-tools.sh all
+
+packages:
+	@scripts/stack.sh packages
+
+stack: tools packages
+	@scripts/stack.sh up
+
+prepare:
+	@$(MAKE) --no-print-directory -j4 build stack
 
 stack-down:
 	scripts/stack.sh down
 
-test: build stack
+test: prepare
 	node scripts/run-tests.js
 
 test-unit: build
 	node scripts/run-tests.js --unit
 
-demo: build stack
+demo: prepare
 	scripts/demo.sh
 
-bench: build stack
+bench: prepare
 	scripts/bench.sh
 
-.PHONY: help deps build build-extra stack stack-down test test-unit demo bench
+.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit demo bench

@@ -23,5 +23,22 @@ const args = [
   '--exit',
   ...globs,
 ];
-const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
-process.exit(r.status === null ? 1 : r.status);
+// Every temp file of the run (tests, souls, git, browsers) goes under one directory of its own in the
+// system temp dir, removed when the run ends, also when a test fails or the run is interrupted, so a
+// run leaves nothing behind. The reporter names what tests forgot to remove, so leaks get fixed.
+const os = require('node:os');
+const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-test-run-'));
+fs.chmodSync(runTmp, 0o1777); // like /tmp: helpers running as other users (postgres) may write here
+const cleanup = () => fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
+// The child gets the signal too (same process group); wait for it, then clean up.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => {});
+let status = 1;
+try {
+  const r = spawnSync(process.execPath, args, {
+    cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: runTmp, KEEPER_TEST_TMPDIR: runTmp },
+  });
+  status = r.status === null ? 1 : r.status;
+} finally {
+  cleanup();
+}
+process.exit(status);

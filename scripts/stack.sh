@@ -3,7 +3,8 @@
 # Temporal dev server, all on 127.0.0.1. Idempotent: what runs is left running, what is missing is
 # installed or started. State (passwords, TLS files, logs, pids) lives in $KEEPER_STACK_DIR (.stack/).
 #
-#   scripts/stack.sh up | down | status | redis-stop | redis-start
+#   scripts/stack.sh up | packages | down | status | redis-stop | redis-start
+# (`packages` only installs the Debian packages, so `make` can run it beside the Go and npm builds.)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,7 +14,8 @@ mkdir -p "$STATE/logs" "$STATE/tls"
 chmod 700 "$STATE"
 
 log() { echo "stack: $*" >&2; }
-die() { echo "stack: error: $*" >&2; exit 1; }
+# Every failure names what failed and the log to read (in the message), then how to retry.
+die() { echo "stack: error: $*" >&2; echo "stack: retry with: make stack (or the make command you ran)" >&2; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -47,10 +49,13 @@ ensure_packages() {
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
-    log "installing Debian packages: ${missing[*]}"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >"$STATE/logs/apt.log" 2>&1 \
-      || die "apt-get install ${missing[*]} failed; see $STATE/logs/apt.log"
+    local t0=$SECONDS apt_log="$STATE/logs/apt.log"
+    log "installing Debian packages (first time only, about 2 minutes): ${missing[*]}; log: $apt_log"
+    as_root apt-get update -qq >"$apt_log" 2>&1 \
+      || { tail -n 15 "$apt_log" | sed 's/^/    /' >&2; die "apt-get update failed; see $apt_log"; }
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >>"$apt_log" 2>&1 \
+      || { tail -n 15 "$apt_log" | sed 's/^/    /' >&2; die "apt-get install ${missing[*]} failed; see $apt_log"; }
+    log "Debian packages installed in $((SECONDS - t0))s"
   fi
 }
 
@@ -203,7 +208,7 @@ EOF
 cmd_up() {
   ensure_packages
   ensure_generated_secrets
-  "$ROOT/scripts/build-tools.sh" all
+  "$ROOT/scripts/build-tools.sh" all || exit 1
   start_postgres
   start_redis
   start_bao
@@ -237,9 +242,10 @@ cmd_status() {
 
 case "${1:-up}" in
   up) cmd_up ;;
+  packages) ensure_packages ;;
   down) cmd_down ;;
   status) cmd_status ;;
   redis-stop) ensure_generated_secrets; stop_redis ;;
   redis-start) ensure_generated_secrets; start_redis ;;
-  *) echo "usage: scripts/stack.sh up|down|status|redis-stop|redis-start" >&2; exit 2 ;;
+  *) echo "usage: scripts/stack.sh up|packages|down|status|redis-stop|redis-start" >&2; exit 2 ;;
 esac

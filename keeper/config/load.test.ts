@@ -22,8 +22,13 @@ function valid(): Record<string, any> {
   };
 }
 
+// Every config file of this suite lives under one temp dir, removed when the suite ends.
+let root: string | undefined;
+after(() => { if (root) fs.rmSync(root, { recursive: true, force: true }); });
+
 function write(doc: unknown): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-config-'));
+  root ??= fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-config-'));
+  const dir = fs.mkdtempSync(path.join(root, 'c-'));
   const file = path.join(dir, 'keeper.yml');
   fs.writeFileSync(file, typeof doc === 'string' ? doc : yaml.dump(doc));
   return file;

@@ -184,6 +184,33 @@ build_bao() {
   say "OpenBao $BAO_VERSION built in $(elapsed "$t0"): $(openbao_bin)"
 }
 
+# Import aliases of Vault plugins the local stack never uses (see build_vault).
+VAULT_DROP="credAliCloud|credAzure|credCentrify|credCF|credGcp|credJWT|credOIDC|credKerb|credKube|credOCI|credAws|credGitHub|credLdap|credOkta|credRadius"
+VAULT_DROP+="|dbCouchbase|dbElastic|dbMongoAtlas|dbRedis|dbRedisElastiCache|dbSnowflake|dbCass|dbHana|dbInflux|dbMongo|dbMssql|dbMysql|dbPostgres|dbRedshift"
+VAULT_DROP+="|logicalAd|logicalAlicloud|logicalAzure|logicalGcp|logicalGcpKms|logicalKube|logicalMongoAtlas|logicalLDAP|logicalTerraform|logicalAws|logicalConsul|logicalNomad|logicalRabbit|logicalDb"
+VAULT_DROP+="|physAerospike|physAliCloudOSS|physAzure|physCassandra|physCockroachDB|physConsul|physCouchDB|physDynamoDB|physEtcd|physFoundationDB|physGCS|physManta|physMSSQL|physMySQL|physOCI|physPostgreSQL|physS3|physSpanner|physSwift|physZooKeeper|csr|ksr"
+
+# trim_go_file FILE 'alias|alias|...': removes the import lines of those aliases and the map entries
+# that use them (one-line entries, and `"name": {` ... `},` blocks whose Factory is one of them).
+# Fails when the file does not look as expected, rather than building something else.
+trim_go_file() {
+  local file="$1" drop="$2" before after
+  [ -f "$file" ] || { echo "trim: $file is missing" >&2; return 1; }
+  before="$(wc -l <"$file")"
+  awk -v drop="$drop" '
+    BEGIN { imp = "^[ \t]+(" drop ")[ \t]+\""; use = "(^|[^A-Za-z0-9_])(" drop ")\." }
+    $0 ~ imp { next }
+    inblock { buf = buf "\n" $0; if ($0 ~ use) dropit = 1
+              if ($0 ~ /^[ \t]+},[ \t]*$/) { inblock = 0; if (!dropit) print buf }
+              next }
+    /^[ \t]+"[^"]+":[ \t]+(&[A-Za-z0-9_.]+)?\{[ \t]*$/ { inblock = 1; dropit = 0; buf = $0; next }
+    $0 ~ use { next }
+    { print }
+  ' "$file" >"$file.trim" && mv "$file.trim" "$file"
+  after="$(wc -l <"$file")"
+  [ "$after" -lt "$before" ] || { echo "trim: nothing matched in $file" >&2; return 1; }
+}
+
 build_vault() {
   local log="$1" out dir work src t0=$SECONDS; out="$(vault_bin)"
   say "building the secrets store (Vault $VAULT_VERSION; first time only, $VAULT_ESTIMATE); log: $log"
@@ -203,6 +230,13 @@ build_vault() {
       go mod edit -dropreplace "github.com/hashicorp/vault/$m"
     done
     go mod edit -require "github.com/hashicorp/vault/sdk@$VAULT_SDK"
+    # The stack uses the KV, PKI, AppRole and token engines of a dev-mode (in-memory) server. The
+    # builtin registry and the CLI's tables also link every cloud and database plugin with its SDK
+    # (Alibaba, Azure, GCP, OCI, Kubernetes, MongoDB, Snowflake, ...): most of the build's time.
+    # Their entries and imports are dropped from those two files; every engine the keeper talks to
+    # is untouched.
+    trim_go_file helper/builtinplugins/registry.go "$VAULT_DROP"
+    trim_go_file command/commands.go "$VAULT_DROP"
     # Output outside the source tree: the module root has a package directory named vault/, and
     # `go build -o vault .` would write the binary into it.
     run_logged "$log" go build -trimpath -ldflags "$LDFLAGS_COMMON" -o "$work/bin/vault" .

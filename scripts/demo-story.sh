@@ -20,7 +20,7 @@ cd "$ROOT"
 mkdir -p "$STATE/logs" "$STATE/souls"
 
 say() { echo "demo: $*"; }
-die() { echo "demo: $*" >&2; exit 1; }
+die() { echo "demo: $*" >&2; echo "demo: retry with: make demo" >&2; exit 1; }
 
 # api METHOD PATH [JSON]: sets $CODE (the HTTP status) and $body (the answer). Not in a subshell,
 # so both reach the caller.
@@ -144,7 +144,7 @@ if [ "$status" = error_locked ]; then
   api GET "/v1/incarnations/$INCARNATION/runs/$apply_id"; report="$body"
   echo "demo: the run $apply_id failed:" >&2
   json '[d.error,...(d.render_errors||[]).map(e=>e.file+":"+e.line+":"+e.col+" "+e.rule+": "+e.message),...d.hosts.flatMap(h=>h.steps.filter(s=>s.status==="failed"||s.status==="unknown").map(s=>h.sid+" step "+s.index+" ("+s.name+") "+s.status+": "+s.output)),...d.hosts.filter(h=>h.reason).map(h=>h.sid+": "+h.reason)].filter(Boolean).join("\n")' <<<"$report" >&2
-  echo >&2
+  echo "demo: the keeper's log is $STATE/logs/keeper.log; fix the service and retry with: make demo" >&2
   exit 1
 fi
 [ "$status" = ready ] || die "$INCARNATION is still $status after 5 minutes"

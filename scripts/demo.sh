@@ -47,6 +47,7 @@ if [ ! -s "$CRED" ]; then
       echo "demo: the demo database already has operators but $CRED is gone; run 'make stack-down', drop the database with" >&2
       echo "      runuser -u postgres -- dropdb keeper   and run make demo again" >&2
     fi
+    echo "demo: retry with: make demo" >&2
     exit 1
   fi
   echo "$out"
@@ -61,10 +62,10 @@ nohup bin/keeper run --config="$CONFIG" >>"$STATE/logs/keeper.log" 2>&1 &
 echo $! > "$STATE/keeper.pid"
 for _ in $(seq 1 150); do
   curl -fsS -o /dev/null http://127.0.0.1:8080/readyz 2>/dev/null && break
-  kill -0 "$(cat "$STATE/keeper.pid")" 2>/dev/null || { echo "demo: the keeper exited; see $STATE/logs/keeper.log:" >&2; tail -5 "$STATE/logs/keeper.log" >&2; exit 1; }
+  kill -0 "$(cat "$STATE/keeper.pid")" 2>/dev/null || { echo "demo: the keeper exited; see $STATE/logs/keeper.log:" >&2; tail -5 "$STATE/logs/keeper.log" >&2; echo "demo: retry with: make demo" >&2; exit 1; }
   sleep 0.2
 done
-curl -fsS -o /dev/null http://127.0.0.1:8080/readyz || { echo "demo: the keeper is not ready; see $STATE/logs/keeper.log" >&2; exit 1; }
+curl -fsS -o /dev/null http://127.0.0.1:8080/readyz || { echo "demo: the keeper is not ready; see $STATE/logs/keeper.log; retry with: make demo" >&2; exit 1; }
 
 if [ -x scripts/demo-story.sh ]; then scripts/demo-story.sh; fi
 

@@ -16,6 +16,9 @@
 # Debian packages already installed stay installed (they cannot be un-had); everything else is new.
 # It rehearses what is committed: uncommitted changes are not in the clone.
 set -euo pipefail
+# The whole script is one function, parsed before it runs: editing this file during a rehearsal
+# (which takes a quarter of an hour) cannot change what the running one does.
+main() {
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TOOLS="" WARM_GO=0 KEEP=0
@@ -67,7 +70,7 @@ say "stopping this checkout's stack and dropping the demo database, as on a mach
 if command -v pg_ctlcluster >/dev/null 2>&1; then
   pg_ctlcluster 15 main start >/dev/null 2>&1 || true
   for _ in $(seq 1 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
-  runuser -u postgres -- dropdb --if-exists keeper >/dev/null 2>&1 || true
+  (cd / && runuser -u postgres -- dropdb --if-exists keeper) >/dev/null 2>&1 || true
 fi
 
 git clone --quiet "$ROOT" "$CLONE"
@@ -100,3 +103,5 @@ echo "  cold make demo  $(fmt $COLD)   (target 12m00s)"
 echo "  warm make demo  $(fmt $WARM)   (target 0m30s)"
 echo "  make test       $(fmt $TEST)   ${SUMMARY:-no summary line} (exit $TEST_RC)"
 [ "$TEST_RC" = 0 ] || { say "make test failed; its output is above"; exit 1; }
+}
+main "$@"

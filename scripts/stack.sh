@@ -18,6 +18,8 @@ log() { echo "stack: $*" >&2; }
 die() { echo "stack: error: $*" >&2; echo "stack: retry with: make stack (or the make command you ran)" >&2; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# From / : the postgres user may not enter the checkout's directory (psql would warn about it).
+as_postgres() { (cd / && as_root runuser -u postgres -- "$@"); }
 
 # --- secrets the stack generates once and keeps (so a restart of the in-memory store keeps tokens valid)
 ensure_generated_secrets() {
@@ -74,7 +76,7 @@ start_postgres() {
     pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not answering on 127.0.0.1:5432"
   fi
   # The keeper role may create databases: the tests give each suite its own database.
-  as_root runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -d postgres >/dev/null <<SQL
+  as_postgres psql -q -v ON_ERROR_STOP=1 -d postgres >/dev/null <<SQL
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'keeper') THEN
     CREATE ROLE keeper LOGIN CREATEDB PASSWORD '$PG_PASSWORD';
@@ -83,8 +85,8 @@ DO \$\$ BEGIN
   END IF;
 END \$\$;
 SQL
-  if ! as_root runuser -u postgres -- psql -tAq -d postgres -c "SELECT 1 FROM pg_database WHERE datname='keeper'" | grep -q 1; then
-    as_root runuser -u postgres -- createdb -O keeper keeper
+  if ! as_postgres psql -tAq -d postgres -c "SELECT 1 FROM pg_database WHERE datname='keeper'" | grep -q 1; then
+    as_postgres createdb -O keeper keeper
   fi
 }
 

@@ -78,10 +78,12 @@ describe('soul-lint', function () {
   });
 
   it('writes SARIF 2.1.0 that validates against the official schema', function () {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sarif-')), 'out.sarif');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarif-'));
+    const file = path.join(dir, 'out.sarif');
     const r = lint(fixtureService('broken-scenario'), '--format', 'sarif', '--output', file);
     assert.equal(r.code, 1);
     const sarif = JSON.parse(fs.readFileSync(file, 'utf8')) as SarifLog;
+    fs.rmSync(dir, { recursive: true, force: true });
     const schema = JSON.parse(fs.readFileSync(require.resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
     // The official schema has a pattern that is not valid in unicode mode.
     const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false });

@@ -112,6 +112,67 @@ export class KeeperClient {
     return (await this.loadOperations()).get(operationId);
   }
 
+
+  /**
+   * Follows a Server-Sent Events operation until `onEvent` returns true (done) or the stream ends;
+   * resolves with the last event id seen, so the caller can reconnect after it.
+   */
+  async events(operationId: string, params: Record<string, string>, lastEventId: string | undefined,
+    onEvent: (e: ServerEvent) => boolean): Promise<{ lastEventId: string | undefined; done: boolean }> {
+    const op = await this.operation(operationId);
+    if (!op) throw new CliError(ExitCode.Server, `the keeper does not offer ${operationId}`);
+    const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+    const url = new URL(path, this.target.url.endsWith('/') ? this.target.url : `${this.target.url}/`);
+    const isHttps = url.protocol === 'https:';
+    const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: `Bearer ${this.target.token ?? ''}` };
+    if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+    const options: https.RequestOptions = { method: 'GET', headers };
+    if (isHttps && this.ca) options.ca = this.ca;
+    return new Promise((resolve, reject) => {
+      let last = lastEventId;
+      let done = false;
+      const req = (isHttps ? https : http).request(url, options, (res) => {
+        if ((res.statusCode ?? 0) >= 400) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            let body: unknown = Buffer.concat(chunks).toString('utf8');
+            try { body = JSON.parse(body as string); } catch { /* keep text */ }
+            reject(problemError({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          });
+          return;
+        }
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let i: number;
+          while (!done && (i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const e: { id?: string; event?: string; data?: unknown } = {};
+            for (const line of frame.split('\n')) {
+              if (line.startsWith('id: ')) e.id = line.slice(4);
+              else if (line.startsWith('event: ')) e.event = line.slice(7);
+              else if (line.startsWith('data: ')) { try { e.data = JSON.parse(line.slice(6)); } catch { e.data = line.slice(6); } }
+            }
+            if (!e.event) continue;
+            if (e.id) last = e.id;
+            if (onEvent(e as ServerEvent)) { done = true; req.destroy(); resolve({ lastEventId: last, done }); }
+          }
+        });
+        res.on('end', () => { if (!done) resolve({ lastEventId: last, done: false }); });
+        res.on('error', () => { if (!done) resolve({ lastEventId: last, done: false }); });
+      });
+      req.on('error', (err) => {
+        if (done) return;
+        if (last !== lastEventId) resolve({ lastEventId: last, done: false });
+        else reject(new CliError(ExitCode.Server, `cannot reach the keeper at ${this.target.url}: ${err.message}`, 'check the URL and that the keeper is running'));
+      });
+      req.end();
+    });
+}
+
   /**
    * Calls an operation by its operationId. Path parameters fill `{name}` placeholders; a problem
    * answer becomes a CliError with the exit code of its class.
@@ -132,6 +193,8 @@ export class KeeperClient {
     return r;
   }
 }
+
+export interface ServerEvent { id?: string; event: string; data: unknown }
 
 /** A problem answer as an error: title and detail, each field with its rule, and the exit code of its class. */
 export function problemError(r: Response): CliError {

@@ -65,6 +65,11 @@ function runner(route: RouteDef, deps: ApiDeps) {
     }
     const result = await route.handler({ params, query, body, caller, deps });
     for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+    if (result.stream) {
+      res.statusCode = result.status;
+      await result.stream(res, req);
+      return;
+    }
     sendJson(res, result.status, result.body);
   };
 }

@@ -62,7 +62,7 @@ function parameters(route: RouteDef, components: Map<string, unknown>): Doc[] {
 function operation(route: RouteDef, components: Map<string, unknown>): Doc {
   const responses: Doc = {};
   for (const [status, decl] of Object.entries(route.responses)) {
-    responses[status] = { description: decl.description, ...(decl.schema ? { content: { 'application/json': { schema: withRefs(decl.schema, components) } } } : {}) };
+    responses[status] = { description: decl.description, ...(decl.schema ? { content: { [decl.contentType ?? 'application/json']: { schema: withRefs(decl.schema, components) } } } : {}) };
   }
   for (const status of problemStatuses(route)) {
     responses[status] ??= { description: PROBLEM_RESPONSES[status], content: { 'application/problem+json': { schema: withRefs(problemSchema, components) } } };

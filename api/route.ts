@@ -2,6 +2,7 @@
 // method, OpenAPI-style path, the permission it needs, its schemas and a handler that returns a
 // result instead of writing to the response. The table is the single place the HTTP app, the
 // OpenAPI document, the route x role test and (later) the MCP tools read routes from.
+import type { Request, Response } from 'express';
 import type { ApiDeps } from './deps';
 import type { JsonSchema, ObjectSchema } from './schemas/common';
 
@@ -18,9 +19,19 @@ export interface RouteContext<P, Q, B> {
   deps: ApiDeps;
 }
 
-export interface RouteResult { status: number; body: unknown; headers?: Record<string, string> }
+export interface RouteResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /**
+   * A streamed answer (Server-Sent Events) instead of one JSON body: it writes to the response
+   * itself and resolves when the stream ends. Validation, authentication and the permission check
+   * have run before, as for every route.
+   */
+  stream?: (res: Response, req: Request) => Promise<void>;
+}
 
-export interface ResponseDecl { description: string; schema?: JsonSchema }
+export interface ResponseDecl { description: string; schema?: JsonSchema; contentType?: string }
 
 export interface RouteDef<P = any, Q = any, B = any> {
   method: HttpMethod;

@@ -24,11 +24,14 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'list-services', method: 'get', path: '/v1/services' },
   { name: 'register-service', method: 'post', path: '/v1/services' },
   { name: 'list-incarnations', method: 'get', path: '/v1/incarnations' },
-  { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously: poll get-incarnation until status is ready or error_locked.' },
+  { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously with an apply_id: call get-run with `wait: "30s"` to get the report when the run ends.' },
   { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },
   { name: 'get-incarnation-history', method: 'get', path: '/v1/incarnations/{name}/history' },
-  { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml; accepted asynchronously with an apply_id.' },
-  { name: 'get-run', method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}' },
+  { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml; accepted asynchronously with an apply_id (follow it with get-run and `wait`).' },
+  {
+    name: 'get-run', method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}',
+    hint: 'With `wait` (e.g. "30s", at most 60s) the answer comes when the run ends instead of at once: no need to call it in a loop.',
+  },
   { name: 'unlock', method: 'post', path: '/v1/incarnations/{name}/unlock', hint: 'Clears error_locked; with `retry: true` the failed operation runs again.' },
 ];
 

@@ -14,12 +14,41 @@ import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
   INCARNATION_NAME_PATTERN, acceptedSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
-  listIncarnationsQuery, nameParams, runParams, runReportSchema, startRunBody, unlockBody, upgradeBody,
-  type CreateIncarnationInput, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
+  listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody, upgradeBody,
+  type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
 } from '../schemas/incarnations';
+
+/** The longest `?wait=` a run report may be held for. */
+const MAX_WAIT_MS = 60_000;
+/** How often a held report looks at the run: it answers within this of the run's end. */
+const WAIT_POLL_MS = 50;
+
+function parseWait(raw: string): number {
+  const m = /^([0-9]{1,6})(ms|s)$/.exec(raw)!;
+  const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+  if (ms > MAX_WAIT_MS) throw problems.invalid(`wait ${raw} is longer than ${MAX_WAIT_MS / 1000}s`, [{ path: '/query/wait', message: `must be at most ${MAX_WAIT_MS / 1000}s` }]);
+  return ms;
+}
+
+/** Holds the answer until the run leaves `running` or `ms` pass; one operator slot while held. */
+async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number): Promise<RunRecord> {
+  const release = operatorSlots(deps).acquire(aid);
+  try {
+    const deadline = Date.now() + ms;
+    let current = run;
+    while (current.status === 'running' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+      current = (await getRun(deps.runtime.db, run.apply_id)) ?? current;
+    }
+    return current;
+  } finally {
+    release();
+  }
+}
 
 /** The keeper passes its Temporal client beside the common API deps (keeper/server.ts). */
 type RunDeps = ApiDeps & { temporal?: TemporalClientHolder };
@@ -157,14 +186,19 @@ export const incarnationRoutes = [
       return startRun(deps, run);
     },
   }),
-  defineRoute<{ name: string; apply_id: string }>({
+  defineRoute<{ name: string; apply_id: string }, RunReportQuery>({
     method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}', operationId: 'getRun', tag: 'Incarnations', permission: 'incarnations:read',
-    summary: 'Run report', description: 'Per host, per step: ok, changed, failed, unknown or skipped, with output and timings; render errors when the run failed before dispatch.',
-    params: runParams,
+    summary: 'Run report',
+    description: 'Per host, per step: ok, changed, failed, unknown or skipped, with output and timings; render errors when the run failed before dispatch. ' +
+      `With \`?wait=30s\` (at most ${MAX_WAIT_MS / 1000}s) the answer comes when the run ends or the wait runs out, whichever is first ` +
+      '(the report then says `status: running`); each operator may hold 8 waits or event streams per keeper (429 beyond).',
+    params: runParams, query: runReportQuery,
     responses: { 200: { description: 'the run report', schema: runReportSchema } },
-    async handler({ params, deps }) {
-      const run = await getRun(deps.runtime.db, params.apply_id);
+    async handler({ params, query, caller, deps }) {
+      const waitMs = query.wait === undefined ? undefined : parseWait(query.wait);
+      let run = await getRun(deps.runtime.db, params.apply_id);
       if (!run || run.incarnation !== params.name) throw problems.notFound(`incarnation ${params.name} has no run ${params.apply_id}`);
+      if (waitMs !== undefined && run.status === 'running') run = await waitForEnd(deps, caller.aid, run, waitMs);
       const report = await runReport(deps.runtime.db, run.apply_id);
       const stepsBySid = new Map<string, typeof report.steps>();
       for (const s of report.steps) (stepsBySid.get(s.sid) ?? stepsBySid.set(s.sid, []).get(s.sid)!).push(s);

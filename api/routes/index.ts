@@ -4,9 +4,10 @@
 import type { RouteDef } from '../route';
 import { archonRoutes } from './archons';
 import { incarnationRoutes } from './incarnations';
+import { runEventRoutes } from './run-events';
 import { serviceRoutes } from './services';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...incarnationRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...incarnationRoutes, ...runEventRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

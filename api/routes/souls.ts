@@ -1,6 +1,6 @@
 // Souls: register (with the first bootstrap token), list, get, and bootstrap token reissue.
 // Bootstrap tokens appear in a response body exactly once and are never logged.
-import { getSouls, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
+import { countSoulsByStatus, getSouls, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
 import { TickBatcher } from '../batch';
@@ -54,13 +54,17 @@ export const soulRoutes = [
   }),
   defineRoute<Record<string, never>, ListSoulsQuery>({
     method: 'get', path: '/v1/souls', operationId: 'listSouls', tag: 'Souls', permission: 'souls:read',
-    summary: 'List souls', description: 'Souls ordered by SID, with their registry status; filter by coven and status.',
+    summary: 'List souls', description: 'Souls ordered by SID, with their registry status; filter by coven, status and a part of the SID; `counts=true` adds the number of souls per status.',
     query: listSoulsQuery,
     responses: { 200: { description: 'a page of souls', schema: soulListSchema } },
     async handler({ query, deps }) {
       const after = decodeCursor(query.cursor, SID_KEY);
-      const page = await listSouls(deps.runtime.db, { coven: query.coven, status: query.status }, { limit: query.limit, after });
-      return { status: 200, body: pageBody(page, soulView) };
+      const filter = { coven: query.coven, sid: query.sid };
+      const [page, counts] = await Promise.all([
+        listSouls(deps.runtime.db, { ...filter, status: query.status }, { limit: query.limit, after }),
+        query.counts ? countSoulsByStatus(deps.runtime.db, filter) : undefined,
+      ]);
+      return { status: 200, body: { ...pageBody(page, soulView), ...(counts ? { counts } : {}) } };
     },
   }),
   defineRoute<{ sid: string }>({

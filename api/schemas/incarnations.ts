@@ -92,6 +92,14 @@ export const runParams = {
   properties: { name: labelSchema, apply_id: { type: 'string', pattern: APPLY_ID_PATTERN } },
 } as const satisfies ObjectSchema;
 
+export const runReportQuery = {
+  type: 'object', additionalProperties: false,
+  properties: {
+    wait: { type: 'string', pattern: '^[0-9]{1,6}(ms|s)$', description: 'hold the answer until the run ends, at most this long (e.g. `30s`, at most 60s)' },
+  },
+} as const satisfies ObjectSchema;
+export interface RunReportQuery { wait?: string }
+
 export const listIncarnationsQuery = {
   type: 'object', additionalProperties: false,
   properties: { ...pageQueryProperties, status: { ...statusSchema, description: 'only incarnations in this status' }, service: { ...labelSchema, description: 'only incarnations of this service' } },

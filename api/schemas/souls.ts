@@ -38,7 +38,16 @@ export const soulSchema = named('Soul', {
   },
 } as const satisfies ObjectSchema);
 
-export const soulListSchema = listSchema('SoulList', soulSchema);
+export const soulListSchema = named('SoulList', {
+  ...listSchema('SoulList', soulSchema),
+  properties: {
+    ...listSchema('SoulList', soulSchema).properties,
+    counts: {
+      type: 'object', description: 'with `?counts=true`: souls per status matching the other filters',
+      properties: Object.fromEntries(SOUL_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])),
+    },
+  },
+});
 
 export const registerSoulBody = named('RegisterSoul', {
   type: 'object', additionalProperties: false, required: ['sid', 'transport', 'covens'],
@@ -75,6 +84,8 @@ export const listSoulsQuery = {
     ...pageQueryProperties,
     coven: { ...labelSchema, description: 'only souls carrying this coven' },
     status: { ...statusSchema, description: 'only souls in this status' },
+    sid: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$', description: 'only souls whose SID contains this text (case-insensitive)' },
+    counts: { type: 'boolean', default: false, description: 'also answer `counts`: souls per status matching the other filters (status left out)' },
   },
 } as const satisfies ObjectSchema;
 
@@ -89,4 +100,4 @@ export const issueTokenBody = named('IssueBootstrapToken', {
 } as const satisfies ObjectSchema);
 
 export interface RegisterSoulInput { sid: string; transport: (typeof TRANSPORTS)[number]; covens: string[] }
-export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number] }
+export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number]; sid?: string; counts: boolean }

@@ -25,7 +25,27 @@ export interface SoulRecord {
   bootstrap_token_expires_at: Date | null;
 }
 
-export interface SoulFilter { coven?: string; status?: SoulStatus }
+export interface SoulFilter { coven?: string; status?: SoulStatus; /** case-insensitive part of the SID */ sid?: string }
+
+/** `%` and `_` in an operator's search are letters, not patterns. */
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function applyFilter(q: Knex.QueryBuilder, filter: Omit<SoulFilter, 'status'>): Knex.QueryBuilder {
+  if (filter.coven !== undefined) q.whereRaw('s.covens @> array[?]::text[]', [filter.coven]);
+  if (filter.sid !== undefined) q.whereRaw("s.sid ILIKE ? ESCAPE '\\'", [likeContains(filter.sid)]);
+  return q;
+}
+
+/** Souls per status among those matching the filter (its status left out: the counts are the tabs). */
+export async function countSoulsByStatus(db: Knex, filter: Omit<SoulFilter, 'status'>): Promise<Record<SoulStatus, number>> {
+  const q = applyFilter(db('souls as s').select('s.status').count({ count: '*' }), filter).groupBy('s.status');
+  const rows = (await q) as { status: SoulStatus; count: string }[];
+  const out = Object.fromEntries(SOUL_STATUSES.map((st) => [st, 0])) as Record<SoulStatus, number>;
+  for (const r of rows) out[r.status] = Number(r.count);
+  return out;
+}
 
 // The partial unique index guarantees at most one unused token per soul, so this join adds no rows.
 function selectSouls(db: Knex): Knex.QueryBuilder {
@@ -66,8 +86,7 @@ export async function getSouls(db: Knex, sids: readonly string[]): Promise<Map<s
 
 /** Souls ordered by SID, optionally only those carrying a coven and/or in a status. */
 export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Promise<Page<SoulRecord>> {
-  const q = selectSouls(db);
-  if (filter.coven !== undefined) q.whereRaw('s.covens @> array[?]::text[]', [filter.coven]);
+  const q = applyFilter(selectSouls(db), filter);
   if (filter.status !== undefined) q.where('s.status', filter.status);
   return fetchPage<SoulRecord>(q, 's.sid', page, (r) => r.sid);
 }

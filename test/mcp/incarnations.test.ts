@@ -59,6 +59,10 @@ describe('MCP listener: incarnation tools', function () {
     const created = await callTool(admin, 'create-incarnation', { name: 'motd-mcp', service: 'motd', covens: ['web'], input: { greeting: 'hello' } });
     assert.equal(created.isError, false, created.text);
     assert.match(created.data.apply_id, /^motd-mcp\.create\./);
+    // get-run with `wait` answers when the run has ended: no polling loop.
+    const waited = await callTool(admin, 'get-run', { name: 'motd-mcp', apply_id: created.data.apply_id, wait: '30s' });
+    assert.equal(waited.isError, false, waited.text);
+    assert.equal(waited.data.status, 'succeeded');
     assert.equal((await settled(k, 'motd-mcp')).status, 'ready');
 
     const got = await callTool(admin, 'get-incarnation', { name: 'motd-mcp' });

@@ -71,12 +71,18 @@ describe('web UI: incarnations', function () {
     await badge('ready').waitFor({ timeout: 60_000 });
     assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), { greeting: 'hello', motd: { lines: 1, by: 'ui' } });
 
+    // Hosts are grouped by outcome; a group that is not a failure is collapsed until opened.
+    await page.getByTestId('run-counts').filter({ hasText: 'changed 2' }).waitFor({ timeout: 10_000 });
     const steps = page.getByTestId('run-steps');
+    const group = steps.locator('details.outcome-group[data-outcome="changed"]');
+    assert.equal(await group.locator('details.run-host').count(), 0, 'a collapsed group renders no hosts');
+    await group.locator('summary').first().click();
+    for (const s of souls) await group.locator(`details.run-host[data-sid="${s.sid}"] > summary`).click();
     await steps.locator('tbody tr').nth(3).waitFor();
     const text = await steps.innerText();
     for (const s of souls) assert.ok(text.includes(s.sid), `${s.sid} is in the report`);
     assert.equal(await steps.locator('tbody tr').count(), 4, 'two hosts x two steps');
-    assert.equal(await steps.locator('.badge', { hasText: /^changed$/ }).count() >= 2, true, 'the motd step changed on both hosts');
+    assert.equal(await steps.locator('tbody .badge', { hasText: /^changed$/ }).count() >= 2, true, 'the motd step changed on both hosts');
     const link = page.getByRole('link', { name: 'Open in Temporal Web UI' });
     assert.match(await link.getAttribute('href') ?? '', /\/namespaces\/default\/workflows\/motd-ui\.create\./);
     assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');

@@ -62,3 +62,54 @@ export async function listAll<T>(path: string, maxPages = 10): Promise<T[]> {
 export function enc(segment: string): string {
   return encodeURIComponent(segment);
 }
+
+export interface ServerEvent { id?: string; event: string; data: any }
+
+/**
+ * Follows a Server-Sent Events route with the session's token (EventSource cannot send an
+ * Authorization header, so this reads the stream with fetch). Reconnects with Last-Event-ID when
+ * the stream drops, until `onEvent` returns true or `signal` aborts.
+ */
+export async function followEvents(path: string, onEvent: (e: ServerEvent) => boolean, signal: AbortSignal): Promise<void> {
+  let lastId: string | undefined;
+  for (let attempt = 0; !signal.aborted && attempt < 30; attempt++) {
+    const token = currentToken();
+    if (token === null) return;
+    let res: Response;
+    try {
+      res = await fetch(path, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) }, signal, cache: 'no-store' });
+    } catch {
+      if (signal.aborted) return;
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    if (!res.ok || !res.body) throw await problemOf(res);
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const frame = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const e: Partial<ServerEvent> = {};
+          for (const line of frame.split('\n')) {
+            if (line.startsWith('id: ')) e.id = line.slice(4);
+            else if (line.startsWith('event: ')) e.event = line.slice(7);
+            else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
+          }
+          if (!e.event) continue;
+          if (e.id) lastId = e.id;
+          if (onEvent(e as ServerEvent)) { await reader.cancel(); return; }
+        }
+      }
+    } catch {
+      if (signal.aborted) return;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

@@ -86,3 +86,16 @@ export function parseInput(text: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('the input must be a JSON object, e.g. {"greeting": "hello"}');
   return v as Record<string, unknown>;
 }
+
+/** Previous / page N / Next over a keyset-paged list. */
+export function PagerBar({ page, hasPrevious, nextCursor, onPrevious, onNext, label }: {
+  page: number; hasPrevious: boolean; nextCursor: string | null | undefined; onPrevious(): void; onNext(cursor: string): void; label: string;
+}) {
+  return (
+    <nav class="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={!hasPrevious} onClick={onPrevious}>Previous</button>
+      <span data-testid={`${label}-page`}>page {page}</span>
+      <button type="button" disabled={!nextCursor} onClick={() => nextCursor && onNext(nextCursor)}>Next</button>
+    </nav>
+  );
+}

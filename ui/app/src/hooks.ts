@@ -53,3 +53,20 @@ export function useAction(): Action {
   }, []);
   return { busy, error, run, clear: useCallback(() => setError(undefined), []) };
 }
+
+export interface Pager { cursor: string | undefined; page: number; next(cursor: string): void; previous(): void; reset(): void }
+
+/**
+ * Keyset paging over the API's cursors: the cursors of the pages walked so far are kept, so
+ * "previous" returns to the exact page it came from. A change of filter starts again at page 1.
+ */
+export function usePager(): Pager {
+  const [stack, setStack] = useState<string[]>([]);
+  return {
+    cursor: stack[stack.length - 1],
+    page: stack.length + 1,
+    next: useCallback((c: string) => setStack((s) => [...s, c]), []),
+    previous: useCallback(() => setStack((s) => s.slice(0, -1)), []),
+    reset: useCallback(() => setStack([]), []),
+  };
+}

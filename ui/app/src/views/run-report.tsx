@@ -1,8 +1,10 @@
-// A run report: the run's outcome, then per host and per step what happened (changed, ok, failed,
-// unknown) with the step's output, and a link to the run's workflow in the Temporal Web UI.
-import { api, enc } from '../api';
+// A run report built for fleets: the outcome and counts first, failed and unknown hosts expanded
+// with their steps, every other outcome collapsed into one group that renders its hosts only when
+// opened, so a run of thousands of hosts stays fast. A running run is followed through its event
+// stream (no polling): each finished host updates in place, and the end loads the final report.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, enc, followEvents } from '../api';
 import { Busy, ErrorBox, StatusBadge } from '../components';
-import { usePoll } from '../hooks';
 
 export interface RunStep { index?: number; step_index?: number; name: string | null; module: string; status: string; changed: boolean; output: string }
 export interface RunHost { sid: string; status: string; reason?: string | null; steps: RunStep[] }
@@ -16,38 +18,111 @@ function stepOutcome(s: RunStep): string {
   return s.status === 'ok' && s.changed ? 'changed' : s.status;
 }
 
+const ORDER = ['failed', 'unknown', 'pending', 'changed', 'ok', 'skipped'];
+const EXPANDED = new Set(['failed', 'unknown']);
+
+function Steps({ host }: { host: RunHost }) {
+  if (host.steps.length === 0) return <p class="muted">{host.reason ?? 'no steps'}</p>;
+  return (
+    <table class="grid steps">
+      <thead><tr><th>#</th><th>Step</th><th>Module</th><th>Result</th><th>Output</th></tr></thead>
+      <tbody>
+        {host.steps.map((s, i) => (
+          <tr key={i}>
+            <td>{s.index ?? s.step_index ?? i}</td><td>{s.name ?? ''}</td><td><code>{s.module}</code></td>
+            <td><StatusBadge status={stepOutcome(s)} /></td>
+            <td>{s.output ? <details><summary>output</summary><pre>{s.output}</pre></details> : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function HostEntry({ host, open }: { host: RunHost; open: boolean }) {
+  const [shown, setShown] = useState(open);
+  const changed = host.steps.filter((s) => s.changed).length;
+  return (
+    <details class="run-host" data-sid={host.sid} open={open} onToggle={(e) => setShown((e.target as HTMLDetailsElement).open)}>
+      <summary>{host.sid} <StatusBadge status={host.status} /> <span class="muted">{host.steps.length} steps, {changed} changed{host.reason ? ` · ${host.reason}` : ''}</span></summary>
+      {shown && <Steps host={host} />}
+    </details>
+  );
+}
+
+/** One outcome: expanded for failures, else a collapsed group that renders its hosts when opened. */
+function OutcomeGroup({ status, hosts }: { status: string; hosts: RunHost[] }) {
+  const expanded = EXPANDED.has(status);
+  const [open, setOpen] = useState(expanded);
+  return (
+    <details class="outcome-group" data-outcome={status} open={expanded} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      <summary><StatusBadge status={status} /> {hosts.length} host{hosts.length === 1 ? '' : 's'}</summary>
+      {open && hosts.map((h) => <HostEntry key={h.sid} host={h} open={expanded} />)}
+    </details>
+  );
+}
+
 export function RunReportView({ incarnation, applyId }: { incarnation: string; applyId: string }) {
-  const report = usePoll(() => api<RunReport>('GET', `/v1/incarnations/${enc(incarnation)}/runs/${enc(applyId)}`), 3000, [incarnation, applyId]);
-  const r = report.data;
+  const path = `/v1/incarnations/${enc(incarnation)}/runs/${enc(applyId)}`;
+  const [report, setReport] = useState<RunReport>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    const ac = new AbortController();
+    const load = async () => {
+      try {
+        const first = await api<RunReport>('GET', path);
+        if (ac.signal.aborted) return;
+        setReport(first);
+        if (first.status !== 'running') return;
+        await followEvents(`${path}/events`, (e) => {
+          if (e.event === 'phase') setReport((r) => (r ? { ...r, phase: e.data.phase } : r));
+          if (e.event === 'host') {
+            setReport((r) => {
+              if (!r) return r;
+              const hosts = r.hosts.some((h) => h.sid === e.data.sid)
+                ? r.hosts.map((h) => (h.sid === e.data.sid ? { ...h, status: e.data.status, reason: e.data.reason } : h))
+                : [...r.hosts, { sid: e.data.sid, status: e.data.status, reason: e.data.reason, steps: [] }];
+              return { ...r, hosts };
+            });
+          }
+          return e.event === 'end';
+        }, ac.signal);
+        if (!ac.signal.aborted) setReport(await api<RunReport>('GET', path));
+      } catch (err) {
+        if (!ac.signal.aborted) setError(err);
+      }
+    };
+    void load();
+    return () => ac.abort();
+  }, [path]);
+
+  const groups = useMemo(() => {
+    const by = new Map<string, RunHost[]>();
+    for (const h of report?.hosts ?? []) (by.get(h.status) ?? by.set(h.status, []).get(h.status)!).push(h);
+    return [...by.entries()].sort(([a], [b]) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
+  }, [report]);
+
+  const r = report;
   return (
     <section class="run-report" aria-label={`Run ${applyId}`}>
       <h3>Run <code>{applyId}</code></h3>
-      <ErrorBox error={report.error} />
-      {!r && !report.error && <Busy busy label="Loading the run report…" />}
+      <ErrorBox error={error} />
+      {!r && !error && <Busy busy label="Loading the run report…" />}
       {r && (
         <>
           <p>
-            {r.operation} · <StatusBadge status={r.status} />{r.phase ? ` · phase ${r.phase}` : ''}
+            {r.operation} · <StatusBadge status={r.status} />{r.phase && r.status === 'running' ? ` · phase ${r.phase}` : ''}
             {r.temporal_ui && <> · <a href={r.temporal_ui} target="_blank" rel="noopener noreferrer">Open in Temporal Web UI</a></>}
+          </p>
+          <p class="counts" data-testid="run-counts">
+            {groups.map(([status, hosts]) => <span key={status} class="tag">{status} {hosts.length}</span>)}
           </p>
           {r.error && <div class="error" role="alert">{r.error}</div>}
           {r.render_errors != null && <pre class="error">{JSON.stringify(r.render_errors, null, 2)}</pre>}
-          <table class="grid" data-testid="run-steps">
-            <thead><tr><th>Host</th><th>#</th><th>Step</th><th>Module</th><th>Result</th><th>Output</th></tr></thead>
-            <tbody>
-              {r.hosts.length === 0 && <tr><td colSpan={6} class="muted">No host was targeted.</td></tr>}
-              {r.hosts.map((h) => h.steps.length === 0
-                ? <tr key={h.sid}><td>{h.sid}</td><td colSpan={3} class="muted">{h.reason ?? 'no steps'}</td><td><StatusBadge status={h.status} /></td><td /></tr>
-                : h.steps.map((s, i) => (
-                  <tr key={`${h.sid}-${i}`}>
-                    <td>{i === 0 ? <>{h.sid} <StatusBadge status={h.status} /></> : ''}</td>
-                    <td>{s.index ?? s.step_index ?? i}</td><td>{s.name ?? ''}</td><td><code>{s.module}</code></td>
-                    <td><StatusBadge status={stepOutcome(s)} /></td>
-                    <td>{s.output ? <details><summary>output</summary><pre>{s.output}</pre></details> : ''}</td>
-                  </tr>
-                )))}
-            </tbody>
-          </table>
+          <div data-testid="run-steps">
+            {r.hosts.length === 0 && <p class="muted">No host was targeted.</p>}
+            {groups.map(([status, hosts]) => <OutcomeGroup key={status} status={status} hosts={hosts} />)}
+          </div>
         </>
       )}
     </section>

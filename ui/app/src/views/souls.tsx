@@ -2,9 +2,9 @@
 // lags the live stream by a few seconds, so polling adds little), registration with the bootstrap
 // token shown once, and token reissue with a confirmation before `force` on a 409.
 import { useState } from 'preact/hooks';
-import { api, enc, listAll, Problem } from '../api';
-import { Ago, Busy, ConfirmDialog, CopyButton, ErrorBox, StatusBadge, splitList } from '../components';
-import { useAction, usePoll } from '../hooks';
+import { api, enc, Problem } from '../api';
+import { Ago, Busy, ConfirmDialog, CopyButton, ErrorBox, PagerBar, StatusBadge, splitList } from '../components';
+import { useAction, usePager, usePoll } from '../hooks';
 
 export interface Soul {
   sid: string; transport: string; covens: string[]; status: string; last_seen_at: string | null;
@@ -13,6 +13,22 @@ export interface Soul {
 interface IssuedToken { sid: string; bootstrap_token: string; bootstrap_token_expires_at: string }
 
 const POLL_MS = 2000;
+/** Rows per page: the server filters and pages, so a fleet of any size loads one page at a time. */
+const PAGE_SIZE = 100;
+const STATUSES = ['pending', 'connected', 'disconnected'] as const;
+
+interface SoulPage { items: Soul[]; next_cursor: string | null; counts?: Record<string, number> }
+
+/** Souls per status for the current coven and SID filters; each count selects its status. */
+function Counts({ counts, status, onStatus }: { counts: Record<string, number> | undefined; status: string; onStatus(s: string): void }) {
+  if (!counts) return null;
+  const all = Object.values(counts).reduce((a, b) => a + b, 0);
+  const tab = (key: string, label: string, n: number) => (
+    <button type="button" class={status === key ? 'tab active' : 'tab'} aria-pressed={status === key} data-testid={`count-${key || 'all'}`}
+      onClick={() => onStatus(key)}>{label} <strong>{n}</strong></button>
+  );
+  return <div class="counts" role="group" aria-label="Souls by status">{tab('', 'All', all)}{STATUSES.map((s) => tab(s, s, counts[s] ?? 0))}</div>;
+}
 
 function Soulprint({ print }: { print: Record<string, unknown> | null | undefined }) {
   if (!print) return <span class="muted">not reported</span>;
@@ -67,7 +83,16 @@ function RegisterSoul({ onIssued }: { onIssued(t: IssuedToken): void }) {
 }
 
 export function Souls() {
-  const souls = usePoll(() => listAll<Soul>('/v1/souls'), POLL_MS);
+  const [filter, setFilter] = useState<{ status: string; coven: string; sid: string }>({ status: '', coven: '', sid: '' });
+  const pager = usePager();
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE), counts: 'true' });
+  if (filter.status) query.set('status', filter.status);
+  if (filter.coven.trim()) query.set('coven', filter.coven.trim());
+  if (filter.sid.trim()) query.set('sid', filter.sid.trim());
+  if (pager.cursor) query.set('cursor', pager.cursor);
+  const path = `/v1/souls?${query.toString()}`;
+  const souls = usePoll(() => api<SoulPage>('GET', path), POLL_MS, [path]);
+  const setFilterAndReset = (f: Partial<typeof filter>) => { pager.reset(); setFilter({ ...filter, ...f }); };
   const [issued, setIssued] = useState<IssuedToken>();
   const [confirmFor, setConfirmFor] = useState<string>();
   const reissue = useAction();
@@ -105,6 +130,16 @@ export function Souls() {
           <p>{confirmFor} still has an unused, unexpired bootstrap token. Issuing a new one marks it used: a <code>soul init</code> with the old token will fail.</p>
         </ConfirmDialog>
       )}
+      <Counts counts={souls.data?.counts} status={filter.status} onStatus={(status) => setFilterAndReset({ status })} />
+      <form class="filters" aria-label="Filter souls" onSubmit={(e) => e.preventDefault()}>
+        <label>SID contains <input name="sid-search" value={filter.sid} placeholder="web-1" onInput={(e) => setFilterAndReset({ sid: (e.target as HTMLInputElement).value })} /></label>
+        <label>Coven <input name="coven-filter" value={filter.coven} placeholder="web" onInput={(e) => setFilterAndReset({ coven: (e.target as HTMLInputElement).value })} /></label>
+        <label>Status
+          <select name="status-filter" value={filter.status} onChange={(e) => setFilterAndReset({ status: (e.target as HTMLSelectElement).value })}>
+            <option value="">any</option>{STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+          </select>
+        </label>
+      </form>
       <ErrorBox error={souls.error} />
       <p class="muted" data-testid="souls-updated">
         {souls.updatedAt ? `Live: updated ${souls.updatedAt.toLocaleTimeString()}` : 'Loading…'}
@@ -113,8 +148,8 @@ export function Souls() {
         <table class="grid" data-testid="souls-table">
           <thead><tr><th>SID</th><th>Status</th><th>Covens</th><th>Last seen</th><th>Soulprint</th><th></th></tr></thead>
           <tbody>
-            {souls.data.length === 0 && <tr><td colSpan={6} class="muted">No souls registered yet.</td></tr>}
-            {souls.data.map((s) => (
+            {souls.data.items.length === 0 && <tr><td colSpan={6} class="muted">{filter.status || filter.coven || filter.sid ? 'No soul matches these filters.' : 'No souls registered yet.'}</td></tr>}
+            {souls.data.items.map((s) => (
               <tr key={s.sid} data-sid={s.sid}>
                 <td>{s.sid}</td>
                 <td><StatusBadge status={s.status} /></td>
@@ -127,6 +162,7 @@ export function Souls() {
           </tbody>
         </table>
       )}
+      {souls.data && <PagerBar label="souls" page={pager.page} hasPrevious={pager.page > 1} nextCursor={souls.data.next_cursor} onPrevious={pager.previous} onNext={pager.next} />}
     </section>
   );
 }

@@ -1,0 +1,41 @@
+// keeperctl archons list|get|create|token (operators)
+import type { Argv } from 'yargs';
+import { listAll } from '../context';
+import { details, table } from '../output';
+import type { Handler } from './types';
+
+export function archonsCommand(y: Argv, run: Handler): Argv {
+  return y
+    .command('list', 'list operators and their roles',
+      (c) => c.option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
+        .example('$0 archons list', 'who may do what'),
+      run(async (ctx, a) => {
+        const page = await listAll(ctx, 'listArchons', {}, a.all);
+        ctx.show(page, () => table(page.items, [
+          { header: 'AID', value: (x: any) => x.aid }, { header: 'ROLE', value: (x: any) => x.role },
+          { header: 'CREATED BY', value: (x: any) => x.created_by }, { header: 'CREATED', value: (x: any) => x.created_at },
+        ]));
+      }))
+    .command('get <aid>', 'show one operator with its permissions',
+      (c) => c.positional('aid', { type: 'string', demandOption: true }).example('$0 archons get alice', "alice's role and permissions"),
+      run(async (ctx, a) => {
+        const x = (await ctx.client().call('getArchon', { params: { aid: a.aid } })).body as any;
+        ctx.show(x, () => details(x));
+      }))
+    .command('create <aid>', 'create an operator with a role',
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .option('role', { type: 'string', demandOption: true, describe: 'cluster-admin, operator or viewer' })
+        .example('$0 archons create alice --role operator', 'then: keeperctl archons token alice'),
+      run(async (ctx, a) => {
+        const x = (await ctx.client().call('createArchon', { body: { aid: a.aid, role: a.role } })).body as any;
+        ctx.show(x, () => `created operator ${x.aid} (role ${x.role}); issue a token with: keeperctl archons token ${x.aid}\n`);
+      }))
+    .command('token <aid>', "issue a token for an operator (shown once)",
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .example('$0 archons token alice -o json | jq -r .token > alice.jwt', 'hand the file to alice for keeperctl login'),
+      run(async (ctx, a) => {
+        const t = (await ctx.client().call('issueArchonToken', { params: { aid: a.aid } })).body as any;
+        ctx.show(t, () => `token for ${t.aid} (role ${t.role}, valid until ${t.expires_at ?? 'no expiry'}), shown once:\n${t.token}\n`);
+      }))
+    .demandCommand(1, 'name an archons command: list, get, create or token');
+}

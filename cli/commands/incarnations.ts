@@ -1,0 +1,143 @@
+// keeperctl incarnations list|create|get|history|unlock|upgrade, and the top-level `run`.
+import type { Argv } from 'yargs';
+import { Ctx, listAll } from '../context';
+import { CliError, ExitCode } from '../errors';
+import { failureLines, followRun, type RunReport } from '../follow';
+import { parseInput } from '../input';
+import { details, table } from '../output';
+import { confirm } from '../prompt';
+import type { Handler } from './types';
+
+const columns = [
+  { header: 'NAME', value: (i: any) => i.name },
+  { header: 'SERVICE', value: (i: any) => i.service },
+  { header: 'STATUS', value: (i: any) => i.status },
+  { header: 'COVENS', value: (i: any) => i.covens },
+  { header: 'SCHEMA', value: (i: any) => i.state_schema_version },
+  { header: 'LAST RUN', value: (i: any) => (i.last_run ? `${i.last_run.operation} ${i.last_run.status}` : null) },
+];
+
+const followOptions = (c: Argv) => c
+  .option('follow', { type: 'boolean', default: true, describe: 'follow the run until it ends (--no-follow returns at once)' })
+  .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; YAML scalars; dotted keys nest)' })
+  .option('input-file', { type: 'string', describe: 'YAML/JSON file with the input mapping (--input values go on top)' });
+
+/** After a 202: follow the run (unless --no-follow), print its failures, exit 1 when it failed. */
+async function afterAccepted(ctx: Ctx, name: string, accepted: any, follow: boolean): Promise<void> {
+  if (!follow) {
+    ctx.show(accepted, () => `accepted: run ${accepted.apply_id} of ${name} (${accepted.operation}); follow it with: keeperctl incarnations run-report ${name} ${accepted.apply_id}\n`);
+    return;
+  }
+  const tty = Boolean(process.stderr.isTTY) && ctx.format === 'table';
+  const report = await followRun(ctx, name, accepted.apply_id, { tty, quiet: ctx.format !== 'table' });
+  finish(ctx, report);
+}
+
+function finish(ctx: Ctx, report: RunReport): void {
+  ctx.show(report, () => {
+    if (report.status === 'succeeded') return `run ${report.apply_id} succeeded: ${name(report)} is ready\n`;
+    return [`run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`, ...failureLines(report).map((l) => `  ${l}`),
+      `fix the cause, then: keeperctl incarnations unlock ${report.incarnation} --retry`, ''].join('\n');
+  });
+  if (report.status === 'failed') throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);
+}
+const name = (r: RunReport) => r.incarnation;
+
+export function runCommand(y: Argv): Argv {
+  return followOptions(y)
+    .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+    .positional('operation', { type: 'string', demandOption: true, describe: 'runs scenario/<operation>/main.yml' })
+    .option('plan', { type: 'boolean', default: false, describe: 'show the plan first, ask, then apply exactly that plan' })
+    .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+    .example('$0 run motd-demo create --input message=hello', 'apply create to every host of motd-demo, following progress')
+    .example('$0 run motd-demo create --input-file input.yml --yes -o json', 'from a script: no question, the report as JSON');
+}
+
+export const runHandler = (run: Handler) => run(async (ctx, a) => {
+  const input = parseInput(a.input, a['input-file']);
+  if (a.plan) {
+    if (!(await ctx.client().operation('createPlan'))) {
+      throw new CliError(ExitCode.Usage, 'this keeper has no plan API yet, so --plan cannot show what would change',
+        'run without --plan (the run report shows what changed)');
+    }
+  }
+  await confirm(ctx, a.yes, `run ${a.operation} on every host of ${a.name}?`);
+  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}) } })).body;
+  await afterAccepted(ctx, a.name, accepted, a.follow);
+});
+
+export function incarnationsCommand(y: Argv, run: Handler): Argv {
+  return y
+    .command('list', 'list incarnations with their status',
+      (c) => c.option('status', { type: 'string', describe: 'applying, ready or error_locked' })
+        .option('service', { type: 'string', describe: 'only incarnations of this service' })
+        .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
+        .option('limit', { type: 'number', describe: 'page size' })
+        .example('$0 incarnations list --status error_locked', 'what needs an operator'),
+      run(async (ctx, a) => {
+        const page = await listAll(ctx, 'listIncarnations', { status: a.status, service: a.service, limit: a.limit }, a.all);
+        ctx.show(page, () => table(page.items, columns));
+      }))
+    .command('create <name>', 'create an incarnation of a service on covens, and follow its create run',
+      (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
+        .option('service', { type: 'string', demandOption: true, describe: 'a catalog service' })
+        .option('coven', { type: 'string', array: true, demandOption: true, describe: 'coven label (repeat for several)' })
+        .example('$0 incarnations create motd-web --service motd --coven web --input message=hi', 'motd on every web host'),
+      run(async (ctx, a) => {
+        const input = parseInput(a.input, a['input-file']);
+        const accepted = (await ctx.client().call('createIncarnation', { body: { name: a.name, service: a.service, covens: a.coven, ...(input ? { input } : {}) } })).body;
+        await afterAccepted(ctx, a.name, accepted, a.follow);
+      }))
+    .command('get <name>', 'show one incarnation: status, state, last run',
+      (c) => c.positional('name', { type: 'string', demandOption: true }).example('$0 incarnations get motd-demo -o yaml', 'everything, as YAML'),
+      run(async (ctx, a) => {
+        const i = (await ctx.client().call('getIncarnation', { params: { name: a.name } })).body as any;
+        ctx.show(i, () => details({ ...i, last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null },
+          ['name', 'service', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'state', 'updated_at']));
+      }))
+    .command('history <name>', 'committed state changes, oldest first',
+      (c) => c.positional('name', { type: 'string', demandOption: true })
+        .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
+        .example('$0 incarnations history motd-demo', 'each commit with its run'),
+      run(async (ctx, a) => {
+        const page = await listAll(ctx, 'getIncarnationHistory', {}, a.all, { name: a.name });
+        ctx.show(page, () => table(page.items, [
+          { header: 'ID', value: (h: any) => h.id }, { header: 'OPERATION', value: (h: any) => h.operation },
+          { header: 'APPLY ID', value: (h: any) => h.apply_id }, { header: 'SCHEMA', value: (h: any) => h.state_schema_version },
+          { header: 'COMMITTED', value: (h: any) => h.created_at },
+        ]));
+      }))
+    .command('run-report <name> <apply_id>', 'the report of one run (follows it while it runs)',
+      (c) => c.positional('name', { type: 'string', demandOption: true }).positional('apply_id', { type: 'string', demandOption: true })
+        .option('follow', { type: 'boolean', default: true, describe: 'wait for a running run to end' })
+        .example('$0 incarnations run-report motd-demo motd-demo.create.1a2b', 'per host and step'),
+      run(async (ctx, a) => {
+        const tty = Boolean(process.stderr.isTTY) && ctx.format === 'table';
+        const report = a.follow
+          ? await followRun(ctx, a.name, a.apply_id, { tty, quiet: ctx.format !== 'table' })
+          : ((await ctx.client().call('getRun', { params: { name: a.name, apply_id: a.apply_id } })).body as RunReport);
+        if (report.status === 'running') { ctx.show(report, () => `run ${report.apply_id} is still ${report.phase}\n`); return; }
+        finish(ctx, report);
+      }))
+    .command('unlock <name>', 'clear error_locked; --retry runs the failed operation again',
+      (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
+        .option('retry', { type: 'boolean', default: false, describe: 'run the failed operation again at once' })
+        .example('$0 incarnations unlock motd-demo --retry', 'after fixing the cause of a failed run'),
+      run(async (ctx, a) => {
+        const input = parseInput(a.input, a['input-file']);
+        const r = (await ctx.client().call('unlockIncarnation', { params: { name: a.name }, body: { retry: a.retry, ...(input ? { input } : {}) } }));
+        const body = r.body as any;
+        if (r.status === 202 && body?.apply_id) { await afterAccepted(ctx, a.name, body, a.follow); return; }
+        ctx.show(body, () => `unlocked ${a.name}\n`);
+      }))
+    .command('upgrade <name>', "migrate an incarnation's state to the service's schema version",
+      (c) => c.positional('name', { type: 'string', demandOption: true })
+        .option('to-version', { type: 'number', describe: "target state_schema_version (default: the service's current one)" })
+        .option('follow', { type: 'boolean', default: true, describe: 'follow the upgrade run' })
+        .example('$0 incarnations upgrade motd-demo --to-version 3', 'run migrations/2.yml and 3.yml'),
+      run(async (ctx, a) => {
+        const accepted = (await ctx.client().call('upgradeIncarnation', { params: { name: a.name }, body: a['to-version'] !== undefined ? { to_version: a['to-version'] } : {} })).body;
+        await afterAccepted(ctx, a.name, accepted, a.follow);
+      }))
+    .demandCommand(1, 'name an incarnations command: list, create, get, history, run-report, unlock or upgrade');
+}

@@ -1,0 +1,64 @@
+// keeperctl souls list|get|add|issue-token|revoke
+import type { Argv } from 'yargs';
+import { Ctx, listAll } from '../context';
+import { details, table } from '../output';
+import { confirm } from '../prompt';
+import type { Handler } from './types';
+
+const soulColumns = [
+  { header: 'SID', value: (s: any) => s.sid },
+  { header: 'STATUS', value: (s: any) => s.status },
+  { header: 'TRANSPORT', value: (s: any) => s.transport },
+  { header: 'COVENS', value: (s: any) => s.covens },
+  { header: 'KEEPER', value: (s: any) => s.connected_kid },
+  { header: 'LAST SEEN', value: (s: any) => s.last_seen_at },
+];
+
+export function soulsCommand(y: Argv, run: Handler): Argv {
+  return y
+    .command('list', 'list souls (hosts) with their status',
+      (c) => c
+        .option('coven', { type: 'string', describe: 'only souls carrying this coven' })
+        .option('status', { type: 'string', describe: 'only souls in this status (pending, connected, disconnected, ...)' })
+        .option('limit', { type: 'number', describe: 'page size (the API allows up to 1000)' })
+        .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
+        .example('$0 souls list --coven web --status connected', 'connected souls of coven web'),
+      run(async (ctx: Ctx, a: any) => {
+        const page = await listAll(ctx, 'listSouls', { coven: a.coven, status: a.status, limit: a.limit }, a.all);
+        ctx.show(page, () => table(page.items, soulColumns) + (page.next_cursor ? `(more: --all, or the API's cursor ${page.next_cursor})\n` : ''));
+      }))
+    .command('get <sid>', 'show one soul',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .example('$0 souls get web-1.example.org', 'status, covens and soulprint of web-1'),
+      run(async (ctx, a) => {
+        const s = (await ctx.client().call('getSoul', { params: { sid: a.sid } })).body as any;
+        ctx.show(s, () => details(s, ['sid', 'status', 'transport', 'covens', 'connected_kid', 'last_seen_at', 'onboarded_at', 'created_at', 'bootstrap_token_expires_at']));
+      }))
+    .command('add <sid>', 'register a host; prints its one-time bootstrap token',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN (must equal its hostname -f)' })
+        .option('coven', { type: 'string', array: true, demandOption: true, describe: 'coven label (repeat for several)' })
+        .option('transport', { type: 'string', default: 'agent', describe: 'how the keeper reaches it' })
+        .example('$0 souls add web-1.example.org --coven web', 'then on the host: soul init --token=<token>'),
+      run(async (ctx, a) => {
+        const s = (await ctx.client().call('registerSoul', { body: { sid: a.sid, transport: a.transport, covens: a.coven } })).body as any;
+        ctx.show(s, () => `registered ${s.sid} (covens ${s.covens.join(',')})\nbootstrap token (shown once, valid until ${s.bootstrap_token_expires_at}):\n${s.bootstrap_token}\non the host: soul init --config=/etc/soul/soul.yml --token=<token>\n`);
+      }))
+    .command('issue-token <sid>', 'issue a new bootstrap token for a registered host',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .option('force', { type: 'boolean', default: false, describe: 'retire an unused token still valid (otherwise 409)' })
+        .example('$0 souls issue-token web-1.example.org --force', 'replace a lost token'),
+      run(async (ctx, a) => {
+        const t = (await ctx.client().call('issueBootstrapToken', { params: { sid: a.sid }, body: { force: a.force } })).body as any;
+        ctx.show(t, () => `bootstrap token for ${t.sid} (shown once, valid until ${t.bootstrap_token_expires_at}):\n${t.bootstrap_token}\n`);
+      }))
+    .command('revoke <sid>', "cut a host off at once: close its stream and refuse its certificate",
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 souls revoke web-1.example.org --yes', 'after a host was compromised'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `revoke ${a.sid}? Its stream is closed and its certificate refused until it is onboarded again with a forced token.`);
+        const r = (await ctx.client().call('revokeSoul', { params: { sid: a.sid } })).body as any;
+        ctx.show(r, () => `revoked ${a.sid}\n`);
+      }))
+    .demandCommand(1, 'name a souls command: list, get, add, issue-token or revoke');
+}

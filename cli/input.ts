@@ -1,0 +1,45 @@
+// A run's input from the command line: --input-file (a YAML or JSON mapping), then each
+// --input key=value on top. Values are read as YAML scalars (3 is a number, true a boolean,
+// "3" a string); dotted keys build nested mappings (db.port=5432).
+import fs from 'node:fs';
+import yaml from 'js-yaml';
+import { CliError, ExitCode } from './errors';
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export function parseInput(pairs: readonly string[] | undefined, file: string | undefined): Record<string, unknown> | undefined {
+  let input: Record<string, unknown> | undefined;
+  if (file !== undefined) {
+    let doc: unknown;
+    try {
+      doc = yaml.load(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new CliError(ExitCode.Usage, `--input-file ${file}: ${(err as Error).message}`, 'give a YAML or JSON mapping of input names to values');
+    }
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+      throw new CliError(ExitCode.Usage, `--input-file ${file}: the document must be a mapping of input names to values`, 'for example:  message: hello');
+    }
+    input = doc as Record<string, unknown>;
+  }
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (eq < 0 || !KEY.test(key)) {
+      throw new CliError(ExitCode.Usage, `--input ${JSON.stringify(pair)} is not key=value`, 'write --input name=value (dotted names for nested values: --input db.port=5432)');
+    }
+    const raw = pair.slice(eq + 1);
+    let value: unknown;
+    try { value = yaml.load(raw); } catch { value = raw; }
+    if (value === null && raw !== 'null' && raw !== '~') value = raw;
+    input ??= {};
+    const parts = key.split('.');
+    let node = input;
+    for (const p of parts.slice(0, -1)) {
+      const next = node[p];
+      if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) node[p] = {};
+      node = node[p] as Record<string, unknown>;
+    }
+    node[parts[parts.length - 1]!] = value;
+  }
+  return input;
+}

@@ -1,0 +1,264 @@
+// keeperctl as an operator uses it: the real program (bin/keeperctl) in its own process against a
+// test keeper on the real stack, with a real soul applying a real service from git. Every command's
+// happy path, each class of failure with its exit code, --output json/yaml parsed, and the live
+// progress display in a real pseudo-terminal (tmux).
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { repoRoot } from '../support/repo';
+import type { TestKeeper } from '../support/keeper';
+import { gitRepoFrom, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+
+interface Result { code: number; stdout: string; stderr: string }
+
+const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
+
+describe('keeperctl, the operator CLI, against a real keeper', function () {
+  this.timeout(300_000);
+  let k: TestKeeper;
+  let root: string;
+  let home: string;
+  let souls: TestSoul[];
+  let out: string;
+  const baseEnv = (): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), TMPDIR: root };
+    return env;
+  };
+
+  function ctl(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Result> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.stdin.end(opts.input ?? '');
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+  }
+  const ok = (r: Result) => assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  const input = (extra: string[] = []) => ['--input', `root=${out}`, '--input', 'message=from keeperctl', '--input', 'package=git', ...extra];
+
+  before(async () => {
+    root = tempDir('keeperctl-');
+    home = path.join(root, 'home');
+    out = path.join(root, 'out');
+    fs.mkdirSync(home);
+    k = await startRunKeeper();
+    fs.writeFileSync(path.join(root, 'admin.jwt'), k.adminToken, { mode: 0o600 });
+    souls = await startSouls(k, path.join(root, 'souls'), [['edge']]);
+  });
+  after(async () => {
+    try { execFileSync('tmux', ['kill-server'], { stdio: 'ignore', env: { ...process.env, TMUX_TMPDIR: root } }); } catch { /* none running */ }
+    await Promise.all((souls ?? []).map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('login saves the cluster and a 0600 token, refuses a bad token and saves nothing then', async () => {
+    const bad = path.join(root, 'bad.jwt');
+    fs.writeFileSync(bad, 'eyJhbGciOiJIUzI1NiJ9.e30.invalid');
+    const refused = await ctl(['login', 'test', '--url', k.baseUrl, '--token-file', bad]);
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, /does not accept this token/);
+    assert.equal(fs.existsSync(path.join(home, '.config', 'keeper', 'config.yml')), false);
+
+    ok(await ctl(['login', 'test', '--url', k.baseUrl, '--token-file', path.join(root, 'admin.jwt')]));
+    const tokenFile = path.join(home, '.config', 'keeper', 'tokens', 'test');
+    assert.equal(fs.statSync(tokenFile).mode & 0o777, 0o600);
+    assert.equal(fs.readFileSync(tokenFile, 'utf8').trim(), k.adminToken);
+    const clusters = JSON.parse((await ctl(['clusters', '-o', 'json'])).stdout);
+    assert.equal(clusters.current, 'test');
+    assert.deepEqual(clusters.clusters.map((c: any) => [c.name, c.url]), [['test', k.baseUrl]]);
+  });
+
+  it('a second cluster by name; use switches; KEEPER_URL/KEEPER_TOKEN override the file', async () => {
+    const viaStdin = await ctl(['login', 'other', '--url', k.baseUrl, '--token-stdin'], { input: `${k.adminToken}\n` });
+    ok(viaStdin);
+    assert.equal(JSON.parse((await ctl(['clusters', '-o', 'json'])).stdout).current, 'other');
+    ok(await ctl(['use', 'test']));
+    assert.equal(JSON.parse((await ctl(['clusters', '-o', 'json'])).stdout).current, 'test');
+    ok(await ctl(['logout', 'other']));
+    assert.equal(JSON.parse((await ctl(['clusters', '-o', 'json'])).stdout).clusters.length, 1);
+    // The environment wins over the saved cluster: a wrong URL there is used, and fails as a network error.
+    const env = await ctl(['souls', 'list'], { env: { KEEPER_URL: 'http://127.0.0.1:9', KEEPER_TOKEN: k.adminToken } });
+    assert.equal(env.code, 6, env.stderr);
+    assert.match(env.stderr, /cannot reach the keeper at http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('souls add, list, get and issue-token; 409 without --force, and --force', async () => {
+    const sid = 'cli-new.keeper.test';
+    const add = await ctl(['souls', 'add', sid, '--coven', 'web', '--coven', 'db']);
+    ok(add);
+    assert.match(add.stdout, /bootstrap token \(shown once/);
+    assert.match(add.stdout, /kbt_/);
+
+    const list = JSON.parse((await ctl(['souls', 'list', '-o', 'json'])).stdout);
+    assert.ok(list.items.some((s: any) => s.sid === sid && s.status === 'pending'));
+    const filtered = JSON.parse((await ctl(['souls', 'list', '--coven', 'edge', '-o', 'json', '--all'])).stdout);
+    assert.deepEqual(filtered.items.map((s: any) => s.sid), [souls[0]!.sid]);
+    const table = (await ctl(['souls', 'list'])).stdout;
+    assert.match(table.split('\n')[0]!, /^SID\s+STATUS\s+TRANSPORT\s+COVENS/);
+    assert.match(table, new RegExp(`${sid.replace(/\./g, '\\.')}\\s+pending\\s+agent\\s+web,db`));
+
+    const got = yaml.load((await ctl(['souls', 'get', sid, '-o', 'yaml'])).stdout) as any;
+    assert.deepEqual(got.covens, ['web', 'db']);
+
+    const conflict = await ctl(['souls', 'issue-token', sid]);
+    assert.equal(conflict.code, 5, conflict.stderr);
+    assert.match(conflict.stderr, /Conflict: /);
+    assert.match(conflict.stderr, /--force/);
+    const forced = await ctl(['souls', 'issue-token', sid, '--force', '-o', 'json']);
+    ok(forced);
+    assert.match(JSON.parse(forced.stdout).bootstrap_token, /^kbt_/);
+  });
+
+  it('not found is exit 4; input the API refuses is exit 2 with the field; usage errors are exit 2', async () => {
+    const missing = await ctl(['souls', 'get', 'nobody.keeper.test']);
+    assert.equal(missing.code, 4);
+    assert.match(missing.stderr, /Not Found: soul nobody\.keeper\.test is not registered/);
+
+    const invalid = await ctl(['souls', 'add', 'short', '--coven', 'web']);
+    assert.equal(invalid.code, 2, invalid.stderr);
+    assert.match(invalid.stderr, /Bad Request: /);
+    assert.match(invalid.stderr, /\/params\/sid|\/body\/sid/);
+
+    const usage = await ctl(['souls', 'frobnicate']);
+    assert.equal(usage.code, 2);
+    const badInput = await ctl(['run', 'x', 'create', '--input', 'no-equals-sign', '--yes']);
+    assert.equal(badInput.code, 2);
+    assert.match(badInput.stderr, /is not key=value/);
+  });
+
+  it('archons create and token; a viewer gets exit 3 naming the missing permission; a bad token exit 3', async () => {
+    ok(await ctl(['archons', 'create', 'vic', '--role', 'viewer']));
+    const tok = JSON.parse((await ctl(['archons', 'token', 'vic', '-o', 'json'])).stdout);
+    assert.equal(tok.role, 'viewer');
+    const list = JSON.parse((await ctl(['archons', 'list', '-o', 'json'])).stdout);
+    assert.deepEqual(list.items.map((a: any) => a.aid).sort(), ['admin', 'vic']);
+    assert.equal(JSON.parse((await ctl(['archons', 'get', 'vic', '-o', 'json'])).stdout).role, 'viewer');
+
+    const asViewer = { KEEPER_URL: k.baseUrl, KEEPER_TOKEN: tok.token };
+    ok(await ctl(['souls', 'list'], { env: asViewer }));
+    const denied = await ctl(['souls', 'add', 'vic-host.keeper.test', '--coven', 'web'], { env: asViewer });
+    assert.equal(denied.code, 3);
+    assert.match(denied.stderr, /Forbidden: /);
+    assert.match(denied.stderr, /lacks the permission souls:create/);
+
+    const unauth = await ctl(['souls', 'list'], { env: { KEEPER_URL: k.baseUrl, KEEPER_TOKEN: 'not-a-jwt' } });
+    assert.equal(unauth.code, 3);
+    assert.match(unauth.stderr, /Unauthorized: /);
+  });
+
+  it('services add, list, get', async () => {
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    ok(await ctl(['services', 'add', 'motd', '--git', url, '--ref', 'v3']));
+    const dup = await ctl(['services', 'add', 'motd', '--git', url, '--ref', 'v3']);
+    assert.equal(dup.code, 5);
+    assert.deepEqual(JSON.parse((await ctl(['services', 'list', '-o', 'json'])).stdout).items.map((s: any) => s.name), ['motd']);
+    assert.match((await ctl(['services', 'get', 'motd'])).stdout, /version:\s+v3/);
+  });
+
+  it('incarnations create follows the run (plain lines when piped) to ready; get and list show it', async () => {
+    const r = await ctl(['incarnations', 'create', 'motd-edge', '--service', 'motd', '--coven', 'edge', ...input()]);
+    ok(r);
+    assert.match(r.stdout, /succeeded: motd-edge is ready/);
+    assert.match(r.stderr, new RegExp(`host ${souls[0]!.sid.replace(/\./g, '\\.')}: changed`));
+    assert.doesNotMatch(r.stderr, /\x1b\[/, 'no escape codes when not a terminal');
+    assert.match(fs.readFileSync(path.join(out, 'etc', 'motd'), 'utf8'), /from keeperctl/);
+    const inc = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout);
+    assert.equal(inc.status, 'ready');
+    assert.equal(inc.state.message, 'from keeperctl');
+    const list = JSON.parse((await ctl(['incarnations', 'list', '--status', 'ready', '-o', 'json'])).stdout);
+    assert.deepEqual(list.items.map((i: any) => i.name), ['motd-edge']);
+  });
+
+  it('run asks first: without a terminal it needs --yes and starts nothing', async () => {
+    const before = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout).apply_id;
+    const r = await ctl(['run', 'motd-edge', 'create', ...input()]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /pass --yes/);
+    assert.equal(JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout).apply_id, before);
+  });
+
+  it('a failed run exits 1 with host, step and reason; unlock --retry with a fixed input goes to ready', async () => {
+    const r = await ctl(['run', 'motd-edge', 'create', '--yes', ...input(['--input', 'package=keeper-no-such-package-zz'])]);
+    assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /failed; motd-edge is error_locked/);
+    assert.match(r.stdout, new RegExp(`${souls[0]!.sid.replace(/\./g, '\\.')} step 0 \\(motd package\\): failed`));
+    assert.match(r.stdout, /keeperctl incarnations unlock motd-edge --retry/);
+    assert.match(r.stderr, /failed \(error_locked\)/);
+
+    const locked = await ctl(['run', 'motd-edge', 'create', '--yes', ...input()]);
+    assert.equal(locked.code, 5, 'a locked incarnation refuses a new run (409)');
+
+    const retry = await ctl(['incarnations', 'unlock', 'motd-edge', '--retry', '-o', 'json', ...input()]);
+    ok(retry);
+    assert.equal(JSON.parse(retry.stdout).status, 'succeeded');
+  });
+
+  it('history lists the commits; run-report reads a run; upgrade runs and is followed', async () => {
+    const hist = JSON.parse((await ctl(['incarnations', 'history', 'motd-edge', '-o', 'json', '--all'])).stdout);
+    assert.ok(hist.items.length >= 2, JSON.stringify(hist));
+    const last = hist.items[hist.items.length - 1];
+    const rep = JSON.parse((await ctl(['incarnations', 'run-report', 'motd-edge', last.apply_id, '-o', 'json'])).stdout);
+    assert.equal(rep.status, 'succeeded');
+    assert.equal(rep.hosts[0].sid, souls[0]!.sid);
+    const up = await ctl(['incarnations', 'upgrade', 'motd-edge', '-o', 'json']);
+    ok(up);
+    assert.equal(JSON.parse(up.stdout).status, 'succeeded');
+  });
+
+  it('--plan says plainly that this keeper has no plan API yet, and starts nothing', async () => {
+    const r = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', ...input()]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no plan API/);
+  });
+
+  it('every command has --help with an example; completion scripts for bash and zsh', async () => {
+    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'issue-token'], ['souls', 'revoke'],
+      ['services'], ['services', 'add'], ['services', 'list'], ['services', 'get'], ['services', 'versions'],
+      ['incarnations'], ['incarnations', 'list'], ['incarnations', 'create'], ['incarnations', 'get'], ['incarnations', 'history'],
+      ['incarnations', 'run-report'], ['incarnations', 'unlock'], ['incarnations', 'upgrade'],
+      ['archons'], ['archons', 'list'], ['archons', 'get'], ['archons', 'create'], ['archons', 'token'],
+      ['run'], ['login'], ['logout'], ['use'], ['clusters'], ['completion']];
+    for (const c of commands) {
+      const r = await ctl([...c, '--help']);
+      assert.equal(r.code, 0, `${c.join(' ')} --help: ${r.stderr}`);
+      assert.match(r.stdout, /Examples:\n\s+keeperctl /, `${c.join(' ') || '(top)'} --help has an example`);
+    }
+    const bash = await ctl(['completion'], { env: { SHELL: '/bin/bash' } });
+    ok(bash);
+    assert.match(bash.stdout, /complete -o bashdefault -o default -F _keeperctl_yargs_completions keeperctl/);
+    const zsh = await ctl(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
+    ok(zsh);
+    assert.match(zsh.stdout, /compdef _keeperctl_yargs_completions keeperctl/);
+    // What the scripts call on <TAB>: the subcommands of `souls`.
+    const tab = await ctl(['--get-yargs-completions', 'keeperctl', 'souls', '']);
+    ok(tab);
+    for (const c of ['list', 'get', 'add', 'issue-token', 'revoke']) assert.ok(tab.stdout.split('\n').includes(c), tab.stdout);
+  });
+
+  it('on a terminal, run draws a live per-host display and ends with the outcome (tmux)', async () => {
+    const env = { ...baseEnv(), TMUX_TMPDIR: root, TERM: 'xterm-256color' };
+    const cmd = [process.execPath, BIN, 'run', 'motd-edge', 'create', '--yes', ...input(['--input', 'message=on a terminal'])]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    execFileSync('tmux', ['new-session', '-d', '-s', 'ctl', '-x', '120', '-y', '30', `${cmd}; echo EXIT=$?; sleep 60`], { env });
+    let screen = '';
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      screen = execFileSync('tmux', ['capture-pane', '-p', '-t', 'ctl'], { env }).toString();
+      if (/EXIT=\d+/.test(screen)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    execFileSync('tmux', ['kill-session', '-t', 'ctl'], { env });
+    assert.match(screen, /EXIT=0/, screen);
+    // The block was redrawn in place: one header and one count line remain on the screen, not one per poll.
+    assert.equal(screen.match(/^run motd-edge\/create /gm)?.length, 1, screen);
+    assert.match(screen, /^hosts 1\/1 done: changed 1, ok 0, failed 0, unknown 0, skipped 0$/m);
+    assert.match(screen, new RegExp(`^  ${souls[0]!.sid.replace(/\./g, '\\.')}\\s+changed\\s+3 steps, \\d changed$`, 'm'));
+    assert.match(screen, /succeeded: motd-edge is ready/);
+  });
+});

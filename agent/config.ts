@@ -14,7 +14,14 @@ export interface SoulConfig {
   sid: string;
   paths: { modules: string; seed: string };
   keeper: { endpoints: Endpoint[]; tls: { ca?: string } };
+  /** Days a finished apply's ledger journal is kept (see agent/steps.ts for why this long). */
+  ledger: { retention_days: number };
+  /** The metrics listener on 127.0.0.1 (agent/metrics.ts); absent: off. */
+  metrics?: { port: number };
 }
+
+/** Default ledger retention: far beyond the keeper's longest redelivery window (agent/steps.ts). */
+export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 
 const port = { type: 'integer', minimum: 1, maximum: 65535 };
 const schema = {
@@ -37,6 +44,14 @@ const schema = {
         },
         tls: { type: 'object', additionalProperties: false, properties: { ca: { type: ['string', 'null'] } } },
       },
+    },
+    ledger: {
+      type: 'object', additionalProperties: false,
+      properties: { retention_days: { type: 'integer', minimum: 1, maximum: 3650 } },
+    },
+    metrics: {
+      type: 'object', additionalProperties: false, required: ['port'],
+      properties: { port },
     },
   },
 } as const;
@@ -64,6 +79,8 @@ export function loadSoulConfig(file: string): SoulConfig {
     sid: c.sid.toLowerCase(),
     paths: { modules: abs(c.paths.modules), seed: abs(c.paths.seed) },
     keeper: { endpoints: [...c.keeper.endpoints], tls: { ca: ca ? abs(ca) : undefined } },
+    ledger: { retention_days: c.ledger?.retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS },
+    ...(c.metrics ? { metrics: { port: c.metrics.port } } : {}),
   };
 }
 

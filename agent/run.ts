@@ -10,7 +10,8 @@ import { SoulError, sidMismatch } from './errors';
 import { collectSoulprint, type FactSources } from './facts';
 import { findFqdn } from './fqdn';
 import { loadIdentity } from './identity';
-import { createStateStepHandler, type StepHandler } from './steps';
+import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
+import { createStateStepHandler, ledgerDir, type StepHandler } from './steps';
 import { holdStream, type StreamCredentials } from './stream-session';
 
 export interface RunOptions {
@@ -39,11 +40,24 @@ export async function soulRun(o: RunOptions): Promise<void> {
     throw new SoulError(`the identity under ${config.paths.seed} is for ${identity.sid}, not ${config.sid}`,
       `point paths.seed at this host's identity, or remove it and re-enroll`, 2);
   }
-  const handler = o.handler ?? (await openDefaultHandler(config, fqdn, o.factSources));
+  const base = o.handler ?? (await openDefaultHandler(config, fqdn, o.factSources));
+  let metrics = NO_METRICS;
+  if (config.metrics) {
+    try {
+      metrics = await startSoulMetrics({ port: config.metrics.port, ledgerDir: ledgerDir(config), certPem: identity.certPem });
+      o.log.info('metrics listener', { addr: `127.0.0.1:${config.metrics.port}` });
+    } catch (err) {
+      if (!o.handler) await base.close?.();
+      throw new SoulError(`cannot listen for metrics on 127.0.0.1:${config.metrics.port}: ${(err as Error).message}`,
+        'choose a free port for metrics.port, or remove the metrics block');
+    }
+  }
+  const handler = metrics.wrap(base);
   try {
-    await hold(o, handler, { ca, keyPem: identity.keyPem, certPem: identity.certPem }, fqdn);
+    await hold(o, handler, { ca, keyPem: identity.keyPem, certPem: identity.certPem }, fqdn, metrics);
   } finally {
-    if (!o.handler) await handler.close?.(); // an injected handler belongs to the caller
+    await metrics.close();
+    if (!o.handler) await base.close?.(); // an injected handler belongs to the caller
   }
 }
 
@@ -56,7 +70,7 @@ async function openDefaultHandler(config: SoulConfig, fqdn: string, sources?: Fa
   }
 }
 
-async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredentials, fqdn: string): Promise<void> {
+async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredentials, fqdn: string, metrics: SoulMetrics): Promise<void> {
   const { config, log } = o;
   const backoff = new Backoff(o.backoff);
   while (!o.signal.aborted) {
@@ -86,6 +100,7 @@ async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredential
       log.warn('endpoint refused or unreachable', { endpoint: where, reason: end.reason });
     }
     delay ??= backoff.next();
+    metrics.reconnect();
     log.info('reconnecting', { in_ms: delay });
     await sleep(delay, o.signal);
   }

@@ -29,6 +29,9 @@ export interface StepHandler {
   close?(): Promise<void>;
 }
 
+/** How often a running soul prunes its ledger. */
+export const PRUNE_EVERY_MS = 6 * 3600_000;
+
 /** The step ledger lives beside the identity: both belong to this host's one soul process. */
 export function ledgerDir(config: SoulConfig): string {
   return path.join(config.paths.seed, 'ledger');
@@ -40,6 +43,16 @@ export function ledgerDir(config: SoulConfig): string {
  */
 export async function createStateStepHandler(ctx: { sid: string; config: SoulConfig; soulprint: Soulprint }): Promise<StepHandler> {
   const ledger = await Ledger.open(ledgerDir(ctx.config));
+  // Journals are pruned at start and every PRUNE_EVERY_MS, keeping `ledger.retention_days` (30 by
+  // default). A pruned apply's steps, delivered again, would be applied again, so retention must
+  // outlast every redelivery: a dispatch activity retries for at most 6 attempts of up to 1 h
+  // (workflows/dispatch-batch.ts), and a run can also wait out a stopped control plane (Temporal,
+  // the keepers) for as long as that outage lasts. 30 days covers both with a wide margin; the
+  // journals are small (one line per step).
+  const prune = () => { ledger.prune(ctx.config.ledger.retention_days).catch(() => undefined); };
+  prune();
+  const pruner = setInterval(prune, PRUNE_EVERY_MS);
+  pruner.unref();
   const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: createProcessRunner() });
   return {
     async handle(req) {
@@ -51,6 +64,6 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
       );
       return { changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed };
     },
-    close: () => ledger.close(),
+    close: () => { clearInterval(pruner); return ledger.close(); },
   };
 }

@@ -188,7 +188,14 @@ export class KeeperClient {
       if (v === undefined) throw new Error(`internal: ${operationId} needs the path parameter ${name}`);
       return encodeURIComponent(v);
     });
-    const r = await this.request(op.method, path, { query: opts.query, body: opts.body });
+    let r = await this.request(op.method, path, { query: opts.query, body: opts.body });
+    // Rate limited: wait as told and try again, a few times, rather than fail a script mid-way.
+    for (let attempt = 0; r.status === 429 && attempt < 3; attempt++) {
+      const wait = Number(r.headers['retry-after'] ?? '1');
+      if (!Number.isFinite(wait) || wait > 30) break;
+      await new Promise((res) => setTimeout(res, Math.max(1, wait) * 1000));
+      r = await this.request(op.method, path, { query: opts.query, body: opts.body });
+    }
     if (r.status >= 400) throw problemError(r);
     return r;
   }

@@ -11,6 +11,7 @@ import type { ScenarioPort } from '../activities/scenario-port';
 import { createRunComponents } from '../temporal/components';
 import { startAll, type Component } from './component';
 import type { KeeperConfig } from './config/types';
+import { kidClaim } from './kid-claim';
 import { httpComponent } from './listen';
 import { createMetrics, type Metrics } from './metrics';
 import { readinessHandler } from './readiness';
@@ -59,6 +60,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     });
 
     const components: Component[] = [
+      // First: a second live keeper with this kid must be refused before it opens any listener.
+      kidClaim(runtime.cache, config.kid, log),
       httpComponent('operator API', config.listen.openapi.addr, app),
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,

@@ -115,6 +115,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
     temporal: raw.temporal,
     services: { cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')) },
     logging: raw.logging,
+    api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },
     otel: raw.otel,
   };

@@ -107,6 +107,19 @@ export const configSchema = {
       type: 'object', additionalProperties: false, default: {},
       properties: { level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info' } },
     },
+    api: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: {
+        rate_limit: {
+          type: 'object', additionalProperties: false, default: {},
+          description: 'per operator, per keeper: a token bucket refilled at requests_per_second, holding at most burst',
+          properties: {
+            requests_per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1000000, default: 100 },
+            burst: { type: 'integer', minimum: 1, maximum: 1000000, default: 200 },
+          },
+        },
+      },
+    },
     reaper: {
       type: 'object', additionalProperties: false, default: {},
       properties: {

@@ -33,6 +33,7 @@ export interface KeeperConfig {
   temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
   services: { cache_dir: string };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
+  api: { rate_limit: { requests_per_second: number; burst: number } };
   reaper: { interval_ms: number; lease_ttl_ms: number };
   otel: { enabled: boolean; endpoint?: string };
 }

@@ -55,6 +55,8 @@ export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?
     temporal: { address: env.TEMPORAL_ADDRESS, namespace: 'default', task_queue: `keeper-test-${randomBytes(4).toString('hex')}` },
     services: { cache_dir: path.join(dir, 'services') },
     reaper: { interval: '500ms', lease_ttl: '3s' },
+    // Tests drive the API far faster than an operator would; the limiter has tests of its own.
+    api: { rate_limit: { requests_per_second: 100000, burst: 100000 } },
     logging: { level: 'warn' },
   };
   opts.mutate?.(doc);

@@ -1,0 +1,80 @@
+// The soul's metrics listener (interface spec 1.2): off by default; with `metrics.port` set, a
+// Prometheus endpoint on 127.0.0.1 only (the soul's metrics are for the host's own scraper or an
+// SSH tunnel, never the network). prom-client is loaded only when it is on, so an idle soul without
+// it carries none of it.
+import fs from 'node:fs';
+import http from 'node:http';
+import { X509Certificate } from 'node:crypto';
+import type { StepAnswer, StepHandler } from './steps';
+
+export interface SoulMetrics {
+  /** Wraps a step handler so every step is counted by module and outcome and timed. */
+  wrap(handler: StepHandler): StepHandler;
+  reconnect(): void;
+  close(): Promise<void>;
+}
+
+/** What a disabled listener costs: nothing. */
+export const NO_METRICS: SoulMetrics = { wrap: (h) => h, reconnect: () => undefined, close: async () => undefined };
+
+function outcome(a: StepAnswer): string {
+  if (!a.ok) return 'failed';
+  if (a.replayed) return 'replayed';
+  return a.changed ? 'changed' : 'ok';
+}
+
+export async function startSoulMetrics(o: { port: number; ledgerDir: string; certPem: string }): Promise<SoulMetrics> {
+  // Loaded here, not at the top: a soul without the listener never pays for the library.
+  const client = (await import('prom-client')).default;
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'soul_' });
+  const steps = new client.Counter({ name: 'soul_steps_total', help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)', labelNames: ['module', 'outcome'], registers: [registry] });
+  const duration = new client.Histogram({ name: 'soul_step_duration_seconds', help: 'time to apply a step, by module', labelNames: ['module'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
+  const reconnects = new client.Counter({ name: 'soul_stream_reconnects_total', help: 'times the soul started to reconnect its event stream', registers: [registry] });
+  new client.Gauge({
+    name: 'soul_ledger_journals', help: 'apply journals in the step ledger', registers: [registry],
+    collect() { this.set(safeCount(o.ledgerDir)); },
+  });
+  const notAfter = Date.parse(new X509Certificate(o.certPem).validTo) / 1000;
+  new client.Gauge({ name: 'soul_certificate_not_after_seconds', help: "the soul certificate's expiry (Unix time)", registers: [registry] }).set(notAfter);
+
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') { res.statusCode = 404; res.end('not found: GET /metrics\n'); return; }
+    registry.metrics().then((text) => {
+      res.setHeader('Content-Type', registry.contentType);
+      res.end(text);
+    }, () => { res.statusCode = 500; res.end('metrics collection failed\n'); });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  return {
+    wrap: (handler) => ({
+      ...handler,
+      async handle(req, ctx) {
+        const end = duration.startTimer({ module: req.module });
+        try {
+          const answer = await handler.handle(req, ctx);
+          steps.inc({ module: req.module, outcome: outcome(answer) });
+          return answer;
+        } catch (err) {
+          steps.inc({ module: req.module, outcome: 'error' });
+          throw err;
+        } finally {
+          end();
+        }
+      },
+    }),
+    reconnect: () => reconnects.inc(),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function safeCount(dir: string): number {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length;
+  } catch {
+    return 0;
+  }
+}

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { takeSseEvents, type SseEvent } from '../common/sse';
 import { CliError, ExitCode, exitCodeForStatus } from './errors';
 
 export interface Target {
@@ -145,20 +146,12 @@ export class KeeperClient {
         let buf = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          buf += chunk;
-          let i: number;
-          while (!done && (i = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            const e: { id?: string; event?: string; data?: unknown } = {};
-            for (const line of frame.split('\n')) {
-              if (line.startsWith('id: ')) e.id = line.slice(4);
-              else if (line.startsWith('event: ')) e.event = line.slice(7);
-              else if (line.startsWith('data: ')) { try { e.data = JSON.parse(line.slice(6)); } catch { e.data = line.slice(6); } }
-            }
-            if (!e.event) continue;
+          if (done) return;
+          const taken = takeSseEvents(buf + chunk);
+          buf = taken.rest;
+          for (const e of taken.events) {
             if (e.id) last = e.id;
-            if (onEvent(e as ServerEvent)) { done = true; req.destroy(); resolve({ lastEventId: last, done }); }
+            if (onEvent(e)) { done = true; req.destroy(); resolve({ lastEventId: last, done }); return; }
           }
         });
         res.on('end', () => { if (!done) resolve({ lastEventId: last, done: false }); });
@@ -201,7 +194,7 @@ export class KeeperClient {
   }
 }
 
-export interface ServerEvent { id?: string; event: string; data: unknown }
+export type ServerEvent = SseEvent;
 
 /** A problem answer as an error: title and detail, each field with its rule, and the exit code of its class. */
 export function problemError(r: Response): CliError {

@@ -3,6 +3,7 @@
 // and the commit-ordered numbering of host outcomes they rest on.
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { takeSseEvents } from '../../common/sse';
 import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
@@ -23,20 +24,11 @@ async function readEvents(url: string, token: string, opts: { lastEventId?: stri
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const e: Partial<SseEvent> = {};
-        for (const line of frame.split('\n')) {
-          if (line.startsWith('id: ')) e.id = line.slice(4);
-          else if (line.startsWith('event: ')) e.event = line.slice(7);
-          else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
-        }
-        if (!e.event) continue;
-        events.push(e as SseEvent);
-        if (opts.stop?.(e as SseEvent, events)) { ac.abort(); return { status: 200, events }; }
+      const taken = takeSseEvents(buf + dec.decode(value, { stream: true }));
+      buf = taken.rest;
+      for (const e of taken.events as SseEvent[]) {
+        events.push(e);
+        if (opts.stop?.(e, events)) { ac.abort(); return { status: 200, events }; }
       }
     }
   } catch (err) {

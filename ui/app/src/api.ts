@@ -1,6 +1,7 @@
 // Calls to the Operator API with the session's token. Every failure becomes a Problem carrying the
 // keeper's RFC 9457 body, so each view shows the keeper's own message. A 401 ends the session and
 // sends the operator to sign in with that message (e.g. "the token has expired ...").
+import { takeSseEvents } from '../../../common/sse';
 import { currentToken, signOut } from './session';
 
 export interface FieldError { path: string; message: string }
@@ -91,18 +92,9 @@ export async function followEvents(path: string, onEvent: (e: ServerEvent) => bo
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const e: Partial<ServerEvent> = {};
-          for (const line of frame.split('\n')) {
-            if (line.startsWith('id: ')) e.id = line.slice(4);
-            else if (line.startsWith('event: ')) e.event = line.slice(7);
-            else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
-          }
-          if (!e.event) continue;
+        const taken = takeSseEvents(buf + dec.decode(value, { stream: true }));
+        buf = taken.rest;
+        for (const e of taken.events) {
           if (e.id) lastId = e.id;
           if (onEvent(e as ServerEvent)) { await reader.cancel(); return; }
         }

@@ -40,17 +40,20 @@ services: { cache_dir: services-cache }
 logging: { level: info }
 YAML
 
-if [ ! -s "$CRED" ]; then
-  if ! out="$(bin/keeper init --archon=admin --config="$CONFIG" --credential-out="$CRED" 2>&1)"; then
-    echo "$out" >&2
-    if grep -q 'registry is not empty' <<<"$out"; then
-      echo "demo: the demo database already has operators but $CRED is gone; run 'make stack-down', drop the database with" >&2
-      echo "      runuser -u postgres -- dropdb keeper   and run make demo again" >&2
-    fi
-    echo "demo: retry with: make demo" >&2
-    exit 1
-  fi
+# The first operator: created whenever the demo database has none (a fresh machine, or a database
+# dropped since), its credential replacing any older one; kept when operators exist.
+rm -f "$CRED.new"
+if out="$(bin/keeper init --archon=admin --config="$CONFIG" --credential-out="$CRED.new" 2>&1)"; then
+  mv -f "$CRED.new" "$CRED"
   echo "$out"
+elif ! grep -q 'registry is not empty' <<<"$out"; then
+  echo "$out" >&2
+  echo "demo: keeper init failed (above); retry with: make demo" >&2
+  exit 1
+elif [ ! -s "$CRED" ]; then
+  echo "demo: the demo database already has operators but $CRED is gone; run 'make stack-down', drop the database with" >&2
+  echo "      runuser -u postgres -- dropdb keeper   and run make demo again" >&2
+  exit 1
 fi
 
 # Restart the keeper so it runs the code just built.

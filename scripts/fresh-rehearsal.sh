@@ -12,7 +12,8 @@
 #   --keep       keep the clone (its path is printed)
 #
 # What it changes on this machine: it stops the stack of this checkout (make stack-down), drops the
-# `keeper` database (the demo's; a fresh machine has none), and leaves the rehearsal's stack stopped.
+# `keeper` database (the demo's; a fresh machine has none) before and after, and leaves the
+# rehearsal's stack stopped; this checkout's next `make demo` starts its own demo from scratch.
 # Debian packages already installed stay installed (they cannot be un-had); everything else is new.
 # It rehearses what is committed: uncommitted changes are not in the clone.
 set -euo pipefail
@@ -52,6 +53,13 @@ fi
 cleanup() {
   local rc=$?
   if [ -d "$CLONE" ]; then (cd "$CLONE" && scripts/stack.sh down >/dev/null 2>&1) || true; fi
+  # The rehearsal's demo database (its operator's credential goes with the clone): dropped, so this
+  # checkout's next `make demo` creates its own first operator.
+  if command -v pg_ctlcluster >/dev/null 2>&1; then
+    pg_ctlcluster 15 main start >/dev/null 2>&1 || true
+    for _ in $(seq 1 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+    (cd / && runuser -u postgres -- dropdb --if-exists keeper) >/dev/null 2>&1 || true
+  fi
   # The Go module cache is read-only by design.
   [ -d "$WORK/gomodcache" ] && chmod -R u+w "$WORK/gomodcache" 2>/dev/null
   if [ "$KEEP" = 1 ]; then

@@ -3,6 +3,9 @@ import { assertPackageRequest, type NameRules } from './package-name';
 import { tail, type CommandRunner } from './runner';
 import { osFamilyOf, type PackageManager, type PackagePlatform, type PackageState } from './types';
 
+/** Seconds apt-get waits for the dpkg lock held by another process before it gives up. */
+export const LOCK_WAIT_S = 300;
+
 export const APT_RULES: NameRules = {
   tool: 'apt',
   // Debian policy 5.6.1: lower case, digits, + - . ; at least two characters, starting alphanumeric.
@@ -42,8 +45,10 @@ export function createApt(runner: CommandRunner): PackageManager {
       const target = version === undefined ? name : `${name}=${version}`;
       const r = await runner({
         file: 'apt-get',
-        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '--', target],
+        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', target],
         // No prompt can ever be answered on a managed host; confold keeps locally edited config files.
+        // The dpkg lock is waited for, not failed on: unattended-upgrades, an operator's apt, or
+        // another soul's step on the same machine may hold it for a while.
         env: { DEBIAN_FRONTEND: 'noninteractive' },
       });
       if (r.code !== 0) throw new Error(`apt-get install ${target} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);

@@ -28,7 +28,7 @@ describe('apt execution module', () => {
     const fake = createFakeRunner({});
     await createApt(fake.run).install('nginx', '1.22.1-9');
     assert.deepEqual(fake.argv(), [
-      ['apt-get', 'install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '--', 'nginx=1.22.1-9'],
+      ['apt-get', 'install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', 'DPkg::Lock::Timeout=300', '--', 'nginx=1.22.1-9'],
     ]);
     assert.equal(fake.calls[0]?.env?.DEBIAN_FRONTEND, 'noninteractive');
   });

@@ -86,6 +86,10 @@ async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredential
       });
       if (o.signal.aborted) return;
       const where = `${endpoint.host}:${endpoint.event_stream_port}`;
+      if (end.goodbye === 'revoked') {
+        throw new SoulError(`an operator revoked ${config.sid}: the keeper closed the stream and refuses this identity`,
+          'to bring the host back, an operator issues a new bootstrap token with force; then run soul init with it');
+      }
       if (end.goodbye === 'superseded') {
         throw new SoulError(`another stream for ${config.sid} superseded this one (goodbye: superseded)`,
           'run one soul per identity: stop the other `soul run` that uses this paths.seed (or a copy of it)');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
-import { isRegisteredAgent } from '../db/repos/presence';
+import { agentAdmission } from '../db/repos/presence';
 import type { Component } from '../keeper/component';
 import type { KeeperConfig } from '../keeper/config/types';
 import { services } from '../proto/load';
@@ -56,7 +56,7 @@ function handleConnect(deps: EventStreamDeps, call: Call): void {
       if (m.msg !== 'hello') return refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'the first message must be Hello', sid);
       opening = true;
       clearTimeout(helloTimer);
-      void open(deps, call, sid, m.hello.soulprint).then((s) => {
+      void open(deps, call, sid, identity.serial, m.hello.soulprint).then((s) => {
         if (!s) return;
         session = s;
         if (ended) void deps.sessions.end(s, 'stream ended during the handshake');
@@ -81,15 +81,33 @@ function handleConnect(deps: EventStreamDeps, call: Call): void {
   });
 }
 
-async function open(deps: EventStreamDeps, call: Call, sid: string, soulprint: Soulprint | null): Promise<Session | undefined> {
+/** Serials as hex without separators or leading zeros, lower case: TLS and X509Certificate agree then. */
+export function normalSerial(serial: string): string {
+  return serial.replace(/[^0-9a-fA-F]/g, '').replace(/^0+(?=.)/, '').toLowerCase();
+}
+
+async function open(deps: EventStreamDeps, call: Call, sid: string, serial: string, soulprint: Soulprint | null): Promise<Session | undefined> {
   if (!soulprint || soulprint.fqdn !== sid) {
     refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch',
       `the soulprint names host "${soulprint?.fqdn ?? ''}" but the certificate is for ${sid}`, sid);
     return undefined;
   }
   try {
-    if (!(await isRegisteredAgent(deps.db, sid))) {
+    const admission = await agentAdmission(deps.db, sid);
+    if (!admission.registered) {
       refuse(deps, call, grpc.status.PERMISSION_DENIED, 'not_registered', `soul ${sid} is not registered`, sid);
+      return undefined;
+    }
+    if (admission.revoked) {
+      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'revoked',
+        `soul ${sid} is revoked: an operator must issue a new bootstrap token (with force) and run soul init on the host`, sid);
+      return undefined;
+    }
+    // One live certificate per soul: the one issued last. An older one (before a re-onboarding)
+    // is refused even while it is unexpired. Souls onboarded before serials were kept have none.
+    if (admission.certSerial !== null && normalSerial(admission.certSerial) !== normalSerial(serial)) {
+      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate',
+        `this certificate of ${sid} was replaced by a newer one; the host must use its current identity (or be onboarded again)`, sid);
       return undefined;
     }
   } catch (err) {

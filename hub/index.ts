@@ -8,9 +8,11 @@ import { eventStreamComponent } from './event-stream-server';
 import { createHubMetrics } from './metrics';
 import { Presence } from './presence';
 import { reconcilerComponent } from './reconciler';
+import { revocationListener } from './revocations';
 import { Sessions } from './sessions';
 
 export { Sessions } from './sessions';
+export { publishRevoked } from './revocations';
 export type { StepOrder, StepResult, SendStepOptions } from './session';
 export { DispatchError, SoulNotConnected, StepTimeout, StepInterrupted, StepCancelled } from './dispatch-errors';
 
@@ -39,6 +41,7 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
       ticker,
       bootstrapComponent({ config, db, log, metrics: hubMetrics, signCsr: (csr, cn, ttl) => runtime.secrets.signCsr(csr, cn, ttl) }),
       eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions }),
+      revocationListener(cache, sessions, log),
     ],
   };
 }

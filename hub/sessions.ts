@@ -79,6 +79,15 @@ export class Sessions {
   }
 
   /** The stream ended (either side). Releases the lease if still ours and marks the soul disconnected. */
+  /** Closes this keeper's stream of `sid`, if it holds one, telling the soul it was revoked. */
+  async revoke(sid: string): Promise<boolean> {
+    const s = this.bySid.get(sid);
+    if (!s) return false;
+    s.close('revoked by an operator', 'revoked');
+    await this.end(s, 'revoked by an operator');
+    return true;
+  }
+
   async end(session: Session, reason: string): Promise<void> {
     if (session.ended) return;
     session.ended = true;

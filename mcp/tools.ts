@@ -21,6 +21,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'issue-token', method: 'post', path: '/v1/souls/{sid}/issue-token',
     hint: 'Without `force: true` an active token is a conflict (409); with it the old token is marked used and a new one issued.',
   },
+  {
+    name: 'revoke-soul', method: 'post', path: '/v1/souls/{sid}/revoke',
+    hint: 'Cuts the host off at once (its stream closed, its certificate refused); bringing it back needs a forced token and soul init on the host.',
+  },
   { name: 'list-services', method: 'get', path: '/v1/services' },
   { name: 'register-service', method: 'post', path: '/v1/services' },
   { name: 'list-incarnations', method: 'get', path: '/v1/incarnations' },

@@ -39,7 +39,7 @@ export interface StepRequestMsg { request_id: string; apply_id: string; step_ind
 export interface Cancel { request_id: string; reason: string }
 export interface Goodbye { reason: GoodbyeReason }
 
-export type GoodbyeReason = 'superseded' | 'shutdown' | 'silent' | 'fenced';
+export type GoodbyeReason = 'superseded' | 'shutdown' | 'silent' | 'fenced' | 'revoked';
 
 export type KeeperMessage =
   | { welcome: Welcome }

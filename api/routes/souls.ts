@@ -1,6 +1,7 @@
 // Souls: register (with the first bootstrap token), list, get, and bootstrap token reissue.
 // Bootstrap tokens appear in a response body exactly once and are never logged.
-import { countSoulsByStatus, getSouls, listSouls, registerSoul, type SoulRecord } from '../../db/repos/souls';
+import { countSoulsByStatus, deleteSoul, getSouls, listSouls, registerSoul, revokeSoul, type SoulRecord } from '../../db/repos/souls';
+import { publishRevoked } from '../../hub/revocations';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
 import { TickBatcher } from '../batch';
@@ -27,7 +28,7 @@ export function soulView(s: SoulRecord) {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   return {
     sid: s.sid, transport: s.transport, covens: s.covens, status: s.status, connected_kid: s.connected_kid,
-    soulprint: s.soulprint, last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), created_at: s.created_at.toISOString(),
+    soulprint: s.soulprint, last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), revoked_at: iso(s.revoked_at), created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(), bootstrap_token_expires_at: iso(s.bootstrap_token_expires_at),
   };
 }
@@ -75,6 +76,34 @@ export const soulRoutes = [
       const soul = await readSoul(deps.runtime.db, params.sid);
       if (!soul) throw problems.notFound(`soul ${params.sid} is not registered`);
       return { status: 200, body: soulView(soul) };
+    },
+  }),
+  defineRoute<{ sid: string }>({
+    method: 'post', path: '/v1/souls/{sid}/revoke', operationId: 'revokeSoul', tag: 'Souls', permission: 'souls:revoke',
+    summary: 'Revoke a soul',
+    description: 'Cuts a host off at once: its stream is closed on whichever keeper holds it (within about a second), its certificate is ' +
+      'refused from then on, unused bootstrap tokens are retired, and its status is `revoked`. To bring it back, issue a token with `force` ' +
+      'and run `soul init` on the host: the old certificate stays refused.',
+    params: sidParams,
+    responses: { 200: { description: 'the revoked soul', schema: soulSchema } },
+    async handler({ params, deps }) {
+      const soul = await revokeSoul(deps.runtime.db, params.sid);
+      if (!soul) throw problems.notFound(`soul ${params.sid} is not registered`);
+      await publishRevoked(deps.runtime.cache, params.sid);
+      return { status: 200, body: soulView(soul) };
+    },
+  }),
+  defineRoute<{ sid: string }>({
+    method: 'delete', path: '/v1/souls/{sid}', operationId: 'deleteSoul', tag: 'Souls', permission: 'souls:delete',
+    summary: 'Remove a soul',
+    description: 'Removes the host from the registry with its bootstrap tokens; its stream is closed on whichever keeper holds it and its ' +
+      'certificate is refused as unregistered. Registering the SID again starts over with a new token.',
+    params: sidParams,
+    responses: { 204: { description: 'removed' } },
+    async handler({ params, deps }) {
+      if (!(await deleteSoul(deps.runtime.db, params.sid))) throw problems.notFound(`soul ${params.sid} is not registered`);
+      await publishRevoked(deps.runtime.cache, params.sid);
+      return { status: 204, body: undefined };
     },
   }),
   defineRoute<{ sid: string }, { force: boolean }, { force: boolean } | undefined>({

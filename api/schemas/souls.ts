@@ -16,7 +16,7 @@ const statusSchema = { type: 'string', enum: [...SOUL_STATUSES] } as const;
 
 export const soulSchema = named('Soul', {
   type: 'object', additionalProperties: false,
-  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
+  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'revoked_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
   properties: {
     sid: sidSchema,
     transport: { type: 'string' },
@@ -29,6 +29,7 @@ export const soulSchema = named('Soul', {
     },
     last_seen_at: nullableTimestampSchema,
     onboarded_at: nullableTimestampSchema,
+    revoked_at: { ...nullableTimestampSchema, description: 'when an operator revoked the soul; null unless its status is revoked' },
     created_at: timestampSchema,
     updated_at: timestampSchema,
     bootstrap_token_expires_at: {

@@ -12,7 +12,7 @@ export const BOOTSTRAP_TOKEN_PREFIX = 'kbt_';
 const TOKEN_SHAPE = /^kbt_[A-Za-z0-9_-]{43}$/;
 
 /** Why a token row stopped being active: spent by `soul init`, replaced by a forced reissue, or timed out. */
-export type UsedReason = 'spent' | 'superseded' | 'expired';
+export type UsedReason = 'spent' | 'superseded' | 'expired' | 'revoked';
 
 export type SpendResult =
   | { ok: true; sid: string; covens: string[] }
@@ -37,8 +37,16 @@ export function issueBootstrapToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const now = opts.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    const soul = await trx('souls').select('sid').where({ sid }).forUpdate().first();
+    const soul = (await trx('souls').select('sid', 'status', 'onboarded_at').where({ sid }).forUpdate().first()) as
+      { sid: string; status: string; onboarded_at: Date | null } | undefined;
     if (!soul) throw new RepoNotFound(`soul ${sid} is not registered`);
+    // A token for a soul that already holds a certificate (or was revoked) onboards it anew and
+    // replaces its identity: only on purpose.
+    if (!opts.force && (soul.status === 'revoked' || soul.onboarded_at !== null)) {
+      throw new RepoConflict('onboarded', soul.status === 'revoked'
+        ? `soul ${sid} is revoked; issue a token with force to onboard it again (its old certificate stays refused)`
+        : `soul ${sid} is already onboarded; issue a token with force to onboard it again with a new identity`);
+    }
     await trx('bootstrap_tokens').where({ sid }).whereNull('used_at').where('expires_at', '<=', now)
       .update({ used_at: now, used_reason: 'expired' satisfies UsedReason });
     const active = (await trx('bootstrap_tokens').select('id', 'expires_at').where({ sid }).whereNull('used_at').first()) as

@@ -19,7 +19,7 @@ export async function recordConnected(
   const changes: Record<string, unknown> = { status: 'connected', connected_kid: p.kid, presence_epoch: p.epoch, last_seen_at: now, updated_at: now };
   // The reconciler repairs kid and epoch from a lease and has no facts: it leaves the soulprint alone.
   if (p.soulprint !== undefined) changes.soulprint = p.soulprint;
-  const n = await db('souls').where({ sid: p.sid })
+  const n = await db('souls').where({ sid: p.sid }).whereNot('status', 'revoked')
     .where((q) => q.whereNot('status', 'connected').orWhereNull('presence_epoch').orWhere('presence_epoch', '<=', p.epoch))
     .update(changes);
   return n > 0;
@@ -73,6 +73,15 @@ export async function connectedPage(db: Knex, after: string | undefined, limit: 
 
 /** Whether the SID is registered as an agent-transport soul (the stream accepts only those). */
 export async function isRegisteredAgent(db: Knex, sid: string): Promise<boolean> {
-  const row = await db('souls').select('sid').where({ sid, transport: 'agent' }).first();
-  return row !== undefined;
+  return (await agentAdmission(db, sid)).registered;
+}
+
+export interface Admission { registered: boolean; revoked: boolean; certSerial: string | null }
+
+/** What the event stream needs to admit a certificate for `sid`: registered, not revoked, which serial. */
+export async function agentAdmission(db: Knex, sid: string): Promise<Admission> {
+  const row = (await db('souls').select('status', 'cert_serial').where({ sid, transport: 'agent' }).first()) as
+    { status: string; cert_serial: string | null } | undefined;
+  if (!row) return { registered: false, revoked: false, certSerial: null };
+  return { registered: true, revoked: row.status === 'revoked', certSerial: row.cert_serial };
 }

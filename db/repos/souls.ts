@@ -6,8 +6,8 @@ import { issueBootstrapToken } from './bootstrap-tokens';
 import { RepoConflict } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
-export type SoulStatus = 'pending' | 'connected' | 'disconnected';
-export const SOUL_STATUSES: readonly SoulStatus[] = ['pending', 'connected', 'disconnected'];
+export type SoulStatus = 'pending' | 'connected' | 'disconnected' | 'revoked';
+export const SOUL_STATUSES: readonly SoulStatus[] = ['pending', 'connected', 'disconnected', 'revoked'];
 
 export interface SoulRecord {
   sid: string;
@@ -18,6 +18,8 @@ export interface SoulRecord {
   last_seen_at: Date | null;
   connected_kid: string | null;
   cert_serial: string | null;
+  /** Set by a revocation; cleared when the soul is onboarded again. */
+  revoked_at: Date | null;
   onboarded_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -51,7 +53,7 @@ export async function countSoulsByStatus(db: Knex, filter: Omit<SoulFilter, 'sta
 function selectSouls(db: Knex): Knex.QueryBuilder {
   return db('souls as s')
     .leftJoin('bootstrap_tokens as bt', function joinActive() { this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at'); })
-    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial',
+    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial', 's.revoked_at',
       's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at');
 }
 
@@ -93,13 +95,18 @@ export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Prom
 
 /** Snapshot after `soul init`: the certificate the soul now holds. Returns false for an unknown SID. */
 export async function markOnboarded(db: Knex, sid: string, certSerial: string, now = new Date()): Promise<boolean> {
-  const n = await db('souls').where({ sid }).update({ cert_serial: certSerial, onboarded_at: now, updated_at: now });
+  // The new certificate replaces the old one (only its serial is admitted at the event stream); a
+  // revoked soul onboarded again is a soul like any other, not connected yet.
+  const n = await db('souls').where({ sid }).update({
+    cert_serial: certSerial, onboarded_at: now, updated_at: now, revoked_at: null,
+    status: db.raw(`case when status = 'revoked' then 'disconnected' else status end`),
+  });
   return n > 0;
 }
 
 /** Snapshot when a keeper (`kid`) holds the soul's stream. Returns false for an unknown SID. */
 export async function markConnected(db: Knex, sid: string, kid: string, soulprint: Record<string, unknown> | null, now = new Date()): Promise<boolean> {
-  const n = await db('souls').where({ sid })
+  const n = await db('souls').where({ sid }).whereNot('status', 'revoked')
     .update({ status: 'connected', connected_kid: kid, soulprint, last_seen_at: now, updated_at: now });
   return n > 0;
 }
@@ -114,4 +121,28 @@ export async function markDisconnected(db: Knex, sid: string, opts: { kid?: stri
   if (opts.kid !== undefined) q.where({ connected_kid: opts.kid });
   const n = await q.update({ status: 'disconnected', last_seen_at: now, updated_at: now });
   return n > 0;
+}
+
+/**
+ * Revokes a soul: status `revoked`, no keeper, every unused bootstrap token retired. Its certificate
+ * is refused at the event stream from now on (hub/admission.ts). Returns the record, or undefined
+ * for an unknown SID.
+ */
+export async function revokeSoul(db: Knex, sid: string, now = new Date()): Promise<SoulRecord | undefined> {
+  const n = await db.transaction(async (trx) => {
+    const changed = await trx('souls').where({ sid })
+      .update({ status: 'revoked', revoked_at: now, connected_kid: null, presence_epoch: null, updated_at: now });
+    await trx('bootstrap_tokens').where({ sid }).whereNull('used_at').update({ used_at: now, used_reason: 'revoked' });
+    return changed;
+  });
+  if (n === 0) return undefined;
+  return (await getSouls(db, [sid])).get(sid);
+}
+
+/** Deletes a soul's record and tokens (its certificate is then refused as unregistered). */
+export async function deleteSoul(db: Knex, sid: string): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    await trx('bootstrap_tokens').where({ sid }).delete();
+    return (await trx('souls').where({ sid }).delete()) > 0;
+  });
 }

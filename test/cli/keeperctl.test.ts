@@ -113,6 +113,13 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const forced = await ctl(['souls', 'issue-token', sid, '--force', '-o', 'json']);
     ok(forced);
     assert.match(JSON.parse(forced.stdout).bootstrap_token, /^kbt_/);
+
+    const unasked = await ctl(['souls', 'revoke', sid]);
+    assert.equal(unasked.code, 2, 'revoking asks first; without a terminal it needs --yes');
+    const revoked = await ctl(['souls', 'revoke', sid, '--yes', '-o', 'json']);
+    ok(revoked);
+    assert.equal(JSON.parse(revoked.stdout).status, 'revoked');
+    assert.match((await ctl(['souls', 'get', sid])).stdout, /status:\s+revoked/);
   });
 
   it('not found is exit 4; input the API refuses is exit 2 with the field; usage errors are exit 2', async () => {

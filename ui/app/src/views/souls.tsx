@@ -15,7 +15,7 @@ interface IssuedToken { sid: string; bootstrap_token: string; bootstrap_token_ex
 const POLL_MS = 2000;
 /** Rows per page: the server filters and pages, so a fleet of any size loads one page at a time. */
 const PAGE_SIZE = 100;
-const STATUSES = ['pending', 'connected', 'disconnected'] as const;
+const STATUSES = ['pending', 'connected', 'disconnected', 'revoked'] as const;
 
 interface SoulPage { items: Soul[]; next_cursor: string | null; counts?: Record<string, number> }
 

@@ -42,7 +42,8 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       const parts: Record<ArgPlace, Record<string, unknown>> = { params: {}, query: {}, body: {} };
       const unknown: FieldError[] = [];
       for (const [k, v] of Object.entries(args)) {
-        const place = tool.places[k];
+        // Own properties only: `constructor` or `toString` is no argument of any tool.
+        const place = Object.hasOwn(tool.places, k) ? tool.places[k] : undefined;
         if (place) parts[place][k] = v;
         else unknown.push({ path: `/arguments/${k}`, message: 'is not a known argument of this tool' });
       }

@@ -17,3 +17,5 @@ export { applyMigrations, type MigrationResult } from './migrations';
 export { MODULES, checkModuleParams, type ModuleSpec, type ParamProblem } from './modules';
 export { compileTemplate, runTemplate, TEMPLATE_FUNCS } from './template';
 export { LIMITS } from './limits';
+export { renderWithSecrets, newNonce, type RenderSecrets } from './secrets/render';
+export { makeMarker, splitMarkers } from './secrets/markers';

@@ -10,6 +10,7 @@ import type { DispatchInput, DispatchOutcome } from '../workflows/types';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
 import { RunGone } from './errors';
+import { resolvePlanSecrets, secretSender } from './secrets';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -39,6 +40,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
+      // Values are read now, for this dispatch only, and never written back (issue 12).
+      const secrets = await resolvePlanSecrets(deps.secrets, applyId, plans);
       const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
       let hostRows: Omit<HostRow, 'apply_id'>[] = [];
       let stepRows: StepRow[] = [];
@@ -67,8 +70,19 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             const plan = plans.get(sid);
             if (!plan) { out.unknown.push(sid); hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }); continue; }
             if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
+            const hs = secrets.get(sid);
+            if (hs?.error) {
+              // Nothing is sent to a host whose secrets cannot be read: it fails whole, with the reason.
+              const now = new Date();
+              stepRows.push(...plan.steps.map((s) => ({ apply_id: applyId, sid, step_index: s.index, name: s.name, module: s.module, status: 'skipped' as const,
+                changed: false, output: `not sent: ${hs.error}`, attempts: 0, replayed: false, started_at: null, finished_at: null })));
+              hostRows.push({ sid, status: 'failed', kid: deps.kid, reason: hs.error, batch, started_at: now, finished_at: now });
+              out.failed.push(sid);
+              done++;
+              continue;
+            }
             const r = await applyHost({
-              applyId, sid, steps: plan.steps, sender: deps.sessions, evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
+              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(deps.sessions, hs.values) : deps.sessions, evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               context: { input: run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
             });
             stepRows.push(...r.steps);

@@ -9,6 +9,7 @@ import { getService } from '../db/repos/services';
 import type { RenderOutcome } from '../workflows/types';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
+import { renderSecrets } from './render-secrets';
 import type { RenderError, ScenarioPort } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
@@ -71,6 +72,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const rendered = await scenario.render({
     service: loaded, operation: run.operation, input: run.input, state: inc.state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
+    ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc.name) } : {}),
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;

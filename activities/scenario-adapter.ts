@@ -6,7 +6,8 @@ import type { LoadedService, Orchestration, RenderError, RenderResult, ScenarioP
 
 interface Engine {
   loadServiceFromGit(a: { git: string; ref: string; cacheDir: string }): Promise<{ commit: string; service: any }>;
-  render(a: { service: unknown; operation: string; input: unknown; state: unknown; hosts: { sid: string; soulprint: unknown }[] }):
+  renderWithSecrets?: Engine['render'];
+  render(a: { service: unknown; operation: string; input: unknown; state: unknown; hosts: { sid: string; soulprint: unknown }[]; secrets?: unknown }):
     { ok: true; plan: any } | { ok: false; errors: RenderError[] } | Promise<{ ok: true; plan: any } | { ok: false; errors: RenderError[] }>;
   evaluateExpression(src: string, context: Record<string, unknown>): unknown;
   applyMigrations(service: unknown, state: unknown, from: number, to: number): unknown;
@@ -71,10 +72,21 @@ export function defaultScenarioPort(): ScenarioPort {
     async loadService(a) {
       const { commit, service } = await get().loadServiceFromGit(a);
       const version = num(service?.stateSchemaVersion) ?? num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
-      return { commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service } satisfies LoadedService;
+      const secretInputs: Record<string, string[]> = {};
+      if (service?.scenarios instanceof Map) {
+        for (const [op, s] of service.scenarios as Map<string, { inputs: Map<string, { secret?: boolean }> }>) {
+          secretInputs[op] = [...s.inputs.entries()].filter(([, d]) => d.secret === true).map(([n]) => n);
+        }
+      }
+      return {
+        commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service,
+        secretInputs, secretPrefixes: Array.isArray(service?.secretPrefixes) ? service.secretPrefixes : [],
+      } satisfies LoadedService;
     },
     async render(a) {
-      const r = await get().render({ service: a.service.service, operation: a.operation, input: a.input, state: a.state, hosts: a.hosts });
+      const e = get();
+      const req = { service: a.service.service, operation: a.operation, input: a.input, state: a.state, hosts: a.hosts };
+      const r = await (e.renderWithSecrets && a.secrets ? e.renderWithSecrets({ ...req, secrets: a.secrets }) : e.render(req));
       return r.ok ? toPlan(r.plan) : { ok: false, errors: r.errors };
     },
     evaluate: (src, context) => get().evaluateExpression(src, context),

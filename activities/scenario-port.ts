@@ -10,6 +10,10 @@ export interface LoadedService {
   stateSchemaVersion: number;
   /** The engine's own representation, handed back to render and migrate. */
   service: unknown;
+  /** Per operation, the inputs declared `secret: true` (the API stores their values in the secrets store). */
+  secretInputs?: Record<string, string[]>;
+  /** service.yml `secrets:`. */
+  secretPrefixes?: string[];
 }
 
 export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }
@@ -37,6 +41,8 @@ export interface ScenarioPort {
   render(args: {
     service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
     hosts: { sid: string; soulprint: Record<string, unknown> }[];
+    /** The run's marker nonce and the secret policy (issue 12); engines without secrets ignore it. */
+    secrets?: { nonce: string; keeperPrefix: string; inputPrefixes: string[] };
   }): Promise<RenderResult>;
   /** Evaluates one CEL expression (apply-time `when`, `changed_when`, `failed_when`, `until`, `where`). */
   evaluate(src: string, context: Record<string, unknown>): unknown;

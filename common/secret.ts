@@ -100,3 +100,8 @@ export function scrubValues(text: string, secrets: Iterable<SecretValue>): strin
   }
   return out;
 }
+
+/** Where the keeper stores values given to an incarnation's secret inputs (docs/secrets.md). */
+export function incarnationSecretPrefix(scenarioPrefix: string, incarnation: string): string {
+  return `${scenarioPrefix.replace(/\/+$/, '')}/incarnations/${incarnation}/`;
+}

@@ -3,6 +3,7 @@
 // matched only against requests sent on this same session, so no other stream (another soul's
 // certificate included) can answer or cancel them.
 import { randomUUID } from 'node:crypto';
+import { revealJson } from '../common/secret';
 import type { GoodbyeReason, KeeperMessage, Soulprint, StepProgress, StepResultMsg } from '../proto/types';
 import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
 
@@ -93,7 +94,7 @@ export class Session {
       this.write({
         step_request: {
           request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
-          params_json: JSON.stringify(step.params), dry_run: step.dryRun === true,
+          params_json: revealJson(step.params), dry_run: step.dryRun === true,
         },
       });
     });

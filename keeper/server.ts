@@ -41,7 +41,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     const hub = createHubComponents(runtime, metrics);
     // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
     const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
-    const apiDeps = { runtime, metrics, temporal: runs.temporal };
+    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario };
 
     const app = express();
     app.disable('x-powered-by');

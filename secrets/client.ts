@@ -138,6 +138,13 @@ export class SecretStore {
 
   /** Reads a KV secret (all fields). KV v1 and v2 are handled alike. */
   async readSecret(path: string): Promise<Record<string, unknown>> {
+    const fields = await this.readFields(path);
+    this.cache.set(path, fields);
+    return fields;
+  }
+
+  /** Reads a KV secret without keeping it: scenario secrets are read at each dispatch, never cached. */
+  async readFields(path: string): Promise<Record<string, unknown>> {
     const { mount, version } = await this.detectKv(path);
     const apiPath = version === 2 ? `${mount}data/${path.slice(mount.length)}` : path;
     let res: { data?: Record<string, unknown> & { data?: Record<string, unknown> } };
@@ -146,9 +153,18 @@ export class SecretStore {
     } catch (err) {
       throw classify(err, `reading ${path}`, this.opts.addr);
     }
-    const fields = (version === 2 ? res.data?.data : res.data) ?? {};
-    this.cache.set(path, fields);
-    return fields;
+    return (version === 2 ? res.data?.data : res.data) ?? {};
+  }
+
+  /** Writes (replaces) a KV secret's fields, on KV v1 or v2. Used for values given to secret inputs. */
+  async writeFields(path: string, fields: Record<string, string>): Promise<void> {
+    const { mount, version } = await this.detectKv(path);
+    try {
+      if (version === 2) await this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields });
+      else await this.vault.write(path, fields);
+    } catch (err) {
+      throw classify(err, `writing ${path}`, this.opts.addr);
+    }
   }
 
   /**

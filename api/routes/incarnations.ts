@@ -9,6 +9,7 @@ import {
 import { getRun, lastRunOf, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
 import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
+import { sealSecretInputs } from '../secret-inputs';
 import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
@@ -110,6 +111,15 @@ async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (
 const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
+/** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
+function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>) {
+  const { config, secrets } = deps.runtime;
+  return sealSecretInputs({
+    scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
+    service, incarnation, operation, applyId, input,
+  });
+}
+
 async function serviceOf(deps: ApiDeps, name: string) {
   const service = await getService(deps.runtime.db, name);
   if (!service) throw problems.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
@@ -125,7 +135,9 @@ export const incarnationRoutes = [
     async handler({ body, caller, deps }) {
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
-      const run = { applyId: newApplyId(body.name, 'create'), incarnation: body.name, operation: 'create', input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      const applyId = newApplyId(body.name, 'create');
+      const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {});
+      const run = { applyId, incarnation: body.name, operation: 'create', input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
       return startRun(deps, run);
     },
@@ -181,7 +193,9 @@ export const incarnationRoutes = [
       if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
-      const run = { applyId: newApplyId(inc.name, body.operation), incarnation: inc.name, operation: body.operation, input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      const applyId = newApplyId(inc.name, body.operation);
+      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, body.input ?? {});
+      const run = { applyId, incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
     },
@@ -232,8 +246,11 @@ export const incarnationRoutes = [
       const failed = inc.last_apply_id ? await getRun(deps.runtime.db, inc.last_apply_id) : undefined;
       if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
       const service = await serviceOf(deps, inc.service);
+      const applyId = newApplyId(inc.name, failed.operation);
+      // A retry without input reuses the failed run's, which holds references only.
+      const input = body.input ? await sealInputs(deps, service, inc.name, failed.operation, applyId, body.input) : failed.input;
       const run = {
-        applyId: newApplyId(inc.name, failed.operation), incarnation: inc.name, operation: failed.operation, input: body.input ?? failed.input,
+        applyId, incarnation: inc.name, operation: failed.operation, input,
         serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });

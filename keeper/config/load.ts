@@ -101,6 +101,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       pki_mount: ss.pki_mount,
       pki_role: ss.pki_role,
       timeout_ms: parseDuration(ss.timeout),
+      scenario_prefix: ss.scenario_prefix,
     },
     auth: {
       jwt: {

@@ -69,6 +69,12 @@ export const configSchema = {
         pki_mount: { type: 'string', minLength: 1 },
         pki_role: { type: 'string', minLength: 1 },
         timeout: { ...duration, default: '5s' },
+        // Scenarios read secrets (secretstore(...), secret inputs) only under this prefix; the
+        // keeper's AppRole policy grants read there and nowhere else a scenario could name.
+        scenario_prefix: {
+          type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/$', default: 'secret/keeper/services/',
+          description: 'prefix scenarios may read secrets under, ending in /',
+        },
       },
     },
     auth: {

@@ -24,6 +24,8 @@ export interface KeeperConfig {
     pki_mount: string;
     pki_role: string;
     timeout_ms: number;
+    /** Scenarios read secrets only below this prefix (docs/secrets.md). */
+    scenario_prefix: string;
   };
   auth: {
     jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };

@@ -67,11 +67,25 @@ function tagRule(e: RenderError): RenderError {
   return m ? { ...e, rule: m[2]!, message: m[1]! } : e;
 }
 
+// Params whose values never come back in a result: the soul reports a file's hash and size, never its content.
+const SECRET_PARAMS: Record<string, string[]> = { 'core.file.present': ['content'], 'core.file.rendered': ['content', 'vars'] };
+
 function finish(plan: RenderPlan, nonce: string): RenderResult {
   const errors: RenderError[] = [];
   const where = { file: `scenario/${plan.operation}/main.yml`, line: 1, col: 1 };
   for (const h of plan.hosts) {
     for (const step of h.steps) {
+      // A secret may go only where no module output, diff or ledger entry ever repeats it: a file's content.
+      for (const [name, v] of Object.entries(step.params)) {
+        if (SECRET_PARAMS[step.module]?.includes(name)) continue;
+        mapStrings(v, (s) => {
+          if (splitMarkers(s, nonce).some((p) => typeof p !== 'string')) {
+            errors.push(makeError(where, RULE_SECRET_USE, `task "${step.name}": ${step.module} param "${name}" holds a secret; a secret can go only into a file's content`,
+              'pass the secret in `content` (core.file.present) or in `vars` (core.file.rendered)'));
+          }
+          return s;
+        });
+      }
       mapStrings(step.params, (s) => {
         if (mangled(s, nonce)) {
           errors.push(makeError(where, RULE_SECRET_USE, `task "${step.name}": a secret was transformed (only placing a secret in text works; functions such as upper or b64enc would see a placeholder)`,

@@ -85,6 +85,15 @@ describe('secrets in render', function () {
     assert.match(r2.errors[0]!.message, /committed state may hold a reference, never a value/);
   });
 
+  it('a secret goes only into a file\'s content, never into a param a result could echo', function () {
+    const pkg = SCENARIO.replace('tasks:', "tasks:\n  - name: pkg\n    module: core.file.present\n    params: {path: \"/etc/${input.db_password}\", content: x}");
+    const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': pkg }));
+    assert.deepEqual(svc.errors, []);
+    const r = renderWithSecrets({ service: svc, operation: 'create', input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' }, state: {}, hosts: [host], secrets });
+    assert.ok(!r.ok);
+    assert.deepEqual([r.errors[0]!.rule, r.errors[0]!.message], ['SL024', 'task "pkg": core.file.present param "path" holds a secret; a secret can go only into a file\'s content']);
+  });
+
   it('soul-lint refuses a value as the default of a secret input, and a computed path', function () {
     const s = SCENARIO.replace('{type: string, secret: true}', '{type: string, secret: true, default: "s3cret"}')
       .replace("secretstore('secret/keeper/services/demo/api', 'token')", "secretstore(input.db_password, 'token')");

@@ -1,5 +1,5 @@
 // What the Operator API needs from the keeper process.
-import type { ScenarioPort } from '../activities/scenario-port';
+import type { SecretInputsSource } from './secret-inputs';
 import type { Metrics } from '../keeper/metrics';
 import type { RuntimeWithCache } from '../keeper/runtime';
 
@@ -7,5 +7,5 @@ export interface ApiDeps {
   runtime: RuntimeWithCache;
   metrics: Metrics;
   /** The scenario engine, to learn which inputs are secret (api/secret-inputs.ts). */
-  scenario?: ScenarioPort;
+  scenario?: SecretInputsSource;
 }

@@ -3,12 +3,16 @@
 // at once, under the incarnation's own prefix, and replaced by its reference before anything is
 // stored: PostgreSQL, Temporal, answers and logs only ever see the reference.
 import { incarnationSecretPrefix, parseReference } from '../common/secret';
-import type { ScenarioPort } from '../activities/scenario-port';
 import type { SecretStore } from '../secrets/client';
 import { problems } from './problems';
 
+/** What the API needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
+export interface SecretInputsSource {
+  loadService(a: { git: string; ref: string; cacheDir: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
+}
+
 export interface SealArgs {
-  scenario: ScenarioPort | undefined;
+  scenario: SecretInputsSource | undefined;
   secrets: Pick<SecretStore, 'writeFields'>;
   scenarioPrefix: string;
   cacheDir: string;

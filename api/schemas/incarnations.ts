@@ -9,7 +9,7 @@ export const APPLY_ID_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,199}$';
 
 const inputSchema = {
   type: 'object', maxProperties: 256,
-  description: "values for the scenario's `input:` block; put secrets in the secrets store and pass `secretstore:<path>` references",
+  description: "values for the scenario's `input:` block. An input the scenario declares `secret: true` takes a `secretstore:<path>#<field>` reference, or a value that the keeper writes into the secrets store at once and replaces by its reference (docs/secrets.md)",
 } as const;
 const covensSchema = { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'hosts carrying any of these covens receive the scenarios' } as const;
 const statusSchema = { type: 'string', enum: [...INCARNATION_STATUSES] } as const;

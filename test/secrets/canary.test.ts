@@ -3,7 +3,8 @@
 // through the real scenario engine. Afterwards the canaries are in those files and in the secrets
 // store, and nowhere else: keeper and soul logs, a pg_dump of the keeper's database, every cache
 // key, every Temporal history of the run, the souls' ledgers and files, and every REST and MCP
-// answer about the run, its history and the incarnation, as a viewer and as an admin.
+// answer about the run, its history and the incarnation, and the /ui pages with every answer they
+// fetched, as a viewer and as an admin.
 // Also the policy: a read outside the service's declared prefixes fails at render (path and rule,
 // nothing dispatched) and soul-lint reports it offline.
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ import { repoRoot } from '../support/repo';
 import { deleteSecret, putSecret, secretStoreCall } from '../support/secretstore';
 import { createKeeperAppRole, useAppRole, type TestAppRole } from './approle';
 import { filesUnder, pgDump, redisDump, temporalHistories } from './leaks';
+import { launch, newPage, signIn } from '../ui/browser';
 import { SECRETSTORE_LINE, writeCanaryService } from './service';
 
 const run = promisify(execFile);
@@ -148,6 +150,30 @@ describe('secrets: canaries reach the target files and the store, nothing else',
       } finally {
         await client.close();
       }
+    }
+    // /ui, as each operator sees it: the pages and every answer they fetched.
+    const browser = await launch();
+    try {
+      for (const [who, token] of [['admin', k.adminToken], ['viewer', viewer]] as const) {
+        const { context, page } = await newPage(browser, k.baseUrl);
+        const fetched: Promise<string>[] = [];
+        page.on('response', (r) => { if (r.url().includes('/v1/')) fetched.push(r.text().catch(() => '')); });
+        await signIn(page, token);
+        for (const p of ['/ui/incarnations', `/ui/incarnations/${inc}`]) {
+          await page.goto(p);
+          await page.getByText(inc).first().waitFor({ timeout: 20_000 });
+          await page.waitForLoadState('networkidle');
+          // Open every collapsed host and step, so their content is rendered too.
+          for (const d of await page.locator('details:not([open]) > summary').all()) await d.click().catch(() => undefined);
+          noCanary(`${who} ${p}`, await page.content());
+        }
+        const bodies = await Promise.all(fetched);
+        assert.ok(bodies.some((b) => b.includes(applyId)), `${who}: /ui fetched nothing about the run`);
+        noCanary(`${who} /ui fetches`, bodies.join('\n'));
+        await context.close();
+      }
+    } finally {
+      await browser.close();
     }
     // The canaries are where they belong: the store and the two files.
     for (const s of souls) assert.ok(fs.readFileSync(path.join(root, 'out', s.sid, 'app.conf'), 'utf8').includes(CANARY_DB));

@@ -69,7 +69,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
             const r = await applyHost({
               applyId, sid, steps: plan.steps, sender: deps.sessions, evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
-              context: { input: run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
+              // Exactly what render saw: the input with its defaults, the state, the soulprint.
+              context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
             });
             stepRows.push(...r.steps);
             hostRows.push({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt });

@@ -7,6 +7,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
 export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
+/** Why a step did not run on a host (docs/runs.md "The run report"). */
+export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure';
 
 /** One rendered step for one host; apply-time expressions stay CEL source until dispatch. */
 export interface PlannedStep {
@@ -26,6 +28,9 @@ export interface PlannedStep {
   require?: number[];
   /** Run only if at least one of these earlier steps changed something on this host. */
   onchanges?: number[];
+  /** Left out on this host at render (its `on:`, `where:` or render-time `when:`): not sent, but
+   *  reported, and its `register:` name holds a skipped result. */
+  skip?: 'on' | 'where' | 'when';
 }
 
 export interface NewRun {
@@ -43,6 +48,8 @@ export interface RunRecord {
   incarnation: string;
   operation: string;
   input: Record<string, unknown>;
+  /** The input as render resolved it (defaults filled in); null before render. */
+  rendered_input: Record<string, unknown> | null;
   status: RunStatus;
   phase: RunPhase;
   service_ref: string | null;
@@ -62,6 +69,7 @@ export interface HostRow { apply_id: string; sid: string; status: HostStatus; ki
 export interface StepRow {
   apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
   output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
+  skip_reason: SkipReason | null;
 }
 
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
@@ -81,16 +89,22 @@ export async function setPhase(db: Knex, applyId: string, phase: RunPhase): Prom
 
 /** Stores a successful render: plan per host (replacing any earlier attempt's), hosts `pending`. */
 export async function saveRender(db: Knex, applyId: string, render: {
-  serviceCommit: string; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
+  serviceCommit: string; input: Record<string, unknown>; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
   hosts: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }[];
+  /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
+   *  `on:`/`where:`) or `pending` (registered, never onboarded). */
+  notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
 }): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('incarnation_runs').where({ apply_id: applyId }).update({
-      service_commit: render.serviceCommit, state_changes: JSON.stringify(render.stateChanges),
+      service_commit: render.serviceCommit, rendered_input: JSON.stringify(render.input), state_changes: JSON.stringify(render.stateChanges),
       orchestration: JSON.stringify(render.orchestration), phase: 'dispatching',
     });
     await trx('run_plans').where({ apply_id: applyId }).delete();
     await trx('run_hosts').where({ apply_id: applyId }).delete();
+    for (let i = 0; i < render.notTargeted.length; i += 500) {
+      await trx('run_hosts').insert(render.notTargeted.slice(i, i + 500).map((h) => ({ apply_id: applyId, sid: h.sid, status: h.status, reason: h.reason })));
+    }
     for (let i = 0; i < render.hosts.length; i += 500) {
       const chunk = render.hosts.slice(i, i + 500);
       await trx('run_plans').insert(chunk.map((h) => ({

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../db/repos/incarnations';
-import { getRun, loadPlans, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
+import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
 import type { DispatchInput, DispatchOutcome } from '../workflows/types';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
@@ -39,6 +39,9 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
+      // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
+      // changed there, so they will not change again here).
+      const owed = run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
       const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
       let hostRows: Omit<HostRow, 'apply_id'>[] = [];
       let stepRows: StepRow[] = [];
@@ -68,7 +71,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             if (!plan) { out.unknown.push(sid); hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }); continue; }
             if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
             const r = await applyHost({
-              applyId, sid, steps: plan.steps, sender: deps.sessions, evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
+              applyId, sid, steps: plan.steps, sender: deps.sessions,
+              owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               // Exactly what render saw: the input with its defaults, the state, the soulprint.
               context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
             });

@@ -3,11 +3,13 @@
 // first, then starts the run's workflow; if Temporal refuses, the run is failed and the
 // incarnation locked with the reason, never left `applying` with nothing running.
 import { lockRun } from '../../activities/commit';
+import { defaultScenarioPort } from '../../activities/scenario-adapter';
+import type { ScenarioPort } from '../../activities/scenario-port';
 import {
-  beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
+  beginRun, countTargetable, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
-import { getRun, lastRunOf, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
-import { getService } from '../../db/repos/services';
+import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
+import { getService, type ServiceRecord } from '../../db/repos/services';
 import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
 import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
 import type { ApiDeps } from '../deps';
@@ -17,7 +19,7 @@ import { defineRoute } from '../route';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
-  INCARNATION_NAME_PATTERN, acceptedSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
+  APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
   listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody, upgradeBody,
   type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
 } from '../schemas/incarnations';
@@ -50,8 +52,33 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** The keeper passes its Temporal client beside the common API deps (keeper/server.ts). */
-type RunDeps = ApiDeps & { temporal?: TemporalClientHolder };
+/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
+type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: ScenarioPort };
+
+let fallbackScenario: ScenarioPort | undefined;
+const scenarioOf = (deps: ApiDeps): ScenarioPort => (deps as RunDeps).scenario ?? (fallbackScenario ??= defaultScenarioPort());
+
+/**
+ * What is knowable before a run starts, checked before anything is recorded (docs/runs.md
+ * "Refused before it starts"): the service loads, the operation names one of its scenarios, the
+ * input resolves (declared names, required inputs, types), and the covens hold at least one
+ * onboarded soul unless the caller asked for an empty run. Each refusal is a 400 naming the field.
+ */
+async function precheck(deps: ApiDeps, service: ServiceRecord, run: { operation: string; input: Record<string, unknown>; covens: string[]; allowEmpty: boolean; covensPath: string }): Promise<void> {
+  const scenario = scenarioOf(deps);
+  let loaded;
+  try {
+    loaded = await scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir });
+  } catch (err) {
+    throw problems.invalid(`service ${service.name} cannot be loaded from ${service.git}@${service.ref}: ${(err as Error).message}`, [{ path: '/body/service', message: 'does not load' }]);
+  }
+  const found = scenario.checkRun({ service: loaded, operation: run.operation, input: run.input });
+  if (found.length > 0) throw problems.invalid(found.map((p) => p.message).join('; '), found);
+  if (!run.allowEmpty && await countTargetable(deps.runtime.db, run.covens) === 0) {
+    throw problems.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
+      [{ path: run.covensPath, message: 'matches no onboarded soul' }]);
+  }
+}
 
 function temporalOf(deps: ApiDeps): TemporalClientHolder {
   const t = (deps as RunDeps).temporal;
@@ -126,6 +153,7 @@ export const incarnationRoutes = [
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
       const run = { applyId: newApplyId(body.name, 'create'), incarnation: body.name, operation: 'create', input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      await precheck(deps, service, { operation: 'create', input: run.input, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
       await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
       return startRun(deps, run);
     },
@@ -181,9 +209,24 @@ export const incarnationRoutes = [
       if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
-      const run = { applyId: newApplyId(inc.name, body.operation), incarnation: inc.name, operation: body.operation, input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      // No input: the last committed run's input, so a re-run does not forget what the incarnation was made with.
+      const input = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      const run = { applyId: newApplyId(inc.name, body.operation), incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      await precheck(deps, service, { operation: body.operation, input, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
+    },
+  }),
+  defineRoute<{ name: string }, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/runs', operationId: 'listRuns', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: "An incarnation's runs", description: 'Newest first, each with its status, phase, host counts and Temporal link; follow `next_cursor` for older runs.',
+    params: nameParams, query: pageQuerySchema,
+    responses: { 200: { description: 'a page of runs', schema: runListSchema } },
+    async handler({ params, query, deps }) {
+      await mustIncarnation(deps, params.name);
+      const after = decodeCursor(query.cursor, APPLY_ID_RE);
+      const page = await listRuns(deps.runtime.db, params.name, { limit: query.limit, after });
+      return { status: 200, body: pageBody(page, (r) => runSummary(deps, r)) };
     },
   }),
   defineRoute<{ name: string; apply_id: string }, RunReportQuery>({
@@ -210,7 +253,7 @@ export const incarnationRoutes = [
             sid: h.sid, status: h.status, kid: h.kid, reason: h.reason, batch: h.batch,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index, name: s.name, module: s.module, status: s.status, changed: s.changed, output: s.output,
-              attempts: s.attempts, replayed: s.replayed, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
+              attempts: s.attempts, replayed: s.replayed, skip_reason: s.skip_reason ?? null, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
             })),
           })),
         },
@@ -236,6 +279,7 @@ export const incarnationRoutes = [
         applyId: newApplyId(inc.name, failed.operation), incarnation: inc.name, operation: failed.operation, input: body.input ?? failed.input,
         serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
+      if (failed.operation !== 'upgrade') await precheck(deps, service, { operation: run.operation, input: run.input, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
       return failed.operation === 'upgrade'
         ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
@@ -254,6 +298,19 @@ export const incarnationRoutes = [
         throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
       }
       const service = await serviceOf(deps, inc.service);
+      if (body?.to_version !== undefined) {
+        const scenario = scenarioOf(deps);
+        let known: number;
+        try {
+          known = (await scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir })).stateSchemaVersion;
+        } catch (err) {
+          throw problems.invalid(`service ${service.name} cannot be loaded from ${service.git}@${service.ref}: ${(err as Error).message}`, [{ path: '/body/to_version', message: 'the service does not load' }]);
+        }
+        if (body.to_version > known) {
+          throw problems.invalid(`service ${service.name}@${service.ref} knows state schema versions up to ${known}; ${body.to_version} is not one of them`,
+            [{ path: '/body/to_version', message: `must be at most ${known}, the service's state_schema_version` }]);
+        }
+      }
       const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));

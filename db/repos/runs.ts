@@ -170,3 +170,59 @@ export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, Ru
   const rows = (await db('incarnation_runs').whereIn('apply_id', ids)) as RunRecord[];
   return new Map(rows.map((r) => [r.apply_id, r]));
 }
+
+/** An incarnation's runs, newest first; `after` is the apply_id that ended the previous page. */
+export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }): Promise<{ items: RunRecord[]; next?: string }> {
+  const q = db('incarnation_runs').where({ incarnation });
+  // Keyset on (created_at, apply_id): two runs may share a timestamp, the apply_id breaks the tie.
+  if (page.after !== undefined) {
+    q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);
+  }
+  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'apply_id', order: 'desc' }]).limit(page.limit + 1)) as RunRecord[];
+  if (rows.length <= page.limit) return { items: rows };
+  const items = rows.slice(0, page.limit);
+  return { items, next: items[items.length - 1].apply_id };
+}
+
+/** The input of the incarnation's last committed run: what a run given no input runs with. */
+export async function lastCommittedInput(db: Knex, applyId: string | null): Promise<Record<string, unknown> | undefined> {
+  if (applyId === null) return undefined;
+  const row = (await db('incarnation_runs').select('input').where({ apply_id: applyId }).first()) as { input: Record<string, unknown> } | undefined;
+  return row?.input;
+}
+
+/**
+ * What a retry owes the `onchanges:` steps of the locked run(s) it retries, per host: the indexes
+ * of steps (matched by name, the retry may render another commit) one of whose triggers changed
+ * in a locked run while the step itself did not run after it. Walks `retry_of` back through runs
+ * that failed, oldest first, so work owed across two locked runs is still owed.
+ */
+export async function owedOnchanges(db: Knex, retryOf: string | null, sids: string[]): Promise<Map<string, Set<string>>> {
+  const chain: string[] = [];
+  for (let id = retryOf; id !== null && chain.length < 50;) {
+    const r = (await db('incarnation_runs').select('apply_id', 'status', 'retry_of').where({ apply_id: id }).first()) as
+      { apply_id: string; status: RunStatus; retry_of: string | null } | undefined;
+    if (!r || r.status !== 'failed') break;
+    chain.unshift(r.apply_id);
+    id = r.retry_of;
+  }
+  const owed = new Map<string, Set<string>>();
+  for (const applyId of chain) {
+    const plans = await loadPlans(db, applyId, sids);
+    const steps = (await db('run_steps').select('sid', 'step_index', 'status', 'changed').where({ apply_id: applyId }).whereIn('sid', sids)) as
+      { sid: string; step_index: number; status: StepStatus; changed: boolean }[];
+    for (const [sid, plan] of plans) {
+      const mine = steps.filter((s) => s.sid === sid);
+      const changed = new Set(mine.filter((s) => s.changed).map((s) => s.step_index));
+      const ran = new Set(mine.filter((s) => s.status === 'ok' || s.status === 'changed').map((s) => s.step_index));
+      const set = owed.get(sid) ?? new Set<string>();
+      for (const step of plan.steps) {
+        if (ran.has(step.index)) set.delete(step.name);
+        else if (step.onchanges?.some((i) => changed.has(i))) set.add(step.name);
+      }
+      if (set.size > 0) owed.set(sid, set);
+      else owed.delete(sid);
+    }
+  }
+  return owed;
+}

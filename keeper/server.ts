@@ -41,7 +41,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     const hub = createHubComponents(runtime, metrics);
     // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
     const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
-    const apiDeps = { runtime, metrics, temporal: runs.temporal };
+    // The API checks a run against its service before starting it, with the same engine the workers use.
+    const apiDeps = { runtime, metrics, temporal: runs.temporal, ...(overrides.scenario ? { scenario: overrides.scenario } : {}) };
 
     const app = express();
     app.disable('x-powered-by');

@@ -7,6 +7,7 @@ import { createHubComponents, type Hub } from '../hub';
 import { createApiApp, createApiFallback, problemErrorHandler } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
+import { defaultScenarioPort } from '../activities/scenario-adapter';
 import type { ScenarioPort } from '../activities/scenario-port';
 import { createRunComponents } from '../temporal/components';
 import { startAll, type Component } from './component';
@@ -40,9 +41,10 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     const metrics = createMetrics(config.kid, VERSION);
     const hub = createHubComponents(runtime, metrics);
     // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
-    const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
     // The API checks a run against its service before starting it, with the same engine the workers use.
-    const apiDeps = { runtime, metrics, temporal: runs.temporal, ...(overrides.scenario ? { scenario: overrides.scenario } : {}) };
+    const scenario = overrides.scenario ?? defaultScenarioPort();
+    const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario });
+    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario };
 
     const app = express();
     app.disable('x-powered-by');

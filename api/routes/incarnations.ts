@@ -3,8 +3,6 @@
 // first, then starts the run's workflow; if Temporal refuses, the run is failed and the
 // incarnation locked with the reason, never left `applying` with nothing running.
 import { lockRun } from '../../activities/commit';
-import { defaultScenarioPort } from '../../activities/scenario-adapter';
-import type { ScenarioPort } from '../../activities/scenario-port';
 import {
   beginRun, countTargetable, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
@@ -52,11 +50,20 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
-type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: ScenarioPort };
+/** What the API asks of the scenario engine before it starts a run (the runs' ScenarioPort has this shape). */
+export interface RunChecker {
+  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<{ name: string; stateSchemaVersion: number }>;
+  checkRun(args: { service: never; operation: string; input: Record<string, unknown> }): { path: string; message: string }[];
+}
 
-let fallbackScenario: ScenarioPort | undefined;
-const scenarioOf = (deps: ApiDeps): ScenarioPort => (deps as RunDeps).scenario ?? (fallbackScenario ??= defaultScenarioPort());
+/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
+type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
+
+function scenarioOf(deps: ApiDeps): RunChecker {
+  const s = (deps as RunDeps).scenario;
+  if (!s) throw problems.unavailable('the scenario engine');
+  return s;
+}
 
 /**
  * What is knowable before a run starts, checked before anything is recorded (docs/runs.md
@@ -72,7 +79,7 @@ async function precheck(deps: ApiDeps, service: ServiceRecord, run: { operation:
   } catch (err) {
     throw problems.invalid(`service ${service.name} cannot be loaded from ${service.git}@${service.ref}: ${(err as Error).message}`, [{ path: '/body/service', message: 'does not load' }]);
   }
-  const found = scenario.checkRun({ service: loaded, operation: run.operation, input: run.input });
+  const found = scenario.checkRun({ service: loaded as never, operation: run.operation, input: run.input });
   if (found.length > 0) throw problems.invalid(found.map((p) => p.message).join('; '), found);
   if (!run.allowEmpty && await countTargetable(deps.runtime.db, run.covens) === 0) {
     throw problems.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,

@@ -22,6 +22,8 @@ import { sl019 } from './sl019-template-execution';
 import { sl020 } from './sl020-run-input';
 import { sl021 } from './sl021-expression-evaluation';
 import { sl022 } from './sl022-expression-type';
+import { sl023 } from './sl023-template-vars';
+import { sl024 } from './sl024-suppression';
 
 export type { Rule } from './types';
 
@@ -48,6 +50,8 @@ export const RULES: readonly Rule[] = [
   sl020,
   sl021,
   sl022,
+  sl023,
+  sl024,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -142,5 +142,11 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       break;
     }
   }
+  // A host that did not succeed says what it had already changed: nothing of it is committed, but
+  // the host itself is not as it was.
+  if (reason !== null) {
+    const changed = rows.filter((r) => r.changed).map((r) => `${r.step_index} (${r.name})`);
+    reason += changed.length > 0 ? `; changed on this host in this run: step(s) ${changed.join(', ')}` : '; nothing was changed on this host';
+  }
   return { status: hostStatus, reason, steps: rows, startedAt, finishedAt: new Date() };
 }

@@ -114,6 +114,19 @@ describe('soul-lint', function () {
       assert.equal(lint(tempService({ 'scenario/create/main.yml': rendered('      vars:\n        greeting: hello\n'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' })).code, 0);
     });
 
+    it('finds a registered name read before the task that registers it, and requisites naming a later or missing task, with positions', function () {
+      const dir = tempService({ 'scenario/create/main.yml': 'tasks:\n  - name: a\n    module: core.file.present\n    params: {path: /tmp/a, content: x}\n    when: b.changed\n' +
+        '  - name: b\n    module: core.file.present\n    params: {path: /tmp/b, content: x}\n    register: b\n    onchanges: [c]\n' +
+        '  - name: c\n    module: core.file.present\n    params: {path: /tmp/c, content: x}\n    require: [nope]\n' });
+      const r = lint(dir, '--format', 'json');
+      assert.equal(r.code, 1);
+      const found = (JSON.parse(r.out).findings as any[]).map((f) => `${f.file}:${f.line}:${f.col} ${f.rule} ${f.message} | ${f.fix}`);
+      assert.equal(found.length, 3, found.join('\n'));
+      assert.match(found[0]!, /^scenario\/create\/main.yml:5:11 SL012 .*b \| "b" is registered by this task or a later one/);
+      assert.match(found[1]!, /^scenario\/create\/main.yml:10:17 SL016 requisite "c" names this task or a later one/);
+      assert.match(found[2]!, /^scenario\/create\/main.yml:14:15 SL016 requisite "nope" names no task/);
+    });
+
     it('an inline suppression with a reason silences the finding (kept in JSON and SARIF); one without a reason does not, and is itself a finding', function () {
       const ok = tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL023 -- greeting is optional in this test'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
       const r = lint(ok);

@@ -4,16 +4,17 @@
 // incarnation locked with the reason, never left `applying` with nothing running.
 import { lockRun } from '../../activities/commit';
 import {
-  beginRun, countTargetable, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
+  beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
 import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
-import { getService, type ServiceRecord } from '../../db/repos/services';
+import { getService } from '../../db/repos/services';
 import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
 import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { loadChecked, precheck, scenarioOf, type RunChecker } from './run-checks';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
@@ -50,42 +51,8 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** What the API asks of the scenario engine before it starts a run (the runs' ScenarioPort has this shape). */
-export interface RunChecker {
-  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<{ name: string; stateSchemaVersion: number }>;
-  checkRun(args: { service: never; operation: string; input: Record<string, unknown> }): { path: string; message: string }[];
-}
-
 /** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
 type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
-
-function scenarioOf(deps: ApiDeps): RunChecker {
-  const s = (deps as RunDeps).scenario;
-  if (!s) throw problems.unavailable('the scenario engine');
-  return s;
-}
-
-/**
- * What is knowable before a run starts, checked before anything is recorded (docs/runs.md
- * "Refused before it starts"): the service loads, the operation names one of its scenarios, the
- * input resolves (declared names, required inputs, types), and the covens hold at least one
- * onboarded soul unless the caller asked for an empty run. Each refusal is a 400 naming the field.
- */
-async function precheck(deps: ApiDeps, service: ServiceRecord, run: { operation: string; input: Record<string, unknown>; covens: string[]; allowEmpty: boolean; covensPath: string }): Promise<void> {
-  const scenario = scenarioOf(deps);
-  let loaded;
-  try {
-    loaded = await scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir });
-  } catch (err) {
-    throw problems.invalid(`service ${service.name} cannot be loaded from ${service.git}@${service.ref}: ${(err as Error).message}`, [{ path: '/body/service', message: 'does not load' }]);
-  }
-  const found = scenario.checkRun({ service: loaded as never, operation: run.operation, input: run.input });
-  if (found.length > 0) throw problems.invalid(found.map((p) => p.message).join('; '), found);
-  if (!run.allowEmpty && await countTargetable(deps.runtime.db, run.covens) === 0) {
-    throw problems.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
-      [{ path: run.covensPath, message: 'matches no onboarded soul' }]);
-  }
-}
 
 function temporalOf(deps: ApiDeps): TemporalClientHolder {
   const t = (deps as RunDeps).temporal;
@@ -306,13 +273,7 @@ export const incarnationRoutes = [
       }
       const service = await serviceOf(deps, inc.service);
       if (body?.to_version !== undefined) {
-        const scenario = scenarioOf(deps);
-        let known: number;
-        try {
-          known = (await scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir })).stateSchemaVersion;
-        } catch (err) {
-          throw problems.invalid(`service ${service.name} cannot be loaded from ${service.git}@${service.ref}: ${(err as Error).message}`, [{ path: '/body/to_version', message: 'the service does not load' }]);
-        }
+        const known = (await loadChecked(deps, scenarioOf(deps), service, '/body/to_version')).stateSchemaVersion;
         if (body.to_version > known) {
           throw problems.invalid(`service ${service.name}@${service.ref} knows state schema versions up to ${known}; ${body.to_version} is not one of them`,
             [{ path: '/body/to_version', message: `must be at most ${known}, the service's state_schema_version` }]);

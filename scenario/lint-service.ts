@@ -8,18 +8,18 @@
  * without trailing blanks or comment) for SARIF regions, and whether an
  * inline comment suppressed it:
  *
- *   key: value   # soul-lint: ignore SL023 -- the vars come from input at run time
+ *   key: value   # soul-lint: ignore SL025 -- the vars come from input at run time
  *
  * on the finding's line or alone on the line above. The reason after `--` is
  * required: a suppression without one suppresses nothing and is itself a
- * finding (SL024).
+ * finding (SL026).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeError, type RenderError } from './errors';
 import { loadServiceFromDir } from './load/dir';
 
-export const RULE_SUPPRESSION = 'SL024';
+export const RULE_SUPPRESSION = 'SL026';
 
 export interface Finding extends RenderError {
   severity: 'error' | 'warning';

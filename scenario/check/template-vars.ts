@@ -1,5 +1,5 @@
 /**
- * SL023: a `core.file.rendered` template reads a top-level field (`.greeting`,
+ * SL025: a `core.file.rendered` template reads a top-level field (`.greeting`,
  * `$.greeting`) that the task's `vars` can never provide. The template's data
  * is exactly `vars`, so when `vars` is written out as a map (its keys are
  * never interpolated) or left out, the fields it offers are known offline and
@@ -13,7 +13,7 @@ import type { Arg, Node, Pipe } from '../template/ast';
 import { LineIndex } from '../yaml/line-index';
 import { pair } from '../yaml/node';
 
-export const RULE_TEMPLATE_VARS = 'SL023';
+export const RULE_TEMPLATE_VARS = 'SL025';
 
 interface Read { name: string; offset: number }
 

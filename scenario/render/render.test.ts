@@ -93,7 +93,7 @@ describe('render', function () {
 
   it('a template missing key is a render error at the template position', function () {
     const dir = tempService({
-      // A key missing below the top level (the top level is known offline: SL023).
+      // A key missing below the top level (the top level is known offline: SL025).
       'templates/a.tmpl': 'line one\nport={{ .cfg.port }}\n',
       'scenario/create/main.yml': 'input:\n  cfg: {type: map, default: {}}\ntasks:\n  - name: f\n    module: core.file.rendered\n    params:\n      path: /etc/a\n      template: a.tmpl\n      vars: {cfg: "${input.cfg}"}\n',
     });

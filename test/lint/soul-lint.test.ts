@@ -107,7 +107,7 @@ describe('soul-lint', function () {
       const dir = tempService({ 'scenario/create/main.yml': rendered(''), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
       const text = lint(dir);
       assert.equal(text.code, 1);
-      assert.match(text.out, /^scenario\/create\/main.yml:6:7 {2}error {2}SL023 \(template-vars\) {2}template templates\/page.tmpl:1:7 reads \.greeting, which the task's vars never provide/m);
+      assert.match(text.out, /^scenario\/create\/main.yml:6:7 {2}error {2}SL025 \(template-vars\) {2}template templates\/page.tmpl:1:7 reads \.greeting, which the task's vars never provide/m);
       const sarif = JSON.parse(lint(dir, '--format', 'sarif').out);
       assert.deepEqual(sarif.runs[0].results[0].locations[0].physicalLocation.region, { startLine: 6, startColumn: 7, endLine: 6, endColumn: 26 });
       // With the field in vars, the service is clean.
@@ -128,19 +128,19 @@ describe('soul-lint', function () {
     });
 
     it('an inline suppression with a reason silences the finding (kept in JSON and SARIF); one without a reason does not, and is itself a finding', function () {
-      const ok = tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL023 -- greeting is optional in this test'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
+      const ok = tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL025 -- greeting is optional in this test'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
       const r = lint(ok);
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /no problems found; 1 suppressed inline/);
       const json = JSON.parse(lint(ok, '--format', 'json').out);
-      assert.deepEqual(json.findings.map((f: any) => [f.rule, f.suppressed]), [['SL023', { reason: 'greeting is optional in this test' }]]);
+      assert.deepEqual(json.findings.map((f: any) => [f.rule, f.suppressed]), [['SL025', { reason: 'greeting is optional in this test' }]]);
       const sarif = JSON.parse(lint(ok, '--format', 'sarif').out);
       assert.deepEqual(sarif.runs[0].results[0].suppressions, [{ kind: 'inSource', justification: 'greeting is optional in this test' }]);
 
-      const bare = lint(tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL023'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' }));
+      const bare = lint(tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL025'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' }));
       assert.equal(bare.code, 1);
-      assert.match(bare.out, /SL023 \(template-vars\)/);
-      assert.match(bare.out, /^scenario\/create\/main.yml:6:28 {2}error {2}SL024 \(suppression-reason\) {2}a soul-lint suppression needs a reason/m);
+      assert.match(bare.out, /SL025 \(template-vars\)/);
+      assert.match(bare.out, /^scenario\/create\/main.yml:6:28 {2}error {2}SL026 \(suppression-reason\) {2}a soul-lint suppression needs a reason/m);
     });
   });
 

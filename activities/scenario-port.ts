@@ -28,11 +28,19 @@ export interface Orchestration {
 }
 
 export interface RenderedPlan {
+  /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
   hosts: { sid: string; steps: PlannedStep[] }[];
+  /** The input as render resolved it (defaults filled in): what apply-time expressions read. */
+  input: Record<string, unknown>;
+  /** Hosts the scenario's own `on:`/`where:` left out, with the reason. */
+  excluded: { sid: string; reason: string }[];
   orchestration: Orchestration;
   /** `state_changes.sets`, already evaluated: merged into the state at commit. */
   stateSets: Record<string, unknown>;
 }
+
+/** A run the API refuses before anything starts: the body field (JSON pointer) and the rule broken. */
+export interface RunProblem { path: string; message: string }
 
 export type RenderResult = { ok: true; plan: RenderedPlan } | { ok: false; errors: RenderError[] };
 
@@ -44,6 +52,9 @@ export interface ScenarioPort {
     /** The run's marker nonce and the secret policy (issue 12); engines without secrets ignore it. */
     secrets?: { nonce: string; keeperPrefix: string; inputPrefixes: string[] };
   }): Promise<RenderResult>;
+  /** What can be known about a run before it starts: the operation exists, its input resolves
+   *  (declared names, required inputs given, types). Empty when the run may start. */
+  checkRun(args: { service: LoadedService; operation: string; input: Record<string, unknown> }): RunProblem[];
   /** Evaluates one CEL expression (apply-time `when`, `changed_when`, `failed_when`, `until`, `where`). */
   evaluate(src: string, context: Record<string, unknown>): unknown;
   /** Runs migrations/<v>.yml for v in (from, to], in order; throws when one is missing or fails. */

@@ -13,6 +13,7 @@ export { render, type RenderRequest, type RenderResult } from './render/render';
 export type { RenderPlan, HostPlan, PlanStep, RenderHost } from './render/plan';
 export { evaluateExpression, ExpressionError, type ExpressionContext } from './cel/evaluate';
 export { lintService, type Finding } from './lint-service';
+export { checkRunInput, type RunInputCheck } from './check/run-input';
 export { applyMigrations, type MigrationResult } from './migrations';
 export { MODULES, checkModuleParams, type ModuleSpec, type ParamProblem } from './modules';
 export { compileTemplate, runTemplate, TEMPLATE_FUNCS } from './template';

@@ -6,7 +6,7 @@ import { lockRun } from '../../activities/commit';
 import {
   beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
-import { getRun, lastRunOf, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
+import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
 import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
 import { sealSecretInputs } from '../secret-inputs';
@@ -15,10 +15,11 @@ import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { loadChecked, precheck, scenarioOf, type RunChecker } from './run-checks';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
-  INCARNATION_NAME_PATTERN, acceptedSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
+  APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
   listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody, upgradeBody,
   type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
 } from '../schemas/incarnations';
@@ -51,8 +52,8 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** The keeper passes its Temporal client beside the common API deps (keeper/server.ts). */
-type RunDeps = ApiDeps & { temporal?: TemporalClientHolder };
+/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
+type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
 
 function temporalOf(deps: ApiDeps): TemporalClientHolder {
   const t = (deps as RunDeps).temporal;
@@ -136,6 +137,7 @@ export const incarnationRoutes = [
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
       const applyId = newApplyId(body.name, 'create');
+      await precheck(deps, service, { operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
       const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {});
       const run = { applyId, incarnation: body.name, operation: 'create', input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
@@ -194,10 +196,26 @@ export const incarnationRoutes = [
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
       const applyId = newApplyId(inc.name, body.operation);
-      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, body.input ?? {});
+      // No input: the last committed run's input (it holds references only), so a re-run does not
+      // forget what the incarnation was made with.
+      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      await precheck(deps, service, { operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
+      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, given);
       const run = { applyId, incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
+    },
+  }),
+  defineRoute<{ name: string }, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/runs', operationId: 'listRuns', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: "An incarnation's runs", description: 'Newest first, each with its status, phase, host counts and Temporal link; follow `next_cursor` for older runs.',
+    params: nameParams, query: pageQuerySchema,
+    responses: { 200: { description: 'a page of runs', schema: runListSchema } },
+    async handler({ params, query, deps }) {
+      await mustIncarnation(deps, params.name);
+      const after = decodeCursor(query.cursor, APPLY_ID_RE);
+      const page = await listRuns(deps.runtime.db, params.name, { limit: query.limit, after });
+      return { status: 200, body: pageBody(page, (r) => runSummary(deps, r)) };
     },
   }),
   defineRoute<{ name: string; apply_id: string }, RunReportQuery>({
@@ -224,7 +242,7 @@ export const incarnationRoutes = [
             sid: h.sid, status: h.status, kid: h.kid, reason: h.reason, batch: h.batch,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index, name: s.name, module: s.module, status: s.status, changed: s.changed, output: s.output,
-              attempts: s.attempts, replayed: s.replayed, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
+              attempts: s.attempts, replayed: s.replayed, skip_reason: s.skip_reason ?? null, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
             })),
           })),
         },
@@ -253,6 +271,7 @@ export const incarnationRoutes = [
         applyId, incarnation: inc.name, operation: failed.operation, input,
         serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
+      if (failed.operation !== 'upgrade') await precheck(deps, service, { operation: run.operation, input: run.input, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
       return failed.operation === 'upgrade'
         ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
@@ -271,6 +290,13 @@ export const incarnationRoutes = [
         throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
       }
       const service = await serviceOf(deps, inc.service);
+      if (body?.to_version !== undefined) {
+        const known = (await loadChecked(deps, scenarioOf(deps), service, '/body/to_version')).stateSchemaVersion;
+        if (body.to_version > known) {
+          throw problems.invalid(`service ${service.name}@${service.ref} knows state schema versions up to ${known}; ${body.to_version} is not one of them`,
+            [{ path: '/body/to_version', message: `must be at most ${known}, the service's state_schema_version` }]);
+        }
+      }
       const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));

@@ -24,6 +24,8 @@ import { sl021 } from './sl021-expression-evaluation';
 import { sl022 } from './sl022-expression-type';
 import { sl023 } from './sl023-secret-path';
 import { sl024 } from './sl024-secret-use';
+import { sl025 } from './sl025-template-vars';
+import { sl026 } from './sl026-suppression';
 
 export type { Rule } from './types';
 
@@ -52,6 +54,8 @@ export const RULES: readonly Rule[] = [
   sl022,
   sl023,
   sl024,
+  sl025,
+  sl026,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -23,12 +23,14 @@ export interface KeeperConfig {
     auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
     pki_mount: string;
     pki_role: string;
+    soul_cert_ttl_ms: number;
+    server_leaf?: { pki_role: string; common_name: string; alt_names: string[]; ip_sans: string[]; ttl_ms: number };
     timeout_ms: number;
   };
   auth: {
     jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };
     bootstrap_token_ttl_ms: number;
-    bootstrap_rate_limit: { failures: number; window_ms: number };
+    bootstrap_rate_limit: { failures: number; address_failures: number; window_ms: number };
   };
   temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
   services: { cache_dir: string };

@@ -15,9 +15,11 @@ import { freePort } from '../support/ports';
 import { deleteRole, keeperToken, putRole, roleName, soulRoleParams, useToken } from '../support/pki';
 import { api, endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
 
+/** A series' value; the keeper adds labels of its own (kid), so `name{a="b"}` matches `name{a="b",...}` too. */
 const metric = (text: string, series: string): number => {
-  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  const open = series.endsWith('}') ? series.slice(0, -1) : series;
+  const line = text.split('\n').find((l) => l.startsWith(open) && /^[ ,}{]/.test(l.slice(open.length)));
+  return line === undefined ? 0 : Number(line.split(' ').pop());
 };
 
 describe('soul certificate rotation on the live stream (real soul, real keeper, 15 s certificates)', function () {
@@ -123,8 +125,8 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     // keys is gone, so take the current one and wait for one more rotation.
     const seed = path.join(dir, sid, 'seed');
     const oldDir = path.join(dir, 'old', 'seed');
-    fs.cpSync(seed, oldDir, { recursive: true });
-    fs.rmSync(path.join(oldDir, 'next'), { recursive: true, force: true });
+    fs.mkdirSync(oldDir, { recursive: true, mode: 0o700 });
+    for (const f of ['key.pem', 'cert.pem', 'chain.pem']) fs.copyFileSync(path.join(seed, f), path.join(oldDir, f));
     const oldSerial = new X509Certificate(fs.readFileSync(path.join(oldDir, 'cert.pem'))).serialNumber;
     await waitFor('one more rotation', async () => new X509Certificate(fs.readFileSync(path.join(seed, 'cert.pem'))).serialNumber !== oldSerial, 30_000, 200);
     const doc = yaml.load(fs.readFileSync(config, 'utf8')) as { paths: Record<string, string> };

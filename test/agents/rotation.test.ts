@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
+import { gitRepoFrom, settled } from '../runs/keeper';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { repoRoot } from '../support/repo';
 import { freePort } from '../support/ports';
 import { deleteRole, keeperToken, putRole, roleName, soulRoleParams, useToken } from '../support/pki';
 import { api, endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
@@ -158,5 +160,43 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     const back = soulRun(sid, config);
     running.push(back);
     await waitForStatus(k, sid, 'connected', 20_000, back);
+  });
+
+  it('runs started while the certificate rotates finish', async () => {
+    const soul = running[running.length - 1]!;
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(dir, 'motd.git'), 'v3');
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' })).status, 201);
+    const input = (message: string) => ({ root: path.join(dir, 'runs'), message, package: 'git' });
+    assert.equal((await api(k, 'POST', '/v1/incarnations', { name: 'motd-rot', service: 'motd', covens: ['test'], input: input('m0') })).status, 202);
+    assert.equal((await settled(k, 'motd-rot')).status, 'ready');
+
+    // When the soul switched certificates: the moment its renewed identity became the main one.
+    const certFile = path.join(dir, sid, 'seed', 'cert.pem');
+    const switches: number[] = [];
+    let serial = new X509Certificate(fs.readFileSync(certFile)).serialNumber;
+    const sampler = setInterval(() => {
+      try {
+        const now = new X509Certificate(fs.readFileSync(certFile)).serialNumber;
+        if (now !== serial) { serial = now; switches.push(Date.now()); }
+      } catch { /* being replaced */ }
+    }, 50);
+    const runs: { start: number; end: number }[] = [];
+    const during = () => switches.filter((t) => runs.some((r) => r.start < t && t < r.end)).length;
+    try {
+      for (let i = 1; (during() < 1 || runs.length < 3) && i < 60; i++) {
+        const start = Date.now();
+        const r = await api(k, 'POST', '/v1/incarnations/motd-rot/runs', { operation: 'create', input: input(`m${i}`) });
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        const inc = await settled(k, 'motd-rot');
+        runs.push({ start, end: Date.now() });
+        const report = (await api(k, 'GET', `/v1/incarnations/motd-rot/runs/${r.body.apply_id}`)).body;
+        assert.equal(inc.status, 'ready', `run ${i}: ${JSON.stringify(report)}`);
+        assert.ok(['ok', 'changed'].includes(report.hosts[0].status), `run ${i}: ${JSON.stringify(report.hosts[0])}`);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    assert.ok(during() >= 1, `a rotation fell inside a run (switches ${switches.length}, runs ${runs.length})`);
+    assert.equal(soul.child.exitCode, null);
   });
 });

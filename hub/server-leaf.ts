@@ -41,13 +41,14 @@ class LeafProvider implements CertificateProvider {
 }
 
 export class ServerLeaf {
-  private readonly providers = new Map<string, { files: LeafFiles; provider: LeafProvider }>();
+  /** Per listener: its files, its provider, and the file contents last read or written (what a change is measured against). */
+  private readonly providers = new Map<string, { files: LeafFiles; provider: LeafProvider; onDisk: { cert: Buffer; key: Buffer } }>();
 
   /** Server credentials for one listener; `caFile` set: clients must present a certificate chaining to it. */
   credentials(files: LeafFiles, caFile: string | null): grpc.ServerCredentials {
     const identity = { certificate: fs.readFileSync(files.cert), privateKey: fs.readFileSync(files.key) };
     const provider = new LeafProvider(identity, caFile === null ? null : fs.readFileSync(caFile));
-    this.providers.set(`${files.cert}\0${files.key}\0${caFile ?? ''}`, { files, provider });
+    this.providers.set(`${files.cert}\0${files.key}\0${caFile ?? ''}`, { files, provider, onDisk: { cert: identity.certificate, key: identity.privateKey } });
     // grpc-js names these parameters (ca, identity) but passes the first as the identity provider;
     // one object serving both sides makes the order irrelevant.
     return grpc.experimental.createCertificateProviderServerCredentials(provider, caFile === null ? null : provider, caFile !== null);
@@ -86,9 +87,16 @@ export class ServerLeaf {
           fs.writeFileSync(tmp, data, { mode });
           fs.renameSync(tmp, file);
         } catch {
-          fs.rmSync(tmp, { force: true });
+          try { fs.unlinkSync(tmp); } catch { /* not created, or not ours to remove */ }
           failed.push(file);
         }
+      }
+    }
+    // What is on disk now is what was served, unless writing failed: then the old files stay the
+    // reference, so they are not mistaken for an operator's change and served again.
+    for (const entry of this.providers.values()) {
+      if (!failed.includes(entry.files.cert) && !failed.includes(entry.files.key)) {
+        entry.onDisk = { cert: Buffer.from(certPem), key: Buffer.from(keyPem) };
       }
     }
     return failed;
@@ -97,7 +105,8 @@ export class ServerLeaf {
   /** Re-reads the files when they changed on disk (an operator replaced them); true when served anew. */
   reloadIfChanged(): boolean {
     let changed = false;
-    for (const { files, provider } of this.providers.values()) {
+    for (const entry of this.providers.values()) {
+      const { files, provider } = entry;
       let cert: Buffer; let key: Buffer;
       try {
         cert = fs.readFileSync(files.cert);
@@ -105,12 +114,13 @@ export class ServerLeaf {
       } catch {
         continue; // a file being replaced; the next look finds it
       }
-      if (cert.equals(provider.identity.certificate) && key.equals(provider.identity.privateKey)) continue;
+      if (cert.equals(entry.onDisk.cert) && key.equals(entry.onDisk.key)) continue;
       try {
         if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) continue; // half-written pair
       } catch {
         continue;
       }
+      entry.onDisk = { cert, key };
       provider.update({ certificate: cert, privateKey: key });
       changed = true;
     }

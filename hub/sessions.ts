@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { recordConnected, recordDisconnected, touchLastSeen } from '../db/repos/presence';
 import type { Soulprint } from '../proto/types';
-import { SoulNotConnected } from './dispatch-errors';
+import { SoulNotConnected, StepCancelled } from './dispatch-errors';
 import type { HubMetrics } from './metrics';
 import type { Lease, Presence } from './presence';
 import { Session, type SendStepOptions, type SessionSink, type StepOrder, type StepResult } from './session';
@@ -59,7 +59,11 @@ export class Sessions {
     return new Promise<Session | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), r.until - Date.now());
       r.waiters.push((next) => { clearTimeout(timer); resolve(next); });
-    }).then((next) => (next && !next.closed ? next.sendStep(step, opts) : Promise.reject(new SoulNotConnected(sid))));
+    }).then((next) => {
+      // Cancelled while waiting: nothing was sent, and nothing must be sent now.
+      if (opts.signal?.aborted) return Promise.reject(new StepCancelled(sid, 'not sent'));
+      return next && !next.closed ? next.sendStep(step, opts) : Promise.reject(new SoulNotConnected(sid));
+    });
   }
 
   /**

@@ -124,7 +124,6 @@ export class Sessions {
     return session;
   }
 
-  /** The stream ended (either side). Releases the lease if still ours and marks the soul disconnected. */
   /** Closes this keeper's stream of `sid`, if it holds one, telling the soul it was revoked. */
   async revoke(sid: string): Promise<boolean> {
     const s = this.bySid.get(sid);
@@ -134,6 +133,10 @@ export class Sessions {
     return true;
   }
 
+  /**
+   * The stream ended (either side). Releases the lease if still ours and marks the soul
+   * disconnected; with keepLease (a rotation) neither: the soul's next stream takes both over.
+   */
   async end(session: Session, reason: string, opts: { keepLease?: boolean } = {}): Promise<void> {
     if (session.ended) return;
     session.ended = true;

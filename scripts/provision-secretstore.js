@@ -129,13 +129,15 @@ function scenarioPolicy(prefixes = SCENARIO_PREFIXES) {
 }
 
 const POLICY = `
-# The keeper reads its own secrets, signs soul CSRs, and detects KV versions.
+# The keeper reads its own secrets, signs soul CSRs, issues its own server leaf, and detects KV versions.
 path "secret/data/keeper" { capabilities = ["read"] }
 path "secret/data/keeper/*" { capabilities = ["read"] }
 path "kv1/keeper" { capabilities = ["read"] }
 path "kv1/keeper/*" { capabilities = ["read"] }
 path "sys/internal/ui/mounts/*" { capabilities = ["read"] }
 path "${PKI_MOUNT}/sign/${SOUL_ROLE}" { capabilities = ["create", "update"] }
+# The keeper's own leaf, renewed in place when secretstore.server_leaf is set (docs/certificates.md).
+path "${PKI_MOUNT}/issue/${SERVER_ROLE}" { capabilities = ["create", "update"] }
 path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/token/lookup-self" { capabilities = ["read"] }
 # Scenario secrets: read under the scenario prefix, write values of secret inputs. Nothing else.

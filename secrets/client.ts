@@ -19,6 +19,8 @@ export interface SecretStoreOptions {
 }
 
 export interface SignedCertificate { certificate: string; issuingCa: string; caChain: string[]; serialNumber: string }
+export interface IssuedCertificate extends SignedCertificate { privateKey: string }
+export interface IssueRequest { role: string; commonName: string; altNames: string[]; ipSans: string[]; ttl: string }
 
 const REF = /^secretstore:([A-Za-z0-9_./-]+)$/;
 
@@ -194,6 +196,25 @@ export class SecretStore {
     return {
       certificate: res.data.certificate, issuingCa: res.data.issuing_ca,
       caChain: res.data.ca_chain ?? [res.data.issuing_ca], serialNumber: res.data.serial_number,
+    };
+  }
+
+  /**
+   * Issues a certificate and its key from `role` (the store makes the key): the keeper's own server
+   * leaf. Only the keeper's listeners use it; the key never leaves this process and its files.
+   */
+  async issueCertificate(req: IssueRequest): Promise<IssuedCertificate> {
+    let res: { data: { certificate: string; issuing_ca: string; ca_chain?: string[]; serial_number: string; private_key: string } };
+    try {
+      res = await this.vault.write(`${this.opts.pki_mount}/issue/${req.role}`, {
+        common_name: req.commonName, alt_names: req.altNames.join(','), ip_sans: req.ipSans.join(','), ttl: req.ttl, format: 'pem',
+      });
+    } catch (err) {
+      throw classify(err, `issuing the keeper's certificate ${req.commonName} from role ${req.role}`, this.opts.addr);
+    }
+    return {
+      certificate: res.data.certificate, issuingCa: res.data.issuing_ca, caChain: res.data.ca_chain ?? [res.data.issuing_ca],
+      serialNumber: res.data.serial_number, privateKey: res.data.private_key,
     };
   }
 

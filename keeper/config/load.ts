@@ -100,6 +100,13 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       ...(ss.auth ? { auth: { ...ss.auth, ...(ss.auth.secret_id_file ? { secret_id_file: resolveFile(dir, ss.auth.secret_id_file) } : {}) } } : {}),
       pki_mount: ss.pki_mount,
       pki_role: ss.pki_role,
+      soul_cert_ttl_ms: parseDuration(ss.soul_cert_ttl),
+      ...(ss.server_leaf ? {
+        server_leaf: {
+          pki_role: ss.server_leaf.pki_role, common_name: ss.server_leaf.common_name, alt_names: ss.server_leaf.alt_names,
+          ip_sans: ss.server_leaf.ip_sans, ttl_ms: parseDuration(ss.server_leaf.ttl),
+        },
+      } : {}),
       timeout_ms: parseDuration(ss.timeout),
       scenario_prefix: ss.scenario_prefix,
     },
@@ -111,7 +118,8 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
         ttl_bootstrap_ms: parseDuration(raw.auth.jwt.ttl_bootstrap),
       },
       bootstrap_token_ttl_ms: parseDuration(raw.auth.bootstrap_token_ttl),
-      bootstrap_rate_limit: { failures: raw.auth.bootstrap_rate_limit.failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
+      bootstrap_rate_limit: {
+        failures: raw.auth.bootstrap_rate_limit.failures, address_failures: raw.auth.bootstrap_rate_limit.address_failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
     },
     temporal: raw.temporal,
     services: { cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')) },

@@ -68,6 +68,18 @@ export const configSchema = {
         },
         pki_mount: { type: 'string', minLength: 1 },
         pki_role: { type: 'string', minLength: 1 },
+        soul_cert_ttl: { ...duration, default: '720h', description: "lifetime of a soul certificate; the PKI role's max_ttl must allow it" },
+        server_leaf: {
+          type: 'object', additionalProperties: false, required: ['pki_role', 'common_name'],
+          description: "renew the gRPC listeners' certificate from the PKI at two thirds of its lifetime (docs/certificates.md)",
+          properties: {
+            pki_role: { type: 'string', minLength: 1 },
+            common_name: { type: 'string', minLength: 1 },
+            alt_names: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+            ip_sans: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+            ttl: { ...duration, default: '720h' },
+          },
+        },
         timeout: { ...duration, default: '5s' },
         // Scenarios read secrets (secretstore(...), secret inputs) only under this prefix; the
         // keeper's AppRole policy grants read there and nowhere else a scenario could name.
@@ -92,7 +104,12 @@ export const configSchema = {
         bootstrap_token_ttl: { ...duration, default: '24h' },
         bootstrap_rate_limit: {
           type: 'object', additionalProperties: false, default: {},
-          properties: { failures: { type: 'integer', minimum: 1, default: 10 }, window: { ...duration, default: '1m' } },
+          description: 'failures per bootstrap token within window; address_failures: a coarse limit per source address for unknown tokens only',
+          properties: {
+            failures: { type: 'integer', minimum: 1, default: 10 },
+            address_failures: { type: 'integer', minimum: 1, default: 100 },
+            window: { ...duration, default: '1m' },
+          },
         },
       },
     },

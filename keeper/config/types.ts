@@ -23,6 +23,8 @@ export interface KeeperConfig {
     auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
     pki_mount: string;
     pki_role: string;
+    soul_cert_ttl_ms: number;
+    server_leaf?: { pki_role: string; common_name: string; alt_names: string[]; ip_sans: string[]; ttl_ms: number };
     timeout_ms: number;
     /** Scenarios read secrets only below this prefix (docs/secrets.md). */
     scenario_prefix: string;
@@ -30,7 +32,7 @@ export interface KeeperConfig {
   auth: {
     jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };
     bootstrap_token_ttl_ms: number;
-    bootstrap_rate_limit: { failures: number; window_ms: number };
+    bootstrap_rate_limit: { failures: number; address_failures: number; window_ms: number };
   };
   temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
   services: { cache_dir: string };

@@ -62,7 +62,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
   let loaded;
   try {
-    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir });
+    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   } catch (err) {
     return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${service.git}@${service.ref}: ${(err as Error).message}` }]);
   }

@@ -36,7 +36,8 @@ auth:
     ttl_default: 24h
     ttl_bootstrap: 720h
 temporal: { address: 127.0.0.1:7233, namespace: default, task_queue: keeper, ui_url: http://127.0.0.1:8233 }
-services: { cache_dir: services-cache }
+# The demo's example service is a git repository on this machine: file:// is allowed here only.
+services: { cache_dir: services-cache, git: { schemes: [https, ssh, file], hosts: [] } }
 logging: { level: info }
 YAML
 

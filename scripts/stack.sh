@@ -48,6 +48,10 @@ ensure_packages() {
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v ss >/dev/null 2>&1 || missing+=(iproute2)
+  # Temporal behind mutual TLS: HAProxy terminates it, socat bridges to a dev server in its own
+  # network namespace (test/support/temporal-mtls.ts; KEEPER_TEMPORAL_MTLS=1 below).
+  command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+  command -v socat >/dev/null 2>&1 || missing+=(socat)
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then

@@ -50,7 +50,7 @@ ensure_packages() {
   command -v ss >/dev/null 2>&1 || missing+=(iproute2)
   # Temporal behind mutual TLS: HAProxy terminates it, socat bridges to a dev server in its own
   # network namespace (test/support/temporal-mtls.ts; KEEPER_TEMPORAL_MTLS=1 below).
-  command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+  [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
   command -v socat >/dev/null 2>&1 || missing+=(socat)
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)

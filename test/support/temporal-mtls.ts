@@ -96,7 +96,8 @@ export async function startTemporalMtls(): Promise<TemporalMtls> {
     '  default_backend dev',
     'backend dev', `  server dev ${sock}`, '',
   ].join('\n'));
-  const proxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Debian installs it in /usr/sbin, which a non-root PATH may lack.
+  const proxy = spawn(fs.existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
   proxy.stdout!.on('data', keep('haproxy'));
   proxy.stderr!.on('data', keep('haproxy'));
 

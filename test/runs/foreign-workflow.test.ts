@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import knex, { type Knex } from 'knex';
 import type { TestKeeper } from '../support/keeper';
-import { stackEnv } from '../support/stack-env';
+import { connectStackTemporal } from '../support/temporal-client';
 import { fixtureScenario, type FixtureService } from './fixture-scenario';
 import { api, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
 
@@ -40,7 +40,7 @@ describe('runs: a workflow started outside the API is refused by every activity'
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'foreign', git: GIT, ref: 'v1' })).status, 201);
     db = knex({ client: 'pg', connection: k.db.dsn, pool: { min: 0, max: 2 } });
-    connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+    connection = await connectStackTemporal();
     client = new Client({ connection, namespace: 'default' });
   });
   after(async () => {

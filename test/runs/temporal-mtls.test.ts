@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { stackEnv } from '../support/stack-env';
+import { connectStackTemporal } from '../support/temporal-client';
 import { startTemporalMtls, type TemporalMtls } from '../support/temporal-mtls';
 import { fixtureScenario } from './fixture-scenario';
 import { api, settled, startSouls, tempDir, type TestSoul } from './keeper';
@@ -94,7 +94,7 @@ describe('runs: Temporal behind mutual TLS', function () {
     // The run's workflow is on the mTLS frontend, not on the shared stack's.
     const tls = { serverRootCACertificate: fs.readFileSync(t.ca), serverNameOverride: t.serverName, clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) } };
     const secured = await Connection.connect({ address: t.address, tls });
-    const plain = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+    const plain = await connectStackTemporal();
     try {
       const d = await new Client({ connection: secured }).workflow.getHandle(r.body.apply_id).describe();
       assert.equal(d.status.name, 'COMPLETED');

@@ -58,6 +58,14 @@ const SEARCH_ATTRIBUTES = ['KeeperIncarnation=Keyword', 'KeeperOperation=Keyword
 const NAMESPACE_SCRIPT = 'ip link set lo up || exit 1; sock="$1"; shift; ' +
   'socat "UNIX-LISTEN:$sock,fork,mode=600,unlink-early" TCP:127.0.0.1:7233 & exec "$@"';
 
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 function waitExit(child: ChildProcess, ms: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -103,7 +111,11 @@ export async function startTemporalMtls(): Promise<TemporalMtls> {
 
   const stop = async () => {
     proxy.kill('SIGTERM');
-    ns.kill('SIGTERM');
+    // `unshare --fork` waits out SIGTERM; the dev server (the namespace's PID 1, unshare's child)
+    // takes it and ends cleanly, and the namespace ends with it.
+    for (const child of childrenOf(ns.pid!)) {
+      try { process.kill(child, 'SIGTERM'); } catch { /* gone */ }
+    }
     await Promise.all([waitExit(proxy, 5000), waitExit(ns, 5000)]);
     fs.rmSync(dir, { recursive: true, force: true });
   };

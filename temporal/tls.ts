@@ -4,9 +4,11 @@
 // a renewed certificate is used from the next (re)connect of the process.
 import fs from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
-import type { TemporalTls } from '../keeper/config/types';
 
-export function temporalTlsOptions(tls: TemporalTls | undefined): TLSConfig | undefined {
+/** The shape of config temporal.tls (keeper/config/types.ts TemporalTls), paths already absolute. */
+export interface TemporalTlsFiles { ca: string; cert: string; key: string; server_name?: string }
+
+export function temporalTlsOptions(tls: TemporalTlsFiles | undefined): TLSConfig | undefined {
   if (!tls) return undefined;
   const read = (key: 'ca' | 'cert' | 'key') => {
     try {

@@ -1,6 +1,6 @@
 // The service catalog: register, list, get. Registering a taken name is 409, never an overwrite.
 import { createService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
-import { gitUrlRefusal } from '../../scenario/load/git-policy';
+import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -11,7 +11,7 @@ import {
 
 function view(s: ServiceRecord) {
   return {
-    name: s.name, git: s.git, ref: s.ref, version: s.ref, credential_ref: s.credential_ref, created_by: s.created_by,
+    name: s.name, git: displayGitUrl(s.git), ref: s.ref, version: s.ref, credential_ref: s.credential_ref, created_by: s.created_by,
     created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString(),
   };
 }

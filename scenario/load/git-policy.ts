@@ -87,3 +87,11 @@ export function splitCredentialRef(ref: string): { path: string; field: string }
   const hash = ref.indexOf('#');
   return { path: ref.slice(0, hash), field: ref.slice(hash + 1) };
 }
+
+/**
+ * The URL as it may be shown: user info dropped. New services cannot carry credentials, but a row
+ * registered before the rule existed may, and it must not reach an answer or a run report.
+ */
+export function displayGitUrl(url: string): string {
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@]*@/, '$1');
+}

@@ -168,6 +168,10 @@ function git(args: string[], opts: GitRun = {}): Promise<string> {
       if (watcher) clearInterval(watcher);
       if (stopped) return reject(new GitLoadError(stopped));
       if (code !== 0) return reject(new GitLoadError(summarizeGitError(args[0], err, code)));
+      // A command faster than the watcher's first look is measured once at the end.
+      if (opts.watch && cap !== undefined && dirBytes(opts.watch) > cap) {
+        return reject(new GitLoadError(`git ${args[0]}: the repository passed ${cap} bytes (services.git.max_repo_bytes)`));
+      }
       resolve(Buffer.concat(out).toString());
     });
   });

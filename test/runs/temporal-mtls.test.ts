@@ -59,6 +59,9 @@ describe('runs: Temporal behind mutual TLS', function () {
       const err = await startWorkflowWith(tls);
       assert.ok(err instanceof Error, `${what}: the frontend must refuse`);
     }
+    // The dev server is reachable only through the bridge's socket: 0600 in a 0700 directory.
+    assert.equal(fs.statSync(path.join(t.dir, 'temporal.sock')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(t.dir).mode & 0o777, 0o700);
     // The same frontend admits the fixture's client certificate: the refusals above were the certificate's doing.
     assert.equal(await startWorkflowWith({
       serverRootCACertificate: ca, serverNameOverride: t.serverName, clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) },

@@ -5,11 +5,12 @@
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../db/repos/incarnations';
+import { checkRunHoldsLock } from '../db/repos/run-lock';
 import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
 import type { DispatchInput, DispatchOutcome } from '../workflows/types';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
-import { RunGone } from './errors';
+import { NotLockHolder, RunGone } from './errors';
 import { resolvePlanSecrets, secretSender } from './secrets';
 
 const CONCURRENCY = 128;
@@ -36,6 +37,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const signal = ctx.cancellationSignal;
       // Every host in flight (up to the batch size) listens on this one signal for cancellation.
       setMaxListeners(0, signal);
+      const lock = await checkRunHoldsLock(deps.db, applyId);
+      if (!lock.ok) throw NotLockHolder(lock.reason);
       const run = await getRun(deps.db, applyId);
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);

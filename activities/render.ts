@@ -7,6 +7,7 @@ import { getIncarnation } from '../db/repos/incarnations';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../db/repos/runs';
 import { getService } from '../db/repos/services';
 import type { RenderOutcome } from '../workflows/types';
+import { displayGitUrl } from '../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { renderSecrets } from './render-secrets';
@@ -71,9 +72,9 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
   let loaded;
   try {
-    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir });
+    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   } catch (err) {
-    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${service.git}@${service.ref}: ${(err as Error).message}` }]);
+    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${service.ref}: ${(err as Error).message}` }]);
   }
 
   const { hosts, pending } = await targetHosts(db, inc.covens);

@@ -1,6 +1,8 @@
 // What the run activities need from the scenario engine (scenario/, issue 5), as one narrow port.
 // The activities depend on this interface only; `scenario-adapter.ts` binds it to scenario/index.ts
 // and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlannedStep).
+import type { GitCredential } from '../scenario/load/git';
+import type { GitPolicy } from '../scenario/load/git-policy';
 import type { PlannedStep } from '../db/repos/runs';
 
 export interface LoadedService {
@@ -45,7 +47,11 @@ export interface RunProblem { path: string; message: string }
 export type RenderResult = { ok: true; plan: RenderedPlan } | { ok: false; errors: RenderError[] };
 
 export interface ScenarioPort {
-  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<LoadedService>;
+  /**
+   * `credentialRef` is the service's; the keeper's wrapper (temporal/git-access.ts) adds the source
+   * policy and the resolved credential before the engine clones.
+   */
+  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string; policy?: GitPolicy; credential?: GitCredential }): Promise<LoadedService>;
   render(args: {
     service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
     hosts: { sid: string; soulprint: Record<string, unknown> }[];

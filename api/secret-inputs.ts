@@ -8,7 +8,7 @@ import { problems } from './problems';
 
 /** What the API needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
 export interface SecretInputsSource {
-  loadService(a: { git: string; ref: string; cacheDir: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
+  loadService(a: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
 }
 
 export interface SealArgs {
@@ -16,7 +16,7 @@ export interface SealArgs {
   secrets: Pick<SecretStore, 'writeFields'>;
   scenarioPrefix: string;
   cacheDir: string;
-  service: { name: string; git: string; ref: string };
+  service: { name: string; git: string; ref: string; credential_ref?: string | null };
   incarnation: string;
   operation: string;
   applyId: string;
@@ -27,7 +27,7 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
   if (!a.scenario || Object.keys(a.input).length === 0) return a.input;
   let secretNames: string[];
   try {
-    const loaded = await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir });
+    const loaded = await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir, credentialRef: a.service.credential_ref ?? undefined });
     secretNames = loaded.secretInputs?.[a.operation] ?? [];
   } catch {
     // Which inputs are secret is unknown: nothing may be stored, not even the input.

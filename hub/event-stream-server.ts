@@ -12,6 +12,7 @@ import type { KeeperConfig } from '../keeper/config/types';
 import { services } from '../proto/load';
 import type { KeeperMessage, SoulMessage, Soulprint } from '../proto/types';
 import { SERVER_OPTIONS, grpcComponent } from './grpc-listen';
+import { checkSoulprint } from './soulprint';
 import type { HandshakeOutcome, HubMetrics } from './metrics';
 import { peerIdentity } from './peer-identity';
 import { renewOnStream, type PresentedCertificate } from './renewal';
@@ -32,6 +33,13 @@ function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: H
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
   deps.log.warn('event stream refused', { sid, outcome, peer: call.getPeer() });
   call.emit('error', { code, details });
+}
+
+/** A soulprint not naming the certificate's SID is an identity problem; any other bad fact is bad input. */
+function refuseSoulprint(deps: EventStreamDeps, call: Call, v: { field: string; reason: string }, sid: string): void {
+  if (v.field === 'fqdn') return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `the soulprint ${v.reason}`, sid);
+  const name = v.field === 'soulprint' ? 'the soulprint' : `soulprint.${v.field}`;
+  refuse(deps, call, grpc.status.INVALID_ARGUMENT, 'invalid_soulprint', `${name} ${v.reason}`, sid);
 }
 
 function handleConnect(deps: EventStreamDeps, call: Call): void {
@@ -72,9 +80,9 @@ function handleConnect(deps: EventStreamDeps, call: Call): void {
     switch (m.msg) {
       case 'heartbeat': return;
       case 'facts': {
-        const sp = m.facts.soulprint;
-        if (!sp || sp.fqdn !== sid) return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `facts must describe ${sid}`, sid);
-        void deps.sessions.updateSoulprint(session, sp);
+        const checked = checkSoulprint(m.facts.soulprint, sid);
+        if (!checked.ok) return refuseSoulprint(deps, call, checked, sid);
+        void deps.sessions.updateSoulprint(session, checked.soulprint);
         return;
       }
       case 'step_progress': session.onProgress(m.step_progress); return;
@@ -92,11 +100,12 @@ function handleConnect(deps: EventStreamDeps, call: Call): void {
 }
 
 async function open(deps: EventStreamDeps, call: Call, sid: string, serial: string, soulprint: Soulprint | null): Promise<Session | undefined> {
-  if (!soulprint || soulprint.fqdn !== sid) {
-    refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch',
-      `the soulprint names host "${soulprint?.fqdn ?? ''}" but the certificate is for ${sid}`, sid);
+  const checked = checkSoulprint(soulprint, sid);
+  if (!checked.ok) {
+    refuseSoulprint(deps, call, checked, sid);
     return undefined;
   }
+  soulprint = checked.soulprint;
   try {
     const admission = await agentAdmission(deps.db, sid);
     if (!admission.registered) {

@@ -113,7 +113,7 @@ const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
 /** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
-function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>) {
+function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>) {
   const { config, secrets } = deps.runtime;
   return sealSecretInputs({
     scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,

@@ -8,7 +8,7 @@ import { problems } from '../problems';
 
 /** What the API asks of the scenario engine before it starts a run (the runs' ScenarioPort has this shape). */
 export interface RunChecker {
-  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<{ name: string; stateSchemaVersion: number }>;
+  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ name: string; stateSchemaVersion: number }>;
   checkRun(args: { service: never; operation: string; input: Record<string, unknown> }): { path: string; message: string }[];
 }
 
@@ -17,7 +17,7 @@ export interface RunChecker {
 const loading = new Map<string, Promise<unknown>>();
 
 export async function loadChecked(deps: ApiDeps, scenario: RunChecker, service: ServiceRecord, field: string) {
-  const load = () => scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir });
+  const load = () => scenario.loadService({ git: service.git, ref: service.ref, cacheDir: deps.runtime.config.services.cache_dir, credentialRef: service.credential_ref ?? undefined });
   const prev = loading.get(service.git) ?? Promise.resolve();
   const mine = prev.catch(() => undefined).then(async () => {
     try {

@@ -121,8 +121,22 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       bootstrap_rate_limit: {
         failures: raw.auth.bootstrap_rate_limit.failures, address_failures: raw.auth.bootstrap_rate_limit.address_failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
     },
-    temporal: raw.temporal,
-    services: { cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')) },
+    temporal: {
+      address: raw.temporal.address, namespace: raw.temporal.namespace, task_queue: raw.temporal.task_queue, ui_url: raw.temporal.ui_url,
+      ...(raw.temporal.tls ? {
+        tls: {
+          ca: resolveFile(dir, raw.temporal.tls.ca), cert: resolveFile(dir, raw.temporal.tls.cert), key: resolveFile(dir, raw.temporal.tls.key),
+          ...(raw.temporal.tls.server_name ? { server_name: raw.temporal.tls.server_name } : {}),
+        },
+      } : {}),
+    },
+    services: {
+      cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')),
+      git: {
+        schemes: raw.services.git.schemes, hosts: raw.services.git.hosts,
+        maxRepoBytes: raw.services.git.max_repo_bytes, timeoutMs: parseDuration(raw.services.git.timeout),
+      },
+    },
     logging: raw.logging,
     api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },

@@ -2,6 +2,7 @@
 // Defaults for the optional blocks (auth extras, logging, reaper, otel, temporal) live here too so
 // the running process and docs/configuration.md agree on one source.
 import { DURATION_PATTERN } from '../../common/duration';
+import { GIT_SCHEMES } from '../../scenario/load/git-policy';
 
 const addr = { type: 'string', pattern: '^[^\\s:]+:\\d{1,5}$', description: '<host>:<port>' } as const;
 const duration = { type: 'string', pattern: DURATION_PATTERN, description: 'duration such as 30s, 15m, 24h' } as const;
@@ -120,11 +121,38 @@ export const configSchema = {
         namespace: { type: 'string', minLength: 1, default: 'default' },
         task_queue: { type: 'string', minLength: 1, default: 'keeper' },
         ui_url: { type: 'string', default: 'http://127.0.0.1:8233' },
+        tls: {
+          type: 'object', additionalProperties: false, required: ['ca', 'cert', 'key'],
+          description: "mutual TLS to the Temporal frontend: the CA that signed the frontend's certificate, and the keeper's client certificate and key",
+          properties: {
+            ca: file, cert: file, key: file,
+            server_name: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$', description: "the name in the frontend's certificate, when it differs from the address's host" },
+          },
+        },
       },
     },
     services: {
       type: 'object', additionalProperties: false, default: {},
-      properties: { cache_dir: { type: 'string', minLength: 1 } },
+      properties: {
+        cache_dir: { type: 'string', minLength: 1 },
+        git: {
+          type: 'object', additionalProperties: false, default: {},
+          description: 'which repositories services may come from (docs/security.md, git sources)',
+          properties: {
+            schemes: {
+              type: 'array', uniqueItems: true, default: ['https', 'ssh'], items: { enum: [...GIT_SCHEMES] },
+              description: 'URL schemes allowed; file (the keeper\'s own disk) only when listed',
+            },
+            hosts: {
+              type: 'array', uniqueItems: true, default: [],
+              items: { type: 'string', pattern: '^(?:\\*|(?:\\*\\.)?[A-Za-z0-9_][A-Za-z0-9_.-]*|[0-9A-Fa-f:]+)$', description: 'a host name, *.<domain>, an IP address, or * for any host' },
+              description: 'hosts a repository may be on; empty allows none',
+            },
+            max_repo_bytes: { type: 'integer', minimum: 1024, maximum: 68719476736, default: 268435456 },
+            timeout: { ...duration, default: '2m' },
+          },
+        },
+      },
     },
     logging: {
       type: 'object', additionalProperties: false, default: {},

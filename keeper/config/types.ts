@@ -1,6 +1,10 @@
 // The validated, defaulted configuration as the process uses it. File paths are absolute (resolved
 // against the config file's folder) and durations are milliseconds.
+import type { GitPolicy } from '../../scenario/load/git-policy';
+
 export interface ListenerConfig { addr: string }
+/** Files resolved to absolute paths; read at connect time. */
+export interface TemporalTls { ca: string; cert: string; key: string; server_name?: string }
 export interface TlsFiles { cert: string; key: string; ca?: string }
 
 export interface KeeperConfig {
@@ -34,8 +38,8 @@ export interface KeeperConfig {
     bootstrap_token_ttl_ms: number;
     bootstrap_rate_limit: { failures: number; address_failures: number; window_ms: number };
   };
-  temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
-  services: { cache_dir: string };
+  temporal: { address: string; namespace: string; task_queue: string; ui_url: string; tls?: TemporalTls };
+  services: { cache_dir: string; git: GitPolicy };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
   api: { rate_limit: { requests_per_second: number; burst: number } };
   reaper: { interval_ms: number; lease_ttl_ms: number };

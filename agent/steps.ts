@@ -46,7 +46,7 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   // Journals are pruned at start and every PRUNE_EVERY_MS, keeping `ledger.retention_days` (30 by
   // default). A pruned apply's steps, delivered again, would be applied again, so retention must
   // outlast every redelivery: a dispatch activity retries for at most 6 attempts of up to 1 h
-  // (workflows/dispatch-batch.ts), and a run can also wait out a stopped control plane (Temporal,
+  // (runs/workflows/dispatch-batch.ts), and a run can also wait out a stopped control plane (Temporal,
   // the keepers) for as long as that outage lasts. 30 days covers both with a wide margin; the
   // journals are small (one line per step).
   const prune = () => { ledger.prune(ctx.config.ledger.retention_days).catch(() => undefined); };

@@ -1,7 +1,7 @@
 // What the Operator API needs from the keeper process.
 import type { SecretInputsSource } from './secret-inputs';
-import type { Metrics } from '../keeper/metrics';
-import type { RuntimeWithCache } from '../keeper/runtime';
+import type { Metrics } from '../platform/metrics';
+import type { RuntimeWithCache } from '../platform/runtime';
 
 export interface ApiDeps {
   runtime: RuntimeWithCache;

@@ -2,7 +2,7 @@
 // permission (or with one outside the grammar), a duplicate, or a path whose `{params}` do not match
 // its params schema stops the keeper at startup, so no route can be reached unguarded.
 import type { NextFunction, Request, Response, Router } from 'express';
-import { PERMISSION_PATTERN } from '../keeper/auth/roles';
+import { PERMISSION_PATTERN } from './roles';
 import { checkPermission } from './auth';
 import { jsonBody } from './body';
 import type { ApiDeps } from './deps';

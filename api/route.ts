@@ -39,7 +39,7 @@ export interface RouteDef<P = any, Q = any, B = any> {
   path: string;
   operationId: string;
   tag: string;
-  /** `<resource>:<action>` the caller needs (keeper/auth/roles.ts). Missing => startup fails. */
+  /** `<resource>:<action>` the caller needs (api/roles.ts). Missing => startup fails. */
   permission: string;
   summary: string;
   description?: string;

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
-import type { Component } from '../keeper/component';
-import type { KeeperConfig } from '../keeper/config/types';
+import type { Component } from '../platform/component';
+import type { KeeperConfig } from '../platform/config/types';
 import { services } from '../proto/load';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
 import { tokenSid } from '../db/repos/enrollment';

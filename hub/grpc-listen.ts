@@ -1,7 +1,7 @@
 // A gRPC server as a keeper Component: binds `<host>:<port>` with the given credentials and, on
 // stop, refuses new calls, lets `drain` end the live ones, then forces what is left after a grace.
 import * as grpc from '@grpc/grpc-js';
-import type { Component } from '../keeper/component';
+import type { Component } from '../platform/component';
 
 export function grpcComponent(
   name: string, addr: string, server: grpc.Server, credentials: () => grpc.ServerCredentials, drain: () => Promise<void> = async () => undefined,

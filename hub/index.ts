@@ -1,8 +1,8 @@
 // The hub: what the keeper process starts for souls (bootstrap listener, event-stream listener,
 // presence reconciler) and the `sessions` object through which workers dispatch steps.
-import type { Component } from '../keeper/component';
-import type { Metrics } from '../keeper/metrics';
-import type { RuntimeWithCache } from '../keeper/runtime';
+import type { Component } from '../platform/component';
+import type { Metrics } from '../platform/metrics';
+import type { RuntimeWithCache } from '../platform/runtime';
 import { bootstrapComponent } from './bootstrap-server';
 import { eventStreamComponent } from './event-stream-server';
 import { leafRenewalComponent } from './leaf-renewal';

@@ -1,6 +1,6 @@
-// The hub's Prometheus metrics, registered in the keeper's one registry (keeper/metrics.ts).
+// The hub's Prometheus metrics, registered in the keeper's one registry (platform/metrics.ts).
 import client from 'prom-client';
-import type { Metrics } from '../keeper/metrics';
+import type { Metrics } from '../platform/metrics';
 
 export type HandshakeOutcome =
   // bootstrap listener

@@ -6,7 +6,7 @@
 // A newer acquisition always wins and gets a higher epoch. Refresh and release compare the stored
 // epoch with the caller's inside one script, so a stale holder (a stalled keeper, an older stream)
 // can neither extend nor delete a lease that is no longer its own: it is fenced and must stop.
-import type { Cache } from '../keeper/cache';
+import type { Cache } from '../platform/cache';
 import { defineScript, runScript } from './scripts';
 
 export const LEASE_PREFIX = 'keeper:presence:';

@@ -9,8 +9,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { connectedPage, recordConnected, recordDisconnected } from '../db/repos/presence';
-import type { Cache } from '../keeper/cache';
-import type { Component } from '../keeper/component';
+import type { Cache } from '../platform/cache';
+import type { Component } from '../platform/component';
 import type { HubMetrics } from './metrics';
 import type { Presence } from './presence';
 import { defineScript, runScript } from './scripts';

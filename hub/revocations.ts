@@ -3,8 +3,8 @@
 // soul from then on (hub/event-stream-server.ts), so a soul that held no stream anywhere, or one
 // whose keeper missed the message during a cache outage, is refused when it next connects.
 import type { Logger } from '../common/logger';
-import type { Cache } from '../keeper/cache';
-import type { Component } from '../keeper/component';
+import type { Cache } from '../platform/cache';
+import type { Component } from '../platform/component';
 import type { Sessions } from './sessions';
 
 export const REVOKED_CHANNEL = 'keeper:souls:revoked';

@@ -1,7 +1,7 @@
 // Runs a Lua script on the cache by its SHA, loading it on first use and again after a cache restart
 // (NOSCRIPT), so a fenced read-modify-write is one atomic round trip.
 import { createHash } from 'node:crypto';
-import type { Cache } from '../keeper/cache';
+import type { Cache } from '../platform/cache';
 
 export interface Script { source: string; sha: string }
 

@@ -2,9 +2,9 @@
 // Exit codes: 0 done, 1 refused or failed (with the reason on stderr), 2 usage.
 import yargs from 'yargs';
 import { createLogger } from '../common/logger';
-import { ConfigError, loadConfig } from './config/load';
+import { ConfigError, loadConfig } from '../platform/config/load';
 import { InitRefused, checkAid, keeperInit } from './init';
-import { openCore, StartupError } from './runtime';
+import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
 import { VERSION } from '../common/version';
 

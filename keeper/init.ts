@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { issueOperatorToken } from './auth/jwt';
-import { AID_PATTERN, CLUSTER_ADMIN } from './auth/roles';
+import { issueOperatorToken } from '../api/jwt';
+import { AID_PATTERN, CLUSTER_ADMIN } from '../api/roles';
 
 export class InitRefused extends Error {
   constructor(message: string) { super(message); this.name = 'InitRefused'; }

@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '../common/logger';
-import type { Cache } from './cache';
-import type { Component } from './component';
-import { StartupError } from './runtime';
+import type { Cache } from '../platform/cache';
+import type { Component } from '../platform/component';
+import { StartupError } from '../platform/runtime';
 
 export const CLAIM_TTL_MS = 3000;
 export const RENEW_MS = 1000;

@@ -2,9 +2,9 @@
 // Checked on each request, so it recovers by itself when a dependency returns.
 import type { Request, Response } from 'express';
 import { dbAnswers } from '../db/connect';
-import { cacheAnswers, type Cache } from './cache';
+import { cacheAnswers, type Cache } from '../platform/cache';
 import type { Knex } from 'knex';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../platform/metrics';
 
 export function readinessHandler(db: Knex, cache: Cache, metrics: Metrics) {
   return async (_req: Request, res: Response): Promise<void> => {

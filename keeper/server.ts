@@ -7,15 +7,15 @@ import { createHubComponents, type Hub } from '../hub';
 import { createApiApp, createApiFallback, problemErrorHandler } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
-import type { ScenarioPort } from '../activities/scenario-port';
-import { createRunComponents } from '../temporal/components';
-import { startAll, type Component } from './component';
-import type { KeeperConfig } from './config/types';
+import type { ScenarioPort } from '../runs/activities/scenario-port';
+import { createRunComponents } from '../runs/components';
+import { startAll, type Component } from '../platform/component';
+import type { KeeperConfig } from '../platform/config/types';
 import { kidClaim } from './kid-claim';
-import { httpComponent } from './listen';
-import { createMetrics, type Metrics } from './metrics';
+import { httpComponent } from '../platform/listen';
+import { createMetrics, type Metrics } from '../platform/metrics';
 import { readinessHandler } from './readiness';
-import { openRuntime, StartupError, type RuntimeWithCache } from './runtime';
+import { openRuntime, StartupError, type RuntimeWithCache } from '../platform/runtime';
 import { VERSION } from '../common/version';
 
 export interface RunningKeeper {

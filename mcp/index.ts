@@ -2,8 +2,8 @@
 // present, nothing at all when it is absent.
 import { allRoutes } from '../api';
 import type { ApiDeps } from '../api/deps';
-import type { Component } from '../keeper/component';
-import { httpComponent } from '../keeper/listen';
+import type { Component } from '../platform/component';
+import { httpComponent } from '../platform/listen';
 import { createMcpApp } from './server';
 
 export { createMcpApp, MCP_PATH } from './server';

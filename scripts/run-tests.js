@@ -14,7 +14,7 @@ if (!fs.existsSync(path.join(root, 'dist'))) {
   process.exit(2);
 }
 const globs = extra.length > 0 ? extra : unitOnly
-  ? ['dist/{activities,agent,api,common,db,hub,keeper,lint,mcp,scenario,secrets,temporal,ui,workflows}/**/*.test.js']
+  ? ['dist/{agent,api,common,db,hub,keeper,lint,mcp,platform,runs,scenario,secrets,ui}/**/*.test.js']
   : ['dist/**/*.test.js'];
 const args = [
   require.resolve('mocha/bin/mocha.js'),

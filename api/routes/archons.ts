@@ -1,8 +1,8 @@
 // Operators: create, list, get, and token issue/reissue (ARCHITECTURE 3). Tokens carry the AID as
 // `sub`; the role is read from the registry on every request, so the token's `role` claim is only
 // informational.
-import { AID_PATTERN, permissionsOf } from '../../keeper/auth/roles';
-import { issueOperatorToken } from '../../keeper/auth/jwt';
+import { AID_PATTERN, permissionsOf } from '../roles';
+import { issueOperatorToken } from '../jwt';
 import { createArchon, getArchon, listArchons, type ArchonRecord } from '../../db/repos/archons';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';

@@ -2,15 +2,15 @@
 // (and unlock-with-retry), upgrade. A handler records the run and takes the lock in PostgreSQL
 // first, then starts the run's workflow; if Temporal refuses, the run is failed and the
 // incarnation locked with the reason, never left `applying` with nothing running.
-import { lockRun } from '../../activities/commit';
+import { lockRun } from '../../db/repos/run-outcome';
 import {
   beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
 import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
-import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
+import { runUiUrl, type TemporalClientHolder } from '../../runs/connection';
 import { sealSecretInputs } from '../secret-inputs';
-import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
+import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../runs/client';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';

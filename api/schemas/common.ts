@@ -2,7 +2,7 @@
 // the one source of truth: ajv validates requests with them, and the OpenAPI document is generated
 // from the very same objects. A schema registered with `named` appears once under
 // components.schemas and is referenced from everywhere it is used.
-import { AID_PATTERN, ROLE_NAMES } from '../../keeper/auth/roles';
+import { AID_PATTERN, ROLE_NAMES } from '../roles';
 
 export type JsonSchema = Record<string, unknown>;
 export interface ObjectSchema extends JsonSchema { type: 'object'; properties: Record<string, JsonSchema> }

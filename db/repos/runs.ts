@@ -20,7 +20,7 @@ export interface PlannedStep {
   changed_when?: string;
   failed_when?: string;
   until?: string;
-  /** Extra attempts allowed while `until` is false (bounded; see activities/apply-host.ts). */
+  /** Extra attempts allowed while `until` is false (bounded; see runs/activities/apply-host.ts). */
   retries?: number;
   delay_ms?: number;
   register?: string;

@@ -5,7 +5,7 @@
  * the plan is checked to hold only whole markers (a secret cannot be
  * transformed, only placed), and committed state keeps references, never
  * markers or text built from a secret. The plan that leaves here holds no
- * value: values are read by the dispatching keeper (activities/secrets.ts).
+ * value: values are read by the dispatching keeper (runs/activities/secrets.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { parseReference, referenceText } from '../../common/secret';

@@ -9,7 +9,7 @@ import { silentLogger } from '../../common/logger';
 import { recordConnected } from '../../db/repos/presence';
 import { Presence } from '../../hub/presence';
 import { SoulNotConnected } from '../../hub/dispatch-errors';
-import { loadConfig } from '../../keeper/config/load';
+import { loadConfig } from '../../platform/config/load';
 import { startKeeper, type RunningKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
 import { endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../common/logger';
-import { connectCache, type Cache } from '../../keeper/cache';
-import { loadConfig } from '../../keeper/config/load';
+import { connectCache, type Cache } from '../../platform/cache';
+import { loadConfig } from '../../platform/config/load';
 import { CLAIM_TTL_MS } from '../../keeper/kid-claim';
 import { startKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, initTestKeeper, startTestKeeper, type TestKeeper } from '../support/keeper';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { silentLogger } from '../../common/logger';
-import { issueOperatorToken } from '../../keeper/auth/jwt';
+import { issueOperatorToken } from '../../api/jwt';
 import { startKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, startTestKeeper, type TestKeeper } from '../support/keeper';
 import { putSecret } from '../support/secretstore';

@@ -3,7 +3,7 @@
 // covered here automatically, so no route can be added unguarded.
 import assert from 'node:assert/strict';
 import { allRoutes } from '../../api/routes';
-import { ROLE_NAMES, permissionsOf, permits } from '../../keeper/auth/roles';
+import { ROLE_NAMES, permissionsOf, permits } from '../../api/roles';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { assertProblem, call, operatorToken } from './helpers';
 

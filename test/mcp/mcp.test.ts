@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sidSchema } from '../../api/schemas/common';
 import { registerSoulBody } from '../../api/schemas/souls';
-import { issueOperatorToken } from '../../keeper/auth/jwt';
+import { issueOperatorToken } from '../../api/jwt';
 import { freePort } from '../support/ports';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { clientFor, operatorToken } from '../api/helpers';

@@ -4,7 +4,7 @@
 // expressions with the same CEL library. Services are TypeScript objects named by a fake git URL.
 import { evaluate } from '@marcbachmann/cel-js';
 import type { PlannedStep } from '../../db/repos/runs';
-import type { LoadedService, Orchestration, RenderError, ScenarioPort } from '../../activities/scenario-port';
+import type { LoadedService, Orchestration, RenderError, ScenarioPort } from '../../runs/activities/scenario-port';
 
 export interface FixtureOperation {
   (args: { input: Record<string, unknown>; state: Record<string, unknown>; sid: string }):

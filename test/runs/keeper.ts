@@ -5,7 +5,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ScenarioPort } from '../../activities/scenario-port';
+import type { ScenarioPort } from '../../runs/activities/scenario-port';
 import { initTestKeeper, startTestKeeper, type InitializedKeeper, type TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type KeeperAccess, type RunningSoul } from '../agents/harness';

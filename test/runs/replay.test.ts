@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { workflowBundle } from '../../temporal/bundle';
-import { installTemporalRuntime } from '../../temporal/runtime-logger';
+import { workflowBundle } from '../../runs/bundle';
+import { installTemporalRuntime } from '../../runs/runtime-logger';
 import { silentLogger } from '../../common/logger';
 import { HISTORIES_DIR } from './histories';
 

@@ -4,7 +4,7 @@
 // token sending the operator back to sign in with the reason. Screenshots go to test-results/ui/.
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { issueOperatorToken } from '../../keeper/auth/jwt';
+import { issueOperatorToken } from '../../api/jwt';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { clientFor } from '../api/helpers';
 import { launch, newPage, recordUrls, shot, signIn } from './browser';

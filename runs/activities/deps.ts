@@ -1,0 +1,48 @@
+// Everything the run activities touch, passed in once by the worker (runs/worker.ts). Tests
+// build the same object with the real database and Temporal, and only swap what is not real yet.
+import type { Knex } from 'knex';
+import type { Logger } from '../../common/logger';
+import type { ScenarioPort } from './scenario-port';
+import type { DispatchSecrets } from './secrets';
+
+/** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
+export interface StepSender {
+  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown> },
+    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<{
+      changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean;
+    }>;
+  isConnected(sid: string): boolean;
+}
+
+/** Which keeper holds each soul's stream right now (the presence lease), null when none does. */
+export type LocateSouls = (sids: string[]) => Promise<(string | null)[]>;
+
+export interface SharedActivityDeps {
+  db: Knex;
+  log: Logger;
+  scenario: ScenarioPort;
+  locate: LocateSouls;
+  /** The shared task queue; a keeper's dispatch queue is derived from it (runs/queues.ts). */
+  taskQueue: string;
+  /** Where services are checked out (config.services.cache_dir). */
+  cacheDir: string;
+  /** Secret markers in plans (issue 12): the nonce key and secretstore.scenario_prefix. */
+  secrets?: RenderSecretsConfig;
+}
+
+export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }
+
+export interface DispatchActivityDeps {
+  db: Knex;
+  log: Logger;
+  scenario: Pick<ScenarioPort, 'evaluate'>;
+  sessions: StepSender;
+  locate: LocateSouls;
+  kid: string;
+  /** Per step, how long a soul may stay silent before the host is `unknown`. */
+  stepTimeoutMs?: number;
+  /** How long to wait for a soul to (re)connect to this keeper before handing it back as moved. */
+  reconnectGraceMs?: number;
+  /** Reads the secrets a plan's markers name, at send time (runs/activities/secrets.ts). */
+  secrets?: DispatchSecrets;
+}

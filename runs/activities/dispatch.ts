@@ -1,0 +1,118 @@
+// The dispatch activity: runs only on a keeper's own queue (`<task_queue>-<kid>`), because only that
+// keeper holds the souls' streams. Applies each host's plan (bounded concurrency), writes the
+// per-step report as it goes, and heartbeats so a killed keeper is noticed within the heartbeat
+// timeout; the retry re-sends the same step keys and the souls' ledgers answer them.
+import { setMaxListeners } from 'node:events';
+import { Context } from '@temporalio/activity';
+import { getIncarnation } from '../../db/repos/incarnations';
+import { checkRunHoldsLock } from '../../db/repos/run-lock';
+import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../../db/repos/runs';
+import type { DispatchInput, DispatchOutcome } from '../messages';
+import { applyHost } from './apply-host';
+import type { DispatchActivityDeps } from './deps';
+import { NotLockHolder, RunGone } from './errors';
+import { resolvePlanSecrets, secretSender } from './secrets';
+
+const CONCURRENCY = 128;
+const HEARTBEAT_MS = 2000;
+
+export function createDispatchActivities(deps: DispatchActivityDeps) {
+  const stepTimeoutMs = deps.stepTimeoutMs ?? 300_000;
+  const graceMs = deps.reconnectGraceMs ?? 10_000;
+
+  /** Waits until this keeper holds the soul's stream; 'moved' when another keeper does or none appears. */
+  async function awaitSession(sid: string, signal: AbortSignal): Promise<'here' | 'moved'> {
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      if (deps.sessions.isConnected(sid)) return 'here';
+      const [kid] = await deps.locate([sid]);
+      if ((kid && kid !== deps.kid) || Date.now() >= deadline || signal.aborted) return 'moved';
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  return {
+    async dispatchHosts({ applyId, sids, batch }: DispatchInput): Promise<DispatchOutcome> {
+      const ctx = Context.current();
+      const signal = ctx.cancellationSignal;
+      // Every host in flight (up to the batch size) listens on this one signal for cancellation.
+      setMaxListeners(0, signal);
+      const lock = await checkRunHoldsLock(deps.db, applyId);
+      if (!lock.ok) throw NotLockHolder(lock.reason);
+      const run = await getRun(deps.db, applyId);
+      const inc = run && await getIncarnation(deps.db, run.incarnation);
+      if (!run || !inc) throw RunGone(applyId);
+      const plans = await loadPlans(deps.db, applyId, sids);
+      // Values are read now, for this dispatch only, and never written back (issue 12).
+      const secrets = await resolvePlanSecrets(deps.secrets, applyId, plans);
+      // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
+      // changed there, so they will not change again here).
+      const owed = run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
+      const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
+      let hostRows: Omit<HostRow, 'apply_id'>[] = [];
+      let stepRows: StepRow[] = [];
+      let done = 0;
+      const flush = async () => {
+        const [h, s] = [hostRows, stepRows];
+        hostRows = []; stepRows = [];
+        await recordSteps(deps.db, s);
+        await recordHosts(deps.db, h, applyId);
+      };
+      // Finished hosts are also written with each heartbeat, so the run report shows a long dispatch
+      // progressing instead of every host `pending` until the end. Writes are chained (never two at
+      // once); a failed write fails the activity, whose retry rewrites every host.
+      let writing: Promise<void> = Promise.resolve();
+      let writeError: unknown;
+      const write = () => (writing = writing.then(flush).catch((err: unknown) => { writeError ??= err; }));
+      const beat = setInterval(() => {
+        ctx.heartbeat({ done, of: sids.length });
+        if (hostRows.length > 0) void write();
+      }, HEARTBEAT_MS);
+      try {
+        let next = 0;
+        const worker = async () => {
+          while (next < sids.length && !signal.aborted) {
+            const sid = sids[next++];
+            const plan = plans.get(sid);
+            if (!plan) { out.unknown.push(sid); hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }); continue; }
+            if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
+            const hs = secrets.get(sid);
+            if (hs?.error) {
+              // Nothing is sent to a host whose secrets cannot be read: it fails whole, with the reason.
+              const now = new Date();
+              stepRows.push(...plan.steps.map((s) => ({ apply_id: applyId, sid, step_index: s.index, name: s.name, module: s.module, status: 'skipped' as const, skip_reason: 'secret_unavailable' as const,
+                changed: false, output: `not sent: ${hs.error}`, attempts: 0, replayed: false, started_at: null, finished_at: null })));
+              hostRows.push({ sid, status: 'failed', kid: deps.kid, reason: hs.error, batch, started_at: now, finished_at: now });
+              out.failed.push(sid);
+              done++;
+              continue;
+            }
+            const r = await applyHost({
+              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(deps.sessions, hs.values) : deps.sessions,
+              owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
+              // Exactly what render saw: the input with its defaults, the state, the soulprint.
+              context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
+            });
+            stepRows.push(...r.steps);
+            hostRows.push({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt });
+            if (r.status === 'ok') out.ok++;
+            else if (r.status === 'changed') { out.ok++; out.changed++; }
+            else if (r.status === 'failed') out.failed.push(sid);
+            else out.unknown.push(sid);
+            done++;
+            if (stepRows.length >= 500) await write();
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(CONCURRENCY, sids.length) }, worker));
+        await write();
+        if (writeError) throw writeError;
+      } finally {
+        clearInterval(beat);
+      }
+      // Cancelled: the workflow stopped waiting; the hosts not reached were never sent anything.
+      return out;
+    },
+  };
+}
+
+export type DispatchActivities = ReturnType<typeof createDispatchActivities>;

@@ -1,0 +1,105 @@
+// The render phase: everything is resolved for every targeted host before anything is applied
+// (ARCHITECTURE 2). Loads the service at its catalog ref, selects the incarnation's hosts (souls
+// carrying one of its covens), renders, applies `on:`/`where:`, and stores the plan per host.
+// A render error is stored with the run and nothing is sent to any soul.
+import type { Knex } from 'knex';
+import { getIncarnation } from '../../db/repos/incarnations';
+import { getRun, saveRender, saveRenderErrors, setPhase } from '../../db/repos/runs';
+import { getService } from '../../db/repos/services';
+import type { RenderOutcome } from '../messages';
+import { displayGitUrl } from '../../scenario/load/git-policy';
+import type { SharedActivityDeps } from './deps';
+import { RunGone } from './errors';
+import { renderSecrets } from './render-secrets';
+import type { RenderError, ScenarioPort } from './scenario-port';
+
+interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
+
+/** Reported in the run, never targeted: a soul registered in the covens but never onboarded has no
+ *  identity to reach, so it cannot lock the run (an onboarded soul that is silent is `unknown`). */
+export const NOT_ONBOARDED = 'registered but not yet onboarded (soul init): not targeted';
+
+async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[]; pending: string[] }> {
+  const rows = await db('souls').select('sid', 'covens', 'soulprint', 'onboarded_at').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
+  // The registry's covens (the operator's labels) are what `on: coven:<name>` and
+  // `soulprint.self.covens` see; a soul cannot claim covens through the facts it reports.
+  type Row = { sid: string; covens: string[]; soulprint: Record<string, unknown> | null; onboarded_at: Date | null };
+  return {
+    hosts: rows.filter((r: Row) => r.onboarded_at !== null)
+      .map((r: Row) => ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } })),
+    pending: rows.filter((r: Row) => r.onboarded_at === null).map((r: Row) => r.sid),
+  };
+}
+
+function truthy(v: unknown): boolean {
+  return v === true;
+}
+
+/** `on:` keeps hosts carrying one of the listed covens; `where:` keeps hosts whose expression is true. */
+function selectHosts(scenario: ScenarioPort, hosts: Host[], orch: { on?: string | string[]; where?: string }, ctx: Record<string, unknown>): { keep: Set<string>; errors: RenderError[] } {
+  // Bare coven names and `coven:<name>` selectors both name a coven here.
+  const on = orch.on === undefined ? undefined : new Set((Array.isArray(orch.on) ? orch.on : [orch.on]).map((c) => c.replace(/^coven:/, '')));
+  const keep = new Set<string>();
+  const errors: RenderError[] = [];
+  for (const h of hosts) {
+    if (on && !h.covens.some((c) => on.has(c))) continue;
+    if (orch.where !== undefined) {
+      try {
+        if (!truthy(scenario.evaluate(orch.where, { ...ctx, soulprint: { self: h.soulprint } }))) continue;
+      } catch (err) {
+        errors.push({ file: 'scenario', line: 0, col: 0, rule: 'where', message: `where: on ${h.sid}: ${(err as Error).message}` });
+        continue;
+      }
+    }
+    keep.add(h.sid);
+  }
+  return { keep, errors };
+}
+
+export async function renderRun(deps: SharedActivityDeps, applyId: string): Promise<RenderOutcome> {
+  const { db, scenario } = deps;
+  const run = await getRun(db, applyId);
+  if (!run) throw RunGone(applyId);
+  const inc = await getIncarnation(db, run.incarnation);
+  if (!inc) throw RunGone(applyId);
+  await setPhase(db, applyId, 'rendering');
+  const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
+    await saveRenderErrors(db, applyId, commit, errors);
+    return { ok: false, errorCount: errors.length };
+  };
+
+  const service = await getService(db, inc.service);
+  if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
+  let loaded;
+  try {
+    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
+  } catch (err) {
+    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${service.ref}: ${(err as Error).message}` }]);
+  }
+
+  const { hosts, pending } = await targetHosts(db, inc.covens);
+  const rendered = await scenario.render({
+    service: loaded, operation: run.operation, input: run.input, state: inc.state,
+    hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
+    ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc.name) } : {}),
+  });
+  if (!rendered.ok) return fail(loaded.commit, rendered.errors);
+  const { plan } = rendered;
+  const { keep, errors } = selectHosts(scenario, hosts, plan.orchestration, { input: run.input, state: inc.state });
+  if (errors.length > 0) return fail(loaded.commit, errors);
+
+  const soulprints = new Map(hosts.map((h) => [h.sid, h.soulprint]));
+  const planned = plan.hosts.filter((h) => keep.has(h.sid));
+  await saveRender(db, applyId, {
+    serviceCommit: loaded.commit,
+    input: plan.input,
+    stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
+    orchestration: { ...plan.orchestration },
+    hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
+    notTargeted: [
+      ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
+      ...pending.map((sid) => ({ sid, status: 'pending' as const, reason: NOT_ONBOARDED })),
+    ],
+  });
+  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null };
+}

@@ -1,0 +1,50 @@
+// Starts the workflow of a run the API has just recorded. Workflow id = apply_id; the search
+// attributes and memo make it easy to find in the Web UI. Only names travel: the input stays in
+// PostgreSQL (it may name secrets), the workflow reads it through its activities.
+import { randomBytes } from 'node:crypto';
+import type { TemporalClientHolder } from './connection';
+import { runSearchAttributes } from './search-attributes';
+import { sharedQueue } from './queues';
+import { incarnationRun } from './workflows/run';
+import { incarnationUpgrade } from './workflows/upgrade';
+
+export interface RunToStart { applyId: string; incarnation: string; operation: string; service: string; serviceRef: string }
+
+/** A readable, unique apply_id: `<incarnation>.<operation>.<time>-<random>` (safe as a ledger file name). */
+export function newApplyId(incarnation: string, operation: string): string {
+  return `${incarnation}.${operation}.${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+export class TemporalUnavailable extends Error {
+  constructor(message: string) { super(message); this.name = 'TemporalUnavailable'; }
+}
+
+export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToStart): Promise<void> {
+  const client = holder.client;
+  if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
+  const common = {
+    workflowId: run.applyId,
+    taskQueue: sharedQueue(holder.taskQueue),
+    typedSearchAttributes: runSearchAttributes(run),
+    memo: { incarnation: run.incarnation, operation: run.operation, service: run.service, service_ref: run.serviceRef },
+  };
+  try {
+    await client.workflow.start(incarnationRun, { ...common, args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }] });
+  } catch (err) {
+    throw new TemporalUnavailable(`cannot start the run's workflow: ${(err as Error).message}`);
+  }
+}
+
+export async function startUpgradeWorkflow(holder: TemporalClientHolder, run: RunToStart & { toVersion: number | null }): Promise<void> {
+  const client = holder.client;
+  if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
+  try {
+    await client.workflow.start(incarnationUpgrade, {
+      workflowId: run.applyId, taskQueue: sharedQueue(holder.taskQueue), typedSearchAttributes: runSearchAttributes(run),
+      memo: { incarnation: run.incarnation, operation: 'upgrade', service: run.service, service_ref: run.serviceRef },
+      args: [{ applyId: run.applyId, incarnation: run.incarnation, toVersion: run.toVersion }],
+    });
+  } catch (err) {
+    throw new TemporalUnavailable(`cannot start the upgrade workflow: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,84 @@
+// One run of one operation on one incarnation = one workflow, id = apply_id. It decides; the
+// activities act: render (nothing is applied if it fails) -> batches per `serial:` -> per batch,
+// route hosts to the keeper holding each soul's stream and dispatch -> commit or lock.
+// Any host failed or unknown ends the run `error_locked` with nothing committed, and the workflow
+// itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not Completed.
+import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { SharedActivities } from '../activities/shared';
+import { batchSize, splitBatches } from './batches';
+import { dispatchBatch } from './dispatch-batch';
+import type { BatchOutcome, RunProgress, RunResult, RunWorkflowInput, ShardInput } from '../messages';
+
+/** Histories recorded before failed runs failed their workflow complete instead (replay stays exact). */
+export const RUN_FAILED_PATCH = 'run-failed-fails-workflow';
+
+/** Ends a failed run: the workflow fails with the run's result as details. */
+export function failedRun<T extends { status: 'succeeded' | 'failed' }>(result: T, reason: string): T {
+  if (result.status === 'failed' && patched(RUN_FAILED_PATCH)) throw ApplicationFailure.nonRetryable(reason, 'RunFailed', result);
+  return result;
+}
+
+export const runProgressQuery = defineQuery<RunProgress>('keeper.run.progress');
+
+/** Above this many hosts a batch is split across child workflows, keeping each history small. */
+export const SHARD_HOSTS = 500;
+
+const shared = proxyActivities<SharedActivities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10, nonRetryableErrorTypes: ['RunGone'] },
+});
+
+function add(a: BatchOutcome, b: BatchOutcome): BatchOutcome {
+  return { ok: a.ok + b.ok, changed: a.changed + b.changed, failed: a.failed + b.failed, unknown: a.unknown + b.unknown };
+}
+
+export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult> {
+  const { applyId } = input;
+  const progress: RunProgress = { phase: 'render', batch: 0, batches: 0, hosts: { ok: 0, changed: 0, failed: 0, unknown: 0 } };
+  setHandler(runProgressQuery, () => progress);
+
+  const render = await shared.renderRun({ applyId });
+  if (!render.ok) {
+    const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
+    await shared.lockRun({ applyId, reason, phase: 'render' });
+    progress.phase = 'done';
+    return failedRun<RunResult>({ applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } }, reason);
+  }
+
+  const batches = splitBatches(render.sids, batchSize(render.sids.length, render.serial));
+  progress.phase = 'dispatch';
+  progress.batches = batches.length;
+  let dispatched = 0;
+  for (const [i, sids] of batches.entries()) {
+    progress.batch = i + 1;
+    const outcome = sids.length > SHARD_HOSTS
+      ? (await Promise.all(splitBatches(sids, SHARD_HOSTS).map((shard, s) => executeChild(dispatchShard, {
+        workflowId: `${applyId}-b${i + 1}-s${s + 1}`,
+        args: [{ applyId, sids: shard, batch: i + 1 }],
+      })))).reduce(add)
+      : await dispatchBatch(shared, { applyId, sids, batch: i + 1 });
+    progress.hosts = add(progress.hosts, outcome);
+    dispatched += sids.length;
+    if (outcome.failed + outcome.unknown > 0) break;
+  }
+
+  const skipped = render.sids.length - dispatched;
+  if (skipped > 0) await shared.markSkipped({ applyId, sids: render.sids.slice(dispatched) });
+  const hosts = { ...progress.hosts, skipped };
+  progress.phase = 'commit';
+  if (hosts.failed + hosts.unknown > 0) {
+    const reason = `${hosts.failed} host(s) failed, ${hosts.unknown} unknown; nothing was committed`;
+    await shared.lockRun({ applyId, reason, phase: 'dispatch' });
+    progress.phase = 'done';
+    return failedRun<RunResult>({ applyId, status: 'failed', phase: 'dispatch', hosts }, reason);
+  }
+  const committed = await shared.commitRun({ applyId });
+  progress.phase = 'done';
+  return failedRun<RunResult>({ applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts }, 'the run no longer held the incarnation lock; nothing was committed');
+}
+
+/** One shard of a large batch, in its own history. */
+export async function dispatchShard(input: ShardInput): Promise<BatchOutcome> {
+  return dispatchBatch(shared, input);
+}

@@ -18,9 +18,13 @@ if (!pkg || !stage || !version) {
 }
 const app = path.join(stage, 'usr', 'lib', pkg, 'app');
 
-/** Files of an npm package that never run: declarations, and (in the Temporal bridge) Rust sources and other platforms' binaries. */
+/**
+ * Files of an npm package that never run: declarations, the authors' dotfiles (lint, git and npm
+ * settings), and in the Temporal bridge the Rust sources and other platforms' binaries.
+ */
 function dropped(rel) {
   if (/\.d\.[cm]?ts(\.map)?$/.test(rel)) return true;
+  if (rel.startsWith('node_modules/') && rel.split('/').some((part) => part.startsWith('.'))) return true;
   const bridge = 'node_modules/@temporalio/core-bridge/';
   if (rel.startsWith(bridge)) {
     const inner = rel.slice(bridge.length);
@@ -35,8 +39,10 @@ function copyFile(rel, from = path.join(ROOT, rel)) {
   const to = path.join(app, rel);
   fs.mkdirSync(path.dirname(to), { recursive: true });
   fs.copyFileSync(from, to);
-  // Keep the executable bit only where the source has it (native modules, scripts).
-  fs.chmodSync(to, (fs.statSync(from).mode & 0o111) ? 0o755 : 0o644);
+  // Nothing here is run as a program but the runtime: node loads scripts and dlopen()s native
+  // modules, which need no executable bit (and an npm bin script with `#!/usr/bin/env node` would
+  // otherwise name a runtime the package does not depend on).
+  fs.chmodSync(to, 0o644);
 }
 
 /** Copies a folder; nested node_modules are left out (the closure lists the packages in them it needs). */
@@ -65,10 +71,19 @@ for (const key of c.modules) {
   if (only) for (const f of only) { if (fs.existsSync(path.join(ROOT, key, f))) copyFile(`${key}/${f}`); }
   else copyTree(key, true);
 }
-// The launcher the package runs, and a package.json whose version the CLIs report (common/version.ts)
-// and whose root proto/load.ts finds.
-const launcher = { keeper: ['keeper', 'keeperctl'], soul: ['soul'], 'soul-lint': ['soul-lint'] }[pkg];
-for (const l of launcher) copyFile(`bin/${l}`);
+// The entry each /usr/bin launcher hands to node (as bin/<command> does in a checkout, without its
+// `#!/usr/bin/env node`: the package's node runs it), and a package.json whose version the CLIs
+// report (common/version.ts) and whose folder proto/load.ts finds.
+const COMMANDS = {
+  keeper: { keeper: 'dist/keeper/cli.js', keeperctl: 'dist/cli/main.js' },
+  soul: { soul: 'dist/agent/cli.js' },
+  'soul-lint': { 'soul-lint': 'dist/lint/cli.js' },
+}[pkg];
+for (const [command, entry] of Object.entries(COMMANDS)) {
+  const file = path.join(app, 'bin', `${command}.js`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `'use strict';\n// ${command}: run by /usr/bin/${command} with the package's own node.\nrequire('../${entry}').main(process.argv.slice(2));\n`);
+}
 const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 fs.writeFileSync(path.join(app, 'package.json'),
   `${JSON.stringify({ name: pkg, version, private: true, license: meta.license, type: meta.type }, null, 2)}\n`);

@@ -56,19 +56,19 @@ trap 'rm -rf "$work"' EXIT
 
 describe() {
   case "$1" in
-    keeper) echo "Keeper control server: operator API, soul streams, Temporal workers
- Keeper is a cluster configuration and orchestration service. This package holds
- the control server (keeper), the operator CLI (keeperctl), its systemd unit and
- its configuration in /etc/keeper, with its own Node.js runtime under /usr/lib/keeper." ;;
+    keeper) echo "Keeper control server: operator API, soul streams, workers
+ Keeper is a cluster configuration and orchestration service. This package
+ holds the control server (keeper), the operator CLI (keeperctl), its systemd
+ unit and /etc/keeper, with its own Node.js runtime under /usr/lib/keeper." ;;
     soul) echo "Keeper soul: the agent on each managed host
- The soul onboards once with a bootstrap token, then holds one outbound mTLS gRPC
- stream to the keeper and applies the steps it is sent (packages, files). This
- package holds the soul, its systemd unit and /etc/soul, with its own Node.js
- runtime under /usr/lib/soul." ;;
+ The soul onboards once with a bootstrap token, then holds one outbound mTLS
+ gRPC stream to the keeper and applies the steps it is sent (packages, files).
+ This package holds the soul, its systemd unit and /etc/soul, with its own
+ Node.js runtime under /usr/lib/soul." ;;
     soul-lint) echo "Keeper soul-lint: offline checker of service repositories
- soul-lint checks a Keeper service repository (service.yml, scenarios, templates)
- without a server or network, for editors and CI; text, JSON or SARIF reports.
- It carries its own Node.js runtime under /usr/lib/soul-lint." ;;
+ soul-lint checks a Keeper service repository (service.yml, scenarios and
+ templates) without a server or network, for editors and CI, with text, JSON
+ or SARIF reports. It carries its own Node.js runtime under /usr/lib/soul-lint." ;;
   esac
 }
 
@@ -87,7 +87,7 @@ build_one() {
   local cmds=("$pkg")
   [ "$pkg" = keeper ] && cmds+=(keeperctl)
   for cmd in "${cmds[@]}"; do
-    printf '#!/bin/sh\n# %s from the %s package: its own Node.js runtime (docs/install.md).\nexec /usr/lib/%s/node/bin/node /usr/lib/%s/app/bin/%s "$@"\n' \
+    printf '#!/bin/sh\n# %s from the %s package: its own Node.js runtime (docs/install.md).\nexec /usr/lib/%s/node/bin/node /usr/lib/%s/app/bin/%s.js "$@"\n' \
       "$cmd" "$pkg" "$pkg" "$pkg" "$cmd" > "$stage/usr/bin/$cmd"
     chmod 0755 "$stage/usr/bin/$cmd"
   done
@@ -105,6 +105,11 @@ build_one() {
   done
   if [ ${#conffiles[@]} -gt 0 ]; then printf '%s\n' "${conffiles[@]}" > "$stage/DEBIAN/conffiles"; fi
 
+  # Lintian's verdicts this package answers on purpose (each one explained in the file and in docs/install.md).
+  if [ -f "packaging/$pkg/lintian-overrides" ]; then
+    install -D -m 0644 "packaging/$pkg/lintian-overrides" "$stage/usr/share/lintian/overrides/$pkg"
+  fi
+
   # Docs: copyright (Apache-2.0 by reference, as Debian does) and a changelog.
   install -m 0644 packaging/copyright "$stage/usr/share/doc/$pkg/copyright"
   printf '%s (%s) stable; urgency=medium\n\n  * Built from keeper commit %s.\n\n -- Keeper developers <keeper@example.org>  %s\n' \
@@ -121,7 +126,7 @@ build_one() {
   deps="$shlibs"
   case "$pkg" in
     keeper) deps="adduser, git, $deps" ;;
-    soul) deps="adduser, hostname, $deps" ;;
+    soul) deps="adduser, $deps" ;;
   esac
 
   # Every file and folder: fixed modes and the one date, so the archive depends on content only.

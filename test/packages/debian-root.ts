@@ -32,7 +32,7 @@ export async function script(name: string, args: string[] = [], timeoutMs = 900_
 
 // $0 is the root, $1 the host name; "$@" the command, run by env -i so no value is parsed by a shell.
 const ENTER = [
-  'set -e', 'R="$0"; H="$1"; shift 2',
+  'set -e', 'R="$0"; H="$1"; shift',
   'mount --rbind /dev "$R/dev"; mount --make-rslave "$R/dev"',
   'mount -t proc proc "$R/proc"',
   'hostname "$H"',

@@ -81,6 +81,9 @@ function lookup(lock, key, name) {
 
 function moduleClosure(bare, assetOnly) {
   const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  // An optional peer the project itself depends on is the one it chose: knex loads its database
+  // driver by the configured client name (`pg`), which no compiled file requires by itself.
+  const chosen = new Set(Object.keys(lock.packages[''].dependencies ?? {}));
   const seen = new Set();
   const queue = [];
   const want = (from, name, optional) => {
@@ -106,7 +109,10 @@ function moduleClosure(bare, assetOnly) {
     const entry = lock.packages[key];
     for (const d of Object.keys(entry.dependencies ?? {})) want(key, d, false);
     for (const d of Object.keys(entry.optionalDependencies ?? {})) want(key, d, true);
-    for (const d of Object.keys(entry.peerDependencies ?? {})) want(key, d, entry.peerDependenciesMeta?.[d]?.optional === true);
+    for (const d of Object.keys(entry.peerDependencies ?? {})) {
+      const optional = entry.peerDependenciesMeta?.[d]?.optional === true;
+      if (!optional || chosen.has(d)) want(key, d, optional);
+    }
   }
   const modules = [...seen].sort();
   for (const key of modules) {

@@ -12,9 +12,9 @@ import { repoRoot } from '../support/repo';
 export interface Result { code: number | null; stdout: string; stderr: string }
 
 /** Runs a program (no shell) and collects its output; never throws. */
-export function run(cmd: string, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<Result> {
+export function run(cmd: string, args: string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
   return new Promise((resolve) => {
-    const child = execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 300_000 }, (err, stdout, stderr) => {
+    const child = execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 300_000, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? (err as unknown as { code: number }).code : child.exitCode ?? 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -102,8 +102,20 @@ export class RootProcess {
     this.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   }
 
+  /**
+   * SIGTERM to the command itself, as systemd's KillSignal: unshare does not forward signals, but it
+   * exits with its child's status, so the command's own exit code comes back.
+   */
   async stop(): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    const pid = this.child.pid;
+    if (this.child.exitCode === null && this.child.signalCode === null && pid !== undefined) {
+      let inner: number[] = [];
+      try {
+        inner = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch { /* already gone */ }
+      if (inner.length > 0) for (const p of inner) process.kill(p, 'SIGTERM');
+      else this.child.kill('SIGTERM');
+    }
     const t = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
     try { return await this.done; } finally { clearTimeout(t); }
   }

@@ -109,7 +109,9 @@ function moduleClosure(bare, assetOnly) {
     const entry = lock.packages[key];
     for (const d of Object.keys(entry.dependencies ?? {})) want(key, d, false);
     for (const d of Object.keys(entry.optionalDependencies ?? {})) want(key, d, true);
-    for (const d of Object.keys(entry.peerDependencies ?? {})) {
+    // knex names its drivers in peerDependenciesMeta only (optional), not in peerDependencies.
+    const peers = new Set([...Object.keys(entry.peerDependencies ?? {}), ...Object.keys(entry.peerDependenciesMeta ?? {})]);
+    for (const d of [...peers].sort()) {
       const optional = entry.peerDependenciesMeta?.[d]?.optional === true;
       if (!optional || chosen.has(d)) want(key, d, optional);
     }

@@ -154,7 +154,7 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     // between), WorkingDirectory and HOME /var/lib/keeper; then its ExecStartPost.
     const startKeeperUnit = () => new RootProcess(root.spawn(['setpriv', '--reuid=keeper', '--regid=keeper', '--init-groups', '--', 'sh', '-c',
       'cd /var/lib/keeper && HOME=/var/lib/keeper exec /usr/bin/keeper run --config=/etc/keeper/keeper.yml'], 'keeper-host'));
-    const waitReady = () => root.run(['/usr/lib/keeper/node/bin/node', '/usr/lib/keeper/bin/wait-ready.js', '/etc/keeper/keeper.yml', '100'], { timeoutMs: 120_000 });
+    const waitReady = () => root.run(['/usr/lib/keeper/node/bin/node', '/usr/lib/keeper/bin/wait-ready.js', '/etc/keeper/keeper.yml', '240'], { timeoutMs: 260_000 });
     after(async () => {
       await running?.stop();
       if (files) await cleanupKeeperFiles(files);

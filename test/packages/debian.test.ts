@@ -84,6 +84,15 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       const onPath = await root.run(['sh', '-c', 'command -v node']);
       assert.ok(onPath.code !== 0 && onPath.stdout === '', `no node on the root's PATH: ${onPath.stdout}`);
       assert.match(await root.ok(['/usr/lib/soul/node/bin/node', '--version']), /^v2\d\./);
+      // Only what the soul imports: none of the keeper's server, workflow or database modules.
+      for (const m of ['express', '@temporalio', 'knex', 'pg', 'redis', 'webpack', 'typescript', 'mocha']) {
+        assert.ok(!fs.existsSync(root.path(`/usr/lib/soul/app/node_modules/${m}`)), `the soul package carries no ${m}`);
+      }
+      assert.ok(fs.existsSync(root.path('/usr/lib/soul/app/node_modules/@grpc/grpc-js/package.json')));
+      const shipped = (await root.ok(['dpkg-query', '-L', 'soul'])).split('\n');
+      const own = shipped.filter((f) => f.startsWith('/usr/lib/soul/app/') && !f.includes('/node_modules/'));
+      assert.ok(own.includes('/usr/lib/soul/app/dist/agent/cli.js'));
+      assert.deepEqual(own.filter((f) => /\.ts$|\.map$|\.test\.js$|\/test(\/|$)/.test(f)), [], 'none of our TypeScript, source maps or tests');
     });
 
     it('soul init with a real token, then soul run as the unit starts it: connected', async () => {

@@ -14,6 +14,7 @@ help:
 	@echo "make build       compile TypeScript into dist/"
 	@echo "make tools       build the stack's Go tools into ~/.cache/keeper-tools (first time only)"
 	@echo "make bench       run the benchmarks (results in bench/results/*.json)"
+	@echo "make package     build the Debian packages keeper, soul, soul-lint into build/packages (docs/install.md)"
 
 # npm 11 writes lockfiles without other platforms' optional packages and then `npm ci` calls them
 # out of sync; `npm install` with the same lockfile installs the same locked versions.
@@ -63,4 +64,8 @@ demo: prepare
 bench: prepare
 	scripts/bench.sh
 
-.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit demo bench
+# The Debian packages (docs/install.md); installs the Debian tools they need when missing.
+package: build
+	@scripts/package.sh
+
+.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit demo bench package

@@ -1,0 +1,31 @@
+// keeper.service's readiness check (ExecStartPost): waits until the keeper's /readyz answers 200,
+// i.e. the server listens and its database and cache answer. systemd counts the unit started only
+// when this exits 0, so units ordered After=keeper.service start against a keeper that serves.
+// Node has no unix datagram socket for sd_notify(3), hence this rather than Type=notify
+// (docs/install.md). Exits 1 when the start timeout of the unit (TimeoutStartSec) would be passed.
+'use strict';
+const path = require('node:path');
+const { loadConfig } = require(path.join(__dirname, '..', 'app', 'dist', 'keeper', 'config', 'load.js'));
+
+const file = process.argv[2] || '/etc/keeper/keeper.yml';
+const timeoutMs = Number(process.argv[3] || 110) * 1000;
+const addr = loadConfig(file).listen.openapi.addr;
+// A wildcard listener is reached on loopback.
+const host = addr.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
+const url = `http://${host}/readyz`;
+const deadline = Date.now() + timeoutMs;
+
+async function main() {
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) { process.stdout.write(`keeper ready: ${url} answered 200\n`); return 0; }
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) { last = err.cause?.code ?? err.message; }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  process.stderr.write(`keeper not ready after ${timeoutMs / 1000}s: ${url}: ${last}\n`);
+  return 1;
+}
+main().then((code) => process.exit(code));

@@ -1,0 +1,278 @@
+// The Debian packages as an operator meets them (issue 14, docs/install.md): built by
+// scripts/package.sh (v1, then v2 with a bumped version), installed with dpkg into a clean Debian 12
+// root (test/packages/debian-root.ts), onboarded and run there against a keeper on the local stack,
+// upgraded with a modified conffile, removed and purged. The packaged keeper runs there too, against
+// the stack, as keeper.service runs it, and its readiness check is the unit's own.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper, type TestKeeperFiles } from '../support/keeper';
+import { repoRoot } from '../support/repo';
+import { stackFile } from '../support/stack-env';
+import { endpointOf, register, soulStatus, uniqueSid, waitForStatus } from '../agents/harness';
+import { DebianRoot, RootProcess, run, script, type Result } from './debian-root';
+
+const VERSION = JSON.parse(fs.readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')).version as string;
+const V1 = VERSION;
+const V2 = `${VERSION}+2`;
+
+/** On failure, the process's own log says why. */
+async function withLog<T>(p: Promise<T>, proc: RootProcess): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    (err as Error).message += `\n--- log ---\n${proc.log.out.slice(-3000)}`;
+    throw err;
+  }
+}
+
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+describe('Debian packages: install, onboard, upgrade, remove and purge in a clean Debian 12 root', function () {
+  // First run on a machine: mmdebstrap (about 2 minutes, then cached) and four package builds.
+  this.timeout(900_000);
+  let out: string;
+  let root: DebianRoot;
+  let k: TestKeeper;
+  // lintian takes minutes on the keeper's thousands of files: it runs while the installs wait on the network.
+  let lintian: Promise<Result>;
+  const deb = (version: string, pkg: string) => path.join(out, version, `${pkg}_${version}_amd64.deb`);
+  /** Puts a built package into the root and installs it with dpkg, stdin closed, as apt would. */
+  const install = async (version: string, pkg: string) => {
+    root.put(deb(version, pkg), `/tmp/${pkg}_${version}.deb`);
+    return root.ok(['dpkg', '-i', `/tmp/${pkg}_${version}.deb`]);
+  };
+
+  before(async function () {
+    out = fs.mkdtempSync(path.join(os.tmpdir(), 'packages-'));
+    // --fast: the same contents as `make package`, in gzip -1 archives rather than xz.
+    await script('package.sh', ['--fast', '--version', V1, '--out', path.join(out, V1)]);
+    await script('package.sh', ['--fast', '--version', V2, '--out', path.join(out, V2), 'keeper', 'soul']);
+    // Its scratch files go under `out`, removed with it.
+    fs.mkdirSync(path.join(out, 'lintian-tmp'));
+    lintian = run('lintian', ['--tag-display-limit', '0', ...['keeper', 'soul', 'soul-lint'].map((p) => deb(V1, p))],
+      { timeoutMs: 900_000, env: { TMPDIR: path.join(out, 'lintian-tmp') } });
+    root = await DebianRoot.create();
+    k = await startTestKeeper();
+  });
+  after(async () => {
+    await k?.stop();
+    await root?.destroy();
+    if (out) fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  describe('soul', () => {
+    const sid = uniqueSid('pkg-soul');
+    let running: RootProcess | undefined;
+    let seedHashes: Record<string, string>;
+    let configBytes: Buffer;
+    // As soul.service's ExecStart runs it: root, in /var/lib/soul, the packaged launcher.
+    const startSoul = () => new RootProcess(root.spawn(['sh', '-c', 'cd /var/lib/soul && exec /usr/bin/soul run --config=/etc/soul/soul.yml'], sid));
+    after(async () => { await running?.stop(); });
+
+    it('v1 installs its program, conffile, account and 0700 state; --version is the package version', async () => {
+      await install(V1, 'soul');
+      assert.equal((await root.ok(['soul', '--version'])).trim(), V1);
+      assert.equal(await root.ok(['dpkg-query', '-W', '-f=${Version}', 'soul']), V1);
+      assert.match(await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'soul']), /^ \/etc\/soul\/soul\.yml [0-9a-f]{32}$/m);
+      assert.match(await root.ok(['getent', 'passwd', 'soul']), /^soul:x:\d+:\d+:[^:]*:\/var\/lib\/soul:\/usr\/sbin\/nologin$/m);
+      assert.equal(fs.statSync(root.path('/var/lib/soul')).mode & 0o777, 0o700);
+      // The runtime is the package's own: nothing was installed beside the root's minbase, adduser and git.
+      const onPath = await root.run(['sh', '-c', 'command -v node']);
+      assert.ok(onPath.code !== 0 && onPath.stdout === '', `no node on the root's PATH: ${onPath.stdout}`);
+      assert.match(await root.ok(['/usr/lib/soul/node/bin/node', '--version']), /^v2\d\./);
+      // Only what the soul imports: none of the keeper's server, workflow or database modules.
+      for (const m of ['express', '@temporalio', 'knex', 'pg', 'redis', 'webpack', 'typescript', 'mocha']) {
+        assert.ok(!fs.existsSync(root.path(`/usr/lib/soul/app/node_modules/${m}`)), `the soul package carries no ${m}`);
+      }
+      assert.ok(fs.existsSync(root.path('/usr/lib/soul/app/node_modules/@grpc/grpc-js/package.json')));
+      const shipped = (await root.ok(['dpkg-query', '-L', 'soul'])).split('\n');
+      const own = shipped.filter((f) => f.startsWith('/usr/lib/soul/app/') && !f.includes('/node_modules/'));
+      assert.ok(own.includes('/usr/lib/soul/app/dist/agent/cli.js'));
+      assert.deepEqual(own.filter((f) => /\.ts$|\.map$|\.test\.js$|\/test(\/|$)/.test(f)), [], 'none of our TypeScript, source maps or tests');
+    });
+
+    it('soul init with a real token, then soul run as the unit starts it: connected', async () => {
+      const token = await register(k, sid);
+      root.put(stackFile('tls', 'ca.pem'), '/etc/soul/keeper-ca.pem');
+      // The operator's edit of the conffile: this host's SID and the test keeper's endpoints.
+      const doc = yaml.load(fs.readFileSync(root.path('/etc/soul/soul.yml'), 'utf8')) as Record<string, any>;
+      doc.sid = sid;
+      doc.keeper.endpoints = [endpointOf(k)];
+      fs.writeFileSync(root.path('/etc/soul/soul.yml'), `# edited by the operator for ${sid}\n${yaml.dump(doc)}`);
+      configBytes = fs.readFileSync(root.path('/etc/soul/soul.yml'));
+
+      const init = await root.run(['soul', 'init', '--config=/etc/soul/soul.yml', `--token=${token}`], { hostname: sid });
+      assert.equal(init.code, 0, init.stderr);
+      assert.match(init.stdout, new RegExp(`^onboarded ${sid.replace(/\./g, '\\.')} through localhost:\\d+: certificate `));
+      assert.ok(!init.stdout.includes(token) && !init.stderr.includes(token), 'the token is never printed');
+      const seed = root.path('/var/lib/soul/seed');
+      assert.equal(fs.statSync(path.join(seed, 'key.pem')).mode & 0o777, 0o600);
+      seedHashes = Object.fromEntries(['key.pem', 'cert.pem', 'chain.pem'].map((f) => [f, sha256(path.join(seed, f))]));
+
+      running = startSoul();
+      const { soul } = await withLog(waitForStatus(k, sid, 'connected', 30_000), running);
+      assert.equal(soul.connected_kid, k.config.kid);
+      assert.equal(soul.soulprint.soul_version, V1);
+    });
+
+    it('v2 over a running v1: the edited soul.yml is kept byte for byte, the identity untouched, the restarted soul is v2 and reconnects', async () => {
+      const upgrade = await install(V2, 'soul');
+      assert.doesNotMatch(upgrade, /Configuration file/, 'no conffile prompt: the edit is kept');
+      assert.deepEqual(fs.readFileSync(root.path('/etc/soul/soul.yml')), configBytes);
+      assert.ok(!fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-new')) && !fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-dist')));
+      assert.equal((await root.ok(['soul', '--version'])).trim(), V2);
+      const seed = root.path('/var/lib/soul/seed');
+      for (const [f, h] of Object.entries(seedHashes)) assert.equal(sha256(path.join(seed, f)), h, `${f} is untouched`);
+
+      // postinst's `systemctl try-restart soul`, as systemd does it: SIGTERM, then ExecStart again.
+      assert.equal(await running!.stop(), 0, running!.log.out.slice(-2000));
+      await waitForStatus(k, sid, 'disconnected', 30_000);
+      running = startSoul();
+      const { soul } = await withLog(waitForStatus(k, sid, 'connected', 30_000), running);
+      assert.equal(soul.soulprint.soul_version, V2);
+      assert.equal((await soulStatus(k, sid)).status, 'connected');
+    });
+
+    it('remove keeps the conffile, the account and the identity; purge removes them all', async () => {
+      await running!.stop();
+      running = undefined;
+      await root.ok(['dpkg', '--remove', 'soul']);
+      assert.ok(!fs.existsSync(root.path('/usr/bin/soul')) && !fs.existsSync(root.path('/usr/lib/soul')), 'the program is gone');
+      assert.deepEqual(fs.readFileSync(root.path('/etc/soul/soul.yml')), configBytes);
+      assert.ok(fs.existsSync(root.path('/var/lib/soul/seed/key.pem')));
+      await root.ok(['getent', 'passwd', 'soul']);
+
+      await root.ok(['dpkg', '--purge', 'soul']);
+      assert.ok(!fs.existsSync(root.path('/etc/soul/soul.yml')), 'the conffile is gone');
+      assert.ok(!fs.existsSync(root.path('/var/lib/soul')), 'the state is gone');
+      assert.equal((await root.run(['getent', 'passwd', 'soul'])).code, 2, 'the account is gone');
+      assert.equal((await root.run(['getent', 'group', 'soul'])).code, 2, 'the group is gone');
+      assert.equal((await root.run(['dpkg-query', '-W', 'soul'])).code, 1);
+    });
+  });
+
+  describe('keeper', () => {
+    let files: TestKeeperFiles;
+    let running: RootProcess | undefined;
+    let configBytes: Buffer;
+    // As keeper.service runs it: User=keeper (setpriv execs, as systemd does, no parent process in
+    // between), WorkingDirectory and HOME /var/lib/keeper; then its ExecStartPost.
+    const startKeeperUnit = () => new RootProcess(root.spawn(['setpriv', '--reuid=keeper', '--regid=keeper', '--init-groups', '--', 'sh', '-c',
+      'cd /var/lib/keeper && HOME=/var/lib/keeper exec /usr/bin/keeper run --config=/etc/keeper/keeper.yml'], 'keeper-host'));
+    const waitReady = () => root.run(['/usr/lib/keeper/node/bin/node', '/usr/lib/keeper/bin/wait-ready.js', '/etc/keeper/keeper.yml', '240'], { timeoutMs: 260_000 });
+    after(async () => {
+      await running?.stop();
+      if (files) await cleanupKeeperFiles(files);
+    });
+
+    it('v1 installs; the edited keeper.yml pointing at the stack passes check-config; keeper init, then keeper run as the unit runs it: ready', async () => {
+      await install(V1, 'keeper');
+      assert.equal((await root.ok(['keeper', '--version'])).trim(), V1);
+      assert.match(await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'keeper']), /^ \/etc\/keeper\/keeper\.yml [0-9a-f]{32}$/m);
+      assert.equal(fs.statSync(root.path('/var/lib/keeper')).mode & 0o777, 0o700);
+      assert.equal(await root.ok(['stat', '-c', '%U:%G %a', '/var/lib/keeper', '/etc/keeper']), 'keeper:keeper 700\nroot:keeper 750\n');
+      // The shipped default is valid as it stands.
+      await root.ok(['keeper', 'check-config', '--config=/etc/keeper/keeper.yml']);
+
+      // The operator's files: TLS and the AppRole secret_id readable by the keeper's group only.
+      files = await prepareKeeperConfig();
+      const tls = stackFile('tls');
+      root.put(path.join(tls, 'keeper.crt'), '/etc/keeper/tls/keeper.crt');
+      root.put(path.join(tls, 'ca.pem'), '/etc/keeper/tls/ca.pem');
+      root.put(path.join(tls, 'keeper.key'), '/etc/keeper/tls/keeper.key', 0o640);
+      root.put(stackFile('approle-secret-id'), '/etc/keeper/approle-secret-id', 0o440);
+      await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/keeper.key', '/etc/keeper/approle-secret-id']);
+      const doc = files.doc;
+      doc.listen.grpc.bootstrap.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key' };
+      doc.listen.grpc.event_stream.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key', ca: 'tls/ca.pem' };
+      doc.secretstore.auth.secret_id_file = 'approle-secret-id';
+      doc.services.cache_dir = '/var/lib/keeper/services';
+      fs.writeFileSync(root.path('/etc/keeper/keeper.yml'), `# edited by the operator\n${yaml.dump(doc)}`);
+      configBytes = fs.readFileSync(root.path('/etc/keeper/keeper.yml'));
+      assert.equal((await root.ok(['runuser', '-u', 'keeper', '--', 'keeper', 'check-config', '--config=/etc/keeper/keeper.yml'])).trim(),
+        '/etc/keeper/keeper.yml: valid');
+
+      const init = await root.run(['runuser', '-u', 'keeper', '--', 'keeper', 'init', '--archon=admin', '--config=/etc/keeper/keeper.yml',
+        '--credential-out=/var/lib/keeper/admin.jwt']);
+      assert.equal(init.code, 0, init.stderr);
+      assert.match(init.stdout, /^created operator admin \(role cluster-admin\)/);
+
+      running = startKeeperUnit();
+      const ready = await waitReady();
+      assert.equal(ready.code, 0, `${ready.stderr}\n--- keeper log ---\n${running.log.out.slice(-3000)}`);
+      const token = fs.readFileSync(root.path('/var/lib/keeper/admin.jwt'), 'utf8').trim();
+      const res = await fetch(`http://${doc.listen.openapi.addr}/v1/souls`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200);
+    });
+
+    it('v2: keeper.yml kept byte for byte, check-config passes, the restarted keeper is v2 and ready', async () => {
+      const upgrade = await install(V2, 'keeper');
+      assert.doesNotMatch(upgrade, /Configuration file/);
+      assert.deepEqual(fs.readFileSync(root.path('/etc/keeper/keeper.yml')), configBytes);
+      assert.equal((await root.ok(['keeper', '--version'])).trim(), V2);
+      await root.ok(['runuser', '-u', 'keeper', '--', 'keeper', 'check-config', '--config=/etc/keeper/keeper.yml']);
+
+      assert.equal(await running!.stop(), 0, running!.log.out.slice(-2000));
+      running = startKeeperUnit();
+      const ready = await waitReady();
+      assert.equal(ready.code, 0, `${ready.stderr}\n--- keeper log ---\n${running.log.out.slice(-3000)}`);
+      const metrics = await (await fetch(`http://${files.doc.listen.metrics.addr}/metrics`)).text();
+      assert.match(metrics, new RegExp(`version="${V2.replace(/[.+]/g, '\\$&')}"`));
+    });
+
+    it('purge removes the program, the conffile, the account and /var/lib/keeper', async () => {
+      await running!.stop();
+      running = undefined;
+      await root.ok(['dpkg', '--purge', 'keeper']);
+      for (const p of ['/usr/bin/keeper', '/usr/bin/keeperctl', '/usr/lib/keeper', '/etc/keeper/keeper.yml', '/var/lib/keeper', '/lib/systemd/system/keeper.service']) {
+        assert.ok(!fs.existsSync(root.path(p)), `${p} is gone`);
+      }
+      assert.equal((await root.run(['getent', 'passwd', 'keeper'])).code, 2);
+    });
+  });
+
+  describe('soul-lint', () => {
+    it('installs and checks a service repository offline, exit 1 on a broken one', async () => {
+      await install(V1, 'soul-lint');
+      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), root.path('/srv/motd'), { recursive: true });
+      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'broken-scenario'), root.path('/srv/broken'), { recursive: true });
+      const good = await root.run(['soul-lint', '/srv/motd']);
+      assert.equal(good.code, 0, good.stdout + good.stderr);
+      const bad = await root.run(['soul-lint', '/srv/broken', '--format', 'json']);
+      assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+      assert.ok(JSON.parse(bad.stdout).findings.length > 0);
+    });
+  });
+
+  describe('unit files and lintian', () => {
+    it('keeper.service and soul.service pass systemd-analyze verify with no warning (against each package\'s own files)', async () => {
+      for (const pkg of ['keeper', 'soul']) {
+        // The package's files plus the machine's systemd units (the targets the units name), as on a host.
+        const tree = fs.mkdtempSync(path.join(os.tmpdir(), `unit-${pkg}-`));
+        try {
+          const x = await run('dpkg-deb', ['-x', deb(V1, pkg), tree]);
+          assert.equal(x.code, 0, x.stderr);
+          fs.cpSync('/lib/systemd/system', path.join(tree, 'lib', 'systemd', 'system'), { recursive: true, force: false, dereference: false, verbatimSymlinks: true });
+          const v = await run('systemd-analyze', ['verify', `--root=${tree}`, `${pkg}.service`]);
+          assert.equal(v.code, 0, v.stderr);
+          assert.equal(v.stdout + v.stderr, '', 'no warning either');
+        } finally {
+          fs.rmSync(tree, { recursive: true, force: true });
+        }
+      }
+    });
+
+    it('lintian finds no error in the three packages; every warning it gives is explained in docs/install.md', async () => {
+      const r = await lintian;
+      const lines = r.stdout.split('\n').filter((l) => /^[EW]: /.test(l));
+      assert.deepEqual(lines.filter((l) => l.startsWith('E: ')), [], r.stdout + r.stderr);
+      const docs = fs.readFileSync(path.join(repoRoot(), 'docs', 'install.md'), 'utf8');
+      const tags = [...new Set(lines.map((l) => l.split(' ')[2]!))];
+      for (const tag of tags) assert.ok(docs.includes(`\`${tag}\``), `lintian warning ${tag} is not explained in docs/install.md`);
+    });
+  });
+});

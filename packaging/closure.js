@@ -24,7 +24,7 @@ const BUILTIN = new Set(builtinModules);
  */
 const PACKAGES = {
   keeper: {
-    entries: ['dist/keeper/cli.js', 'dist/cli/main.js', 'dist/workflows/index.js'],
+    entries: ['dist/keeper/cli.js', 'dist/cli/main.js', 'dist/runs/workflows/index.js'],
     dirs: ['dist/db/migrations'],
     assets: ['dist/ui-app', 'proto/keeper'],
     assetOnly: { '@scalar/api-reference': ['package.json', 'LICENSE', 'dist/index.js', 'dist/browser/standalone.js'] },

@@ -29,13 +29,13 @@ export function ledgerLines(soul: CheckedSoul, applyId: string): LedgerLine[] {
 export interface HistoryReport { runs: Array<{ apply_id: string; incarnation: string; status: string; error: string | null }>; incarnations: Array<{ name: string; status: string }> }
 
 /**
- * Checks everything above for every run in the keeper's database. `out` is the service's file root:
- * step i of a host writes <out>/<sid>/f<i>. Returns what it read, for the scenario's own assertions.
+ * Checks everything above for every run in the keeper's database. Step i of a host writes
+ * <input.root>/<sid>/f<i> (test/faults/rig.ts). Returns what it read, for the scenario's own assertions.
  */
-export async function checkHistory(dsn: string, souls: CheckedSoul[], out: string): Promise<HistoryReport> {
+export async function checkHistory(dsn: string, souls: CheckedSoul[]): Promise<HistoryReport> {
   const db = knexFactory({ client: 'pg', connection: dsn, pool: { min: 0, max: 1 } });
   try {
-    const runs = await db('incarnation_runs').select('apply_id', 'incarnation', 'status', 'error').orderBy('created_at');
+    const runs = await db('incarnation_runs').select('apply_id', 'incarnation', 'status', 'error', 'input').orderBy('created_at');
     const incarnations = await db('incarnations').select('name', 'status', 'current_apply_id', 'last_apply_id');
     const hosts = await db('run_hosts').select('apply_id', 'sid', 'status', 'reason');
     const steps = await db('run_steps').select('apply_id', 'sid', 'step_index', 'status');
@@ -70,7 +70,7 @@ export async function checkHistory(dsn: string, souls: CheckedSoul[], out: strin
         for (const st of steps.filter((x: any) => x.apply_id === r.apply_id)) {
           assert.ok(['ok', 'changed', 'skipped'].includes(st.status), `succeeded run ${r.apply_id} has step ${st.sid}#${st.step_index} ${st.status}`);
           const soul = souls.find((s) => s.sid === st.sid);
-          if (soul) assert.equal(fs.readFileSync(path.join(out, st.sid, `f${st.step_index}`), 'utf8'), `f${st.step_index} on ${st.sid}\n`);
+          if (soul) assert.equal(fs.readFileSync(path.join(r.input.root, st.sid, `f${st.step_index}`), 'utf8'), `f${st.step_index} on ${st.sid}\n`);
         }
       }
     }

@@ -2,6 +2,7 @@
 // aborted) during a live run, once mid-dispatch and once as the run reaches its commit. The keeper
 // runs on a private cluster (its own initdb on a free port), never the stack's. Expected: the run
 // ends ready or error_locked with a reason, never committed with a host not done, each step once.
+import fs from 'node:fs';
 import { ledgerLines } from './history';
 import { startPrivatePostgres, type PrivatePostgres } from './private-deps';
 import { tempDir, waitFor } from '../runs/keeper';
@@ -23,6 +24,7 @@ describe('fault: PostgreSQL restarted during a run', function () {
   after(async () => {
     await rig?.stop();
     await pg?.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const restart = async (downMs: number) => {

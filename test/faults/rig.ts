@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../support/keeper';
+import { loadConfig } from '../../keeper/config/load';
+import { cleanupKeeperFiles, initTestKeeper, prepareKeeperConfig, type InitializedKeeper } from '../support/keeper';
+import { endpointOf, soulInit, soulRun, uniqueSid, waitForStatus, writeSoulConfig, type EndpointSpec, type KeeperAccess } from '../agents/harness';
 import type { TestDatabase } from '../support/database';
-import { api, gitRepoFrom, spawnKeeper, startSouls, tempDir, waitFor, type KeeperProcess, type TestSoul } from '../runs/keeper';
+import { api, gitRepoFrom, spawnKeeper, tempDir, waitFor, type KeeperProcess, type TestSoul } from '../runs/keeper';
 import { checkHistory, ledgerLines, type HistoryReport } from './history';
 
 export function writeSlowService(dir: string, steps: number, delaySec: number): void {
@@ -40,11 +42,15 @@ export interface RigOptions {
   covens?: string[][];
   steps?: number;
   delaySec?: number;
+  /** A second keeper (its own kid and ports, same database, secret and queue) the souls fail over to. */
+  second?: boolean;
 }
 
+export interface SecondKeeper { access: KeeperAccess & { configFile: string }; keeper: KeeperProcess; dir: string }
+
 export interface Rig {
-  root: string; out: string; k: InitializedKeeper; keeper: KeeperProcess; souls: TestSoul[];
-  /** Creates incarnation `name` on every soul; returns the run's apply_id. */
+  root: string; out: string; k: InitializedKeeper; keeper: KeeperProcess; souls: TestSoul[]; b?: SecondKeeper;
+  /** Creates incarnation `name` on every soul (files under <out>/<name>); returns the run's apply_id. */
   create(name: string): Promise<string>;
   report(name: string, applyId: string): Promise<any>;
   restartKeeper(): Promise<void>;
@@ -62,7 +68,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const rig: Rig = {
     root, out, k, keeper: await spawnKeeper(k), souls: [],
     async create(name) {
-      const r = await api(k, 'POST', '/v1/incarnations', { name, service: 'slowfiles', covens: [...new Set((opts.covens ?? [['web']]).flat())], input: { root: out } });
+      const r = await api(k, 'POST', '/v1/incarnations', { name, service: 'slowfiles', covens: [...new Set((opts.covens ?? [['web']]).flat())], input: { root: path.join(out, name) } });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       return r.body.apply_id as string;
     },
@@ -71,17 +77,28 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       if (rig.keeper.child.exitCode === null && rig.keeper.child.signalCode === null) { rig.keeper.child.kill('SIGTERM'); await rig.keeper.exited; }
       rig.keeper = await spawnKeeper(k);
     },
-    check: () => checkHistory(k.db.dsn, rig.souls, out),
+    check: () => checkHistory(k.db.dsn, rig.souls),
     async stop() {
       await Promise.all(rig.souls.map((s) => s.run.kill()));
-      const c = rig.keeper.child;
-      if (c.exitCode === null && c.signalCode === null) { c.kill('SIGKILL'); await rig.keeper.exited; }
+      for (const p of [rig.keeper, rig.b?.keeper]) {
+        if (p && p.child.exitCode === null && p.child.signalCode === null) { p.child.kill('SIGKILL'); await p.exited; }
+      }
+      if (rig.b) fs.rmSync(rig.b.dir, { recursive: true, force: true });
       await cleanupKeeperFiles(k);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
   try {
-    rig.souls = await startSouls(k, path.join(root, 'souls'), opts.covens ?? [['web'], ['web']]);
+    if (opts.second) {
+      const files = await prepareKeeperConfig({
+        kid: `${k.config.kid}-b`, db: k.db, secretName: k.secretName,
+        mutate: (doc) => { doc.temporal = { ...doc.temporal, ...k.doc.temporal }; doc.reaper = k.doc.reaper; opts.mutate?.(doc); },
+      });
+      const config = loadConfig(files.configFile);
+      const access = { baseUrl: `http://${config.listen.openapi.addr}`, adminToken: k.adminToken, config, configFile: files.configFile };
+      rig.b = { access, keeper: await spawnKeeper(access), dir: files.dir };
+    }
+    rig.souls = await startFleet(k, path.join(root, 'souls'), opts.covens ?? [['web'], ['web']], rig.b ? [endpointOf(k, 10), endpointOf(rig.b.access, 20)] : [endpointOf(k)]);
     const r = await api(k, 'POST', '/v1/services', { name: 'slowfiles', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   } catch (err) {
@@ -122,4 +139,20 @@ export async function settleAndCheck(rig: Rig, name: string): Promise<string> {
     await rig.check();
   }
   return first;
+}
+
+/** As test/runs' startSouls, with the souls' keeper endpoints given (failover by priority). */
+async function startFleet(k: KeeperAccess, root: string, covens: string[][], endpoints: EndpointSpec[]): Promise<TestSoul[]> {
+  return Promise.all(covens.map(async (c, i) => {
+    const sid = uniqueSid(`host${i + 1}`);
+    const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: c });
+    if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
+    const dir = path.join(root, sid);
+    const config = writeSoulConfig(dir, sid, endpoints);
+    const init = await soulInit(sid, config, r.body.bootstrap_token);
+    if (init.code !== 0) throw new Error(`soul init ${sid}: ${init.stderr}`);
+    const run = soulRun(sid, config);
+    await waitForStatus(k, sid, 'connected', 30_000, run);
+    return { sid, config, dir, run };
+  }));
 }

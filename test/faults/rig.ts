@@ -38,6 +38,8 @@ ${tasks}`);
 
 export interface RigOptions {
   db?: TestDatabase;
+  /** A secret the caller already wrote (in a private store): the keeper's DSN, password, signing key. */
+  secretName?: string;
   mutate?: (doc: Record<string, any>) => void;
   covens?: string[][];
   steps?: number;
@@ -64,7 +66,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const src = path.join(root, 'slowfiles-src');
   writeSlowService(src, opts.steps ?? 4, opts.delaySec ?? 1);
   const url = gitRepoFrom(src, path.join(root, 'slowfiles.git'), 'v1');
-  const k = await initTestKeeper({ ...(opts.db ? { db: opts.db } : {}), ...(opts.mutate ? { mutate: opts.mutate } : {}) });
+  const k = await initTestKeeper({ ...(opts.db ? { db: opts.db } : {}), ...(opts.secretName ? { secretName: opts.secretName } : {}), ...(opts.mutate ? { mutate: opts.mutate } : {}) });
   const rig: Rig = {
     root, out, k, keeper: await spawnKeeper(k), souls: [],
     async create(name) {

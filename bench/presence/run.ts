@@ -31,35 +31,39 @@ async function main(): Promise<void> {
     for (const ttlMs of [15000, 3500]) {
       const password = randomBytes(8).toString('hex');
       const redis = await startRedisInstance(password);
-      const cache = await connectCache(redis.addr, password, silentLogger);
-      const redisPid = Number(fs.readdirSync('/proc').find((p) => {
-        // redis-server rewrites its title to "redis-server 127.0.0.1:<port>".
-        try { return /^\d+$/.test(p) && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(redis.addr); } catch { return false; }
-      }));
-      const presence = new Presence(cache, 'bench', ttlMs);
-      const sids = Array.from({ length: n }, (_, i) => `s${i}.bench.test`);
-      const epochs = new Map<string, number>();
-      for (let i = 0; i < n; i += 500) await Promise.all(sids.slice(i, i + 500).map(async (s) => { epochs.set(s, await presence.acquire(s, 'x')); }));
-      const interval = Math.max(200, Math.floor(ttlMs / 3));
-      const ticks: number[] = [];
-      const cpu0 = process.cpuUsage(); const r0 = cpuSeconds(redisPid); const t0 = Date.now();
-      for (let t = 0; t < 10; t++) {
-        const start = Date.now();
-        await Promise.all(sids.map((s) => presence.refresh(s, epochs.get(s)!)));
-        ticks.push(Date.now() - start);
-        await new Promise((r) => setTimeout(r, Math.max(0, interval - (Date.now() - start))));
+      // Stopped in `finally`: a failed measurement must not leave the server running.
+      try {
+        const cache = await connectCache(redis.addr, password, silentLogger);
+        const redisPid = Number(fs.readdirSync('/proc').find((p) => {
+          // redis-server rewrites its title to "redis-server 127.0.0.1:<port>".
+          try { return /^\d+$/.test(p) && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(redis.addr); } catch { return false; }
+        }));
+        const presence = new Presence(cache, 'bench', ttlMs);
+        const sids = Array.from({ length: n }, (_, i) => `s${i}.bench.test`);
+        const epochs = new Map<string, number>();
+        for (let i = 0; i < n; i += 500) await Promise.all(sids.slice(i, i + 500).map(async (s) => { epochs.set(s, await presence.acquire(s, 'x')); }));
+        const interval = Math.max(200, Math.floor(ttlMs / 3));
+        const ticks: number[] = [];
+        const cpu0 = process.cpuUsage(); const r0 = cpuSeconds(redisPid); const t0 = Date.now();
+        for (let t = 0; t < 10; t++) {
+          const start = Date.now();
+          await Promise.all(sids.map((s) => presence.refresh(s, epochs.get(s)!)));
+          ticks.push(Date.now() - start);
+          await new Promise((r) => setTimeout(r, Math.max(0, interval - (Date.now() - start))));
+        }
+        const wall = (Date.now() - t0) / 1000;
+        const cpu = process.cpuUsage(cpu0);
+        const row = {
+          souls: n, lease_ttl_ms: ttlMs, heartbeat_interval_ms: interval, refreshes_per_s: round(n / (interval / 1000)),
+          tick_ms_median: ticks.sort((a, b) => a - b)[5], tick_ms_max: ticks[9],
+          keeper_cpu_per_s: round((cpu.user + cpu.system) / 1e6 / wall), redis_cpu_per_s: round((cpuSeconds(redisPid) - r0) / wall),
+        };
+        console.log(JSON.stringify(row));
+        results.push(row);
+        await cache.quit().catch(() => undefined);
+      } finally {
+        await redis.stop();
       }
-      const wall = (Date.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      const row = {
-        souls: n, lease_ttl_ms: ttlMs, heartbeat_interval_ms: interval, refreshes_per_s: round(n / (interval / 1000)),
-        tick_ms_median: ticks.sort((a, b) => a - b)[5], tick_ms_max: ticks[9],
-        keeper_cpu_per_s: round((cpu.user + cpu.system) / 1e6 / wall), redis_cpu_per_s: round((cpuSeconds(redisPid) - r0) / wall),
-      };
-      console.log(JSON.stringify(row));
-      results.push(row);
-      await cache.quit().catch(() => undefined);
-      await redis.stop();
     }
   }
   const out = path.join(repoRoot(), 'bench', 'results');

@@ -4,16 +4,21 @@
 //   changed_when  overrides `changed` from the soul's answer
 //   failed_when   true -> the step failed, whatever the module said
 //   until         false -> send again after `delay_ms`, at most `retries` more times, then failed
-// Expressions see input.*, state.*, soulprint.self.*, <name> for each earlier `register: <name>`
-// ({changed, ok, failed, output}) and, after a send, result.{changed, ok, output}.
-// Requisites: `require: [i]` runs only when steps i succeeded here; `onchanges: [i]` only when at
-// least one of steps i changed something here (else `skipped`).
+// Expressions see exactly what render saw (input.* with defaults, state.*, soulprint.self.*), <name>
+// for each earlier `register: <name>` and, after a send, result.{changed, ok, output}.
+// Registered results exist for every step of the plan on every host (docs/scenario.md "register"):
+//   {ok, changed, failed, skipped, output}; a step that did not run here (left out at render by
+//   `on:`/`where:`/`when:`, `when:` false at apply time, or its requisites unmet) registers
+//   {ok: true, changed: false, failed: false, skipped: true, output: ''}.
+// Requisites: `require: [i]` runs unless one of steps i failed here (a step that did not run here
+// counts as succeeded); `onchanges: [i]` only when at least one of steps i changed something here,
+// or changed it in the locked run(s) this one retries and the work it owed was never done (`owed`).
 // A step the soul did not answer (timeout, stream lost) is `unknown` and ends the host: silence
 // is never success. After a failed or unknown step the host's remaining steps are `skipped`.
 // Exactly-once: the ledger key is (apply_id, host, step index); an `until` re-send uses the
 // apply_id `<apply_id>:u<attempt>` so it is a new key, and a crash-retried activity replays the
 // same keys in the same order and gets the recorded answers.
-import type { HostStatus, PlannedStep, StepRow, StepStatus } from '../db/repos/runs';
+import type { HostStatus, PlannedStep, SkipReason, StepRow, StepStatus } from '../db/repos/runs';
 import type { StepSender } from './deps';
 
 export const MAX_UNTIL_RETRIES = 20;
@@ -28,7 +33,23 @@ export interface HostRun {
   evaluate(src: string, context: Record<string, unknown>): unknown;
   stepTimeoutMs: number;
   signal: AbortSignal;
+  /** Indexes of `onchanges:` steps whose trigger changed in a locked run this one retries and
+   *  that did not run after it: they run here whether or not their triggers change again. */
+  owed?: ReadonlySet<number>;
 }
+
+/** What `register:` holds for a step that did not run on this host. */
+export const SKIPPED_RESULT = Object.freeze({ ok: true, changed: false, failed: false, skipped: true, output: '' });
+
+const SKIP_TEXT: Record<SkipReason, string> = {
+  on: 'left out on this host by `on:`',
+  where: 'left out on this host: `where:` is false',
+  when: '`when:` is false',
+  require: 'require: a required step failed',
+  onchanges: 'onchanges: none of the watched steps changed',
+  earlier_failure: 'not run: an earlier step of this host did not succeed',
+  secret_unavailable: 'not sent: a secret this host needs could not be read',
+};
 
 export interface HostOutcome { status: HostStatus; reason: string | null; steps: StepRow[]; startedAt: Date; finishedAt: Date }
 
@@ -52,21 +73,28 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
   let reason: string | null = null;
   const row = (step: PlannedStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
     apply_id: run.applyId, sid: run.sid, step_index: step.index, name: step.name, module: step.module, status,
-    changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, ...extra,
+    changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, skip_reason: null, ...extra,
   });
+  const skip = (step: PlannedStep, why: SkipReason, detail?: string) => {
+    rows.push(row(step, 'skipped', { skip_reason: why, output: detail ?? SKIP_TEXT[why] }));
+    outcome.set(step.index, 'skipped');
+    if (step.register) registered[step.register] = { ...SKIPPED_RESULT };
+  };
 
   for (const step of run.steps) {
-    if (hostStatus === 'failed' || hostStatus === 'unknown') { rows.push(row(step, 'skipped', { output: 'not run: an earlier step of this host did not succeed' })); continue; }
+    if (hostStatus === 'failed' || hostStatus === 'unknown') { skip(step, 'earlier_failure'); continue; }
+    if (step.skip) { skip(step, step.skip); continue; }
     const ctx = () => ({ ...run.context, ...registered });
-    const unmet = (step.require ?? []).filter((i) => outcome.get(i) !== 'ok' && outcome.get(i) !== 'changed');
-    if (unmet.length > 0) { rows.push(row(step, 'skipped', { output: `require: step(s) ${unmet.join(', ')} did not succeed` })); outcome.set(step.index, 'skipped'); continue; }
-    if (step.onchanges && !step.onchanges.some((i) => outcome.get(i) === 'changed')) {
-      rows.push(row(step, 'skipped', { output: `onchanges: none of step(s) ${step.onchanges.join(', ')} changed` })); outcome.set(step.index, 'skipped'); continue;
+    const unmet = (step.require ?? []).filter((i) => outcome.get(i) === 'failed' || outcome.get(i) === 'unknown');
+    if (unmet.length > 0) { skip(step, 'require', `require: step(s) ${unmet.join(', ')} did not succeed`); continue; }
+    if (step.onchanges && !step.onchanges.some((i) => outcome.get(i) === 'changed') && !run.owed?.has(step.index)) {
+      skip(step, 'onchanges', `onchanges: none of step(s) ${step.onchanges.join(', ')} changed`); continue;
     }
     try {
-      if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) { rows.push(row(step, 'skipped', { output: 'when: false' })); continue; }
+      if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) { skip(step, 'when'); continue; }
     } catch (err) {
       rows.push(row(step, 'failed', { output: `when: ${(err as Error).message}` }));
+      outcome.set(step.index, 'failed');
       hostStatus = 'failed'; reason = `step ${step.index} (${step.name}): when failed to evaluate`;
       continue;
     }
@@ -93,7 +121,11 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       try {
         const c = { ...ctx(), result: { changed: answer.changed, ok: answer.ok, output: answer.output } };
         if (step.changed_when !== undefined) changed = isTrue(run.evaluate(step.changed_when, c));
-        if (step.failed_when !== undefined) ok = !isTrue(run.evaluate(step.failed_when, c));
+        if (step.failed_when !== undefined) {
+          // Replaces the module's verdict (false: not failed, whatever the module said).
+          ok = !isTrue(run.evaluate(step.failed_when, c));
+          if (!ok) answer = { ...answer, output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true` };
+        }
         if (step.until !== undefined && ok) untilMet = isTrue(run.evaluate(step.until, c));
       } catch (err) {
         ok = false;
@@ -101,7 +133,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       }
       if (ok && !untilMet && attempt <= retries && !run.signal.aborted) { await sleep(delay, run.signal); continue; }
       if (ok && !untilMet) { ok = false; answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` }; }
-      if (step.register) registered[step.register] = { changed, ok, failed: !ok, output: answer.output };
+      if (step.register) registered[step.register] = { ok, changed, failed: !ok, skipped: false, output: answer.output };
       outcome.set(step.index, ok ? (changed ? 'changed' : 'ok') : 'failed');
       rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
         changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,
@@ -110,6 +142,12 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       else if (changed) hostStatus = 'changed';
       break;
     }
+  }
+  // A host that did not succeed says what it had already changed: nothing of it is committed, but
+  // the host itself is not as it was.
+  if (reason !== null) {
+    const changed = rows.filter((r) => r.changed).map((r) => `${r.step_index} (${r.name})`);
+    reason += changed.length > 0 ? `; changed on this host in this run: step(s) ${changed.join(', ')}` : '; nothing was changed on this host';
   }
   return { status: hostStatus, reason, steps: rows, startedAt, finishedAt: new Date() };
 }

@@ -38,8 +38,9 @@ export async function lockRun(db: Knex, applyId: string, reason: string, phase: 
     const run = await getRun(trx, applyId);
     if (!run) throw RunGone(applyId);
     if (run.status !== 'running') return;
-    // Hosts never reached are not successes: say so in the report.
-    await trx('run_hosts').where({ apply_id: applyId, status: 'pending' }).update({ status: 'unknown', reason: 'not dispatched' });
+    // Hosts never reached are not successes: say so in the report. (A `pending` host with a reason
+    // was never targeted: registered, not yet onboarded.)
+    await trx('run_hosts').where({ apply_id: applyId, status: 'pending' }).whereNull('reason').update({ status: 'unknown', reason: 'not dispatched' });
     await lockIncarnation(trx, run.incarnation, applyId);
     await finishRun(trx, applyId, { status: 'failed', error: reason, summary: { hosts: await hostCounts(trx, applyId), failed_phase: phase } });
   });

@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import type { ScenarioPort } from './scenario-port';
+import type { DispatchSecrets } from './secrets';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
 export interface StepSender {
@@ -25,7 +26,11 @@ export interface SharedActivityDeps {
   taskQueue: string;
   /** Where services are checked out (config.services.cache_dir). */
   cacheDir: string;
+  /** Secret markers in plans (issue 12): the nonce key and secretstore.scenario_prefix. */
+  secrets?: RenderSecretsConfig;
 }
+
+export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }
 
 export interface DispatchActivityDeps {
   db: Knex;
@@ -38,4 +43,6 @@ export interface DispatchActivityDeps {
   stepTimeoutMs?: number;
   /** How long to wait for a soul to (re)connect to this keeper before handing it back as moved. */
   reconnectGraceMs?: number;
+  /** Reads the secrets a plan's markers name, at send time (activities/secrets.ts). */
+  secrets?: DispatchSecrets;
 }

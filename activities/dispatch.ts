@@ -5,11 +5,13 @@
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../db/repos/incarnations';
-import { getRun, loadPlans, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
+import { checkRunHoldsLock } from '../db/repos/run-lock';
+import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../db/repos/runs';
 import type { DispatchInput, DispatchOutcome } from '../workflows/types';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
-import { RunGone } from './errors';
+import { NotLockHolder, RunGone } from './errors';
+import { resolvePlanSecrets, secretSender } from './secrets';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -35,10 +37,17 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const signal = ctx.cancellationSignal;
       // Every host in flight (up to the batch size) listens on this one signal for cancellation.
       setMaxListeners(0, signal);
+      const lock = await checkRunHoldsLock(deps.db, applyId);
+      if (!lock.ok) throw NotLockHolder(lock.reason);
       const run = await getRun(deps.db, applyId);
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
+      // Values are read now, for this dispatch only, and never written back (issue 12).
+      const secrets = await resolvePlanSecrets(deps.secrets, applyId, plans);
+      // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
+      // changed there, so they will not change again here).
+      const owed = run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
       const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
       let hostRows: Omit<HostRow, 'apply_id'>[] = [];
       let stepRows: StepRow[] = [];
@@ -67,9 +76,22 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             const plan = plans.get(sid);
             if (!plan) { out.unknown.push(sid); hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }); continue; }
             if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
+            const hs = secrets.get(sid);
+            if (hs?.error) {
+              // Nothing is sent to a host whose secrets cannot be read: it fails whole, with the reason.
+              const now = new Date();
+              stepRows.push(...plan.steps.map((s) => ({ apply_id: applyId, sid, step_index: s.index, name: s.name, module: s.module, status: 'skipped' as const, skip_reason: 'secret_unavailable' as const,
+                changed: false, output: `not sent: ${hs.error}`, attempts: 0, replayed: false, started_at: null, finished_at: null })));
+              hostRows.push({ sid, status: 'failed', kid: deps.kid, reason: hs.error, batch, started_at: now, finished_at: now });
+              out.failed.push(sid);
+              done++;
+              continue;
+            }
             const r = await applyHost({
-              applyId, sid, steps: plan.steps, sender: deps.sessions, evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
-              context: { input: run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
+              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(deps.sessions, hs.values) : deps.sessions,
+              owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
+              // Exactly what render saw: the input with its defaults, the state, the soulprint.
+              context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
             });
             stepRows.push(...r.steps);
             hostRows.push({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt });

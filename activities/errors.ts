@@ -10,3 +10,8 @@ export function RunGone(applyId: string): ApplicationFailure {
 export function MigrationFailed(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, 'MigrationFailed');
 }
+
+/** The run does not hold its incarnation's lock (a workflow not started by the API): refuse, change nothing. */
+export function NotLockHolder(reason: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(reason, 'NotLockHolder');
+}

@@ -7,18 +7,28 @@ import { getIncarnation } from '../db/repos/incarnations';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../db/repos/runs';
 import { getService } from '../db/repos/services';
 import type { RenderOutcome } from '../workflows/types';
+import { displayGitUrl } from '../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
+import { renderSecrets } from './render-secrets';
 import type { RenderError, ScenarioPort } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
 
-async function targetHosts(db: Knex, covens: string[]): Promise<Host[]> {
-  const rows = await db('souls').select('sid', 'covens', 'soulprint').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
+/** Reported in the run, never targeted: a soul registered in the covens but never onboarded has no
+ *  identity to reach, so it cannot lock the run (an onboarded soul that is silent is `unknown`). */
+export const NOT_ONBOARDED = 'registered but not yet onboarded (soul init): not targeted';
+
+async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[]; pending: string[] }> {
+  const rows = await db('souls').select('sid', 'covens', 'soulprint', 'onboarded_at').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
   // The registry's covens (the operator's labels) are what `on: coven:<name>` and
   // `soulprint.self.covens` see; a soul cannot claim covens through the facts it reports.
-  return rows.map((r: { sid: string; covens: string[]; soulprint: Record<string, unknown> | null }) =>
-    ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } }));
+  type Row = { sid: string; covens: string[]; soulprint: Record<string, unknown> | null; onboarded_at: Date | null };
+  return {
+    hosts: rows.filter((r: Row) => r.onboarded_at !== null)
+      .map((r: Row) => ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } })),
+    pending: rows.filter((r: Row) => r.onboarded_at === null).map((r: Row) => r.sid),
+  };
 }
 
 function truthy(v: unknown): boolean {
@@ -62,15 +72,16 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
   let loaded;
   try {
-    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir });
+    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   } catch (err) {
-    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${service.git}@${service.ref}: ${(err as Error).message}` }]);
+    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${service.ref}: ${(err as Error).message}` }]);
   }
 
-  const hosts = await targetHosts(db, inc.covens);
+  const { hosts, pending } = await targetHosts(db, inc.covens);
   const rendered = await scenario.render({
     service: loaded, operation: run.operation, input: run.input, state: inc.state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
+    ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc.name) } : {}),
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;
@@ -81,9 +92,14 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const planned = plan.hosts.filter((h) => keep.has(h.sid));
   await saveRender(db, applyId, {
     serviceCommit: loaded.commit,
+    input: plan.input,
     stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
     orchestration: { ...plan.orchestration },
     hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
+    notTargeted: [
+      ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
+      ...pending.map((sid) => ({ sid, status: 'pending' as const, reason: NOT_ONBOARDED })),
+    ],
   });
   return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null };
 }

@@ -6,10 +6,12 @@ import type { LoadedService, Orchestration, RenderError, RenderResult, ScenarioP
 
 interface Engine {
   loadServiceFromGit(a: { git: string; ref: string; cacheDir: string }): Promise<{ commit: string; service: any }>;
-  render(a: { service: unknown; operation: string; input: unknown; state: unknown; hosts: { sid: string; soulprint: unknown }[] }):
+  renderWithSecrets?: Engine['render'];
+  render(a: { service: unknown; operation: string; input: unknown; state: unknown; hosts: { sid: string; soulprint: unknown }[]; secrets?: unknown }):
     { ok: true; plan: any } | { ok: false; errors: RenderError[] } | Promise<{ ok: true; plan: any } | { ok: false; errors: RenderError[] }>;
   evaluateExpression(src: string, context: Record<string, unknown>): unknown;
   applyMigrations(service: unknown, state: unknown, from: number, to: number): unknown;
+  checkRunInput(service: unknown, operation: string, input: Record<string, unknown>): { operation: boolean; problems: { name: string; message: string }[] };
 }
 
 function loadEngine(): Engine | Error {
@@ -32,27 +34,35 @@ function wireParams(module: string, params: Record<string, unknown>): Record<str
   return rest;
 }
 
-/** The engine's per-host steps in the run's own shape (db/repos/runs.ts PlannedStep). */
-function toSteps(steps: any[]): PlannedStep[] {
-  return steps.map((s, i) => ({
+const SKIP: Record<string, PlannedStep['skip']> = { 'not matched by `on:`': 'on', '`where:` is false': 'where', '`when:` is false': 'when' };
+
+/** The engine's per-host steps in the run's own shape (db/repos/runs.ts PlannedStep), with the
+ *  steps render left out on this host put back in place, marked `skip`, so the report lists every
+ *  step and a later step can read their registered (skipped) results. */
+function toSteps(steps: any[], skipped: { index: number; reason: string }[], tasks: any[]): PlannedStep[] {
+  const left = skipped.map(({ index, reason }): PlannedStep => {
+    const t = tasks.find((x) => x.index === index) ?? {};
+    return { index, name: str(t.name) ?? `step ${index}`, module: String(t.module ?? ''), params: {}, register: str(t.register?.name), skip: SKIP[reason] ?? 'when' };
+  });
+  return [...steps.map((s, i): PlannedStep => ({
     index: num(s.index) ?? i, name: str(s.name) ?? `step ${i}`, module: String(s.module),
     params: wireParams(String(s.module), (s.params ?? {}) as Record<string, unknown>),
     when: str(s.when), changed_when: str(s.changed_when), failed_when: str(s.failed_when), until: str(s.until),
     retries: num(s.retries), delay_ms: num(s.delay_ms) ?? (num(s.delay) !== undefined ? num(s.delay)! * 1000 : undefined), register: str(s.register),
     require: Array.isArray(s.require) ? s.require : undefined, onchanges: Array.isArray(s.onchanges) ? s.onchanges : undefined,
-  }));
+  })), ...left].sort((a, b) => a.index - b.index);
 }
 
-function toPlan(plan: any): RenderResult {
-  const hostsRaw: [string, any][] = Array.isArray(plan.hosts)
-    ? plan.hosts.map((h: any) => [h.sid, h.steps])
-    : Object.entries(plan.hosts ?? {}).map(([sid, h]: [string, any]) => [sid, Array.isArray(h) ? h : h.steps]);
+function toPlan(plan: any, tasks: any[]): RenderResult {
+  const hostsRaw: [string, any][] = plan.hosts.map((h: any) => [h.sid, h]);
   // The engine applies on:/where: itself (excluded hosts are absent from plan.hosts); only serial: is left.
   const orch = (plan.orchestration ?? {}) as Orchestration;
   return {
     ok: true,
     plan: {
-      hosts: hostsRaw.map(([sid, steps]) => ({ sid, steps: toSteps(steps ?? []) })),
+      hosts: hostsRaw.map(([sid, h]) => ({ sid, steps: toSteps(h.steps ?? [], h.skipped ?? [], tasks) })),
+      input: (plan.input ?? {}) as Record<string, unknown>,
+      excluded: Array.isArray(plan.orchestration?.excluded) ? plan.orchestration.excluded : [],
       orchestration: orch.serial === null || orch.serial === undefined ? {} : { serial: orch.serial },
       // nextState is the state with state_changes.sets applied (dotted keys included): merging it is the commit.
       stateSets: (plan.nextState ?? {}) as Record<string, unknown>,
@@ -71,11 +81,31 @@ export function defaultScenarioPort(): ScenarioPort {
     async loadService(a) {
       const { commit, service } = await get().loadServiceFromGit(a);
       const version = num(service?.stateSchemaVersion) ?? num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
-      return { commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service } satisfies LoadedService;
+      const secretInputs: Record<string, string[]> = {};
+      if (service?.scenarios instanceof Map) {
+        for (const [op, s] of service.scenarios as Map<string, { inputs: Map<string, { secret?: boolean }> }>) {
+          secretInputs[op] = [...s.inputs.entries()].filter(([, d]) => d.secret === true).map(([n]) => n);
+        }
+      }
+      return {
+        commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service,
+        secretInputs, secretPrefixes: Array.isArray(service?.secretPrefixes) ? service.secretPrefixes : [],
+      } satisfies LoadedService;
     },
     async render(a) {
-      const r = await get().render({ service: a.service.service, operation: a.operation, input: a.input, state: a.state, hosts: a.hosts });
-      return r.ok ? toPlan(r.plan) : { ok: false, errors: r.errors };
+      const e = get();
+      const req = { service: a.service.service, operation: a.operation, input: a.input, state: a.state, hosts: a.hosts };
+      const r = await (e.renderWithSecrets && a.secrets ? e.renderWithSecrets({ ...req, secrets: a.secrets }) : e.render(req));
+      const tasks = (a.service.service as any)?.scenarios?.get?.(a.operation)?.tasks ?? [];
+      return r.ok ? toPlan(r.plan, tasks) : { ok: false, errors: r.errors };
+    },
+    checkRun(a) {
+      const r = get().checkRunInput(a.service.service, a.operation, a.input);
+      if (!r.operation) {
+        const ops = [...((a.service.service as any)?.scenarios?.keys?.() ?? [])].join(', ');
+        return [{ path: '/body/operation', message: `service ${a.service.name} has no operation "${a.operation}" (scenario/${a.operation}/main.yml); use one of: ${ops}` }];
+      }
+      return r.problems.map((p) => ({ path: `/body/input/${p.name}`, message: p.message }));
     },
     evaluate: (src, context) => get().evaluateExpression(src, context),
     async migrate(a) {

@@ -1,6 +1,8 @@
 // What the run activities need from the scenario engine (scenario/, issue 5), as one narrow port.
 // The activities depend on this interface only; `scenario-adapter.ts` binds it to scenario/index.ts
 // and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlannedStep).
+import type { GitCredential } from '../scenario/load/git';
+import type { GitPolicy } from '../scenario/load/git-policy';
 import type { PlannedStep } from '../db/repos/runs';
 
 export interface LoadedService {
@@ -10,6 +12,10 @@ export interface LoadedService {
   stateSchemaVersion: number;
   /** The engine's own representation, handed back to render and migrate. */
   service: unknown;
+  /** Per operation, the inputs declared `secret: true` (the API stores their values in the secrets store). */
+  secretInputs?: Record<string, string[]>;
+  /** service.yml `secrets:`. */
+  secretPrefixes?: string[];
 }
 
 export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }
@@ -24,20 +30,37 @@ export interface Orchestration {
 }
 
 export interface RenderedPlan {
+  /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
   hosts: { sid: string; steps: PlannedStep[] }[];
+  /** The input as render resolved it (defaults filled in): what apply-time expressions read. */
+  input: Record<string, unknown>;
+  /** Hosts the scenario's own `on:`/`where:` left out, with the reason. */
+  excluded: { sid: string; reason: string }[];
   orchestration: Orchestration;
   /** `state_changes.sets`, already evaluated: merged into the state at commit. */
   stateSets: Record<string, unknown>;
 }
 
+/** A run the API refuses before anything starts: the body field (JSON pointer) and the rule broken. */
+export interface RunProblem { path: string; message: string }
+
 export type RenderResult = { ok: true; plan: RenderedPlan } | { ok: false; errors: RenderError[] };
 
 export interface ScenarioPort {
-  loadService(args: { git: string; ref: string; cacheDir: string }): Promise<LoadedService>;
+  /**
+   * `credentialRef` is the service's; the keeper's wrapper (temporal/git-access.ts) adds the source
+   * policy and the resolved credential before the engine clones.
+   */
+  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string; policy?: GitPolicy; credential?: GitCredential }): Promise<LoadedService>;
   render(args: {
     service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
     hosts: { sid: string; soulprint: Record<string, unknown> }[];
+    /** The run's marker nonce and the secret policy (issue 12); engines without secrets ignore it. */
+    secrets?: { nonce: string; keeperPrefix: string; inputPrefixes: string[] };
   }): Promise<RenderResult>;
+  /** What can be known about a run before it starts: the operation exists, its input resolves
+   *  (declared names, required inputs given, types). Empty when the run may start. */
+  checkRun(args: { service: LoadedService; operation: string; input: Record<string, unknown> }): RunProblem[];
   /** Evaluates one CEL expression (apply-time `when`, `changed_when`, `failed_when`, `until`, `where`). */
   evaluate(src: string, context: Record<string, unknown>): unknown;
   /** Runs migrations/<v>.yml for v in (from, to], in order; throws when one is missing or fails. */

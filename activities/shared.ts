@@ -1,24 +1,33 @@
 // Activities of the shared task queue: any keeper may run them. Built by a factory so the worker
 // wires the real database, cache and scenario engine, and tests the same code on the same stack.
 import { Context } from '@temporalio/activity';
+import { checkRunHoldsLock } from '../db/repos/run-lock';
 import { recordHosts } from '../db/repos/runs';
 import { dispatchQueue } from '../temporal/queues';
 import type { RenderOutcome, RouteGroup, Routes } from '../workflows/types';
 import { commitRun, lockRun } from './commit';
 import type { SharedActivityDeps } from './deps';
+import { NotLockHolder } from './errors';
 import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
+  /** Every entry point first: only the run holding its incarnation's lock may act (db/repos/run-lock.ts). */
+  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse') => {
+    const v = await checkRunHoldsLock(db, applyId, { finished });
+    if (!v.ok) throw NotLockHolder(v.reason);
+  };
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
+      await guard(applyId);
       Context.current().heartbeat('rendering');
       return renderRun(deps, applyId);
     },
 
     /** Groups hosts by the keeper holding their stream; hosts with no live stream are `unknown`. */
     async resolveRoutes({ applyId, sids, batch }: { applyId: string; sids: string[]; batch: number }): Promise<Routes> {
+      await guard(applyId);
       const kids = await deps.locate(sids);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
@@ -34,22 +43,27 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     },
 
     async markUnknown({ applyId, sids, reason }: { applyId: string; sids: string[]; reason: string }): Promise<void> {
+      await guard(applyId);
       await recordHosts(db, sids.map((sid) => ({ sid, status: 'unknown', kid: null, reason, batch: null, started_at: null, finished_at: null })), applyId);
     },
 
     async markSkipped({ applyId, sids }: { applyId: string; sids: string[] }): Promise<void> {
+      await guard(applyId);
       await db('run_hosts').where({ apply_id: applyId }).whereIn('sid', sids).update({ status: 'skipped', reason: 'an earlier batch failed; not dispatched' });
     },
 
     async commitRun({ applyId }: { applyId: string }): Promise<boolean> {
+      await guard(applyId, 'allow');
       return commitRun(db, applyId);
     },
 
     async lockRun({ applyId, reason, phase }: { applyId: string; reason: string; phase: string }): Promise<void> {
+      await guard(applyId, 'allow');
       await lockRun(db, applyId, reason, phase);
     },
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
+      await guard(applyId);
       return upgradeState(deps, applyId, toVersion);
     },
   };

@@ -15,7 +15,7 @@ export async function upgradeState(deps: SharedActivityDeps, applyId: string, to
   const inc = await getIncarnation(db, run.incarnation);
   const service = inc && await getService(db, inc.service);
   if (!inc || !service) throw RunGone(applyId);
-  const loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir });
+  const loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   const from = inc.state_schema_version ?? 1;
   const to = toVersion ?? loaded.stateSchemaVersion;
   if (to < from) throw MigrationFailed(`state migrations are forward only: the state is at version ${from}, ${to} is older`);

@@ -39,3 +39,8 @@ export function sidMismatch(fqdn: string, sid: string, file: string): SoulError 
   return new SoulError(`the host's FQDN "${fqdn}" does not equal sid "${sid}" in ${file}`,
     'set sid to the FQDN the soul was registered with and give the host that name; the certificate names the registered SID', 2);
 }
+
+export function certificateExpired(sid: string, notAfter: Date): SoulError {
+  return new SoulError(`the certificate of ${sid} expired at ${notAfter.toISOString()} while the soul was not connected, so it could not be renewed`,
+    `an operator reissues a bootstrap token (keeperctl souls issue-token ${sid} --force, or POST /v1/souls/${sid}/issue-token with force); then run soul init --token=<token> on this host (it replaces the expired identity)`);
+}

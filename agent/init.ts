@@ -2,16 +2,16 @@
 // a key and a CSR, present token + CSR to the bootstrap listener of the first endpoint (by
 // priority) whose TLS checks out against keeper.tls.ca, verify what comes back, store the
 // identity under paths.seed, exit. Nothing of the token or the key is ever printed.
-import { X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { services } from '../proto/load';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
 import { byPriority, readCa, type Endpoint, type SoulConfig } from './config';
 import { createCsr, generateKey, privateKeyPem } from './csr';
-import { SoulError, TLS_FIX, identityExists, sidMismatch, tokenRefused } from './errors';
+import { SoulError, identityExists, sidMismatch, tokenRefused } from './errors';
 import { findFqdn } from './fqdn';
-import { commonName, identityPresent, storeIdentity } from './identity';
+import { identityExpired, identityPresent, removeIdentity, storeIdentity } from './identity';
 import { checkTls } from './tls-check';
+import { verifyIssued } from './verify-issued';
 
 export interface InitOptions { config: SoulConfig; token: string; fqdn?: () => Promise<string>; timeoutMs?: number }
 export interface InitResult { sid: string; serial: string; notAfter: Date; endpoint: string }
@@ -19,7 +19,11 @@ export interface InitResult { sid: string; serial: string; notAfter: Date; endpo
 export async function soulInit(opts: InitOptions): Promise<InitResult> {
   const { config } = opts;
   const ca = readCa(config);
-  if (identityPresent(config.paths.seed)) throw identityExists(config.paths.seed);
+  if (identityPresent(config.paths.seed)) {
+    // An identity whose certificate expired (the host was offline past its expiry) is worth nothing:
+    // it is replaced, so that a new token and soul init are all it takes (docs/certificates.md).
+    if (!identityExpired(config.paths.seed)) throw identityExists(config.paths.seed);
+  }
   const fqdn = await (opts.fqdn ?? findFqdn)();
   if (fqdn !== config.sid) throw sidMismatch(fqdn, config.sid, config.file);
 
@@ -35,7 +39,8 @@ export async function soulInit(opts: InitOptions): Promise<InitResult> {
     }
     const res = await enrollAt(ep, ca, { token: opts.token, sid: config.sid, csr_pem: csrPem }, opts.timeoutMs ?? 15_000);
     if ('unreachable' in res) { firstProblem ??= res.unreachable; continue; }
-    const cert = verifyIssued(res, config.sid, ca, key);
+    const cert = verifyIssued(res.certificate_pem, res.chain_pem, config.sid, ca, key);
+    if (identityPresent(config.paths.seed)) removeIdentity(config.paths.seed);
     storeIdentity(config.paths.seed, { keyPem: privateKeyPem(key), certPem: res.certificate_pem, chainPem: res.chain_pem.join('\n') });
     return { sid: config.sid, serial: res.serial, notAfter: new Date(cert.validTo), endpoint: `${ep.host}:${ep.bootstrap_port}` };
   }
@@ -53,6 +58,9 @@ function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: numbe
         case grpc.status.UNAUTHENTICATED: return reject(tokenRefused(req.sid));
         case grpc.status.RESOURCE_EXHAUSTED: return reject(new SoulError(err.details, 'wait for the window to pass and check that the token and sid are right'));
         case grpc.status.INVALID_ARGUMENT: return reject(new SoulError(`the keeper refused the request: ${err.details}`, 'check sid in the configuration'));
+        case grpc.status.FAILED_PRECONDITION:
+          return reject(new SoulError(`the keeper refused to issue a certificate: ${err.details}`,
+            'nothing to change on this host: the token stays valid; once an operator has fixed the PKI role, run soul init again with the same token'));
         case grpc.status.UNAVAILABLE:
         case grpc.status.DEADLINE_EXCEEDED:
           return resolve({ unreachable: new SoulError(`the keeper at ${ep.host}:${ep.bootstrap_port} cannot enroll now: ${err.details}`,
@@ -61,18 +69,4 @@ function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: numbe
       }
     });
   });
-}
-
-/** The certificate must be for our key, name only our SID, and chain to keeper.tls.ca. */
-function verifyIssued(res: EnrollResponse, sid: string, ca: Buffer, key: ReturnType<typeof generateKey>): X509Certificate {
-  const cert = new X509Certificate(res.certificate_pem);
-  const root = new X509Certificate(ca);
-  const issuers = [...res.chain_pem.map((p) => new X509Certificate(p)), root];
-  const fix = 'the keeper answered with a certificate that does not fit this host; report it to the cluster operator';
-  if (!cert.checkPrivateKey(key)) throw new SoulError('the issued certificate is not for this host\'s key', fix);
-  if (commonName(cert) !== sid) throw new SoulError(`the issued certificate names ${commonName(cert)}, not ${sid}`, fix);
-  if (!issuers.some((i) => cert.checkIssued(i) && cert.verify(i.publicKey))) {
-    throw new SoulError('certificate validation failed: unknown authority: the issued certificate does not chain to keeper.tls.ca', TLS_FIX);
-  }
-  return cert;
 }

@@ -11,11 +11,17 @@ export interface SoulMetrics {
   /** Wraps a step handler so every step is counted by module and outcome and timed. */
   wrap(handler: StepHandler): StepHandler;
   reconnect(): void;
+  /** A certificate rotation's outcome: renewed, refused (by the keeper), invalid (refused by the soul). */
+  rotation(outcome: 'renewed' | 'refused' | 'invalid'): void;
+  /** The certificate the soul now connects with (after a rotation). */
+  certificate(certPem: string): void;
   close(): Promise<void>;
 }
 
 /** What a disabled listener costs: nothing. */
-export const NO_METRICS: SoulMetrics = { wrap: (h) => h, reconnect: () => undefined, close: async () => undefined };
+export const NO_METRICS: SoulMetrics = {
+  wrap: (h) => h, reconnect: () => undefined, rotation: () => undefined, certificate: () => undefined, close: async () => undefined,
+};
 
 function outcome(a: StepAnswer): string {
   if (!a.ok) return 'failed';
@@ -35,8 +41,13 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
     name: 'soul_ledger_journals', help: 'apply journals in the step ledger', registers: [registry],
     collect() { this.set(safeCount(o.ledgerDir)); },
   });
-  const notAfter = Date.parse(new X509Certificate(o.certPem).validTo) / 1000;
-  new client.Gauge({ name: 'soul_certificate_not_after_seconds', help: "the soul certificate's expiry (Unix time)", registers: [registry] }).set(notAfter);
+  const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
+  const expiry = new client.Gauge({ name: 'soul_certificate_not_after_seconds', help: "the soul certificate's expiry (Unix time)", registers: [registry] });
+  expiry.set(notAfter(o.certPem));
+  const rotations = new client.Counter({
+    name: 'soul_certificate_rotations_total', help: 'certificate rotations on the live stream, by outcome (renewed, refused by the keeper, invalid: refused by the soul)',
+    labelNames: ['outcome'], registers: [registry],
+  });
 
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') { res.statusCode = 404; res.end('not found: GET /metrics\n'); return; }
@@ -67,6 +78,8 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
       },
     }),
     reconnect: () => reconnects.inc(),
+    rotation: (outcome) => rotations.inc({ outcome }),
+    certificate: (pem) => expiry.set(notAfter(pem)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

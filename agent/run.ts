@@ -3,16 +3,21 @@
 // soul waits an exponential, jittered delay (agent/backoff.ts) and starts again from the preferred
 // endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A soul told
 // goodbye{superseded} stops: another process holds this identity (docs/agents.md).
+// Certificates rotate on the live stream (agent/rotation.ts); goodbye{rotated} means reconnect at
+// once with the staged identity, which becomes the main one once it has connected. A certificate
+// that expired while the soul was away cannot be renewed: the soul stops and says what to do.
+import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
 import { Backoff, type BackoffOptions } from './backoff';
 import { byPriority, readCa, type SoulConfig } from './config';
-import { SoulError, sidMismatch } from './errors';
+import { SoulError, certificateExpired, sidMismatch } from './errors';
 import { collectSoulprint, type FactSources } from './facts';
 import { findFqdn } from './fqdn';
-import { loadIdentity } from './identity';
+import { discardStagedIdentity, loadIdentity, loadStagedIdentity, promoteStagedIdentity, stageIdentity, type Identity } from './identity';
+import { Rotation } from './rotation';
 import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
 import { createStateStepHandler, ledgerDir, type StepHandler } from './steps';
-import { holdStream, type StreamCredentials } from './stream-session';
+import { holdStream } from './stream-session';
 
 export interface RunOptions {
   config: SoulConfig;
@@ -33,7 +38,7 @@ const STABLE_MS = 10_000;
 export async function soulRun(o: RunOptions): Promise<void> {
   const { config } = o;
   const ca = readCa(config);
-  const identity = loadIdentity(config.paths.seed);
+  const identity = loadStagedIdentity(config.paths.seed) ?? loadIdentity(config.paths.seed);
   const fqdn = await (o.fqdn ?? findFqdn)();
   if (fqdn !== config.sid) throw sidMismatch(fqdn, config.sid, config.file);
   if (identity.sid !== config.sid) {
@@ -54,7 +59,7 @@ export async function soulRun(o: RunOptions): Promise<void> {
   }
   const handler = metrics.wrap(base);
   try {
-    await hold(o, handler, { ca, keyPem: identity.keyPem, certPem: identity.certPem }, fqdn, metrics);
+    await hold(o, handler, ca, fqdn, metrics);
   } finally {
     await metrics.close();
     if (!o.handler) await base.close?.(); // an injected handler belongs to the caller
@@ -70,15 +75,29 @@ async function openDefaultHandler(config: SoulConfig, fqdn: string, sources?: Fa
   }
 }
 
-async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredentials, fqdn: string, metrics: SoulMetrics): Promise<void> {
+async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: string, metrics: SoulMetrics): Promise<void> {
   const { config, log } = o;
+  const seed = config.paths.seed;
   const backoff = new Backoff(o.backoff);
   while (!o.signal.aborted) {
     let delay: number | undefined;
     for (const endpoint of byPriority(config.keeper.endpoints)) {
       if (o.signal.aborted) return;
+      // A staged identity (from a rotation) is tried first; the main one stays until it has connected.
+      const staged = loadStagedIdentity(seed);
+      const identity: Identity = staged ?? loadIdentity(seed);
+      if (identity.notAfter.getTime() <= Date.now()) throw certificateExpired(config.sid, identity.notAfter);
+      const rotation = new Rotation({
+        sid: config.sid, ca, notBefore: identity.notBefore, notAfter: identity.notAfter, log,
+        stage: (parts) => stageIdentity(seed, parts), count: (outcome) => metrics.rotation(outcome),
+      });
       const end = await holdStream({
-        endpoint, creds, handler, log, signal: o.signal, onWelcome: (w) => {
+        endpoint, creds: { ca, keyPem: identity.keyPem, certPem: identity.certPem }, handler, log, signal: o.signal, rotation, onWelcome: (w) => {
+          if (staged) {
+            promoteStagedIdentity(seed);
+            metrics.certificate(staged.certPem);
+            log.info('connected with the renewed certificate', { not_after: staged.notAfter.toISOString() });
+          }
           log.info('connected', { kid: w.kid, epoch: w.epoch, endpoint: w.endpoint });
           o.onWelcome?.(w);
         },
@@ -94,6 +113,20 @@ async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredential
         throw new SoulError(`another stream for ${config.sid} superseded this one (goodbye: superseded)`,
           'run one soul per identity: stop the other `soul run` that uses this paths.seed (or a copy of it)');
       }
+      if (end.goodbye === 'rotated' || (rotation.staged && end.welcomed)) {
+        // The keeper keeps the soul's presence for this reconnect: no backoff.
+        log.info('reconnecting with the renewed certificate', { endpoint: where });
+        delay = 0;
+        break;
+      }
+      if (staged && !end.welcomed && end.code === grpc.status.PERMISSION_DENIED) {
+        // The keeper does not know the staged certificate (the soul was onboarded again meanwhile):
+        // the main identity decides from here on.
+        log.warn('the renewed certificate was refused; using the previous one', { endpoint: where, reason: end.reason });
+        discardStagedIdentity(seed);
+        delay = 0;
+        break;
+      }
       if (end.welcomed) {
         log.warn('stream lost', { endpoint: where, reason: end.reason, after_ms: end.durationMs });
         if (end.durationMs >= STABLE_MS) backoff.reset();
@@ -103,6 +136,7 @@ async function hold(o: RunOptions, handler: StepHandler, creds: StreamCredential
       }
       log.warn('endpoint refused or unreachable', { endpoint: where, reason: end.reason });
     }
+    if (delay === 0) continue;
     delay ??= backoff.next();
     metrics.reconnect();
     log.info('reconnecting', { in_ms: delay });

@@ -7,6 +7,7 @@ import { services } from '../proto/load';
 import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
+import type { Rotation } from './rotation';
 import type { StepHandler } from './steps';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
@@ -30,6 +31,8 @@ export interface HoldOptions {
   log: Logger;
   factsIntervalMs: number;
   signal: AbortSignal;
+  /** Renews the certificate on this stream when it is due. */
+  rotation?: Rotation;
   onWelcome?: (w: { kid: string; epoch: number; sessionId: string; endpoint: string }) => void;
 }
 
@@ -86,6 +89,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
       finished = true;
       clearInterval(heartbeat);
       clearInterval(factsTimer);
+      o.rotation?.stop();
       o.signal.removeEventListener('abort', onAbort);
       for (const ac of steps.values()) ac.abort();
       call.cancel();
@@ -103,11 +107,14 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
             const now = o.soulprint();
             if (!sameSoulprint(now, sent)) { sent = now; send({ facts: { soulprint: now } }); }
           }, o.factsIntervalMs);
+          o.rotation?.start(send);
           return;
         }
         case 'step_request': void runStep(m.step_request); return;
         case 'cancel': steps.get(m.cancel.request_id)?.abort(); return;
         case 'goodbye': goodbye = m.goodbye.reason; return;
+        case 'certificate_renewed': o.rotation?.onRenewed(m.certificate_renewed); return;
+        case 'renewal_refused': o.rotation?.onRefused(m.renewal_refused); return;
         default: return;
       }
     });

@@ -5,6 +5,7 @@
 //   4. authorize: the route's permission against the role's permissions (403, default deny).
 // Neither the token nor the Authorization header is ever logged or echoed.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { decodeJwt } from 'jose';
 import type { Knex } from 'knex';
 import { archonRegistryEmpty, getArchonRoles } from '../db/repos/archons';
 import { TokenRejected, verifyOperatorToken } from '../keeper/auth/jwt';
@@ -15,6 +16,13 @@ import type { Caller } from './route';
 
 /** Longer than any token this keeper issues by far; a bigger header is junk, refused unparsed. */
 const MAX_TOKEN_LENGTH = 4096;
+
+/**
+ * How far a token's `iat` may lie ahead of this keeper's clock: enough for keepers whose clocks
+ * differ by NTP's usual error, far too little to mint tokens that start later and so outlive a key
+ * rotation's intent or an operator's removal window.
+ */
+export const IAT_CLOCK_SKEW_S = 60;
 
 /**
  * 403 for every call while the registry is empty. Once an operator exists the answer is cached for
@@ -79,6 +87,11 @@ async function verifiedAid(cache: VerifiedTokens, signingKey: Uint8Array, issuer
   if (hit !== undefined) return hit;
   try {
     const { aid, expiresAt } = await verifyOperatorToken(signingKey, issuer, token);
+    // Only reached once the signature is good, so the claims read here are the keeper's own.
+    const { iat } = decodeJwt(token);
+    if (typeof iat !== 'number' || iat > Date.now() / 1000 + IAT_CLOCK_SKEW_S) {
+      throw new TokenRejected(`the token's iat claim lies in the future (more than ${IAT_CLOCK_SKEW_S}s ahead of the keeper's clock); check the issuing clock`);
+    }
     // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
     cache.set(token, aid, expiresAt.getTime());
     return aid;

@@ -1,33 +1,35 @@
 // The onboarding decision (interface spec 3.3, 4.4): token + CSR in, certificate + chain out.
 // Order: the token must have been issued for the SID the host asks as (checked without spending,
 // so a misconfigured host does not burn it), then it is spent atomically (one winner among
-// concurrent uses), then the PKI signs with the SID from the token's host record as the only name.
-// If signing fails the spend is undone. The four token failures are told apart only in logs and
+// concurrent uses), then the PKI signs with the SID from the token's host record as the only name,
+// and the certificate it returns is checked (hub/soul-certificate.ts). If no certificate is handed
+// out the spend is undone: for a PKI outage the host simply retries; for a PKI that refused the CSR
+// or issued a misfit, the soul hears a clear refusal, and the token stays valid so that the host can
+// onboard once an operator fixed the role (the failure counts against the token's limit, so a token
+// cannot be used to hammer the PKI). The four token failures are told apart only in logs and
 // metrics; the soul hears one message.
-import { X509Certificate } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { spendBootstrapToken } from '../db/repos/bootstrap-tokens';
 import { tokenSid, unspendBootstrapToken } from '../db/repos/enrollment';
 import { markOnboarded } from '../db/repos/souls';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
-import type { SignedCertificate } from '../secrets/client';
 import type { HandshakeOutcome } from './metrics';
+import { signSoulCertificate, type SoulSigner } from './soul-certificate';
 
 export const TOKEN_REFUSED = 'bootstrap token invalid, expired or used';
 const MAX_CSR_BYTES = 16 * 1024;
 const MAX_SID_LENGTH = 253;
 
-export interface EnrollDeps {
+export interface EnrollDeps extends SoulSigner {
   db: Knex;
-  signCsr(csrPem: string, commonName: string, ttl?: string): Promise<SignedCertificate>;
   log: Logger;
   now?: () => Date;
 }
 
 export type EnrollOutcome =
   | { ok: true; response: EnrollResponse }
-  | { ok: false; kind: 'refused' | 'bad_request' | 'unavailable'; outcome: HandshakeOutcome; details: string };
+  | { ok: false; kind: 'refused' | 'bad_request' | 'unavailable' | 'pki_refused'; outcome: HandshakeOutcome; details: string };
 
 function refused(outcome: HandshakeOutcome): EnrollOutcome {
   return { ok: false, kind: 'refused', outcome, details: TOKEN_REFUSED };
@@ -52,18 +54,18 @@ export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<Enro
     return refused(spent.reason === 'invalid' ? 'token_invalid' : spent.reason === 'expired' ? 'token_expired' : 'token_used');
   }
 
-  let signed: SignedCertificate;
-  try {
-    // The CN and the only SAN come from the host record; the PKI role ignores the CSR's names.
-    signed = await deps.signCsr(req.csr_pem, spent.sid);
-  } catch (err) {
+  // The CN and the only SAN come from the host record; the PKI role ignores the CSR's names.
+  const issued = await signSoulCertificate(deps, req.csr_pem, spent.sid, 'onboarding');
+  if (!issued.ok) {
     const restored = await unspendBootstrapToken(deps.db, req.token).catch(() => false);
-    deps.log.error('the PKI did not sign the soul certificate', { sid, error: (err as Error).message, token_restored: restored });
-    return { ok: false, kind: 'unavailable', outcome: 'pki_error', details: 'the keeper could not have the certificate signed (PKI unavailable or the CSR was refused); retry later' };
+    deps.log.warn('no certificate handed out; the token is valid again', { sid, token_restored: restored });
+    if (issued.kind === 'unavailable') return { ok: false, kind: 'unavailable', outcome: 'pki_error', details: issued.details };
+    return { ok: false, kind: 'pki_refused', outcome: issued.kind, details: issued.details };
   }
-  await markOnboarded(deps.db, spent.sid, signed.serialNumber).catch((err: Error) =>
+  const signed = issued.signed;
+  await markOnboarded(deps.db, spent.sid, signed.serialNumber, new Date(), issued.notAfter).catch((err: Error) =>
     deps.log.warn('cannot record onboarding', { sid, error: err.message }));
-  const notAfter = Date.parse(new X509Certificate(signed.certificate).validTo);
+  const notAfter = issued.notAfter.getTime();
   deps.log.info('soul enrolled', { sid: spent.sid, serial: signed.serialNumber });
   return {
     ok: true,

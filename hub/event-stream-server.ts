@@ -2,31 +2,44 @@
 // handler decodes, checks, converts and hands over to Sessions; it holds no presence logic itself.
 // Order on a new stream: certificate -> Hello (within HELLO_TIMEOUT_MS) -> soulprint names the same
 // host as the certificate -> the SID is a registered agent soul -> lease -> Welcome.
-import fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
+import { normalSerial, promotePending } from '../db/repos/certificates';
 import { agentAdmission } from '../db/repos/presence';
 import type { Component } from '../keeper/component';
 import type { KeeperConfig } from '../keeper/config/types';
 import { services } from '../proto/load';
 import type { KeeperMessage, SoulMessage, Soulprint } from '../proto/types';
 import { SERVER_OPTIONS, grpcComponent } from './grpc-listen';
+import { checkSoulprint } from './soulprint';
 import type { HandshakeOutcome, HubMetrics } from './metrics';
 import { peerIdentity } from './peer-identity';
+import { renewOnStream, type PresentedCertificate } from './renewal';
+import type { ServerLeaf } from './server-leaf';
 import type { Session } from './session';
 import type { Sessions } from './sessions';
+import type { SoulSigner } from './soul-certificate';
+
+export { normalSerial } from '../db/repos/certificates';
 
 const HELLO_TIMEOUT_MS = 10_000;
 
 type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
 
-export interface EventStreamDeps { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions }
+export interface EventStreamDeps extends SoulSigner { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf }
 
 function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
   deps.log.warn('event stream refused', { sid, outcome, peer: call.getPeer() });
   call.emit('error', { code, details });
+}
+
+/** A soulprint not naming the certificate's SID is an identity problem; any other bad fact is bad input. */
+function refuseSoulprint(deps: EventStreamDeps, call: Call, v: { field: string; reason: string }, sid: string): void {
+  if (v.field === 'fqdn') return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `the soulprint ${v.reason}`, sid);
+  const name = v.field === 'soulprint' ? 'the soulprint' : `soulprint.${v.field}`;
+  refuse(deps, call, grpc.status.INVALID_ARGUMENT, 'invalid_soulprint', `${name} ${v.reason}`, sid);
 }
 
 function handleConnect(deps: EventStreamDeps, call: Call): void {
@@ -67,31 +80,32 @@ function handleConnect(deps: EventStreamDeps, call: Call): void {
     switch (m.msg) {
       case 'heartbeat': return;
       case 'facts': {
-        const sp = m.facts.soulprint;
-        if (!sp || sp.fqdn !== sid) return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `facts must describe ${sid}`, sid);
-        void deps.sessions.updateSoulprint(session, sp);
+        const checked = checkSoulprint(m.facts.soulprint, sid);
+        if (!checked.ok) return refuseSoulprint(deps, call, checked, sid);
+        void deps.sessions.updateSoulprint(session, checked.soulprint);
         return;
       }
       case 'step_progress': session.onProgress(m.step_progress); return;
       case 'step_result':
         if (!session.onResult(m.step_result)) deps.log.warn('step result for no pending request', { sid, request_id: m.step_result.request_id });
         return;
+      case 'renew_certificate': {
+        const presented: PresentedCertificate = { serial: identity.serial, notBefore: identity.notBefore, notAfter: identity.notAfter };
+        void renewOnStream(deps, session, presented, m.renew_certificate.csr_pem);
+        return;
+      }
       default: return;
     }
   });
 }
 
-/** Serials as hex without separators or leading zeros, lower case: TLS and X509Certificate agree then. */
-export function normalSerial(serial: string): string {
-  return serial.replace(/[^0-9a-fA-F]/g, '').replace(/^0+(?=.)/, '').toLowerCase();
-}
-
 async function open(deps: EventStreamDeps, call: Call, sid: string, serial: string, soulprint: Soulprint | null): Promise<Session | undefined> {
-  if (!soulprint || soulprint.fqdn !== sid) {
-    refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch',
-      `the soulprint names host "${soulprint?.fqdn ?? ''}" but the certificate is for ${sid}`, sid);
+  const checked = checkSoulprint(soulprint, sid);
+  if (!checked.ok) {
+    refuseSoulprint(deps, call, checked, sid);
     return undefined;
   }
+  soulprint = checked.soulprint;
   try {
     const admission = await agentAdmission(deps.db, sid);
     if (!admission.registered) {
@@ -105,7 +119,16 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
     }
     // One live certificate per soul: the one issued last. An older one (before a re-onboarding)
     // is refused even while it is unexpired. Souls onboarded before serials were kept have none.
-    if (admission.certSerial !== null && normalSerial(admission.certSerial) !== normalSerial(serial)) {
+    // A rotation's pending certificate is admitted too; its first handshake makes it the live one
+    // and retires the certificate it replaces.
+    const pending = admission.pendingSerial !== null && normalSerial(admission.pendingSerial) === normalSerial(serial);
+    if (pending) {
+      if (!(await promotePending(deps.db, sid, admission.pendingSerial!))) {
+        refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate', `this certificate of ${sid} is no longer admitted (onboarded again meanwhile)`, sid);
+        return undefined;
+      }
+      deps.metrics.renewals.inc({ outcome: 'promoted' });
+    } else if (admission.certSerial !== null && normalSerial(admission.certSerial) !== normalSerial(serial)) {
       refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate',
         `this certificate of ${sid} was replaced by a newer one; the host must use its current identity (or be onboarded again)`, sid);
       return undefined;
@@ -141,7 +164,7 @@ export function eventStreamComponent(deps: EventStreamDeps): Component {
     Connect: (call: Call) => handleConnect(deps, call),
   });
   const tls = deps.config.listen.grpc.event_stream.tls;
-  return grpcComponent('event stream listener', deps.config.listen.grpc.event_stream.addr, server, () => grpc.ServerCredentials.createSsl(
-    fs.readFileSync(tls.ca), [{ cert_chain: fs.readFileSync(tls.cert), private_key: fs.readFileSync(tls.key) }], true,
-  ), () => deps.sessions.closeAll());
+  // Client certificates must chain to tls.ca; the leaf is renewable in place (hub/server-leaf.ts).
+  return grpcComponent('event stream listener', deps.config.listen.grpc.event_stream.addr, server,
+    () => deps.leaf.credentials(tls, tls.ca), () => deps.sessions.closeAll());
 }

@@ -5,10 +5,12 @@ import type { Metrics } from '../keeper/metrics';
 import type { RuntimeWithCache } from '../keeper/runtime';
 import { bootstrapComponent } from './bootstrap-server';
 import { eventStreamComponent } from './event-stream-server';
+import { leafRenewalComponent } from './leaf-renewal';
 import { createHubMetrics } from './metrics';
 import { Presence } from './presence';
 import { reconcilerComponent } from './reconciler';
 import { revocationListener } from './revocations';
+import { ServerLeaf } from './server-leaf';
 import { Sessions } from './sessions';
 
 export { Sessions } from './sessions';
@@ -34,13 +36,23 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
     async start() { sessions.start(); },
     async stop() { /* the event-stream listener's stop drains the sessions and stops the ticker */ },
   };
+  const leaf = new ServerLeaf();
+  const signer = {
+    signCsr: (csr: string, cn: string, ttl?: string) => runtime.secrets.signCsr(csr, cn, ttl),
+    soulCertTtlMs: config.secretstore.soul_cert_ttl_ms,
+  };
+  const sl = config.secretstore.server_leaf;
   return {
     sessions, presence,
     components: [
       reconcilerComponent({ db, cache, presence, kid: config.kid, intervalMs: config.reaper.interval_ms, log, metrics: hubMetrics }),
       ticker,
-      bootstrapComponent({ config, db, log, metrics: hubMetrics, signCsr: (csr, cn, ttl) => runtime.secrets.signCsr(csr, cn, ttl) }),
-      eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions }),
+      bootstrapComponent({ config, db, log, metrics: hubMetrics, leaf, ...signer }),
+      eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions, leaf, ...signer }),
+      leafRenewalComponent({
+        leaf, log, metrics: hubMetrics, issue: (req) => runtime.secrets.issueCertificate(req),
+        ...(sl ? { renew: { role: sl.pki_role, commonName: sl.common_name, altNames: sl.alt_names, ipSans: sl.ip_sans, ttlMs: sl.ttl_ms } } : {}),
+      }),
       revocationListener(cache, sessions, log),
     ],
   };

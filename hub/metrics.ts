@@ -4,9 +4,9 @@ import type { Metrics } from '../keeper/metrics';
 
 export type HandshakeOutcome =
   // bootstrap listener
-  | 'enrolled' | 'token_invalid' | 'token_expired' | 'token_used' | 'token_wrong_sid' | 'rate_limited' | 'bad_request' | 'pki_error' | 'internal'
+  | 'enrolled' | 'token_invalid' | 'token_expired' | 'token_used' | 'token_wrong_sid' | 'rate_limited' | 'bad_request' | 'pki_error' | 'pki_refused' | 'pki_misconfigured' | 'internal'
   // event-stream listener
-  | 'accepted' | 'no_certificate' | 'not_registered' | 'revoked' | 'old_certificate' | 'fqdn_mismatch' | 'no_hello' | 'presence_error';
+  | 'accepted' | 'no_certificate' | 'not_registered' | 'revoked' | 'old_certificate' | 'fqdn_mismatch' | 'invalid_soulprint' | 'no_hello' | 'presence_error';
 
 export interface HubMetrics {
   soulsConnected: client.Gauge;
@@ -15,6 +15,9 @@ export interface HubMetrics {
   reconcilerLag: client.Histogram;
   reconcilerPass: client.Histogram;
   reconcilerCorrections: client.Counter<'to'>;
+  renewals: client.Counter<'outcome'>;
+  leafRenewals: client.Counter<'outcome'>;
+  leafNotAfter: client.Gauge;
 }
 
 export function createHubMetrics(metrics: Metrics): HubMetrics {
@@ -40,6 +43,19 @@ export function createHubMetrics(metrics: Metrics): HubMetrics {
     reconcilerCorrections: new client.Counter({
       name: 'keeper_reconciler_corrections_total', help: 'Registry rows the reconciler changed, by the status written',
       labelNames: ['to'], registers,
+    }),
+    renewals: new client.Counter({
+      name: 'keeper_soul_certificate_renewals_total',
+      help: 'Soul certificate rotations over the event stream by outcome (renewed, promoted, refused, too_early, pki_error, pki_refused, pki_misconfigured, superseded)',
+      labelNames: ['outcome'], registers,
+    }),
+    leafRenewals: new client.Counter({
+      name: 'keeper_server_certificate_renewals_total',
+      help: "The gRPC listeners' own certificate renewed from the PKI or reloaded from its files, by outcome (renewed, reloaded, pki_error, pki_misconfigured)",
+      labelNames: ['outcome'], registers,
+    }),
+    leafNotAfter: new client.Gauge({
+      name: 'keeper_server_certificate_not_after_seconds', help: "Expiry of the certificate the gRPC listeners serve (Unix time)", registers,
     }),
   };
 }

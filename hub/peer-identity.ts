@@ -6,7 +6,7 @@ import type { PeerCertificate } from 'node:tls';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
-export type PeerIdentity = { ok: true; sid: string; serial: string } | { ok: false; reason: string };
+export type PeerIdentity = { ok: true; sid: string; serial: string; notBefore: number; notAfter: number } | { ok: false; reason: string };
 
 /** `call.getAuthContext()` of grpc-js: only set when the TLS socket is authorized (chain verified). */
 export interface AuthContextLike { transportSecurityType?: string; sslPeerCertificate?: PeerCertificate }
@@ -20,7 +20,7 @@ export function peerIdentity(auth: AuthContextLike | null | undefined): PeerIden
   if (!eku || !eku.includes(CLIENT_AUTH)) return { ok: false, reason: 'the client certificate is not for client authentication' };
   const sans = (cert.subjectaltname ?? '').split(',').map((s) => s.trim());
   if (!sans.includes(`DNS:${cn}`)) return { ok: false, reason: 'the client certificate does not name its common name as DNS SAN' };
-  return { ok: true, sid: cn.toLowerCase(), serial: cert.serialNumber };
+  return { ok: true, sid: cn.toLowerCase(), serial: cert.serialNumber, notBefore: Date.parse(cert.valid_from), notAfter: Date.parse(cert.valid_to) };
 }
 
 function firstValue(v: string | string[] | undefined): string | undefined {

@@ -3,6 +3,7 @@
 // matched only against requests sent on this same session, so no other stream (another soul's
 // certificate included) can answer or cancel them.
 import { randomUUID } from 'node:crypto';
+import { revealJson } from '../common/secret';
 import type { GoodbyeReason, KeeperMessage, Soulprint, StepProgress, StepResultMsg } from '../proto/types';
 import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
 
@@ -55,13 +56,33 @@ export class Session {
   lastSeenWritten = Date.now();
   /** Lease released and snapshot updated: the keeper is done with this session. */
   ended = false;
+  /** The soul's certificate was renewed on this stream: new steps wait for its next stream. */
+  rotating = false;
+  /** A renewal request is being answered (one at a time per stream). */
+  renewing = false;
   private closedReason: string | null = null;
   private readonly pending = new Map<string, Pending>();
+  private idleWaiters: (() => void)[] = [];
 
   constructor(readonly id: string, readonly sid: string, readonly epoch: number, public soulprint: Soulprint, private readonly sink: SessionSink) {}
 
   get closed(): boolean { return this.closedReason !== null; }
   get inFlight(): number { return this.pending.size; }
+
+  /** Resolves once no step is in flight on this session (at once when none is). */
+  whenIdle(): Promise<void> {
+    if (this.pending.size === 0 || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private settled(requestId: string): void {
+    this.pending.delete(requestId);
+    if (this.pending.size === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
 
   write(msg: KeeperMessage): void {
     if (!this.closed) this.sink.write(msg);
@@ -75,7 +96,7 @@ export class Session {
       const finish = () => {
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
-        this.pending.delete(requestId);
+        this.settled(requestId);
       };
       const giveUp = (err: Error, reason: string) => {
         finish();
@@ -93,7 +114,7 @@ export class Session {
       this.write({
         step_request: {
           request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
-          params_json: JSON.stringify(step.params), dry_run: step.dryRun === true,
+          params_json: revealJson(step.params), dry_run: step.dryRun === true,
         },
       });
     });
@@ -123,6 +144,7 @@ export class Session {
     if (goodbye) this.sink.write({ goodbye: { reason: goodbye } });
     this.closedReason = reason;
     for (const [id, p] of this.pending) p.reject(new StepInterrupted(this.sid, id, reason));
+    for (const w of this.idleWaiters.splice(0)) w();
     this.sink.end();
   }
 }

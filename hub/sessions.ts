@@ -6,6 +6,13 @@
 // told "superseded" exits instead of reconnecting, so two processes with one identity do not take
 // the stream from each other in a loop (docs/agents.md).
 //
+// Certificate rotation (hub/renewal.ts): once a soul has its new certificate, its stream is marked
+// rotating. Steps already in flight finish on it; new steps wait for the soul's next stream (up to
+// ROTATION_RECONNECT_MS) instead of going out on a stream about to end. When the last step in
+// flight is answered the keeper says goodbye{rotated}, and keeps the presence lease and the
+// registry's `connected`: the soul reconnects at once with the new certificate and takes both over.
+// A soul that does not come back lets the lease lapse and the reconciler records it disconnected.
+//
 // A ticker refreshes the leases of all sessions in one batch every third of the TTL rather than on
 // every heartbeat, which keeps cache traffic at (sessions / interval) whatever the heartbeat rate.
 import { randomUUID } from 'node:crypto';
@@ -13,18 +20,22 @@ import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { recordConnected, recordDisconnected, touchLastSeen } from '../db/repos/presence';
 import type { Soulprint } from '../proto/types';
-import { SoulNotConnected } from './dispatch-errors';
+import { SoulNotConnected, StepCancelled } from './dispatch-errors';
 import type { HubMetrics } from './metrics';
 import type { Lease, Presence } from './presence';
 import { Session, type SendStepOptions, type SessionSink, type StepOrder, type StepResult } from './session';
 
 /** How often a live session's last_seen_at moves in the registry; finer is not worth the writes. */
 const LAST_SEEN_EVERY_MS = 30_000;
+/** How long a step waits for a rotating soul's next stream before it is refused as not connected. */
+export const ROTATION_RECONNECT_MS = 20_000;
 
 export interface SessionsDeps { db: Knex; presence: Presence; kid: string; log: Logger; metrics: HubMetrics }
 
 export class Sessions {
   private readonly bySid = new Map<string, Session>();
+  /** SIDs whose stream ends for a rotation, with the waiters for their next session. */
+  private readonly rotating = new Map<string, { until: number; waiters: ((s: Session | undefined) => void)[] }>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
 
@@ -42,8 +53,38 @@ export class Sessions {
    */
   sendStep(sid: string, step: StepOrder, opts: SendStepOptions): Promise<StepResult> {
     const s = this.bySid.get(sid);
-    if (!s || s.closed) return Promise.reject(new SoulNotConnected(sid));
-    return s.sendStep(step, opts);
+    if (s && !s.closed && !s.rotating) return s.sendStep(step, opts);
+    const r = this.rotating.get(sid);
+    if (!r || Date.now() > r.until) return Promise.reject(new SoulNotConnected(sid));
+    return new Promise<Session | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), r.until - Date.now());
+      r.waiters.push((next) => { clearTimeout(timer); resolve(next); });
+    }).then((next) => {
+      // Cancelled while waiting: nothing was sent, and nothing must be sent now.
+      if (opts.signal?.aborted) return Promise.reject(new StepCancelled(sid, 'not sent'));
+      return next && !next.closed ? next.sendStep(step, opts) : Promise.reject(new SoulNotConnected(sid));
+    });
+  }
+
+  /**
+   * The soul has its new certificate: finish what is in flight on this stream, then end it with
+   * goodbye{rotated}, keeping the lease for the soul's next stream.
+   */
+  async rotate(session: Session): Promise<void> {
+    if (session.rotating || session.closed) return;
+    session.rotating = true;
+    const entry = { until: Date.now() + ROTATION_RECONNECT_MS, waiters: [] as ((s: Session | undefined) => void)[] };
+    this.rotating.set(session.sid, entry);
+    setTimeout(() => {
+      if (this.rotating.get(session.sid) !== entry) return;
+      this.rotating.delete(session.sid);
+      for (const w of entry.waiters) w(undefined);
+    }, ROTATION_RECONNECT_MS + 100).unref();
+    await session.whenIdle();
+    if (session.closed) return;
+    entry.until = Date.now() + ROTATION_RECONNECT_MS;
+    session.close('certificate rotated', 'rotated');
+    await this.end(session, 'certificate rotated', { keepLease: true });
   }
 
   /** Whether this keeper holds a live stream for the SID. */
@@ -69,6 +110,11 @@ export class Sessions {
     const previous = this.bySid.get(sid);
     this.bySid.set(sid, session);
     this.deps.metrics.soulsConnected.set(this.bySid.size);
+    const rotation = this.rotating.get(sid);
+    if (rotation) {
+      this.rotating.delete(sid);
+      for (const w of rotation.waiters) w(session);
+    }
     if (previous) {
       previous.close('superseded by a newer stream', 'superseded');
       void this.end(previous, 'superseded');
@@ -78,7 +124,6 @@ export class Sessions {
     return session;
   }
 
-  /** The stream ended (either side). Releases the lease if still ours and marks the soul disconnected. */
   /** Closes this keeper's stream of `sid`, if it holds one, telling the soul it was revoked. */
   async revoke(sid: string): Promise<boolean> {
     const s = this.bySid.get(sid);
@@ -88,12 +133,20 @@ export class Sessions {
     return true;
   }
 
-  async end(session: Session, reason: string): Promise<void> {
+  /**
+   * The stream ended (either side). Releases the lease if still ours and marks the soul
+   * disconnected; with keepLease (a rotation) neither: the soul's next stream takes both over.
+   */
+  async end(session: Session, reason: string, opts: { keepLease?: boolean } = {}): Promise<void> {
     if (session.ended) return;
     session.ended = true;
     session.close(reason);
     if (this.bySid.get(session.sid) === session) this.bySid.delete(session.sid);
     this.deps.metrics.soulsConnected.set(this.bySid.size);
+    if (opts.keepLease) {
+      this.deps.log.info('soul stream ended for its reconnect', { sid: session.sid, epoch: session.epoch, reason });
+      return;
+    }
     const released = await this.deps.presence.release(session.sid, session.epoch).catch((err: Error) => {
       // The lease then runs out by itself and the reconciler records the disconnect.
       this.deps.log.warn('cannot release presence lease', { sid: session.sid, error: err.message });

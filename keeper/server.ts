@@ -40,8 +40,9 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     const metrics = createMetrics(config.kid, VERSION);
     const hub = createHubComponents(runtime, metrics);
     // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
+    // The API checks a run against its service before starting it, with the same engine the workers use.
     const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
-    const apiDeps = { runtime, metrics, temporal: runs.temporal };
+    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario };
 
     const app = express();
     app.disable('x-powered-by');

@@ -65,7 +65,7 @@ export function runCli(argv: string[], io: Io = processIo): number {
     }
     if (args.format !== 'text') io.stdout(formatText(findings, dir));
   } else io.stdout(report);
-  return findings.some((f) => f.severity === 'error') ? 1 : 0;
+  return findings.some((f) => f.severity === 'error' && !f.suppressed) ? 1 : 0;
 }
 
 export function main(argv: string[]): void {

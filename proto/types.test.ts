@@ -21,8 +21,11 @@ describe('proto contracts', () => {
 
   it('has the fields proto/types.ts describes', () => {
     const s = 'keeper/stream/v1/event_stream.proto';
-    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.SoulMessage'), ['facts', 'heartbeat', 'hello', 'step_progress', 'step_result']);
-    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.KeeperMessage'), ['cancel', 'goodbye', 'step_request', 'welcome']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.SoulMessage'), ['facts', 'heartbeat', 'hello', 'renew_certificate', 'step_progress', 'step_result']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.KeeperMessage'), ['cancel', 'certificate_renewed', 'goodbye', 'renewal_refused', 'step_request', 'welcome']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.RenewCertificate'), ['csr_pem']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.CertificateRenewed'), ['certificate_pem', 'chain_pem', 'not_after_ms', 'serial']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.RenewalRefused'), ['reason', 'retryable']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.Soulprint'),
       ['addresses', 'architecture', 'cpu_count', 'fqdn', 'hostname', 'memory_bytes', 'os_family', 'os_name', 'os_release', 'soul_version']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepResult'),

@@ -27,33 +27,43 @@ export interface StepResultMsg {
   started_at_ms: number; finished_at_ms: number; replayed: boolean;
 }
 
+export interface RenewCertificate { csr_pem: string }
+
 export type SoulMessage =
   | { msg: 'hello'; hello: Hello }
   | { msg: 'heartbeat'; heartbeat: Heartbeat }
   | { msg: 'facts'; facts: Facts }
   | { msg: 'step_progress'; step_progress: StepProgress }
-  | { msg: 'step_result'; step_result: StepResultMsg };
+  | { msg: 'step_result'; step_result: StepResultMsg }
+  | { msg: 'renew_certificate'; renew_certificate: RenewCertificate };
 
 export interface Welcome { session_id: string; epoch: number; heartbeat_interval_ms: number; kid: string }
 export interface StepRequestMsg { request_id: string; apply_id: string; step_index: number; module: string; params_json: string; dry_run: boolean }
 export interface Cancel { request_id: string; reason: string }
 export interface Goodbye { reason: GoodbyeReason }
+export interface CertificateRenewed { certificate_pem: string; chain_pem: string[]; serial: string; not_after_ms: number }
+export interface RenewalRefused { reason: string; retryable: boolean }
 
-export type GoodbyeReason = 'superseded' | 'shutdown' | 'silent' | 'fenced' | 'revoked';
+export type GoodbyeReason = 'superseded' | 'shutdown' | 'silent' | 'fenced' | 'revoked' | 'rotated';
 
 export type KeeperMessage =
   | { welcome: Welcome }
   | { step_request: StepRequestMsg }
   | { cancel: Cancel }
-  | { goodbye: Goodbye };
+  | { goodbye: Goodbye }
+  | { certificate_renewed: CertificateRenewed }
+  | { renewal_refused: RenewalRefused };
 
 /** A decoded KeeperMessage as the soul receives it (the oneof name in `msg`). */
 export type ReceivedKeeperMessage =
   | { msg: 'welcome'; welcome: Welcome }
   | { msg: 'step_request'; step_request: StepRequestMsg }
   | { msg: 'cancel'; cancel: Cancel }
-  | { msg: 'goodbye'; goodbye: Goodbye };
+  | { msg: 'goodbye'; goodbye: Goodbye }
+  | { msg: 'certificate_renewed'; certificate_renewed: CertificateRenewed }
+  | { msg: 'renewal_refused'; renewal_refused: RenewalRefused };
 
 /** The same for the keeper side: what SoulMessage a client may write (no `msg` needed on send). */
 export type OutgoingSoulMessage =
-  | { hello: Hello } | { heartbeat: Heartbeat } | { facts: Facts } | { step_progress: StepProgress } | { step_result: StepResultMsg };
+  | { hello: Hello } | { heartbeat: Heartbeat } | { facts: Facts } | { step_progress: StepProgress } | { step_result: StepResultMsg }
+  | { renew_certificate: RenewCertificate };

@@ -21,6 +21,8 @@ export interface InputDecl {
   default?: unknown;
   pos: Position;
   defaultNode?: YNode;
+  /** `secret: true`: the value is a secrets-store reference, resolved only at dispatch. */
+  secret?: boolean;
 }
 
 export interface TaskRef {
@@ -85,6 +87,8 @@ export interface LoadedService {
   root: string;
   name: string;
   stateSchemaVersion: number;
+  /** service.yml `secrets:`: prefixes of the secrets store this service may read. */
+  secretPrefixes?: string[];
   scenarios: Map<string, Scenario>;
   templates: Map<string, TemplateFile>;
   migrations: Map<number, Migration>;

@@ -8,6 +8,13 @@ CONFIG="$STATE/keeper.yml"
 CRED="$STATE/credential.jwt"
 cd "$ROOT"
 
+# When the stack runs Temporal behind mutual TLS (KEEPER_TEMPORAL_MTLS=1), the keeper presents the
+# stack's client certificate (scripts/stack.sh writes TEMPORAL_TLS_* into .stack/env then).
+TEMPORAL_TLS=""
+if grep -q '^TEMPORAL_TLS_CA=' "$STATE/env" 2>/dev/null; then
+  TEMPORAL_TLS=", tls: { ca: tls/temporal/ca.pem, cert: tls/temporal/client.crt, key: tls/temporal/client.key, server_name: temporal.keeper.local }"
+fi
+
 cat > "$CONFIG" <<YAML
 # Written by make demo. Production keeps the same shape; see docs/configuration.md.
 kid: keeper-demo
@@ -35,8 +42,9 @@ auth:
     issuer: keeper
     ttl_default: 24h
     ttl_bootstrap: 720h
-temporal: { address: 127.0.0.1:7233, namespace: default, task_queue: keeper, ui_url: http://127.0.0.1:8233 }
-services: { cache_dir: services-cache }
+temporal: { address: 127.0.0.1:7233, namespace: default, task_queue: keeper, ui_url: http://127.0.0.1:8233$TEMPORAL_TLS }
+# The demo's example service is a git repository on this machine: file:// is allowed here only.
+services: { cache_dir: services-cache, git: { schemes: [https, ssh, file], hosts: [] } }
 logging: { level: info }
 YAML
 

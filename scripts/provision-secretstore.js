@@ -7,10 +7,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+// Also required by tests for the policy text (module.exports below); only the command provisions.
+const isMain = require.main === module;
 const state = process.argv[2];
-if (!state) { console.error('usage: provision-secretstore.js <stack-dir>'); process.exit(2); }
-const env = Object.fromEntries(fs.readFileSync(path.join(state, 'generated.env'), 'utf8')
-  .split('\n').filter(Boolean).map((l) => { const i = l.indexOf('='); return [l.slice(0, i), l.slice(i + 1)]; }));
+if (isMain && !state) { console.error('usage: provision-secretstore.js <stack-dir>'); process.exit(2); }
+const env = isMain ? Object.fromEntries(fs.readFileSync(path.join(state, 'generated.env'), 'utf8')
+  .split('\n').filter(Boolean).map((l) => { const i = l.indexOf('='); return [l.slice(0, i), l.slice(i + 1)]; })) : {};
 const ADDR = 'http://127.0.0.1:8200';
 const TOKEN = env.BAO_ROOT_TOKEN;
 
@@ -108,16 +110,38 @@ async function provisionServerLeaf() {
   writeFileMode(caFile, caPem.trim() + '\n', 0o644);
 }
 
+// Scenario secrets (docs/secrets.md): the keeper's secretstore.scenario_prefix, on the KV v2 mount
+// `secret/` and the KV v1 mount `kv1/`. Scenarios read below it; the keeper writes the values given
+// to secret inputs below `<prefix>incarnations/`.
+const SCENARIO_PREFIXES = ['secret/keeper/services/', 'kv1/keeper/services/'];
+
+/** The KV API paths of a logical prefix: `<mount>/data/<rest>` on KV v2, the path itself on v1. */
+function kvApiPath(prefix, version) {
+  const [mount, ...rest] = prefix.split('/');
+  return version === 2 ? `${mount}/data/${rest.join('/')}` : prefix;
+}
+
+function scenarioPolicy(prefixes = SCENARIO_PREFIXES) {
+  return prefixes.map((p) => {
+    const api = kvApiPath(p, p.startsWith('secret/') ? 2 : 1);
+    return `path "${api}*" { capabilities = ["read"] }\npath "${api}incarnations/*" { capabilities = ["create", "update", "read"] }`;
+  }).join('\n');
+}
+
 const POLICY = `
-# The keeper reads its own secrets, signs soul CSRs, and detects KV versions. Nothing else.
+# The keeper reads its own secrets, signs soul CSRs, issues its own server leaf, and detects KV versions.
 path "secret/data/keeper" { capabilities = ["read"] }
 path "secret/data/keeper/*" { capabilities = ["read"] }
 path "kv1/keeper" { capabilities = ["read"] }
 path "kv1/keeper/*" { capabilities = ["read"] }
 path "sys/internal/ui/mounts/*" { capabilities = ["read"] }
 path "${PKI_MOUNT}/sign/${SOUL_ROLE}" { capabilities = ["create", "update"] }
+# The keeper's own leaf, renewed in place when secretstore.server_leaf is set (docs/certificates.md).
+path "${PKI_MOUNT}/issue/${SERVER_ROLE}" { capabilities = ["create", "update"] }
 path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/token/lookup-self" { capabilities = ["read"] }
+# Scenario secrets: read under the scenario prefix, write values of secret inputs. Nothing else.
+${scenarioPolicy()}
 `;
 
 async function provisionAppRole() {
@@ -139,6 +163,9 @@ async function provisionAppRole() {
   const secretId = (await api('POST', 'auth/approle/role/keeper/secret-id', {})).data.secret_id;
   writeFileMode(file, secretId + '\n', 0o400);
 }
+
+module.exports = { scenarioPolicy, kvApiPath, POLICY };
+if (!isMain) return;
 
 (async () => {
   await provisionKv();

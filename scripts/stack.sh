@@ -48,6 +48,10 @@ ensure_packages() {
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v ss >/dev/null 2>&1 || missing+=(iproute2)
+  # Temporal behind mutual TLS: HAProxy terminates it, socat bridges to a dev server in its own
+  # network namespace (test/support/temporal-mtls.ts; KEEPER_TEMPORAL_MTLS=1 below).
+  [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+  command -v socat >/dev/null 2>&1 || missing+=(socat)
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
@@ -146,13 +150,69 @@ stop_redis() {
 # --- Temporal dev server
 TEMPORAL_SEARCH_ATTRIBUTES=(KeeperIncarnation=Keyword KeeperOperation=Keyword KeeperServiceRef=Keyword KeeperService=Keyword)
 
-temporal_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 >/dev/null 2>&1; }
+# Behind mutual TLS only when KEEPER_TEMPORAL_MTLS=1 (off by default; the cost is in
+# docs/security.md): the dev server then runs in a network and PID namespace of its own, where
+# nothing else can reach it; socat bridges a 0600 Unix socket to it and HAProxy on 127.0.0.1:7233
+# admits only clients with a certificate from .stack/tls/temporal/ca.pem (the keeper's client.crt).
+# The Web UI is off in that mode: it would be a door without a certificate.
+TEMPORAL_MTLS="${KEEPER_TEMPORAL_MTLS:-0}"
+TEMPORAL_TLS_DIR="$STATE/tls/temporal"
+TEMPORAL_TLS_NAME=temporal.keeper.local
+TEMPORAL_TLS_ARGS=()
+if [ "$TEMPORAL_MTLS" = 1 ]; then
+  TEMPORAL_TLS_ARGS=(--tls-ca-path "$TEMPORAL_TLS_DIR/ca.pem" --tls-cert-path "$TEMPORAL_TLS_DIR/client.crt"
+    --tls-key-path "$TEMPORAL_TLS_DIR/client.key" --tls-server-name "$TEMPORAL_TLS_NAME")
+fi
+
+temporal_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 "${TEMPORAL_TLS_ARGS[@]}" >/dev/null 2>&1; }
+temporal_plain_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 >/dev/null 2>&1; }
+
+# A CA, the frontend's certificate and the keeper's client certificate, made once (EC P-256).
+ensure_temporal_certs() {
+  local d="$TEMPORAL_TLS_DIR"
+  [ -s "$d/client.crt" ] && [ -s "$d/server.pem" ] && return 0
+  mkdir -p "$d" && chmod 700 "$d"
+  (
+    cd "$d" && umask 077
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 3650 \
+      -subj /CN=keeper-temporal-ca -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+    printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' "$TEMPORAL_TLS_NAME" > server.ext
+    printf 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n' > client.ext
+    for leaf in server client; do
+      cn=keeper; [ "$leaf" = server ] && cn="$TEMPORAL_TLS_NAME"
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$leaf.key" -out "$leaf.csr" -subj "/CN=$cn"
+      openssl x509 -req -in "$leaf.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 825 -out "$leaf.crt" -extfile "$leaf.ext"
+    done
+    cat server.crt server.key > server.pem
+  ) >"$STATE/logs/temporal-certs.log" 2>&1 || die "making the Temporal TLS certificates failed; see $STATE/logs/temporal-certs.log"
+}
+
+start_temporal_mtls() {
+  local sa=("$@") sock="$TEMPORAL_TLS_DIR/frontend.sock" cfg="$STATE/temporal-haproxy.cfg"
+  temporal_plain_healthy && die "a Temporal dev server without TLS holds 127.0.0.1:7233; run make stack-down first"
+  ensure_temporal_certs
+  # The socket path and the server's argv are positional parameters, never spliced into the script.
+  nohup unshare --net --pid --fork --kill-child -- sh -c \
+    'ip link set lo up || exit 1; sock="$1"; shift; socat "UNIX-LISTEN:$sock,fork,mode=600,unlink-early" TCP:127.0.0.1:7233 & exec "$@"' \
+    sh "$sock" "$TEMPORAL" server start-dev --ip 127.0.0.1 --port 7233 --headless \
+    --db-filename "$STATE/temporal.db" --log-level warn "${sa[@]}" >"$STATE/logs/temporal.log" 2>&1 &
+  echo $! > "$STATE/temporal.pid"
+  printf '%s\n' 'global' '  maxconn 4096' 'defaults' '  mode tcp' '  timeout connect 5s' '  timeout client 1h' '  timeout server 1h' \
+    'frontend temporal' \
+    "  bind 127.0.0.1:7233 ssl crt $TEMPORAL_TLS_DIR/server.pem ca-file $TEMPORAL_TLS_DIR/ca.pem verify required alpn h2" \
+    '  default_backend dev' 'backend dev' "  server dev $sock" > "$cfg"
+  nohup /usr/sbin/haproxy -f "$cfg" -db >"$STATE/logs/temporal-proxy.log" 2>&1 &
+  echo $! > "$STATE/temporal-proxy.pid"
+  for _ in $(seq 1 150); do temporal_healthy && return 0; sleep 0.2; done
+  die "the Temporal frontend did not become healthy behind mTLS on 127.0.0.1:7233; see $STATE/logs/temporal.log and temporal-proxy.log"
+}
 
 start_temporal() {
   TEMPORAL="$("$ROOT/scripts/build-tools.sh" path-temporal)"
   temporal_healthy && return 0
   local sa=()
   for a in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
+  if [ "$TEMPORAL_MTLS" = 1 ]; then start_temporal_mtls "${sa[@]}"; return; fi
   nohup "$TEMPORAL" server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233 \
     --db-filename "$STATE/temporal.db" --log-level warn "${sa[@]}" \
     >"$STATE/logs/temporal.log" 2>&1 &
@@ -205,6 +265,10 @@ SECRETSTORE_ROOT_TOKEN=$BAO_ROOT_TOKEN
 TEMPORAL_ADDRESS=127.0.0.1:7233
 TEMPORAL_UI=http://127.0.0.1:8233
 EOF
+  if [ "$TEMPORAL_MTLS" = 1 ]; then
+    printf '%s\n' "TEMPORAL_TLS_CA=$TEMPORAL_TLS_DIR/ca.pem" "TEMPORAL_TLS_CERT=$TEMPORAL_TLS_DIR/client.crt" \
+      "TEMPORAL_TLS_KEY=$TEMPORAL_TLS_DIR/client.key" "TEMPORAL_TLS_SERVER_NAME=$TEMPORAL_TLS_NAME" >> "$STATE/env"
+  fi
 }
 
 cmd_up() {
@@ -217,13 +281,21 @@ cmd_up() {
   start_temporal
   write_env
   node "$ROOT/scripts/provision-secretstore.js" "$STATE" || die "provisioning the secrets store failed"
-  log "up: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, secrets store http://127.0.0.1:8200, Temporal 127.0.0.1:7233 (UI http://127.0.0.1:8233)"
+  if [ "$TEMPORAL_MTLS" = 1 ]; then
+    log "up: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, secrets store http://127.0.0.1:8200, Temporal 127.0.0.1:7233 (mutual TLS: CA and client certificate in $TEMPORAL_TLS_DIR; no Web UI)"
+  else
+    log "up: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, secrets store http://127.0.0.1:8200, Temporal 127.0.0.1:7233 (UI http://127.0.0.1:8233)"
+  fi
 }
 
 cmd_down() {
   ensure_generated_secrets
   stop_pidfile "$STATE/keeper.pid"
   for p in "$STATE"/soul-*.pid; do [ -e "$p" ] && stop_pidfile "$p"; done
+  stop_pidfile "$STATE/temporal-proxy.pid"
+  # Behind mTLS the pid file holds `unshare`, which waits out SIGTERM: the dev server is its child.
+  # (Without mTLS the dev server itself is in the pid file and has no children: nothing happens.)
+  [ ! -f "$STATE/temporal.pid" ] || pkill -TERM -P "$(cat "$STATE/temporal.pid")" 2>/dev/null || true
   stop_pidfile "$STATE/temporal.pid"
   stop_pidfile "$STATE/secretstore.pid"
   stop_redis

@@ -19,6 +19,8 @@ export interface SecretStoreOptions {
 }
 
 export interface SignedCertificate { certificate: string; issuingCa: string; caChain: string[]; serialNumber: string }
+export interface IssuedCertificate extends SignedCertificate { privateKey: string }
+export interface IssueRequest { role: string; commonName: string; altNames: string[]; ipSans: string[]; ttl: string }
 
 const REF = /^secretstore:([A-Za-z0-9_./-]+)$/;
 
@@ -156,6 +158,13 @@ export class SecretStore {
 
   /** Reads a KV secret (all fields). KV v1 and v2 are handled alike. */
   async readSecret(path: string): Promise<Record<string, unknown>> {
+    const fields = await this.readFields(path);
+    this.cache.set(path, fields);
+    return fields;
+  }
+
+  /** Reads a KV secret without keeping it: scenario secrets are read at each dispatch, never cached. */
+  async readFields(path: string): Promise<Record<string, unknown>> {
     const { mount, version } = await this.detectKv(path);
     const apiPath = version === 2 ? `${mount}data/${path.slice(mount.length)}` : path;
     let res: { data?: Record<string, unknown> & { data?: Record<string, unknown> } };
@@ -164,9 +173,18 @@ export class SecretStore {
     } catch (err) {
       throw classify(err, `reading ${path}`, this.opts.addr);
     }
-    const fields = (version === 2 ? res.data?.data : res.data) ?? {};
-    this.cache.set(path, fields);
-    return fields;
+    return (version === 2 ? res.data?.data : res.data) ?? {};
+  }
+
+  /** Writes (replaces) a KV secret's fields, on KV v1 or v2. Used for values given to secret inputs. */
+  async writeFields(path: string, fields: Record<string, string>): Promise<void> {
+    const { mount, version } = await this.detectKv(path);
+    try {
+      if (version === 2) await this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields });
+      else await this.vault.write(path, fields);
+    } catch (err) {
+      throw classify(err, `writing ${path}`, this.opts.addr);
+    }
   }
 
   /**
@@ -196,6 +214,25 @@ export class SecretStore {
     return {
       certificate: res.data.certificate, issuingCa: res.data.issuing_ca,
       caChain: res.data.ca_chain ?? [res.data.issuing_ca], serialNumber: res.data.serial_number,
+    };
+  }
+
+  /**
+   * Issues a certificate and its key from `role` (the store makes the key): the keeper's own server
+   * leaf. Only the keeper's listeners use it; the key never leaves this process and its files.
+   */
+  async issueCertificate(req: IssueRequest): Promise<IssuedCertificate> {
+    let res: { data: { certificate: string; issuing_ca: string; ca_chain?: string[]; serial_number: string; private_key: string } };
+    try {
+      res = await this.vault.write(`${this.opts.pki_mount}/issue/${req.role}`, {
+        common_name: req.commonName, alt_names: req.altNames.join(','), ip_sans: req.ipSans.join(','), ttl: req.ttl, format: 'pem',
+      });
+    } catch (err) {
+      throw classify(err, `issuing the keeper's certificate ${req.commonName} from role ${req.role}`, this.opts.addr);
+    }
+    return {
+      certificate: res.data.certificate, issuingCa: res.data.issuing_ca, caChain: res.data.ca_chain ?? [res.data.issuing_ca],
+      serialNumber: res.data.serial_number, privateKey: res.data.private_key,
     };
   }
 

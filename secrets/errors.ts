@@ -1,6 +1,6 @@
 // Errors from the secrets store, worded for the operator: what failed, where, and the fix. They never
 // carry a secret value or a token.
-export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'failed';
+export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'refused' | 'failed';
 
 export class SecretStoreError extends Error {
   constructor(readonly kind: SecretStoreFailure, message: string) {
@@ -9,7 +9,7 @@ export class SecretStoreError extends Error {
   }
 }
 
-interface HttpishError { response?: { statusCode?: number; status?: number }; code?: string; cause?: { code?: string } }
+interface HttpishError { response?: { statusCode?: number; status?: number; body?: { errors?: unknown } }; code?: string; cause?: { code?: string } }
 
 /** Classifies a node-vault/axios error without reading its body (which may echo request data). */
 export function classify(err: unknown, what: string, addr: string): SecretStoreError {
@@ -25,5 +25,12 @@ export function classify(err: unknown, what: string, addr: string): SecretStoreE
     return new SecretStoreError('denied', `the secrets store denied ${what} (HTTP 403); check the AppRole policy grants read on that path`);
   }
   if (status === 404) return new SecretStoreError('not_found', `the secrets store has nothing at ${what} (HTTP 404); check the path`);
+  if (status === 400) {
+    // A request the store will not grant as asked (for the PKI: names or key type outside the role).
+    // Its first error line is kept: it names the rule, and the requests sent here carry no secret.
+    const errors = e.response?.body?.errors;
+    const first = Array.isArray(errors) && typeof errors[0] === 'string' ? `: ${errors[0].slice(0, 300)}` : '';
+    return new SecretStoreError('refused', `the secrets store refused ${what} (HTTP 400)${first}`);
+  }
   return new SecretStoreError('failed', `the secrets store answered HTTP ${status} while ${what}`);
 }

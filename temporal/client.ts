@@ -1,8 +1,10 @@
 // The keeper's Temporal client: one gRPC connection from config.temporal, shared by the API (which
 // starts runs) and nothing else; the workers open their own native connection (temporal/worker.ts).
+// Both use temporal.tls when it is set (temporal/tls.ts).
 import { Client, Connection } from '@temporalio/client';
 import type { Component } from '../keeper/component';
 import type { KeeperConfig } from '../keeper/config/types';
+import { temporalTlsOptions } from './tls';
 
 /** Holds the client once connected; the API answers 503 while `client` is undefined. */
 export interface TemporalClientHolder {
@@ -21,7 +23,8 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
   return {
     name: 'temporal client',
     async start() {
-      connection = await Connection.connect({ address: config.temporal.address, connectTimeout: '10s' });
+      const tls = temporalTlsOptions(config.temporal.tls);
+      connection = await Connection.connect({ address: config.temporal.address, connectTimeout: '10s', ...(tls ? { tls } : {}) });
       holder.client = new Client({ connection, namespace: config.temporal.namespace });
     },
     async stop() {

@@ -7,7 +7,9 @@ import { defaultScenarioPort } from '../activities/scenario-adapter';
 import type { ScenarioPort } from '../activities/scenario-port';
 import type { Component } from '../keeper/component';
 import type { RuntimeWithCache } from '../keeper/runtime';
+import { withGitSources } from './git-access';
 import { createTemporalClientHolder, temporalClientComponent, type TemporalClientHolder } from './client';
+import { temporalTlsOptions } from './tls';
 import { temporalWorkersComponent } from './worker';
 
 export interface RunComponentsOptions {
@@ -17,20 +19,23 @@ export interface RunComponentsOptions {
   scenario?: ScenarioPort;
 }
 
-export function createRunComponents(opts: RunComponentsOptions): { temporal: TemporalClientHolder; components: Component[] } {
+export function createRunComponents(opts: RunComponentsOptions): { temporal: TemporalClientHolder; scenario: ScenarioPort; components: Component[] } {
   const { config, db, log: rootLog, cache } = opts.runtime;
   const log = rootLog.child({ component: 'runs' });
   const temporal = createTemporalClientHolder(config);
-  const scenario = opts.scenario ?? defaultScenarioPort();
+  const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), { policy: config.services.git, secrets: opts.runtime.secrets });
   const locate = presenceLocator(cache);
+  // Secret markers: render and dispatch derive each run's nonce from the cluster's signing key.
+  const secretCfg = { nonceKey: opts.runtime.signingKey, scenarioPrefix: config.secretstore.scenario_prefix };
   return {
     temporal,
+    scenario,
     components: [
       temporalClientComponent(config, temporal),
       temporalWorkersComponent({
-        address: config.temporal.address, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir },
-        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid },
+        address: config.temporal.address, tls: temporalTlsOptions(config.temporal.tls), namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
+        shared: { db, log, scenario, locate, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg },
+        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets } },
       }),
     ],
   };

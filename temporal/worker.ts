@@ -3,7 +3,7 @@
 //    and upgrade activities; any keeper may take them.
 //  - own queue (`<task_queue>-<kid>`): only the dispatch activity, bound to this keeper's live soul
 //    sessions, so a step is always sent by the keeper that holds the soul's stream.
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type TLSConfig } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from '../activities/dispatch';
 import type { DispatchActivityDeps, SharedActivityDeps } from '../activities/deps';
@@ -15,6 +15,8 @@ import { installTemporalRuntime } from './runtime-logger';
 
 export interface WorkerOptions {
   address: string;
+  /** Mutual TLS to the frontend (temporal/tls.ts); absent for a plain connection. */
+  tls?: TLSConfig;
   namespace: string;
   taskQueue: string;
   kid: string;
@@ -32,7 +34,7 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
     name: 'temporal workers',
     async start() {
       installTemporalRuntime(opts.log);
-      connection = await NativeConnection.connect({ address: opts.address });
+      connection = await NativeConnection.connect({ address: opts.address, ...(opts.tls ? { tls: opts.tls } : {}) });
       try {
         workers.push(await Worker.create({
           connection, namespace: opts.namespace, taskQueue: sharedQueue(opts.taskQueue),

@@ -1,12 +1,22 @@
 // One run of one operation on one incarnation = one workflow, id = apply_id. It decides; the
 // activities act: render (nothing is applied if it fails) -> batches per `serial:` -> per batch,
 // route hosts to the keeper holding each soul's stream and dispatch -> commit or lock.
-// Any host failed or unknown ends the run `error_locked` with nothing committed.
-import { defineQuery, executeChild, proxyActivities, setHandler } from '@temporalio/workflow';
+// Any host failed or unknown ends the run `error_locked` with nothing committed, and the workflow
+// itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not Completed.
+import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
 import type { BatchOutcome, RunProgress, RunResult, RunWorkflowInput, ShardInput } from './types';
+
+/** Histories recorded before failed runs failed their workflow complete instead (replay stays exact). */
+export const RUN_FAILED_PATCH = 'run-failed-fails-workflow';
+
+/** Ends a failed run: the workflow fails with the run's result as details. */
+export function failedRun<T extends { status: 'succeeded' | 'failed' }>(result: T, reason: string): T {
+  if (result.status === 'failed' && patched(RUN_FAILED_PATCH)) throw ApplicationFailure.nonRetryable(reason, 'RunFailed', result);
+  return result;
+}
 
 export const runProgressQuery = defineQuery<RunProgress>('keeper.run.progress');
 
@@ -30,9 +40,10 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
 
   const render = await shared.renderRun({ applyId });
   if (!render.ok) {
-    await shared.lockRun({ applyId, reason: `render failed with ${render.errorCount} error(s); nothing was applied`, phase: 'render' });
+    const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
+    await shared.lockRun({ applyId, reason, phase: 'render' });
     progress.phase = 'done';
-    return { applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } };
+    return failedRun<RunResult>({ applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } }, reason);
   }
 
   const batches = splitBatches(render.sids, batchSize(render.sids.length, render.serial));
@@ -57,13 +68,14 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   const hosts = { ...progress.hosts, skipped };
   progress.phase = 'commit';
   if (hosts.failed + hosts.unknown > 0) {
-    await shared.lockRun({ applyId, reason: `${hosts.failed} host(s) failed, ${hosts.unknown} unknown; nothing was committed`, phase: 'dispatch' });
+    const reason = `${hosts.failed} host(s) failed, ${hosts.unknown} unknown; nothing was committed`;
+    await shared.lockRun({ applyId, reason, phase: 'dispatch' });
     progress.phase = 'done';
-    return { applyId, status: 'failed', phase: 'dispatch', hosts };
+    return failedRun<RunResult>({ applyId, status: 'failed', phase: 'dispatch', hosts }, reason);
   }
   const committed = await shared.commitRun({ applyId });
   progress.phase = 'done';
-  return { applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts };
+  return failedRun<RunResult>({ applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts }, 'the run no longer held the incarnation lock; nothing was committed');
 }
 
 /** One shard of a large batch, in its own history. */

@@ -3,6 +3,7 @@
 // locked with its state unchanged.
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
+import { failedRun } from './run';
 import type { UpgradeWorkflowInput } from './types';
 
 const shared = proxyActivities<SharedActivities>({
@@ -18,6 +19,6 @@ export async function incarnationUpgrade(input: UpgradeWorkflowInput): Promise<{
     const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
     const reason = cause instanceof Error ? cause.message : String(cause);
     await shared.lockRun({ applyId: input.applyId, reason: `upgrade failed: ${reason}`, phase: 'commit' });
-    return { applyId: input.applyId, status: 'failed' };
+    return failedRun({ applyId: input.applyId, status: 'failed' as const }, `upgrade failed: ${reason}`);
   }
 }

@@ -18,6 +18,7 @@
 // Dry runs change nothing, so they neither read nor write the ledger.
 import type { LedgerEntry, LedgerRecord } from '../ledger/ledger';
 import { assertApplyId, assertStepIndex } from '../ledger/keys';
+import { checkWireParams } from '../../scenario/modules';
 import type { StateRegistry } from '../state/registry';
 import { errorMessage } from '../state/shape';
 import type { StepResult } from '../state/types';
@@ -70,6 +71,11 @@ function mutexFor(ledger: StepLedger): KeyedMutex {
 async function runModule(req: StepRequest, deps: ApplyStepDeps): Promise<StepResult> {
   const mod = typeof req.module === 'string' ? deps.registry.get(req.module) : undefined;
   if (!mod) return { changed: false, ok: false, output: `unknown state module ${JSON.stringify(req.module)} on this soul` };
+  // The module's contract (scenario/modules), the same schema render and soul-lint check with.
+  const problems = checkWireParams(req.module as string, req.params);
+  if (problems !== null && problems.length > 0) {
+    return { changed: false, ok: false, output: `${req.module}: invalid params: ${problems.map((p) => p.message).join('; ')}` };
+  }
   try {
     const r = await mod.run(req.params, { dryRun: req.dryRun === true });
     const result: StepResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };

@@ -2,7 +2,8 @@
 // old content or the whole new content, never a mix, and no temp file is left by a failed write.
 // Sequence: temp file in the same directory (O_EXCL, random name, so nobody else's file is reused)
 // -> write -> chown/chmod -> fsync -> rename over the target -> fsync the directory (makes the
-// rename itself durable).
+// rename itself durable). With `validate`, the finished temp file is checked before the rename: a
+// refusal removes it and leaves the live file exactly as it was.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -14,6 +15,9 @@ export interface AtomicWrite {
   mode: number;
   uid?: number;
   gid?: number;
+  /** Checks the candidate (the complete temp file, final mode and owner) before it replaces the
+   *  target; throws to refuse it. */
+  validate?: (candidate: string) => Promise<void>;
 }
 
 /** Mode for parent directories we create: the conventional 0755, applied exactly (not via umask). */
@@ -76,6 +80,7 @@ export async function writeAtomic(spec: AtomicWrite): Promise<void> {
     await fh.chmod(spec.mode); // after chown: chown clears setuid/setgid bits
     await fh.sync();
     await fh.close();
+    if (spec.validate) await spec.validate(tmp);
     await fs.rename(tmp, spec.path);
     renamed = true;
     await fsyncDir(path.dirname(spec.path));

@@ -3,6 +3,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFakeRunner } from '../exec/testing';
+import { createProcessRunner } from '../exec/runner';
 import { createStateRegistry } from './registry';
 import type { StateModule } from './types';
 
@@ -160,5 +161,37 @@ describe('core.file.rendered', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('core.file.present validate: (a real command run on the candidate file)', () => {
+  let dir: string;
+  let files: StateModule;
+  beforeEach(async () => {
+    dir = await tempDir();
+    files = createStateRegistry({ facts: {}, runner: createProcessRunner() }).get('core.file.present')!;
+  });
+  afterEach(async () => { await fs.rm(dir, { recursive: true, force: true }); });
+
+  it('replaces the live file only when the validator accepts the candidate; a refusal leaves it untouched and no temp file', async () => {
+    const target = path.join(dir, 'app.conf');
+    await fs.writeFile(target, 'good: old\n');
+    const validate = ['grep', '-q', '^good:', '%s'];
+    const refused = await files.run({ path: target, content: 'bad\n', validate }, { dryRun: false });
+    assert.equal(refused.ok, false);
+    assert.match(refused.output, /validate: grep refused the new content \(exit 1\); the live file is unchanged/);
+    assert.equal(await fs.readFile(target, 'utf8'), 'good: old\n');
+    assert.deepEqual(await fs.readdir(dir), ['app.conf']);
+    const accepted = await files.run({ path: target, content: 'good: new\n', validate }, { dryRun: false });
+    assert.equal(accepted.ok, true, accepted.output);
+    assert.equal(await fs.readFile(target, 'utf8'), 'good: new\n');
+  });
+
+  it('refuses a validate without the %s placeholder before touching anything', async () => {
+    const target = path.join(dir, 'x');
+    const r = await files.run({ path: target, content: 'x', validate: ['true'] }, { dryRun: false });
+    assert.equal(r.ok, false);
+    assert.match(r.output, /%s/);
+    await assert.rejects(fs.stat(target));
   });
 });

@@ -1,6 +1,8 @@
 // The implementation behind core.file.present and core.file.rendered: both end in "this file has
 // exactly these bytes and this mode"; they differ only in where the content came from (a literal
 // or a template rendered on the keeper). Content is compared as bytes, mode as permission bits.
+// `validate: [argv...]` runs a command on the candidate file (its path in place of `%s`, no shell)
+// before it replaces the live file; a non-zero exit fails the step and leaves the live file as it was.
 import { createHash } from 'node:crypto';
 import { resolveGroup, resolveUser } from './accounts';
 import { ensureParents, writeAtomic } from './atomic-write';
@@ -28,6 +30,21 @@ interface FileParams {
   mode?: number;
   owner?: string;
   group?: string;
+  validate?: string[];
+}
+
+/** The placeholder in a `validate` argv that stands for the candidate file's path. */
+export const VALIDATE_PLACEHOLDER = '%s';
+
+function parseValidate(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string') || (v[0] as string).length === 0) {
+    throw new ParamError('param "validate" must be a non-empty list of strings (argv: the command, then its arguments)');
+  }
+  if (!v.some((a: string) => a.includes(VALIDATE_PLACEHOLDER))) {
+    throw new ParamError(`param "validate" must name the candidate file with ${VALIDATE_PLACEHOLDER} in one of its arguments`);
+  }
+  return v as string[];
 }
 
 interface Current {
@@ -44,11 +61,13 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
   return defineState<FileParams, Current>({
     name,
     parse(raw) {
-      const p = readParams(raw, ['path', 'content', 'mode', 'owner', 'group']);
+      const p = readParams(raw, ['path', 'content', 'mode', 'owner', 'group', 'validate']);
       const mode = optionalString(p, 'mode');
       const owner = optionalString(p, 'owner');
       const group = optionalString(p, 'group');
+      const validate = parseValidate(p.validate);
       return {
+        ...(validate === undefined ? {} : { validate }),
         path: canonicalTarget(requireString(p, 'path')),
         content: Buffer.from(requireString(p, 'content'), 'utf8'),
         ...(mode === undefined ? {} : { mode: parseMode(mode) }),
@@ -102,8 +121,18 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
         mode: p.mode ?? file.mode ?? DEFAULT_FILE_MODE,
         ...(uid === undefined ? {} : { uid }),
         ...(gid === undefined ? {} : { gid }),
+        ...(p.validate === undefined ? {} : { validate: (candidate: string) => runValidator(deps, p.validate!, candidate) }),
       });
       return file.exists ? change.summary.replace(/^update /, 'updated ') : change.summary.replace(/^create /, 'created ');
     },
   });
+}
+
+async function runValidator(deps: StateDeps, argv: string[], candidate: string): Promise<void> {
+  const [file, ...args] = argv.map((a) => a.split(VALIDATE_PLACEHOLDER).join(candidate));
+  const r = await deps.runner({ file: file!, args, timeoutMs: 60_000 });
+  if (r.code !== 0) {
+    const why = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-5).join('\n').split(candidate).join('<candidate>');
+    throw new Error(`validate: ${argv[0]} refused the new content (exit ${r.code}); the live file is unchanged${why ? `: ${why}` : ''}`);
+  }
 }

@@ -6,18 +6,20 @@ import { lockRun } from '../../activities/commit';
 import {
   beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
-import { getRun, lastRunOf, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
+import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
 import { runUiUrl, type TemporalClientHolder } from '../../temporal/client';
+import { sealSecretInputs } from '../secret-inputs';
 import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../temporal/start-run';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { loadChecked, precheck, scenarioOf, type RunChecker } from './run-checks';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
-  INCARNATION_NAME_PATTERN, acceptedSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
+  APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
   listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody, upgradeBody,
   type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
 } from '../schemas/incarnations';
@@ -50,8 +52,8 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** The keeper passes its Temporal client beside the common API deps (keeper/server.ts). */
-type RunDeps = ApiDeps & { temporal?: TemporalClientHolder };
+/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
+type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
 
 function temporalOf(deps: ApiDeps): TemporalClientHolder {
   const t = (deps as RunDeps).temporal;
@@ -110,6 +112,15 @@ async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (
 const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
+/** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
+function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>) {
+  const { config, secrets } = deps.runtime;
+  return sealSecretInputs({
+    scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
+    service, incarnation, operation, applyId, input,
+  });
+}
+
 async function serviceOf(deps: ApiDeps, name: string) {
   const service = await getService(deps.runtime.db, name);
   if (!service) throw problems.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
@@ -125,7 +136,10 @@ export const incarnationRoutes = [
     async handler({ body, caller, deps }) {
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
-      const run = { applyId: newApplyId(body.name, 'create'), incarnation: body.name, operation: 'create', input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      const applyId = newApplyId(body.name, 'create');
+      await precheck(deps, service, { operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
+      const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {});
+      const run = { applyId, incarnation: body.name, operation: 'create', input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
       return startRun(deps, run);
     },
@@ -181,9 +195,27 @@ export const incarnationRoutes = [
       if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
-      const run = { applyId: newApplyId(inc.name, body.operation), incarnation: inc.name, operation: body.operation, input: body.input ?? {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      const applyId = newApplyId(inc.name, body.operation);
+      // No input: the last committed run's input (it holds references only), so a re-run does not
+      // forget what the incarnation was made with.
+      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      await precheck(deps, service, { operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
+      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, given);
+      const run = { applyId, incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
+    },
+  }),
+  defineRoute<{ name: string }, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/runs', operationId: 'listRuns', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: "An incarnation's runs", description: 'Newest first, each with its status, phase, host counts and Temporal link; follow `next_cursor` for older runs.',
+    params: nameParams, query: pageQuerySchema,
+    responses: { 200: { description: 'a page of runs', schema: runListSchema } },
+    async handler({ params, query, deps }) {
+      await mustIncarnation(deps, params.name);
+      const after = decodeCursor(query.cursor, APPLY_ID_RE);
+      const page = await listRuns(deps.runtime.db, params.name, { limit: query.limit, after });
+      return { status: 200, body: pageBody(page, (r) => runSummary(deps, r)) };
     },
   }),
   defineRoute<{ name: string; apply_id: string }, RunReportQuery>({
@@ -210,7 +242,7 @@ export const incarnationRoutes = [
             sid: h.sid, status: h.status, kid: h.kid, reason: h.reason, batch: h.batch,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index, name: s.name, module: s.module, status: s.status, changed: s.changed, output: s.output,
-              attempts: s.attempts, replayed: s.replayed, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
+              attempts: s.attempts, replayed: s.replayed, skip_reason: s.skip_reason ?? null, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
             })),
           })),
         },
@@ -232,10 +264,14 @@ export const incarnationRoutes = [
       const failed = inc.last_apply_id ? await getRun(deps.runtime.db, inc.last_apply_id) : undefined;
       if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
       const service = await serviceOf(deps, inc.service);
+      const applyId = newApplyId(inc.name, failed.operation);
+      // A retry without input reuses the failed run's, which holds references only.
+      const input = body.input ? await sealInputs(deps, service, inc.name, failed.operation, applyId, body.input) : failed.input;
       const run = {
-        applyId: newApplyId(inc.name, failed.operation), incarnation: inc.name, operation: failed.operation, input: body.input ?? failed.input,
+        applyId, incarnation: inc.name, operation: failed.operation, input,
         serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
+      if (failed.operation !== 'upgrade') await precheck(deps, service, { operation: run.operation, input: run.input, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
       return failed.operation === 'upgrade'
         ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
@@ -254,6 +290,13 @@ export const incarnationRoutes = [
         throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
       }
       const service = await serviceOf(deps, inc.service);
+      if (body?.to_version !== undefined) {
+        const known = (await loadChecked(deps, scenarioOf(deps), service, '/body/to_version')).stateSchemaVersion;
+        if (body.to_version > known) {
+          throw problems.invalid(`service ${service.name}@${service.ref} knows state schema versions up to ${known}; ${body.to_version} is not one of them`,
+            [{ path: '/body/to_version', message: `must be at most ${known}, the service's state_schema_version` }]);
+        }
+      }
       const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));

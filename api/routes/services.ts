@@ -1,5 +1,6 @@
 // The service catalog: register, list, get. Registering a taken name is 409, never an overwrite.
 import { createService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
+import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -10,7 +11,7 @@ import {
 
 function view(s: ServiceRecord) {
   return {
-    name: s.name, git: s.git, ref: s.ref, version: s.ref, created_by: s.created_by,
+    name: s.name, git: displayGitUrl(s.git), ref: s.ref, version: s.ref, credential_ref: s.credential_ref, created_by: s.created_by,
     created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString(),
   };
 }
@@ -18,11 +19,17 @@ function view(s: ServiceRecord) {
 export const serviceRoutes = [
   defineRoute<Record<string, never>, Record<string, never>, CreateServiceInput>({
     method: 'post', path: '/v1/services', operationId: 'createService', tag: 'Services', permission: 'services:create',
-    summary: 'Register a service', description: "Adds a git repository at a ref to the catalog. The service's version is the ref.",
+    summary: 'Register a service', description: "Adds a git repository at a ref to the catalog. The service's version is the ref. " +
+      "The URL's scheme and host must be allowed by the keeper's git source policy (services.git); credentials go in credential_ref, never in the URL.",
     body: { schema: createServiceBody, required: true },
     responses: { 201: { description: 'registered', schema: serviceSchema } },
     async handler({ body, caller, deps }) {
-      const service = await createService(deps.runtime.db, { ...body, createdBy: caller.aid });
+      // The URL is never echoed: it may carry the very credential the rule refuses.
+      const refusal = gitUrlRefusal(body.git, deps.runtime.config.services.git, body.credential_ref !== undefined);
+      if (refusal) throw problems.invalid(`the git URL ${refusal}`, [{ path: '/body/git', message: refusal }]);
+      const service = await createService(deps.runtime.db, {
+        name: body.name, git: body.git, ref: body.ref, createdBy: caller.aid, ...(body.credential_ref ? { credentialRef: body.credential_ref } : {}),
+      });
       return { status: 201, body: view(service), headers: { Location: `/v1/services/${service.name}` } };
     },
   }),

@@ -28,7 +28,7 @@ export function soulView(s: SoulRecord) {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   return {
     sid: s.sid, transport: s.transport, covens: s.covens, status: s.status, connected_kid: s.connected_kid,
-    soulprint: s.soulprint, last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), revoked_at: iso(s.revoked_at), created_at: s.created_at.toISOString(),
+    soulprint: s.soulprint, last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), cert_not_after: iso(s.cert_not_after), revoked_at: iso(s.revoked_at), created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(), bootstrap_token_expires_at: iso(s.bootstrap_token_expires_at),
   };
 }

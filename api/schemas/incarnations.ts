@@ -6,10 +6,12 @@ import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema,
 export const INCARNATION_NAME_PATTERN = new RegExp(LABEL_PATTERN);
 export const OPERATION_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 export const APPLY_ID_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,199}$';
+export const APPLY_ID_RE = new RegExp(APPLY_ID_PATTERN);
+const allowEmptySchema = { type: 'boolean', default: false, description: 'start the run even when its covens hold no onboarded soul (else 400)' } as const;
 
 const inputSchema = {
   type: 'object', maxProperties: 256,
-  description: "values for the scenario's `input:` block; put secrets in the secrets store and pass `secretstore:<path>` references",
+  description: "values for the scenario's `input:` block. An input the scenario declares `secret: true` takes a `secretstore:<path>#<field>` reference, or a value that the keeper writes into the secrets store at once and replaces by its reference (docs/secrets.md)",
 } as const;
 const covensSchema = { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'hosts carrying any of these covens receive the scenarios' } as const;
 const statusSchema = { type: 'string', enum: [...INCARNATION_STATUSES] } as const;
@@ -52,6 +54,7 @@ export const incarnationSchema = named('Incarnation', {
 } as const satisfies ObjectSchema);
 
 export const incarnationListSchema = listSchema('IncarnationList', incarnationSchema);
+export const runListSchema = listSchema('RunList', runSummarySchema);
 
 export const acceptedSchema = named('RunAccepted', {
   type: 'object', additionalProperties: false, required: ['apply_id', 'incarnation', 'operation', 'status', 'run', 'temporal_ui'],
@@ -65,12 +68,16 @@ export const acceptedSchema = named('RunAccepted', {
 
 export const createIncarnationBody = named('CreateIncarnation', {
   type: 'object', additionalProperties: false, required: ['name', 'service', 'covens'],
-  properties: { name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' }, covens: covensSchema, input: inputSchema },
+  properties: { name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' }, covens: covensSchema, input: inputSchema, allow_empty: allowEmptySchema },
 } as const satisfies ObjectSchema);
 
 export const startRunBody = named('StartRun', {
   type: 'object', additionalProperties: false, required: ['operation'],
-  properties: { operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' }, input: inputSchema },
+  properties: {
+    operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' },
+    input: { ...inputSchema, description: "values for the scenario's `input:` block; default: the input of the incarnation's last committed run" },
+    allow_empty: allowEmptySchema,
+  },
 } as const satisfies ObjectSchema);
 
 export const unlockBody = named('Unlock', {
@@ -112,6 +119,7 @@ const stepSchema = {
     status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'] },
     changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
+    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'require', 'onchanges', 'earlier_failure', null], description: 'why a `skipped` step did not run on this host' },
     started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
   },
 } as const;
@@ -128,7 +136,7 @@ export const runReportSchema = named('RunReport', {
       items: {
         type: 'object', required: ['sid', 'status', 'kid', 'reason', 'batch', 'steps'],
         properties: {
-          sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'] },
+          sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'], description: '`pending` with a reason: registered, not yet onboarded, not targeted' },
           kid: nullableString, reason: nullableString, batch: { type: ['integer', 'null'] }, steps: { type: 'array', items: stepSchema },
         },
       },
@@ -145,8 +153,8 @@ export const historySchema = listSchema('IncarnationHistory', {
   },
 });
 
-export interface CreateIncarnationInput { name: string; service: string; covens: string[]; input?: Record<string, unknown> }
-export interface StartRunInput { operation: string; input?: Record<string, unknown> }
+export interface CreateIncarnationInput { name: string; service: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
+export interface StartRunInput { operation: string; input?: Record<string, unknown>; allow_empty?: boolean }
 export interface UnlockInput { retry?: boolean; input?: Record<string, unknown> }
 export interface UpgradeInput { to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

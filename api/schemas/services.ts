@@ -1,4 +1,5 @@
 // The service catalog (interface spec 2.3) on the wire. A service's version is its git ref.
+import { CREDENTIAL_REF_PATTERN } from '../../scenario/load/git-policy';
 import { LABEL_PATTERN, labelSchema, listSchema, named, timestampSchema, type ObjectSchema } from './common';
 
 export const SERVICE_NAME_PATTERN = new RegExp(LABEL_PATTERN);
@@ -12,8 +13,16 @@ const GIT_REF_PATTERN = '^(?!.*(?:\\.\\.|//|@\\{|\\.lock$|/$|\\.$))[A-Za-z0-9_][
 
 const gitSchema = {
   type: 'string', maxLength: 2048, pattern: GIT_URL_PATTERN,
-  description: 'the git repository: an https, http, ssh, git or file URL, or scp-like user@host:path',
+  description: 'the git repository: an https, http, ssh, git or file URL, or scp-like user@host:path; the scheme and host must be allowed by the ' +
+    "keeper's services.git policy, and the URL must carry no credentials (use credential_ref)",
   examples: ['https://git.example.com/ops/nginx.git'],
+} as const;
+
+const credentialRefSchema = {
+  type: 'string', maxLength: 512, pattern: CREDENTIAL_REF_PATTERN,
+  description: "where the repository's credential lives: secretstore:<path>#<field> (a field `username` beside it is used when present). " +
+    'The keeper reads it for each clone only and hands it to git through its environment; it is stored and shown nowhere. https (or http to a loopback host) only.',
+  examples: ['secretstore:secret/keeper/git/acme#token'],
 } as const;
 
 const refSchema = {
@@ -23,11 +32,12 @@ const refSchema = {
 } as const;
 
 export const serviceSchema = named('Service', {
-  type: 'object', additionalProperties: false, required: ['name', 'git', 'ref', 'version', 'created_by', 'created_at', 'updated_at'],
+  type: 'object', additionalProperties: false, required: ['name', 'git', 'ref', 'version', 'credential_ref', 'created_by', 'created_at', 'updated_at'],
   properties: {
     name: labelSchema,
     git: { type: 'string' },
     ref: { type: 'string' },
+    credential_ref: { type: ['string', 'null'], description: 'the reference to the clone credential (never the credential)' },
     version: { type: 'string', description: 'the same as ref: a service is versioned by its git ref' },
     created_by: { type: ['string', 'null'] },
     created_at: timestampSchema,
@@ -39,11 +49,13 @@ export const serviceListSchema = listSchema('ServiceList', serviceSchema);
 
 export const createServiceBody = named('CreateService', {
   type: 'object', additionalProperties: false, required: ['name', 'git', 'ref'],
-  properties: { name: { ...labelSchema, description: 'the service name, unique in the catalog' }, git: gitSchema, ref: refSchema },
+  properties: {
+    name: { ...labelSchema, description: 'the service name, unique in the catalog' }, git: gitSchema, ref: refSchema, credential_ref: credentialRefSchema,
+  },
 } as const satisfies ObjectSchema);
 
 export const serviceNameParams = {
   type: 'object', additionalProperties: false, required: ['name'], properties: { name: labelSchema },
 } as const satisfies ObjectSchema;
 
-export interface CreateServiceInput { name: string; git: string; ref: string }
+export interface CreateServiceInput { name: string; git: string; ref: string; credential_ref?: string }

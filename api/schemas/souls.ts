@@ -16,7 +16,7 @@ const statusSchema = { type: 'string', enum: [...SOUL_STATUSES] } as const;
 
 export const soulSchema = named('Soul', {
   type: 'object', additionalProperties: false,
-  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'revoked_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
+  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'cert_not_after', 'revoked_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
   properties: {
     sid: sidSchema,
     transport: { type: 'string' },
@@ -29,6 +29,10 @@ export const soulSchema = named('Soul', {
     },
     last_seen_at: nullableTimestampSchema,
     onboarded_at: nullableTimestampSchema,
+    cert_not_after: {
+      ...nullableTimestampSchema,
+      description: "expiry of the soul's live certificate; a connected soul renews it at two thirds of its lifetime (docs/certificates.md); null before onboarding",
+    },
     revoked_at: { ...nullableTimestampSchema, description: 'when an operator revoked the soul; null unless its status is revoked' },
     created_at: timestampSchema,
     updated_at: timestampSchema,

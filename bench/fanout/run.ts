@@ -11,7 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { silentLogger } from '../../common/logger';
 import { loadConfig } from '../../keeper/config/load';
@@ -19,7 +19,7 @@ import { keeperInit } from '../../keeper/init';
 import { openCore } from '../../keeper/runtime';
 import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
-import { stackEnv } from '../../test/support/stack-env';
+import { connectStackTemporal } from '../../test/support/temporal-client';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
   const out = path.join(repoRoot(), 'bench', 'results', 'fanout.json');
   const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
   const runs = previous.filter((r) => !sizes.includes(r.n as number));
-  const connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+  const connection = await connectStackTemporal();
   try {
     const client = new Client({ connection, namespace: 'default' });
     for (const n of sizes) {

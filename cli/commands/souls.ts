@@ -32,7 +32,7 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         .example('$0 souls get web-1.example.org', 'status, covens and soulprint of web-1'),
       run(async (ctx, a) => {
         const s = (await ctx.client().call('getSoul', { params: { sid: a.sid } })).body as any;
-        ctx.show(s, () => details(s, ['sid', 'status', 'transport', 'covens', 'connected_kid', 'last_seen_at', 'onboarded_at', 'created_at', 'bootstrap_token_expires_at']));
+        ctx.show(s, () => details(s, ['sid', 'status', 'transport', 'covens', 'connected_kid', 'last_seen_at', 'onboarded_at', 'cert_not_after', 'created_at', 'bootstrap_token_expires_at']));
       }))
     .command('add <sid>', 'register a host; prints its one-time bootstrap token',
       (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN (must equal its hostname -f)' })

@@ -149,3 +149,10 @@ export function listHistory(db: Knex, name: string, page: PageRequest): Promise<
     return rows.length > page.limit ? { items, next: items[items.length - 1].id } : { items };
   });
 }
+
+/** How many souls a run on these covens would target: onboarded, not revoked. */
+export async function countTargetable(db: Knex, covens: string[]): Promise<number> {
+  const [{ count }] = await db('souls').count<{ count: string }[]>({ count: '*' })
+    .whereRaw('covens && ?::text[]', [covens]).whereNotNull('onboarded_at').whereNull('revoked_at');
+  return Number(count);
+}

@@ -7,6 +7,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
 export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
+/** Why a step did not run on a host (docs/runs.md "The run report"). */
+export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable';
 
 /** One rendered step for one host; apply-time expressions stay CEL source until dispatch. */
 export interface PlannedStep {
@@ -26,6 +28,9 @@ export interface PlannedStep {
   require?: number[];
   /** Run only if at least one of these earlier steps changed something on this host. */
   onchanges?: number[];
+  /** Left out on this host at render (its `on:`, `where:` or render-time `when:`): not sent, but
+   *  reported, and its `register:` name holds a skipped result. */
+  skip?: 'on' | 'where' | 'when';
 }
 
 export interface NewRun {
@@ -43,6 +48,8 @@ export interface RunRecord {
   incarnation: string;
   operation: string;
   input: Record<string, unknown>;
+  /** The input as render resolved it (defaults filled in); null before render. */
+  rendered_input: Record<string, unknown> | null;
   status: RunStatus;
   phase: RunPhase;
   service_ref: string | null;
@@ -62,6 +69,7 @@ export interface HostRow { apply_id: string; sid: string; status: HostStatus; ki
 export interface StepRow {
   apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
   output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
+  skip_reason: SkipReason | null;
 }
 
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
@@ -81,16 +89,22 @@ export async function setPhase(db: Knex, applyId: string, phase: RunPhase): Prom
 
 /** Stores a successful render: plan per host (replacing any earlier attempt's), hosts `pending`. */
 export async function saveRender(db: Knex, applyId: string, render: {
-  serviceCommit: string; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
+  serviceCommit: string; input: Record<string, unknown>; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
   hosts: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }[];
+  /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
+   *  `on:`/`where:`) or `pending` (registered, never onboarded). */
+  notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
 }): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('incarnation_runs').where({ apply_id: applyId }).update({
-      service_commit: render.serviceCommit, state_changes: JSON.stringify(render.stateChanges),
+      service_commit: render.serviceCommit, rendered_input: JSON.stringify(render.input), state_changes: JSON.stringify(render.stateChanges),
       orchestration: JSON.stringify(render.orchestration), phase: 'dispatching',
     });
     await trx('run_plans').where({ apply_id: applyId }).delete();
     await trx('run_hosts').where({ apply_id: applyId }).delete();
+    for (let i = 0; i < render.notTargeted.length; i += 500) {
+      await trx('run_hosts').insert(render.notTargeted.slice(i, i + 500).map((h) => ({ apply_id: applyId, sid: h.sid, status: h.status, reason: h.reason })));
+    }
     for (let i = 0; i < render.hosts.length; i += 500) {
       const chunk = render.hosts.slice(i, i + 500);
       await trx('run_plans').insert(chunk.map((h) => ({
@@ -155,4 +169,60 @@ export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, Ru
   if (ids.length === 0) return new Map();
   const rows = (await db('incarnation_runs').whereIn('apply_id', ids)) as RunRecord[];
   return new Map(rows.map((r) => [r.apply_id, r]));
+}
+
+/** An incarnation's runs, newest first; `after` is the apply_id that ended the previous page. */
+export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }): Promise<{ items: RunRecord[]; next?: string }> {
+  const q = db('incarnation_runs').where({ incarnation });
+  // Keyset on (created_at, apply_id): two runs may share a timestamp, the apply_id breaks the tie.
+  if (page.after !== undefined) {
+    q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);
+  }
+  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'apply_id', order: 'desc' }]).limit(page.limit + 1)) as RunRecord[];
+  if (rows.length <= page.limit) return { items: rows };
+  const items = rows.slice(0, page.limit);
+  return { items, next: items[items.length - 1].apply_id };
+}
+
+/** The input of the incarnation's last committed run: what a run given no input runs with. */
+export async function lastCommittedInput(db: Knex, applyId: string | null): Promise<Record<string, unknown> | undefined> {
+  if (applyId === null) return undefined;
+  const row = (await db('incarnation_runs').select('input').where({ apply_id: applyId }).first()) as { input: Record<string, unknown> } | undefined;
+  return row?.input;
+}
+
+/**
+ * What a retry owes the `onchanges:` steps of the locked run(s) it retries, per host: the indexes
+ * of steps (matched by name, the retry may render another commit) one of whose triggers changed
+ * in a locked run while the step itself did not run after it. Walks `retry_of` back through runs
+ * that failed, oldest first, so work owed across two locked runs is still owed.
+ */
+export async function owedOnchanges(db: Knex, retryOf: string | null, sids: string[]): Promise<Map<string, Set<string>>> {
+  const chain: string[] = [];
+  for (let id = retryOf; id !== null && chain.length < 50;) {
+    const r = (await db('incarnation_runs').select('apply_id', 'status', 'retry_of').where({ apply_id: id }).first()) as
+      { apply_id: string; status: RunStatus; retry_of: string | null } | undefined;
+    if (!r || r.status !== 'failed') break;
+    chain.unshift(r.apply_id);
+    id = r.retry_of;
+  }
+  const owed = new Map<string, Set<string>>();
+  for (const applyId of chain) {
+    const plans = await loadPlans(db, applyId, sids);
+    const steps = (await db('run_steps').select('sid', 'step_index', 'status', 'changed').where({ apply_id: applyId }).whereIn('sid', sids)) as
+      { sid: string; step_index: number; status: StepStatus; changed: boolean }[];
+    for (const [sid, plan] of plans) {
+      const mine = steps.filter((s) => s.sid === sid);
+      const changed = new Set(mine.filter((s) => s.changed).map((s) => s.step_index));
+      const ran = new Set(mine.filter((s) => s.status === 'ok' || s.status === 'changed').map((s) => s.step_index));
+      const set = owed.get(sid) ?? new Set<string>();
+      for (const step of plan.steps) {
+        if (ran.has(step.index)) set.delete(step.name);
+        else if (step.onchanges?.some((i) => changed.has(i))) set.add(step.name);
+      }
+      if (set.size > 0) owed.set(sid, set);
+      else owed.delete(sid);
+    }
+  }
+  return owed;
 }

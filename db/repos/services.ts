@@ -4,14 +4,19 @@ import type { Knex } from 'knex';
 import { RepoConflict, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
-export interface ServiceRecord { name: string; git: string; ref: string; created_by: string | null; created_at: Date; updated_at: Date }
+export interface ServiceRecord {
+  name: string; git: string; ref: string;
+  /** `secretstore:<path>#<field>`: where the clone's credential lives; the credential itself is stored nowhere here. */
+  credential_ref: string | null;
+  created_by: string | null; created_at: Date; updated_at: Date;
+}
 
-const COLUMNS = ['name', 'git', 'ref', 'created_by', 'created_at', 'updated_at'];
+const COLUMNS = ['name', 'git', 'ref', 'credential_ref', 'created_by', 'created_at', 'updated_at'];
 
-export async function createService(db: Knex, input: { name: string; git: string; ref: string; createdBy?: string }): Promise<ServiceRecord> {
+export async function createService(db: Knex, input: { name: string; git: string; ref: string; credentialRef?: string; createdBy?: string }): Promise<ServiceRecord> {
   try {
     const [row] = await db('services')
-      .insert({ name: input.name, git: input.git, ref: input.ref, created_by: input.createdBy ?? null })
+      .insert({ name: input.name, git: input.git, ref: input.ref, credential_ref: input.credentialRef ?? null, created_by: input.createdBy ?? null })
       .returning(COLUMNS);
     return row as ServiceRecord;
   } catch (err) {

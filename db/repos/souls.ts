@@ -18,6 +18,8 @@ export interface SoulRecord {
   last_seen_at: Date | null;
   connected_kid: string | null;
   cert_serial: string | null;
+  /** Expiry of the live certificate (null for a soul onboarded before expiries were kept, or never). */
+  cert_not_after: Date | null;
   /** Set by a revocation; cleared when the soul is onboarded again. */
   revoked_at: Date | null;
   onboarded_at: Date | null;
@@ -53,7 +55,7 @@ export async function countSoulsByStatus(db: Knex, filter: Omit<SoulFilter, 'sta
 function selectSouls(db: Knex): Knex.QueryBuilder {
   return db('souls as s')
     .leftJoin('bootstrap_tokens as bt', function joinActive() { this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at'); })
-    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial', 's.revoked_at',
+    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial', 's.cert_not_after', 's.revoked_at',
       's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at');
 }
 
@@ -94,11 +96,12 @@ export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Prom
 }
 
 /** Snapshot after `soul init`: the certificate the soul now holds. Returns false for an unknown SID. */
-export async function markOnboarded(db: Knex, sid: string, certSerial: string, now = new Date()): Promise<boolean> {
-  // The new certificate replaces the old one (only its serial is admitted at the event stream); a
-  // revoked soul onboarded again is a soul like any other, not connected yet.
+export async function markOnboarded(db: Knex, sid: string, certSerial: string, now = new Date(), certNotAfter: Date | null = null): Promise<boolean> {
+  // The new certificate replaces the old one and any rotation's pending one (only its serial is
+  // admitted at the event stream); a revoked soul onboarded again is a soul like any other, not connected yet.
   const n = await db('souls').where({ sid }).update({
-    cert_serial: certSerial, onboarded_at: now, updated_at: now, revoked_at: null,
+    cert_serial: certSerial, cert_not_after: certNotAfter, cert_serial_pending: null, cert_pending_not_after: null,
+    onboarded_at: now, updated_at: now, revoked_at: null,
     status: db.raw(`case when status = 'revoked' then 'disconnected' else status end`),
   });
   return n > 0;

@@ -111,4 +111,22 @@ describe('keeper configuration', () => {
     assert.throws(() => loadConfig(file), (err: Error) => err.message.includes(file) && /not valid YAML/.test(err.message));
     assert.throws(() => loadConfig('/nonexistent/keeper.yml'), /cannot read the file \(ENOENT\)/);
   });
+
+  it('reads temporal.tls with paths against the file, and no TLS when the block is absent', () => {
+    assert.equal(loadConfig(write(valid())).temporal.tls, undefined);
+    const file = write({ ...valid(), temporal: { address: 'temporal.internal:7233', tls: { ca: 'tls/temporal-ca.pem', cert: '/etc/keeper/t.crt', key: 't.key', server_name: 'temporal.internal' } } });
+    assert.deepEqual(loadConfig(file).temporal.tls, {
+      ca: path.join(path.dirname(file), 'tls/temporal-ca.pem'), cert: '/etc/keeper/t.crt', key: path.join(path.dirname(file), 't.key'), server_name: 'temporal.internal',
+    });
+    assert.deepEqual(problems({ ...valid(), temporal: { tls: { ca: 'ca.pem', cert: 'c.crt' } } }), ['temporal.tls.key: is required']);
+  });
+
+  it('defaults the git source policy to https and ssh on no host, and checks its keys', () => {
+    const c = loadConfig(write(valid()));
+    assert.deepEqual(c.services.git, { schemes: ['https', 'ssh'], hosts: [], maxRepoBytes: 256 * 1024 * 1024, timeoutMs: 120_000 });
+    const open = loadConfig(write({ ...valid(), services: { git: { schemes: ['https', 'file'], hosts: ['git.example.com', '*.corp.example'], max_repo_bytes: 1048576, timeout: '30s' } } }));
+    assert.deepEqual(open.services.git, { schemes: ['https', 'file'], hosts: ['git.example.com', '*.corp.example'], maxRepoBytes: 1048576, timeoutMs: 30_000 });
+    assert.deepEqual(problems({ ...valid(), services: { git: { schemes: ['ext'] } } }), ['services.git.schemes.0: must be one of https, http, ssh, git, file']);
+    assert.deepEqual(problems({ ...valid(), services: { git: { hosts: ['evil host'] } } }), ['services.git.hosts.0: must be a host name, *.<domain>, an IP address, or * for any host']);
+  });
 });

@@ -100,7 +100,15 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       ...(ss.auth ? { auth: { ...ss.auth, ...(ss.auth.secret_id_file ? { secret_id_file: resolveFile(dir, ss.auth.secret_id_file) } : {}) } } : {}),
       pki_mount: ss.pki_mount,
       pki_role: ss.pki_role,
+      soul_cert_ttl_ms: parseDuration(ss.soul_cert_ttl),
+      ...(ss.server_leaf ? {
+        server_leaf: {
+          pki_role: ss.server_leaf.pki_role, common_name: ss.server_leaf.common_name, alt_names: ss.server_leaf.alt_names,
+          ip_sans: ss.server_leaf.ip_sans, ttl_ms: parseDuration(ss.server_leaf.ttl),
+        },
+      } : {}),
       timeout_ms: parseDuration(ss.timeout),
+      scenario_prefix: ss.scenario_prefix,
     },
     auth: {
       jwt: {
@@ -110,10 +118,25 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
         ttl_bootstrap_ms: parseDuration(raw.auth.jwt.ttl_bootstrap),
       },
       bootstrap_token_ttl_ms: parseDuration(raw.auth.bootstrap_token_ttl),
-      bootstrap_rate_limit: { failures: raw.auth.bootstrap_rate_limit.failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
+      bootstrap_rate_limit: {
+        failures: raw.auth.bootstrap_rate_limit.failures, address_failures: raw.auth.bootstrap_rate_limit.address_failures, window_ms: parseDuration(raw.auth.bootstrap_rate_limit.window) },
     },
-    temporal: raw.temporal,
-    services: { cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')) },
+    temporal: {
+      address: raw.temporal.address, namespace: raw.temporal.namespace, task_queue: raw.temporal.task_queue, ui_url: raw.temporal.ui_url,
+      ...(raw.temporal.tls ? {
+        tls: {
+          ca: resolveFile(dir, raw.temporal.tls.ca), cert: resolveFile(dir, raw.temporal.tls.cert), key: resolveFile(dir, raw.temporal.tls.key),
+          ...(raw.temporal.tls.server_name ? { server_name: raw.temporal.tls.server_name } : {}),
+        },
+      } : {}),
+    },
+    services: {
+      cache_dir: resolveFile(dir, raw.services.cache_dir ?? path.join(os.homedir(), '.cache', 'keeper', 'services')),
+      git: {
+        schemes: raw.services.git.schemes, hosts: raw.services.git.hosts,
+        maxRepoBytes: raw.services.git.max_repo_bytes, timeoutMs: parseDuration(raw.services.git.timeout),
+      },
+    },
     logging: raw.logging,
     api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },

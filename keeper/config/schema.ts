@@ -2,6 +2,7 @@
 // Defaults for the optional blocks (auth extras, logging, reaper, otel, temporal) live here too so
 // the running process and docs/configuration.md agree on one source.
 import { DURATION_PATTERN } from '../../common/duration';
+import { GIT_SCHEMES } from '../../scenario/load/git-policy';
 
 const addr = { type: 'string', pattern: '^[^\\s:]+:\\d{1,5}$', description: '<host>:<port>' } as const;
 const duration = { type: 'string', pattern: DURATION_PATTERN, description: 'duration such as 30s, 15m, 24h' } as const;
@@ -68,7 +69,25 @@ export const configSchema = {
         },
         pki_mount: { type: 'string', minLength: 1 },
         pki_role: { type: 'string', minLength: 1 },
+        soul_cert_ttl: { ...duration, default: '720h', description: "lifetime of a soul certificate; the PKI role's max_ttl must allow it" },
+        server_leaf: {
+          type: 'object', additionalProperties: false, required: ['pki_role', 'common_name'],
+          description: "renew the gRPC listeners' certificate from the PKI at two thirds of its lifetime (docs/certificates.md)",
+          properties: {
+            pki_role: { type: 'string', minLength: 1 },
+            common_name: { type: 'string', minLength: 1 },
+            alt_names: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+            ip_sans: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+            ttl: { ...duration, default: '720h' },
+          },
+        },
         timeout: { ...duration, default: '5s' },
+        // Scenarios read secrets (secretstore(...), secret inputs) only under this prefix; the
+        // keeper's AppRole policy grants read there and nowhere else a scenario could name.
+        scenario_prefix: {
+          type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/$', default: 'secret/keeper/services/',
+          description: 'prefix scenarios may read secrets under, ending in /',
+        },
       },
     },
     auth: {
@@ -86,7 +105,12 @@ export const configSchema = {
         bootstrap_token_ttl: { ...duration, default: '24h' },
         bootstrap_rate_limit: {
           type: 'object', additionalProperties: false, default: {},
-          properties: { failures: { type: 'integer', minimum: 1, default: 10 }, window: { ...duration, default: '1m' } },
+          description: 'failures per bootstrap token within window; address_failures: a coarse limit per source address for unknown tokens only',
+          properties: {
+            failures: { type: 'integer', minimum: 1, default: 10 },
+            address_failures: { type: 'integer', minimum: 1, default: 100 },
+            window: { ...duration, default: '1m' },
+          },
         },
       },
     },
@@ -97,11 +121,38 @@ export const configSchema = {
         namespace: { type: 'string', minLength: 1, default: 'default' },
         task_queue: { type: 'string', minLength: 1, default: 'keeper' },
         ui_url: { type: 'string', default: 'http://127.0.0.1:8233' },
+        tls: {
+          type: 'object', additionalProperties: false, required: ['ca', 'cert', 'key'],
+          description: "mutual TLS to the Temporal frontend: the CA that signed the frontend's certificate, and the keeper's client certificate and key",
+          properties: {
+            ca: file, cert: file, key: file,
+            server_name: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$', description: "the name in the frontend's certificate, when it differs from the address's host" },
+          },
+        },
       },
     },
     services: {
       type: 'object', additionalProperties: false, default: {},
-      properties: { cache_dir: { type: 'string', minLength: 1 } },
+      properties: {
+        cache_dir: { type: 'string', minLength: 1 },
+        git: {
+          type: 'object', additionalProperties: false, default: {},
+          description: 'which repositories services may come from (docs/security.md, git sources)',
+          properties: {
+            schemes: {
+              type: 'array', uniqueItems: true, default: ['https', 'ssh'], items: { enum: [...GIT_SCHEMES] },
+              description: 'URL schemes allowed; file (the keeper\'s own disk) only when listed',
+            },
+            hosts: {
+              type: 'array', uniqueItems: true, default: [],
+              items: { type: 'string', pattern: '^(?:\\*|(?:\\*\\.)?[A-Za-z0-9_][A-Za-z0-9_.-]*|[0-9A-Fa-f:]+)$', description: 'a host name, *.<domain>, an IP address, or * for any host' },
+              description: 'hosts a repository may be on; empty allows none',
+            },
+            max_repo_bytes: { type: 'integer', minimum: 1024, maximum: 68719476736, default: 268435456 },
+            timeout: { ...duration, default: '2m' },
+          },
+        },
+      },
     },
     logging: {
       type: 'object', additionalProperties: false, default: {},

@@ -1,6 +1,10 @@
 // The validated, defaulted configuration as the process uses it. File paths are absolute (resolved
 // against the config file's folder) and durations are milliseconds.
+import type { GitPolicy } from '../../scenario/load/git-policy';
+
 export interface ListenerConfig { addr: string }
+/** Files resolved to absolute paths; read at connect time. */
+export interface TemporalTls { ca: string; cert: string; key: string; server_name?: string }
 export interface TlsFiles { cert: string; key: string; ca?: string }
 
 export interface KeeperConfig {
@@ -23,15 +27,19 @@ export interface KeeperConfig {
     auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
     pki_mount: string;
     pki_role: string;
+    soul_cert_ttl_ms: number;
+    server_leaf?: { pki_role: string; common_name: string; alt_names: string[]; ip_sans: string[]; ttl_ms: number };
     timeout_ms: number;
+    /** Scenarios read secrets only below this prefix (docs/secrets.md). */
+    scenario_prefix: string;
   };
   auth: {
     jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };
     bootstrap_token_ttl_ms: number;
-    bootstrap_rate_limit: { failures: number; window_ms: number };
+    bootstrap_rate_limit: { failures: number; address_failures: number; window_ms: number };
   };
-  temporal: { address: string; namespace: string; task_queue: string; ui_url: string };
-  services: { cache_dir: string };
+  temporal: { address: string; namespace: string; task_queue: string; ui_url: string; tls?: TemporalTls };
+  services: { cache_dir: string; git: GitPolicy };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
   api: { rate_limit: { requests_per_second: number; burst: number } };
   reaper: { interval_ms: number; lease_ttl_ms: number };

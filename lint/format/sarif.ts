@@ -42,9 +42,10 @@ export function toSarif(findings: Finding[], dir: string): Record<string, unknow
         locations: [{
           physicalLocation: {
             artifactLocation: { uri: f.file, uriBaseId: 'SRCROOT' },
-            region: { startLine: f.line, startColumn: f.col },
+            region: { startLine: f.line, startColumn: f.col, endLine: f.endLine, endColumn: f.endCol },
           },
         }],
+        ...(f.suppressed ? { suppressions: [{ kind: 'inSource', justification: f.suppressed.reason }] } : {}),
       })),
     }],
   };

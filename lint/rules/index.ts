@@ -22,6 +22,10 @@ import { sl019 } from './sl019-template-execution';
 import { sl020 } from './sl020-run-input';
 import { sl021 } from './sl021-expression-evaluation';
 import { sl022 } from './sl022-expression-type';
+import { sl023 } from './sl023-secret-path';
+import { sl024 } from './sl024-secret-use';
+import { sl025 } from './sl025-template-vars';
+import { sl026 } from './sl026-suppression';
 
 export type { Rule } from './types';
 
@@ -48,6 +52,10 @@ export const RULES: readonly Rule[] = [
   sl020,
   sl021,
   sl022,
+  sl023,
+  sl024,
+  sl025,
+  sl026,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

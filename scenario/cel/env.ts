@@ -12,6 +12,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { LIMITS } from '../limits';
+import { secretstoreFunction } from '../secrets/context';
 
 export type InputType = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
 
@@ -50,6 +51,8 @@ export function environmentFor(scope: Scope): Environment {
     unlistedVariablesAreDyn: false,
     limits: { maxAstNodes: 2000, maxDepth: 64, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 32 },
   });
+  // `secretstore(path, field)` gives a marker, never a value (scenario/secrets/context.ts).
+  env.registerFunction('secretstore(string, string): string', secretstoreFunction);
   const schema: Record<string, string> = {};
   for (const [name, type] of scope.inputs) schema[name] = CEL_TYPE[type];
   env.registerVariable({ name: 'input', schema });

@@ -27,7 +27,9 @@ const CASES: Case[] = [
   { name: 'unknown input type', files: { 'scenario/create/main.yml': `input:\n  n:\n    type: float\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 3, 11], message: /input.n.type must be one of/ },
   { name: 'default does not match type', files: { 'scenario/create/main.yml': `input:\n  n:\n    type: integer\n    default: "5"\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL008', at: ['scenario/create/main.yml', 4, 14], message: /default of input "n" is a string, but its type is integer/ },
   { name: 'unknown module', files: { 'scenario/create/main.yml': task('core.svc.running', '      name: x\n') }, rule: 'SL009', at: ['scenario/create/main.yml', 3, 13], message: /unknown module "core.svc.running"/ },
-  { name: 'unknown parameter', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n      version: 2\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 6, 7], message: /unknown parameter "version"/ },
+  { name: 'template reads a field no vars provide', files: { 'scenario/create/main.yml': task('core.file.rendered', '      path: /tmp/x\n      template: m.tmpl\n'), 'templates/m.tmpl': 'line one\n{{ if .name }}Hello {{ .greeting }}{{ end }}\n' }, rule: 'SL025', at: ['scenario/create/main.yml', 6, 7], message: /templates\/m.tmpl:2:.* reads \.name, which the task's vars never provide \(no vars\)/ },
+  { name: 'template reads a field its vars map lacks', files: { 'scenario/create/main.yml': task('core.file.rendered', '      path: /tmp/x\n      template: m.tmpl\n      vars:\n        name: a\n'), 'templates/m.tmpl': '{{ .name }} {{ range .items }}{{ .x }}{{ end }} {{ $.greeting }}\n' }, rule: 'SL025', at: ['scenario/create/main.yml', 7, 7], message: /reads \.(items|greeting), which the task's vars never provide \(vars: name\)/ },
+  { name: 'unknown parameter', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n      release: 2\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 6, 7], message: /unknown parameter "release"/ },
   { name: 'missing parameter', files: { 'scenario/create/main.yml': task('core.file.present', '      path: /etc/x\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 5, 7], message: /missing required parameter "content"/ },
   { name: 'invalid mode', files: { 'scenario/create/main.yml': task('core.file.present', '      path: /etc/x\n      content: y\n      mode: rw\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 7, 13], message: /parameter "mode" has an invalid value/ },
   { name: 'content written by hand in core.file.rendered', files: { 'templates/a.tmpl': 'x', 'scenario/create/main.yml': task('core.file.rendered', '      path: /etc/x\n      template: a.tmpl\n      content: y\n') }, rule: 'SL010', at: ['scenario/create/main.yml', 7, 7], message: /`content` is produced by rendering/ },
@@ -64,6 +66,16 @@ describe('service checks: one finding per rule', function () {
 
   it('the motd example service is clean', function () {
     assert.deepEqual(loadServiceFromDir(fixtureService('motd')).errors, []);
+  });
+
+  it('the documented module parameters are accepted: a package version, file owner/group/mode and a validate command', function () {
+    const tasks = 'tasks:\n  - name: pkg\n    module: core.pkg.installed\n    params:\n      name: nginx\n      version: "1.22.1-9"\n' +
+      '  - name: conf\n    module: core.file.present\n    params:\n      path: /etc/app.conf\n      content: "x"\n      owner: root\n      group: "0"\n      mode: "0640"\n      validate: [/usr/bin/app, --check, "%s"]\n';
+    assert.deepEqual(loadServiceFromDir(tempService({ 'scenario/create/main.yml': tasks })).errors, []);
+    const noPlaceholder = loadServiceFromDir(tempService({ 'scenario/create/main.yml': tasks.replace('"%s"', '/etc/app.conf') })).errors;
+    assert.equal(noPlaceholder.length, 1, JSON.stringify(noPlaceholder));
+    assert.equal(noPlaceholder[0]!.rule, 'SL010');
+    assert.match(noPlaceholder[0]!.message, /validate/);
   });
 
   it('a service with no problems has no findings', function () {

@@ -30,7 +30,10 @@ function problemToError(node: YScalar, offset: number, p: { offset: number; mess
     let fix = 'read inputs as input.<name>, host facts as soulprint.self.<path>, state as state.<key>';
     if (unknown?.[2] && /\binput\b/.test(src)) fix = `declare "${name}" under \`input:\` in the scenario, or fix the spelling`;
     if (name && unknown?.[1] && info.allRegistered.includes(name)) {
-      fix = `"${name}" is a registered result: it can be read only by a later task's when/changed_when/failed_when/until, not ${info.where}`;
+      // In an apply-time key, the name is known but registered by this task or a later one.
+      fix = /when|until/.test(info.where) && !/where/.test(info.where)
+        ? `"${name}" is registered by this task or a later one: a task reads only results registered before it; move the registering task up`
+        : `"${name}" is a registered result: it can be read only by a later task's when/changed_when/failed_when/until, not ${info.where}`;
     }
     if (/soulprint\.self/.test(p.message)) fix = 'write soulprint.self.<path>';
     return makeError(pos, EXPR_RULES.name, p.message, fix);

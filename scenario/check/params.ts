@@ -10,6 +10,7 @@ import { makeError, type RenderError } from '../errors';
 import type { LoadedService, Task } from '../model';
 import { MODULES, checkModuleParams } from '../modules';
 import { checkInterpolations, type ScopeInfo } from './expressions';
+import { checkTemplateVars } from './template-vars';
 import { pair, toValue } from '../yaml/node';
 
 export const RULES = { unknownModule: 'SL009', params: 'SL010', template: 'SL015' } as const;
@@ -45,6 +46,7 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
     const p = pair(t.params, 'template')!;
     const err = templateProblem(service, statics['template']);
     if (err) out.push(makeError(p.value.pos, RULES.template, err.message, err.fix));
+    else out.push(...checkTemplateVars(service, t));
   }
   return out;
 }

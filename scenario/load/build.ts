@@ -43,6 +43,7 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
         pos: p.key.pos,
       };
       if (def) { decl.default = toValue(def.value); decl.defaultNode = def.value; }
+      if (toValue(pair(p.value, 'secret')?.value) === true) decl.secret = true;
       inputs.set(decl.name, decl);
     }
   }

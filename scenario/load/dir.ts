@@ -12,6 +12,7 @@ import { buildMigration, buildScenario } from './build';
 import { parseYaml, type YNode } from '../yaml/parse';
 import { child, pair } from '../yaml/node';
 import { validateNode } from '../schema/validate';
+import { checkSecrets } from '../secrets/check';
 import { migrationSchema, scenarioSchema, serviceSchema } from '../schema/schemas';
 import { makeError, ScenarioError, sortErrors } from '../errors';
 import { LineIndex } from '../yaml/line-index';
@@ -72,6 +73,8 @@ export function loadServiceFromDir(dir: string): LoadedService {
       if (name?.kind === 'scalar') service.name = name.text;
       const ssv = child(doc, 'state_schema_version');
       if (ssv?.kind === 'scalar' && Number.isInteger(ssv.value) && (ssv.value as number) >= 1) service.stateSchemaVersion = ssv.value as number;
+      const secrets = child(doc, 'secrets');
+      if (secrets?.kind === 'seq') service.secretPrefixes = secrets.items.filter((n) => n.kind === 'scalar').map((n) => String((n as { value: unknown }).value));
     }
   }
 
@@ -130,6 +133,7 @@ export function loadServiceFromDir(dir: string): LoadedService {
   }
 
   errors.push(...checkService(service));
+  errors.push(...checkSecrets(service));
   sortErrors(errors);
   return service;
 }

@@ -1,5 +1,5 @@
 import type { ModuleSpec } from './types';
-import { ABS_PATH, FILE_MODE } from './core-file-present';
+import { FILE_COMMON } from './core-file-present';
 
 /**
  * A file rendered from `templates/<template>` with `vars` exists. Render
@@ -14,12 +14,18 @@ export const coreFileRendered: ModuleSpec = {
     additionalProperties: false,
     required: ['path', 'template'],
     properties: {
-      path: ABS_PATH,
+      ...FILE_COMMON,
       template: { type: 'string', pattern: '^[^/].*\\.tmpl$' },
       vars: { type: 'object' },
-      mode: FILE_MODE,
       // Filled in by render; an author never writes it.
       content: { type: 'string' },
     },
+  },
+  // The soul receives the rendered content, never the template or its vars.
+  wire: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['path', 'content'],
+    properties: { ...FILE_COMMON, content: { type: 'string' } },
   },
 };

@@ -10,6 +10,8 @@ export const corePkgInstalled: ModuleSpec = {
     required: ['name'],
     properties: {
       name: { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9+._:-]*$' },
+      // A package manager version string (apt: [epoch:]upstream[-revision]); never an option.
+      version: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9+.~_:-]*$' },
     },
   },
 };

@@ -8,7 +8,7 @@ import { corePkgInstalled } from './core-pkg-installed';
 import { coreFilePresent } from './core-file-present';
 import { coreFileRendered } from './core-file-rendered';
 
-export type { ModuleSpec } from './types';
+export type { ModuleSpec, ModuleResult } from './types';
 
 export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
   [corePkgInstalled, coreFilePresent, coreFileRendered].map((m) => [m.name, m]),
@@ -17,15 +17,24 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
 const ajv = new Ajv({ allErrors: true, strict: true });
 const validators = new Map<string, ValidateFunction>();
 
-function validatorFor(name: string): ValidateFunction | undefined {
-  let v = validators.get(name);
+function validatorFor(name: string, wire = false): ValidateFunction | undefined {
+  const key = `${wire ? 'wire' : 'params'}:${name}`;
+  let v = validators.get(key);
   if (!v) {
     const spec = MODULES.get(name);
     if (!spec) return undefined;
-    v = ajv.compile(spec.params);
-    validators.set(name, v);
+    v = ajv.compile(wire ? spec.wire ?? spec.params : spec.params);
+    validators.set(key, v);
   }
   return v;
+}
+
+/** Checks the params a soul received for a step (after render) against the module's contract. */
+export function checkWireParams(module: string, params: unknown): ParamProblem[] | null {
+  const v = validatorFor(module, true);
+  if (!v) return null;
+  if (v(params)) return [];
+  return problemsOf(v.errors);
 }
 
 export interface ParamProblem {
@@ -41,7 +50,7 @@ export function checkModuleParams(module: string, params: unknown): ParamProblem
   const v = validatorFor(module);
   if (!v) return null;
   if (v(params)) return [];
-  return (v.errors ?? []).map(describe);
+  return problemsOf(v.errors);
 }
 
 function describe(e: ErrorObject): ParamProblem {
@@ -50,9 +59,15 @@ function describe(e: ErrorObject): ParamProblem {
   if (e.keyword === 'additionalProperties') return { pointer: e.instancePath, param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };
   if (e.keyword === 'required') return { pointer: e.instancePath, param: p['missingProperty'], message: `missing required parameter "${p['missingProperty']}"` };
   const where = param ? `parameter "${param}"` : 'params';
+  if (e.keyword === 'contains') return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} must name the candidate file with %s in one of its arguments` };
   if (e.keyword === 'pattern') return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} has an invalid value (must match ${p['pattern']})` };
   return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} ${e.message ?? 'is invalid'}` };
 }
 
 /** Module names that look like `core.<module>.<state>`. */
 export const MODULE_NAME = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
+
+/** ajv's errors as problems; the per-item errors a failed `contains` collects say nothing more than it does. */
+function problemsOf(errors: ErrorObject[] | null | undefined): ParamProblem[] {
+  return (errors ?? []).filter((e) => !e.schemaPath.includes('/contains/')).map(describe);
+}

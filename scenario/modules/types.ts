@@ -8,4 +8,21 @@ export interface ModuleSpec {
   description: string;
   /** JSON schema (draft-07, checked with ajv) of the fully resolved `params`. */
   params: Record<string, unknown>;
+  /** JSON schema of the params the soul receives, when render changes them (core.file.rendered:
+   *  `template`/`vars` become `content`); default: `params`. The soul checks every step with it
+   *  before applying. */
+  wire?: Record<string, unknown>;
+}
+
+/**
+ * What every module's step yields, on every host, as `register: <name>` and in the run report:
+ * `skipped: true` when the step did not run on that host (then `ok: true`, `changed: false`).
+ */
+export interface ModuleResult {
+  ok: boolean;
+  changed: boolean;
+  failed: boolean;
+  skipped: boolean;
+  /** What the module said (or why the step did not run). */
+  output: string;
 }

@@ -10,7 +10,7 @@ import type { ErrorList } from './render';
 
 export const RULE_INPUT = 'SL020';
 
-export function resolveInputs(s: Scenario, given: Record<string, unknown>, errors: ErrorList): Record<string, unknown> {
+export function resolveInputs(s: Scenario, given: Record<string, unknown>, errors: Pick<ErrorList, 'add'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const top = { file: s.file, line: 1, col: 1 };
   for (const name of Object.keys(given ?? {})) {

@@ -93,8 +93,9 @@ describe('render', function () {
 
   it('a template missing key is a render error at the template position', function () {
     const dir = tempService({
-      'templates/a.tmpl': 'line one\nport={{ .port }}\n',
-      'scenario/create/main.yml': 'tasks:\n  - name: f\n    module: core.file.rendered\n    params:\n      path: /etc/a\n      template: a.tmpl\n      vars: {host: x}\n',
+      // A key missing below the top level (the top level is known offline: SL025).
+      'templates/a.tmpl': 'line one\nport={{ .cfg.port }}\n',
+      'scenario/create/main.yml': 'input:\n  cfg: {type: map, default: {}}\ntasks:\n  - name: f\n    module: core.file.rendered\n    params:\n      path: /etc/a\n      template: a.tmpl\n      vars: {cfg: "${input.cfg}"}\n',
     });
     const e = errs(render({ service: loadServiceFromDir(dir), operation: 'create', input: {}, state: {}, hosts: [web] }));
     assert.deepEqual([e[0]!.rule, e[0]!.file, e[0]!.line, e[0]!.col], ['SL019', 'templates/a.tmpl', 2, 9]);

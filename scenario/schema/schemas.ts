@@ -17,6 +17,8 @@ export const serviceSchema = {
     name: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,62}$' },
     state_schema_version: { type: 'integer', minimum: 1, maximum: 10000 },
     description: { type: 'string' },
+    // Prefixes in the secrets store this service may read (issue 12; docs/secrets.md).
+    secrets: { type: 'array', maxItems: 50, items: { type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/?$' } },
     // `version` is reported by its own rule (SL004) with a better message.
     version: {},
   },
@@ -61,6 +63,7 @@ export const scenarioSchema = {
           type: { enum: [...INPUT_TYPES] },
           default: {},
           description: { type: 'string' },
+          secret: { type: 'boolean' },
         },
       },
     },

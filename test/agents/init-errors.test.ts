@@ -143,7 +143,7 @@ describe('soul init: errors and fixes', function () {
   });
 });
 
-describe('bootstrap listener: failed attempts are rate-limited per source', function () {
+describe('bootstrap listener: failed attempts are limited per token', function () {
   this.timeout(60_000);
   let k: TestKeeper;
   let dir: string;
@@ -156,17 +156,19 @@ describe('bootstrap listener: failed attempts are rate-limited per source', func
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a source after two failures, even with a good token, and says when to retry', async () => {
+  it('refuses a token after two failures and says when to retry; a good token from the same source still onboards', async () => {
     const sid = uniqueSid('limited');
     const token = await register(k, sid);
     const config = writeSoulConfig(path.join(dir, sid), sid, [endpointOf(k)]);
     const bad = 'kbt_' + 'A'.repeat(43);
     assert.equal((await soulInit(sid, config, bad)).stderr, TOKEN_REFUSED(sid));
     assert.equal((await soulInit(sid, config, bad)).stderr, TOKEN_REFUSED(sid));
-    const r = await soulInit(sid, config, token);
+    const r = await soulInit(sid, config, bad);
     assert.equal(r.code, 1);
-    const m = /^soul: too many failed bootstrap attempts from 127\.0\.0\.1; retry in (\d+)s\n  fix: wait for the window/.exec(r.stderr);
+    const m = /^soul: too many failed bootstrap attempts with this token; retry in (\d+)s\n  fix: wait for the window/.exec(r.stderr);
     assert.ok(m, r.stderr);
     assert.ok(Number(m[1]) > 30 && Number(m[1]) <= 60);
+    const good = await soulInit(sid, config, token);
+    assert.equal(good.code, 0, good.stderr);
   });
 });

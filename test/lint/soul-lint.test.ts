@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import Ajv from 'ajv-draft-04';
 import { runCli } from '../../lint/cli';
 import { fixtureService, repoRoot } from './paths';
+import { cleanupTempServices, tempService } from './temp-service';
 
 interface SarifLog {
   runs: Array<{
@@ -57,16 +58,16 @@ describe('soul-lint', function () {
   it('reports the manifest rules: version field, missing create, missing migrations', function () {
     const r = lint(fixtureService('broken-manifest'));
     assert.equal(r.code, 1);
-    assert.match(r.out, /^scenario\/create\/main.yml:1:1 {2}error {2}SL005 {2}/m);
-    assert.match(r.out, /^service.yml:2:1 {2}error {2}SL004 {2}service.yml has a `version` field/m);
-    assert.match(r.out, /^service.yml:3:23 {2}error {2}SL006 {2}state_schema_version is 2 but migrations\/2.yml is missing/m);
+    assert.match(r.out, /^scenario\/create\/main.yml:1:1 {2}error {2}SL005 \(create-scenario\) {2}/m);
+    assert.match(r.out, /^service.yml:2:1 {2}error {2}SL004 \(no-version-field\) {2}service.yml has a `version` field/m);
+    assert.match(r.out, /^service.yml:3:23 {2}error {2}SL006 \(migrations-present\) {2}state_schema_version is 2 but migrations\/2.yml is missing/m);
     assert.match(r.out, /3 error\(s\)/);
   });
 
   it('reports an anchors bomb as a YAML finding', function () {
     const r = lint(fixtureService('broken-yaml'));
     assert.equal(r.code, 1);
-    assert.match(r.out, /scenario\/create\/main.yml:5:37 {2}error {2}SL001 {2}aliases expand to more than 100000 nodes/);
+    assert.match(r.out, /scenario\/create\/main.yml:5:37 {2}error {2}SL001 \(yaml-syntax\) {2}aliases expand to more than 100000 nodes/);
   });
 
   it('exits 2 on usage and I/O errors', function () {
@@ -92,9 +93,55 @@ describe('soul-lint', function () {
     const run = sarif.runs[0]!;
     const results = run.results;
     assert.equal(results.length, 10);
-    assert.deepEqual(results[1]!.locations[0]!.physicalLocation, { artifactLocation: { uri: 'scenario/create/main.yml', uriBaseId: 'SRCROOT' }, region: { startLine: 10, startColumn: 13 } });
+    assert.deepEqual(results[1]!.locations[0]!.physicalLocation, { artifactLocation: { uri: 'scenario/create/main.yml', uriBaseId: 'SRCROOT' }, region: { startLine: 10, startColumn: 13, endLine: 10, endColumn: 30 } });
     assert.equal(results[1]!.ruleId, 'SL009');
     assert.equal(run.tool.driver.rules[results[1]!.ruleIndex]!.id, 'SL009');
+  });
+
+  describe('template vars, positions and inline suppression', function () {
+    after(cleanupTempServices);
+    const rendered = (vars: string, comment = '') =>
+      `tasks:\n  - name: page\n    module: core.file.rendered\n    params:\n      path: /srv/page\n      template: page.tmpl${comment}\n${vars}`;
+
+    it('finds a template field the task\'s vars never provide, naming the rule, with its end column in SARIF', function () {
+      const dir = tempService({ 'scenario/create/main.yml': rendered(''), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
+      const text = lint(dir);
+      assert.equal(text.code, 1);
+      assert.match(text.out, /^scenario\/create\/main.yml:6:7 {2}error {2}SL025 \(template-vars\) {2}template templates\/page.tmpl:1:7 reads \.greeting, which the task's vars never provide/m);
+      const sarif = JSON.parse(lint(dir, '--format', 'sarif').out);
+      assert.deepEqual(sarif.runs[0].results[0].locations[0].physicalLocation.region, { startLine: 6, startColumn: 7, endLine: 6, endColumn: 26 });
+      // With the field in vars, the service is clean.
+      assert.equal(lint(tempService({ 'scenario/create/main.yml': rendered('      vars:\n        greeting: hello\n'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' })).code, 0);
+    });
+
+    it('finds a registered name read before the task that registers it, and requisites naming a later or missing task, with positions', function () {
+      const dir = tempService({ 'scenario/create/main.yml': 'tasks:\n  - name: a\n    module: core.file.present\n    params: {path: /tmp/a, content: x}\n    when: b.changed\n' +
+        '  - name: b\n    module: core.file.present\n    params: {path: /tmp/b, content: x}\n    register: b\n    onchanges: [c]\n' +
+        '  - name: c\n    module: core.file.present\n    params: {path: /tmp/c, content: x}\n    require: [nope]\n' });
+      const r = lint(dir, '--format', 'json');
+      assert.equal(r.code, 1);
+      const found = (JSON.parse(r.out).findings as any[]).map((f) => `${f.file}:${f.line}:${f.col} ${f.rule} ${f.message} | ${f.fix}`);
+      assert.equal(found.length, 3, found.join('\n'));
+      assert.match(found[0]!, /^scenario\/create\/main.yml:5:11 SL012 .*b \| "b" is registered by this task or a later one/);
+      assert.match(found[1]!, /^scenario\/create\/main.yml:10:17 SL016 requisite "c" names this task or a later one/);
+      assert.match(found[2]!, /^scenario\/create\/main.yml:14:15 SL016 requisite "nope" names no task/);
+    });
+
+    it('an inline suppression with a reason silences the finding (kept in JSON and SARIF); one without a reason does not, and is itself a finding', function () {
+      const ok = tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL025 -- greeting is optional in this test'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' });
+      const r = lint(ok);
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /no problems found; 1 suppressed inline/);
+      const json = JSON.parse(lint(ok, '--format', 'json').out);
+      assert.deepEqual(json.findings.map((f: any) => [f.rule, f.suppressed]), [['SL025', { reason: 'greeting is optional in this test' }]]);
+      const sarif = JSON.parse(lint(ok, '--format', 'sarif').out);
+      assert.deepEqual(sarif.runs[0].results[0].suppressions, [{ kind: 'inSource', justification: 'greeting is optional in this test' }]);
+
+      const bare = lint(tempService({ 'scenario/create/main.yml': rendered('', '  # soul-lint: ignore SL025'), 'templates/page.tmpl': 'Hi {{ .greeting }}\n' }));
+      assert.equal(bare.code, 1);
+      assert.match(bare.out, /SL025 \(template-vars\)/);
+      assert.match(bare.out, /^scenario\/create\/main.yml:6:28 {2}error {2}SL026 \(suppression-reason\) {2}a soul-lint suppression needs a reason/m);
+    });
   });
 
   it('bin/soul-lint runs the built CLI with the same exit codes', function () {

@@ -41,7 +41,11 @@ export function fixtureScenario(services: Record<string, FixtureService>): Scena
         stateSets = r.stateSets ?? {};
         out.push({ sid: h.sid, steps: r.steps.map((st, index) => ({ ...st, index })) });
       }
-      return { ok: true as const, plan: { hosts: out, orchestration, stateSets } };
+      return { ok: true as const, plan: { hosts: out, input, excluded: [], orchestration, stateSets } };
+    },
+    checkRun({ service, operation }: Parameters<ScenarioPort['checkRun']>[0]) {
+      const s = service.service as FixtureService;
+      return s.operations[operation] ? [] : [{ path: '/body/operation', message: `service ${s.name} has no operation "${operation}"` }];
     },
     evaluate: (src: string, context: Record<string, unknown>) => evaluate(src, context),
     async migrate({ service, state, fromVersion, toVersion }: Parameters<ScenarioPort['migrate']>[0]) {

@@ -3,15 +3,15 @@
 // when a workflow change is meant to be incompatible; see docs/runs.md).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { repoRoot } from '../support/repo';
-import { stackEnv } from '../support/stack-env';
+import { connectStackTemporal } from '../support/temporal-client';
 
 export const HISTORIES_DIR = () => path.join(repoRoot(), 'test', 'fixtures', 'histories');
 
 export async function recordHistories(runs: Record<string, string>): Promise<void> {
   if (process.env.KEEPER_RECORD_HISTORIES !== '1') return;
-  const connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+  const connection = await connectStackTemporal();
   try {
     const client = new Client({ connection, namespace: 'default' });
     fs.mkdirSync(HISTORIES_DIR(), { recursive: true });

@@ -15,7 +15,7 @@ import { startKeeper, type KeeperOverrides, type RunningKeeper } from '../../kee
 import { createTestDatabase, type TestDatabase } from './database';
 import { freePort } from './ports';
 import { deleteSecret, putSecret } from './secretstore';
-import { stackEnv, stackFile } from './stack-env';
+import { stackEnv, stackFile, stackTemporalTlsConfig } from './stack-env';
 
 export interface TestKeeperFiles { dir: string; configFile: string; secretName: string; db: TestDatabase; doc: Record<string, any> }
 
@@ -52,8 +52,13 @@ export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?
       pki_mount: 'pki', pki_role: 'soul',
     },
     auth: { jwt: { signing_key_ref: ref, issuer: 'keeper-test', ttl_default: '24h', ttl_bootstrap: '720h' } },
-    temporal: { address: env.TEMPORAL_ADDRESS, namespace: 'default', task_queue: `keeper-test-${randomBytes(4).toString('hex')}` },
-    services: { cache_dir: path.join(dir, 'services') },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS, namespace: 'default', task_queue: `keeper-test-${randomBytes(4).toString('hex')}`,
+      ...(stackTemporalTlsConfig() ? { tls: stackTemporalTlsConfig() } : {}),
+    },
+    // Tests register local repositories (file://) and catalog entries on made-up hosts; the policy
+    // itself is tested with keepers that narrow this (test/api/git-sources.test.ts).
+    services: { cache_dir: path.join(dir, 'services'), git: { schemes: ['https', 'http', 'ssh', 'git', 'file'], hosts: ['*'] } },
     reaper: { interval: '500ms', lease_ttl: '3s' },
     // Tests drive the API far faster than an operator would; the limiter has tests of its own.
     api: { rate_limit: { requests_per_second: 100000, burst: 100000 } },

@@ -9,6 +9,8 @@ export interface StackEnv {
   REDIS_ADDR: string; REDIS_PASSWORD: string;
   SECRETSTORE_ADDR: string; SECRETSTORE_ROOT_TOKEN: string;
   TEMPORAL_ADDRESS: string; TEMPORAL_UI: string;
+  /** Present when the stack runs Temporal behind mutual TLS (KEEPER_TEMPORAL_MTLS=1 in scripts/stack.sh). */
+  TEMPORAL_TLS_CA?: string; TEMPORAL_TLS_CERT?: string; TEMPORAL_TLS_KEY?: string; TEMPORAL_TLS_SERVER_NAME?: string;
 }
 
 let cached: StackEnv | undefined;
@@ -28,4 +30,11 @@ export function stackEnv(): StackEnv {
 
 export function stackFile(...parts: string[]): string {
   return path.join(stackEnv().STACK_DIR, ...parts);
+}
+
+/** The keeper's temporal.tls block for the stack's Temporal, or undefined when it runs without TLS. */
+export function stackTemporalTlsConfig(): { ca: string; cert: string; key: string; server_name: string } | undefined {
+  const e = stackEnv();
+  if (!e.TEMPORAL_TLS_CA || !e.TEMPORAL_TLS_CERT || !e.TEMPORAL_TLS_KEY) return undefined;
+  return { ca: e.TEMPORAL_TLS_CA, cert: e.TEMPORAL_TLS_CERT, key: e.TEMPORAL_TLS_KEY, server_name: e.TEMPORAL_TLS_SERVER_NAME ?? '' };
 }

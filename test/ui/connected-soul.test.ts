@@ -50,6 +50,7 @@ describe('web UI: a connected soul', function () {
       const row = page.locator(`tr[data-sid="${sid}"]`);
       await row.locator('.badge', { hasText: 'connected' }).waitFor({ timeout: 20_000 });
       assert.match(await row.innerText(), /web[\s\S]*\ds ago/, 'covens and a recent last-seen time');
+      assert.match(await row.innerText(), /\ds ago\s+in (29|30)d/, "the certificate's expiry (720 h)");
       await shot(page, '08-soul-connected');
 
       await soul.kill();

@@ -9,6 +9,15 @@ import { useAction, usePager, usePoll } from '../hooks';
 export interface Soul {
   sid: string; transport: string; covens: string[]; status: string; last_seen_at: string | null;
   connected_kid: string | null; soulprint?: Record<string, unknown> | null; bootstrap_token_expires_at: string | null;
+  cert_not_after?: string | null;
+}
+
+/** The certificate's expiry: a connected soul renews it at two thirds of its lifetime (docs/certificates.md). */
+function CertExpiry({ at, now }: { at: string | null | undefined; now: Date }) {
+  if (!at) return <span class="muted">none</span>;
+  const s = Math.round((new Date(at).getTime() - now.getTime()) / 1000);
+  const text = s <= 0 ? 'expired' : s < 3600 ? `in ${Math.max(1, Math.floor(s / 60))}m` : s < 86400 ? `in ${Math.floor(s / 3600)}h` : `in ${Math.floor(s / 86400)}d`;
+  return <time dateTime={at} title={at} class={s <= 0 ? 'warn' : undefined}>{text}</time>;
 }
 interface IssuedToken { sid: string; bootstrap_token: string; bootstrap_token_expires_at: string }
 
@@ -146,15 +155,16 @@ export function Souls() {
       </p>
       {souls.data && (
         <table class="grid" data-testid="souls-table">
-          <thead><tr><th>SID</th><th>Status</th><th>Covens</th><th>Last seen</th><th>Soulprint</th><th></th></tr></thead>
+          <thead><tr><th>SID</th><th>Status</th><th>Covens</th><th>Last seen</th><th>Certificate</th><th>Soulprint</th><th></th></tr></thead>
           <tbody>
-            {souls.data.items.length === 0 && <tr><td colSpan={6} class="muted">{filter.status || filter.coven || filter.sid ? 'No soul matches these filters.' : 'No souls registered yet.'}</td></tr>}
+            {souls.data.items.length === 0 && <tr><td colSpan={7} class="muted">{filter.status || filter.coven || filter.sid ? 'No soul matches these filters.' : 'No souls registered yet.'}</td></tr>}
             {souls.data.items.map((s) => (
               <tr key={s.sid} data-sid={s.sid}>
                 <td>{s.sid}</td>
                 <td><StatusBadge status={s.status} /></td>
                 <td>{s.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td>
                 <td><Ago at={s.last_seen_at} now={now} /></td>
+                <td><CertExpiry at={s.cert_not_after} now={now} /></td>
                 <td><Soulprint print={s.soulprint} /></td>
                 <td>{s.status === 'pending' && <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>Reissue token</button>}</td>
               </tr>

@@ -1,0 +1,61 @@
+// Secret inputs at the edge (issue 12). An input the scenario declares `secret: true` is accepted
+// as a reference `secretstore:<path>#<field>`, or as a value that is written into the secrets store
+// at once, under the incarnation's own prefix, and replaced by its reference before anything is
+// stored: PostgreSQL, Temporal, answers and logs only ever see the reference.
+import { incarnationSecretPrefix, parseReference } from '../common/secret';
+import type { SecretStore } from '../secrets/client';
+import { problems } from './problems';
+
+/** What the API needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
+export interface SecretInputsSource {
+  loadService(a: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
+}
+
+export interface SealArgs {
+  scenario: SecretInputsSource | undefined;
+  secrets: Pick<SecretStore, 'writeFields'>;
+  scenarioPrefix: string;
+  cacheDir: string;
+  service: { name: string; git: string; ref: string; credential_ref?: string | null };
+  incarnation: string;
+  operation: string;
+  applyId: string;
+  input: Record<string, unknown>;
+}
+
+export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unknown>> {
+  if (!a.scenario || Object.keys(a.input).length === 0) return a.input;
+  let secretNames: string[];
+  try {
+    const loaded = await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir, credentialRef: a.service.credential_ref ?? undefined });
+    secretNames = loaded.secretInputs?.[a.operation] ?? [];
+  } catch {
+    // Which inputs are secret is unknown: nothing may be stored, not even the input.
+    throw problems.unavailable(`the repository of service ${a.service.name} (needed to know which inputs are secret)`);
+  }
+  const out = { ...a.input };
+  const values: Record<string, string> = {};
+  for (const name of secretNames) {
+    if (!Object.prototype.hasOwnProperty.call(out, name)) continue;
+    const v = out[name];
+    if (typeof v !== 'string' || v === '') {
+      throw problems.invalid(`input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'a secret is a string' }]);
+    }
+    if (v.startsWith('secretstore:')) {
+      if (!parseReference(v)) {
+        throw problems.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' }]);
+      }
+      continue;
+    }
+    values[name] = v;
+  }
+  if (Object.keys(values).length === 0) return out;
+  const path = `${incarnationSecretPrefix(a.scenarioPrefix, a.incarnation)}runs/${a.applyId}`;
+  try {
+    await a.secrets.writeFields(path, values);
+  } catch {
+    throw problems.unavailable('the secrets store (secret inputs are stored there before a run starts)');
+  }
+  for (const name of Object.keys(values)) out[name] = `secretstore:${path}#${name}`;
+  return out;
+}

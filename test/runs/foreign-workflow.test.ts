@@ -1,0 +1,117 @@
+// A workflow started on Temporal by anyone but the keeper's API changes nothing (issue 13, item 6):
+// every run activity first checks that its apply_id is the run holding the incarnation's lock
+// (db/repos/run-lock.ts). Started here with a client of our own on the keeper's task queue, with a
+// made-up apply_id, a finished run's, and the failed run an error_locked incarnation points at.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import knex, { type Knex } from 'knex';
+import type { TestKeeper } from '../support/keeper';
+import { connectStackTemporal } from '../support/temporal-client';
+import { fixtureScenario, type FixtureService } from './fixture-scenario';
+import { api, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+
+const GIT = 'file:///fixtures/foreign.git';
+
+describe('runs: a workflow started outside the API is refused by every activity', function () {
+  this.timeout(240_000);
+  let k: TestKeeper;
+  let root: string;
+  let souls: TestSoul[];
+  let db: Knex;
+  let connection: Connection;
+  let client: Client;
+  const scenario = fixtureScenario({});
+
+  before(async () => {
+    root = tempDir('foreign-');
+    const service: FixtureService = {
+      name: 'foreign', stateSchemaVersion: 1,
+      operations: {
+        create: ({ input, sid }) => input.broken
+          ? { errors: [{ file: 'scenario/create/main.yml', line: 1, col: 1, rule: 'test', message: 'broken on purpose' }] }
+          : { steps: [{ name: 'mark', module: 'core.file.present', params: { path: path.join(root, sid, String(input.file)), content: `${String(input.file)}\n`, mode: '0644' } }], stateSets: { file: input.file } },
+      },
+    };
+    Object.assign(scenario, fixtureScenario({ [GIT]: service }));
+    k = await startRunKeeper(scenario);
+    souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'foreign', git: GIT, ref: 'v1' })).status, 201);
+    db = knex({ client: 'pg', connection: k.db.dsn, pool: { min: 0, max: 2 } });
+    connection = await connectStackTemporal();
+    client = new Client({ connection, namespace: 'default' });
+  });
+  after(async () => {
+    await connection?.close();
+    await db?.destroy();
+    await Promise.all((souls ?? []).map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Everything a run can change: incarnations, runs, plans, host and step reports, history. */
+  const snapshot = async () => ({
+    incarnations: await db('incarnations').select('*').orderBy('name'),
+    runs: await db('incarnation_runs').select('*').orderBy('apply_id'),
+    plans: await db('run_plans').count({ n: '*' }),
+    hosts: await db('run_hosts').select('*').orderBy(['apply_id', 'sid']),
+    steps: await db('run_steps').count({ n: '*' }),
+    history: await db('incarnation_history').count({ n: '*' }),
+  });
+
+  async function startForeign(applyId: string, incarnation: string): Promise<Error> {
+    const handle = await client.workflow.start('incarnationRun', {
+      workflowId: `foreign-${randomBytes(4).toString('hex')}`, taskQueue: k.config.temporal.task_queue,
+      args: [{ applyId, incarnation, operation: 'create' }],
+    });
+    const err = await handle.result().then(() => undefined, (e: unknown) => e as Error);
+    assert.ok(err instanceof WorkflowFailedError, `the foreign workflow must fail, got ${String(err)}`);
+    return err;
+  }
+
+  it('changes nothing for a ready and an error_locked incarnation, whatever apply_id it names', async () => {
+    let r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-ready', service: 'foreign', covens: ['web'], input: { file: 'one' } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const readyRun = r.body.apply_id as string;
+    assert.equal((await settled(k, 'fw-ready')).status, 'ready');
+    r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-locked', service: 'foreign', covens: ['web'], input: { file: 'two', broken: true } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const lockedRun = r.body.apply_id as string;
+    assert.equal((await settled(k, 'fw-locked')).status, 'error_locked');
+
+    const marker = path.join(root, souls[0].sid, 'one');
+    const before = { db: await snapshot(), renders: scenario.renders, mtime: fs.statSync(marker).mtimeMs };
+    const attempts: [string, string, RegExp][] = [
+      [readyRun, 'fw-ready', /has already ended \(succeeded\)/],
+      [lockedRun, 'fw-locked', /has already ended \(failed\)/],
+      [`fw-locked.create.${Date.now().toString(36)}-made-up`, 'fw-locked', /does not exist/],
+    ];
+    for (const [applyId, incarnation, reason] of attempts) {
+      const err = await startForeign(applyId, incarnation);
+      const cause = (err as WorkflowFailedError).cause?.cause as (Error & { type?: string }) | undefined;
+      assert.equal(cause?.type, 'NotLockHolder', `${applyId}: ${String(cause)}`);
+      assert.match(cause!.message, reason);
+    }
+    assert.equal(scenario.renders, before.renders, 'nothing was rendered');
+    assert.deepEqual(await snapshot(), before.db, 'no row of incarnations, runs, plans, reports or history changed');
+    assert.equal(fs.statSync(marker).mtimeMs, before.mtime, 'the soul was sent nothing');
+    assert.ok(!fs.existsSync(path.join(root, souls[0].sid, 'two')));
+  });
+
+  it('is refused even with the apply_id of a run that is running for the other incarnation', async () => {
+    // A run row that is `running` but is not its incarnation's lock holder: written by hand, as only
+    // a bug or a forged row could make one; the check looks at the incarnation, not at the row alone.
+    const fake = `fw-ready.create.${Date.now().toString(36)}-forged`;
+    await db('incarnation_runs').insert({ apply_id: fake, incarnation: 'fw-ready', operation: 'create', input: JSON.stringify({ file: 'three' }), status: 'running', phase: 'queued', service_ref: 'v1' });
+    const before = { db: await snapshot(), renders: scenario.renders };
+    const err = await startForeign(fake, 'fw-ready');
+    const cause = (err as WorkflowFailedError).cause?.cause as (Error & { type?: string }) | undefined;
+    assert.equal(cause?.type, 'NotLockHolder');
+    assert.match(cause!.message, /does not hold incarnation fw-ready's lock \(the incarnation is ready\)/);
+    assert.equal(scenario.renders, before.renders);
+    assert.deepEqual(await snapshot(), before.db);
+    assert.ok(!fs.existsSync(path.join(root, souls[0].sid, 'three')));
+  });
+});

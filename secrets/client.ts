@@ -114,6 +114,24 @@ export class SecretStore {
     }
   }
 
+  /**
+   * Runs a store call; on a 403 with AppRole auth, logs in once and runs it again. A store that came
+   * back without the keeper's token (a restart without persistent storage, a revoked token) answers
+   * 403 to everything, and the next scheduled renewal may be most of an hour away: spec section 7,
+   * "after recovery ... the server re-establishes its token" (test/faults/secretstore.test.ts). A
+   * real policy denial is 403 again after the login and is reported as before.
+   */
+  private async withToken<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!this.opts.auth || classify(err, '', this.opts.addr).kind !== 'denied') throw err;
+      await this.login();
+      this.log.info('secrets store token re-established by AppRole login after a 403');
+      return call();
+    }
+  }
+
   /** The token's remaining TTL in seconds, for tests and diagnostics. */
   async tokenTtl(): Promise<number> {
     const res = await this.vault.tokenLookupSelf();
@@ -125,7 +143,7 @@ export class SecretStore {
     if (known) return known[1];
     let res: { data?: { path?: string; type?: string; options?: { version?: string } } };
     try {
-      res = await this.vault.read(`sys/internal/ui/mounts/${path}`);
+      res = await this.withToken(() => this.vault.read(`sys/internal/ui/mounts/${path}`));
     } catch (err) {
       throw classify(err, `looking up the mount of ${path}`, this.opts.addr);
     }
@@ -151,7 +169,7 @@ export class SecretStore {
     const apiPath = version === 2 ? `${mount}data/${path.slice(mount.length)}` : path;
     let res: { data?: Record<string, unknown> & { data?: Record<string, unknown> } };
     try {
-      res = await this.vault.read(apiPath);
+      res = await this.withToken(() => this.vault.read(apiPath));
     } catch (err) {
       throw classify(err, `reading ${path}`, this.opts.addr);
     }
@@ -187,9 +205,9 @@ export class SecretStore {
   async signCsr(csrPem: string, commonName: string, ttl = '720h'): Promise<SignedCertificate> {
     let res: { data: { certificate: string; issuing_ca: string; ca_chain?: string[]; serial_number: string } };
     try {
-      res = await this.vault.write(`${this.opts.pki_mount}/sign/${this.opts.pki_role}`, {
+      res = await this.withToken(() => this.vault.write(`${this.opts.pki_mount}/sign/${this.opts.pki_role}`, {
         csr: csrPem, common_name: commonName, alt_names: commonName, exclude_cn_from_sans: false, ttl, format: 'pem',
-      });
+      }));
     } catch (err) {
       throw classify(err, `signing a certificate for ${commonName}`, this.opts.addr);
     }

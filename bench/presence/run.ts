@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../common/logger';
-import { connectCache } from '../../keeper/cache';
+import { connectCache } from '../../platform/cache';
 import { Presence } from '../../hub/presence';
 import { startRedisInstance } from '../../test/support/redis-instance';
 import { repoRoot } from '../../test/support/repo';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../keeper/config/load';
+import { loadConfig } from '../../platform/config/load';
 import { cleanupKeeperFiles, initTestKeeper, prepareKeeperConfig, type InitializedKeeper } from '../support/keeper';
 import { endpointOf, soulInit, soulRun, uniqueSid, waitForStatus, writeSoulConfig, type EndpointSpec, type KeeperAccess } from '../agents/harness';
 import type { TestDatabase } from '../support/database';

@@ -5,7 +5,7 @@
 // (docs/install.md). Exits 1 when the start timeout of the unit (TimeoutStartSec) would be passed.
 'use strict';
 const path = require('node:path');
-const { loadConfig } = require(path.join(__dirname, '..', 'app', 'dist', 'keeper', 'config', 'load.js'));
+const { loadConfig } = require(path.join(__dirname, '..', 'app', 'dist', 'platform', 'config', 'load.js'));
 
 const file = process.argv[2] || '/etc/keeper/keeper.yml';
 const timeoutMs = Number(process.argv[3] || 110) * 1000;

@@ -72,7 +72,7 @@ const HANDLED: Record<string, string> = {
 };
 const SOUL_SIDE = /^agent\//; // the soul receives values as plain text over its stream, never the type
 const SINK = /JSON\.stringify\(|\.json\(|\binspect\(|\.send\(|revealJson\(/;
-const DIRS = ['api', 'mcp', 'ui', 'common', 'hub', 'activities', 'keeper', 'temporal', 'workflows', 'db', 'secrets', 'scenario', 'lint', 'runs', 'platform'];
+const DIRS = ['api', 'mcp', 'ui', 'common', 'hub', 'keeper', 'runs', 'platform', 'db', 'secrets', 'scenario', 'lint'];
 
 function sources(dir: string): string[] {
   const abs = path.join(repoRoot(), dir);

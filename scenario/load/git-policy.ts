@@ -2,6 +2,7 @@
 // hosts from the keeper's config (services.git). Checked at registration (the API's 400) and again
 // before every clone or fetch, so a row written before the policy changed cannot reach past it.
 // Credentials never ride in the URL: a service names a `credential_ref` instead (issue 12, item 5).
+import { parseReference } from '../../common/secret';
 
 export type GitScheme = 'https' | 'http' | 'ssh' | 'git' | 'file';
 export const GIT_SCHEMES: readonly GitScheme[] = ['https', 'http', 'ssh', 'git', 'file'];
@@ -81,11 +82,12 @@ function isLoopback(host: string): boolean {
 /** `secretstore:<path>#<field>`: where a service's git credential lives. */
 export const CREDENTIAL_REF_PATTERN = '^secretstore:[A-Za-z0-9_./-]+#[A-Za-z0-9_.-]+$';
 
+/** Split by the one reader of `secretstore:<path>#<field>` (common/secret.ts); the path keeps its
+ *  `secretstore:` prefix, the form the secrets client resolves. */
 export function splitCredentialRef(ref: string): { path: string; field: string } {
-  const m = new RegExp(CREDENTIAL_REF_PATTERN).exec(ref);
-  if (!m) throw new Error('credential_ref must be secretstore:<path>#<field>');
-  const hash = ref.indexOf('#');
-  return { path: ref.slice(0, hash), field: ref.slice(hash + 1) };
+  const r = parseReference(ref);
+  if (!r) throw new Error('credential_ref must be secretstore:<path>#<field>');
+  return { path: `secretstore:${r.path}`, field: r.field };
 }
 
 /**

@@ -21,13 +21,15 @@ export interface SealArgs {
   operation: string;
   applyId: string;
   input: Record<string, unknown>;
+  /** The service as the pre-run check already loaded it; loaded here only when absent. */
+  loaded?: { secretInputs?: Record<string, string[]> };
 }
 
 export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unknown>> {
   if (!a.scenario || Object.keys(a.input).length === 0) return a.input;
   let secretNames: string[];
   try {
-    const loaded = await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir, credentialRef: a.service.credential_ref ?? undefined });
+    const loaded = a.loaded ?? await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir, credentialRef: a.service.credential_ref ?? undefined });
     secretNames = loaded.secretInputs?.[a.operation] ?? [];
   } catch {
     // Which inputs are secret is unknown: nothing may be stored, not even the input.

@@ -113,11 +113,12 @@ const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
 /** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
-function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>) {
+function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
+  loaded?: { secretInputs?: Record<string, string[]> }) {
   const { config, secrets } = deps.runtime;
   return sealSecretInputs({
     scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
-    service, incarnation, operation, applyId, input,
+    service, incarnation, operation, applyId, input, ...(loaded ? { loaded } : {}),
   });
 }
 
@@ -137,8 +138,8 @@ export const incarnationRoutes = [
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
       const applyId = newApplyId(body.name, 'create');
-      await precheck(deps, service, { operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
-      const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {});
+      const loaded = await precheck(deps, service, { operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
+      const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {}, loaded);
       const run = { applyId, incarnation: body.name, operation: 'create', input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
       return startRun(deps, run);
@@ -199,8 +200,8 @@ export const incarnationRoutes = [
       // No input: the last committed run's input (it holds references only), so a re-run does not
       // forget what the incarnation was made with.
       const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
-      await precheck(deps, service, { operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
-      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, given);
+      const loaded = await precheck(deps, service, { operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
+      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, given, loaded);
       const run = { applyId, incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
@@ -265,13 +266,16 @@ export const incarnationRoutes = [
       if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
       const service = await serviceOf(deps, inc.service);
       const applyId = newApplyId(inc.name, failed.operation);
-      // A retry without input reuses the failed run's, which holds references only.
-      const input = body.input ? await sealInputs(deps, service, inc.name, failed.operation, applyId, body.input) : failed.input;
+      // A retry without input reuses the failed run's, which holds references only. Checked before
+      // anything is written (a secret input's value goes to the store only for a run that starts).
+      const given = body.input ?? failed.input;
+      const loaded = failed.operation === 'upgrade' ? undefined
+        : await precheck(deps, service, { operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
+      const input = body.input ? await sealInputs(deps, service, inc.name, failed.operation, applyId, body.input, loaded) : failed.input;
       const run = {
         applyId, incarnation: inc.name, operation: failed.operation, input,
         serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
-      if (failed.operation !== 'upgrade') await precheck(deps, service, { operation: run.operation, input: run.input, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
       return failed.operation === 'upgrade'
         ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))

@@ -8,7 +8,7 @@ import { problems } from '../problems';
 
 /** What the API asks of the scenario engine before it starts a run (the runs' ScenarioPort has this shape). */
 export interface RunChecker {
-  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ name: string; stateSchemaVersion: number }>;
+  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ name: string; stateSchemaVersion: number; secretInputs?: Record<string, string[]> }>;
   checkRun(args: { service: never; operation: string; input: Record<string, unknown> }): { path: string; message: string }[];
 }
 
@@ -43,7 +43,7 @@ export async function loadChecked(deps: ApiDeps, scenario: RunChecker, service: 
  * input resolves (declared names, required inputs, types), and the covens hold at least one
  * onboarded soul unless the caller asked for an empty run. Each refusal is a 400 naming the field.
  */
-export async function precheck(deps: ApiDeps, service: ServiceRecord, run: { operation: string; input: Record<string, unknown>; covens: string[]; allowEmpty: boolean; covensPath: string }): Promise<void> {
+export async function precheck(deps: ApiDeps, service: ServiceRecord, run: { operation: string; input: Record<string, unknown>; covens: string[]; allowEmpty: boolean; covensPath: string }) {
   const scenario = scenarioOf(deps);
   const loaded = await loadChecked(deps, scenario, service, '/body/service');
   const found = scenario.checkRun({ service: loaded as never, operation: run.operation, input: run.input });
@@ -52,6 +52,8 @@ export async function precheck(deps: ApiDeps, service: ServiceRecord, run: { ope
     throw problems.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
       [{ path: run.covensPath, message: 'matches no onboarded soul' }]);
   }
+  // The caller seals secret inputs with the same load (one git fetch per run start, not two).
+  return loaded;
 }
 
 /** The scenario engine the keeper passes beside the common API deps (keeper/server.ts). */

@@ -1,6 +1,6 @@
 // The incarnation tools over MCP against a real keeper with its Temporal workers and one real soul:
 // create-incarnation, get-incarnation, get-incarnation-history, list-incarnations, run-operation,
-// get-run, and unlock (plain and with retry), each checked by what the REST API then shows. The
+// list-runs, get-run, and unlock (plain and with retry), each checked by what the REST API then shows. The
 // service is the real engine's fixture test/fixtures/services/note.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -62,6 +62,9 @@ describe('MCP listener: incarnation tools', function () {
     assert.deepEqual(run.data.hosts[0].steps.map((st: { status: string }) => st.status), ['ok', 'changed']);
     const history = await callTool(admin, 'get-incarnation-history', { name: 'motd-mcp' });
     assert.deepEqual(history.data.items.map((h: { apply_id: string }) => h.apply_id), [created.data.apply_id]);
+    const runs = await callTool(admin, 'list-runs', { name: 'motd-mcp' });
+    assert.equal(runs.isError, false, runs.text);
+    assert.deepEqual(runs.data.items.map((i: { apply_id: string; status: string }) => [i.apply_id, i.status]), [[created.data.apply_id, 'succeeded']]);
     const list = await callTool(admin, 'list-incarnations', { status: 'ready' });
     assert.deepEqual(list.data.items.map((i: { name: string }) => i.name), ['motd-mcp']);
     assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');

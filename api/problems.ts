@@ -54,6 +54,8 @@ export const problems = {
   methodNotAllowed: (allow: string[]) => new ApiProblem(405, 'method-not-allowed', `this path answers ${allow.join(', ')} only`,
     { headers: { Allow: allow.join(', ') } }),
   conflict: (detail: string) => new ApiProblem(409, 'conflict', detail),
+  /** Well-formed, but what it names cannot be used: a repository that does not exist, a ref that does not resolve, lint errors. */
+  unprocessable: (detail: string, errors?: FieldError[]) => new ApiProblem(422, 'unprocessable', detail, errors ? { errors } : {}),
   tooLarge: (limit: number) => new ApiProblem(413, 'body-too-large', `the request body exceeds the limit of ${limit} bytes`),
   unsupportedMediaType: (detail: string) => new ApiProblem(415, 'unsupported-media-type', detail),
   unavailable: (what: string) => new ApiProblem(503, 'dependency-unavailable', `${what} is not answering; retry shortly`, { headers: { 'Retry-After': '5' } }),

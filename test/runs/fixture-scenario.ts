@@ -24,7 +24,12 @@ export function fixtureScenario(services: Record<string, FixtureService>): Scena
     async loadService({ git, ref }: { git: string; ref: string }): Promise<LoadedService> {
       const s = services[git];
       if (!s) throw new Error(`no fixture service at ${git}`);
-      return { commit: `fixture-${s.name}-${ref}`, name: s.name, stateSchemaVersion: s.stateSchemaVersion, service: s };
+      // A pinned commit (what a published version records) loads as itself.
+      const commit = ref.startsWith('fixture-') ? ref : `fixture-${s.name}-${ref}`;
+      return {
+        commit, name: s.name, stateSchemaVersion: s.stateSchemaVersion, service: s,
+        operations: Object.keys(s.operations).sort().map((name) => ({ name, inputs: [] })),
+      };
     },
     async render({ service, operation, input, state, hosts }: Parameters<ScenarioPort['render']>[0]) {
       port.renders++;

@@ -1,21 +1,29 @@
 // The service catalog and the operator registry through the Operator API.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo, type ServiceRepo } from '../support/service-repo';
 import { assertProblem, call, clientFor } from './helpers';
 
 describe('Operator API: services and operators', function () {
   let tk: TestKeeper;
   let api: ReturnType<typeof clientFor>;
+  let repo: ServiceRepo;
 
   before(async () => {
+    // Registration clones, resolves and lints: the catalog entries are a real (local) repository.
+    repo = serviceRepo({ tags: ['v1.4.0'] });
     tk = await startTestKeeper();
     api = clientFor(tk);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+    if (repo) fs.rmSync(repo.dir, { recursive: true, force: true });
+  });
 
   it("registers a service whose version is its ref, and answers 409 for a taken name", async () => {
-    const body = { name: 'nginx', git: 'https://git.example.com/ops/nginx.git', ref: 'v1.4.0' };
+    const body = { name: 'nginx', git: repo.url, ref: 'v1.4.0' };
     const a = await api('POST', '/v1/services', { body });
     assert.equal(a.status, 201, a.text);
     assert.deepEqual({ name: a.body.name, git: a.body.git, ref: a.body.ref, version: a.body.version, created_by: a.body.created_by },
@@ -28,7 +36,7 @@ describe('Operator API: services and operators', function () {
 
   it('lists services by name, page by page', async () => {
     for (const n of ['svc-b', 'svc-a', 'svc-c']) {
-      assert.equal((await api('POST', '/v1/services', { body: { name: n, git: 'git@git.example.com:ops/x.git', ref: 'main' } })).status, 201);
+      assert.equal((await api('POST', '/v1/services', { body: { name: n, git: repo.url, ref: 'main' } })).status, 201);
     }
     const first = await api('GET', '/v1/services?limit=2');
     assert.deepEqual(first.body.items.map((s: { name: string }) => s.name), ['nginx', 'svc-a']);

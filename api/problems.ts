@@ -18,7 +18,7 @@ export interface ProblemBody {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
@@ -54,6 +54,8 @@ export const problems = {
   methodNotAllowed: (allow: string[]) => new ApiProblem(405, 'method-not-allowed', `this path answers ${allow.join(', ')} only`,
     { headers: { Allow: allow.join(', ') } }),
   conflict: (detail: string) => new ApiProblem(409, 'conflict', detail),
+  /** Well-formed, but what it names cannot be used: a repository that does not exist, a ref that does not resolve, lint errors. */
+  unprocessable: (detail: string, errors?: FieldError[]) => new ApiProblem(422, 'unprocessable', detail, errors ? { errors } : {}),
   tooLarge: (limit: number) => new ApiProblem(413, 'body-too-large', `the request body exceeds the limit of ${limit} bytes`),
   unsupportedMediaType: (detail: string) => new ApiProblem(415, 'unsupported-media-type', detail),
   unavailable: (what: string) => new ApiProblem(503, 'dependency-unavailable', `${what} is not answering; retry shortly`, { headers: { 'Retry-After': '5' } }),

@@ -13,6 +13,13 @@ export const ROLES: Record<string, readonly string[]> = {
   viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read'],
 };
 
+/**
+ * Removing an incarnation's record without running its `destroy` (DELETE ...?force=true) leaves its
+ * hosts configured and unmanaged: a permission of its own beside `incarnations:delete`, held only
+ * where a role grants it (cluster-admin's `*`, operator's `incarnations:*`), never by viewers.
+ */
+export const FORCE_DELETE_INCARNATION = 'incarnations:force-delete';
+
 export const ROLE_NAMES: readonly string[] = Object.keys(ROLES);
 
 /** The permissions of a role; an unknown role (e.g. one removed from this table) grants nothing. */

@@ -27,7 +27,7 @@ function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolI
     tools: tools.map((t) => ({
       name: t.name, title: t.title, description: t.description,
       inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
-      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: false },
+      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: t.route.method === 'delete', openWorldHint: false },
     })),
   }));
   mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => {

@@ -26,7 +26,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     hint: 'Cuts the host off at once (its stream closed, its certificate refused); bringing it back needs a forced token and soul init on the host.',
   },
   { name: 'list-services', method: 'get', path: '/v1/services' },
-  { name: 'register-service', method: 'post', path: '/v1/services' },
+  { name: 'register-service', method: 'post', path: '/v1/services', hint: 'The repository is cloned and linted first: a missing repository, an unresolvable ref or a lint error is a 422 and nothing is stored.' },
+  { name: 'list-service-versions', method: 'get', path: '/v1/services/{name}/versions' },
+  { name: 'get-service-version', method: 'get', path: '/v1/services/{name}/versions/{version}', hint: 'Shows the operations at the pinned commit with their inputs: what create-incarnation and run-operation accept.' },
+  { name: 'publish-service-version', method: 'post', path: '/v1/services/{name}/versions', hint: 'Pins the ref\'s commit now; incarnations move to it only through upgrade.' },
   { name: 'list-incarnations', method: 'get', path: '/v1/incarnations' },
   { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously with an apply_id: call get-run with `wait: "30s"` to get the report when the run ends.' },
   { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },
@@ -38,6 +41,14 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     hint: 'With `wait` (e.g. "30s", at most 60s) the answer comes when the run ends instead of at once: no need to call it in a loop.',
   },
   { name: 'unlock', method: 'post', path: '/v1/incarnations/{name}/unlock', hint: 'Clears error_locked; with `retry: true` the failed operation runs again.' },
+  {
+    name: 'upgrade-incarnation', method: 'post', path: '/v1/incarnations/{name}/upgrade',
+    hint: 'With `version`: moves to that published version (forward only in state_schema_version); get-incarnation shows `newer_version` when one is published.',
+  },
+  {
+    name: 'delete-incarnation', method: 'delete', path: '/v1/incarnations/{name}',
+    hint: "Runs the service's destroy operation (accepted with an apply_id); without one it is a 409 unless `force: true`, which removes the record and touches no host.",
+  },
 ];
 
 /** Where each argument goes on the REST call it stands for. */

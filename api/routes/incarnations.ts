@@ -1,27 +1,30 @@
 // Incarnations: create (runs `create`), list, get, history, other operations, run reports, unlock
-// (and unlock-with-retry), upgrade. A handler records the run and takes the lock in PostgreSQL
+// (and unlock-with-retry); upgrade and delete are in incarnation-edges.ts. Every run applies the
+// commit its version is pinned to (service-source.ts). A handler records the run and takes the lock in PostgreSQL
 // first, then starts the run's workflow; if Temporal refuses, the run is failed and the
 // incarnation locked with the reason, never left `applying` with nothing running.
 import { lockRun } from '../../db/repos/run-outcome';
 import {
-  beginRun, createIncarnation, getIncarnation, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
+  beginRun, createIncarnation, getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
 import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
+import { latestVersions, type ServiceVersionRecord } from '../../db/repos/service-versions';
 import { runUiUrl, type TemporalClientHolder } from '../../runs/connection';
 import { sealSecretInputs } from '../secret-inputs';
 import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../runs/client';
+import { versionToApply } from './service-source';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { loadChecked, precheck, scenarioOf, type RunChecker } from './run-checks';
+import { precheck, type RunChecker } from './run-checks';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
   APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
-  listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody, upgradeBody,
-  type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput, type UpgradeInput,
+  listIncarnationsQuery, nameParams, runParams, runReportQuery, runReportSchema, startRunBody, unlockBody,
+  type CreateIncarnationInput, type RunReportQuery, type ListIncarnationsQuery, type StartRunInput, type UnlockInput,
 } from '../schemas/incarnations';
 
 /** The longest `?wait=` a run report may be held for. */
@@ -55,7 +58,7 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
 /** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
 type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
 
-function temporalOf(deps: ApiDeps): TemporalClientHolder {
+export function temporalOf(deps: ApiDeps): TemporalClientHolder {
   const t = (deps as RunDeps).temporal;
   if (!t?.client) throw problems.unavailable('the workflow engine (Temporal)');
   return t;
@@ -77,22 +80,38 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
   };
 }
 
-function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | undefined) {
+/** `latest` is the service's newest published version: `newer_version` names it when it is not the incarnation's. */
+export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | undefined, latest?: ServiceVersionRecord) {
   return {
     name: inc.name, service: inc.service, covens: inc.covens, status: inc.status, state: inc.state,
-    state_schema_version: inc.state_schema_version, service_commit: inc.service_commit, apply_id: inc.last_apply_id,
+    state_schema_version: inc.state_schema_version, version: inc.service_version, service_commit: inc.service_commit,
+    newer_version: latest && inc.service_version !== null && latest.version !== inc.service_version ? latest.version : null,
+    apply_id: inc.last_apply_id,
     last_run: last ? runSummary(deps, last) : null, created_at: inc.created_at.toISOString(), updated_at: inc.updated_at.toISOString(),
   };
 }
 
-async function mustIncarnation(deps: ApiDeps, name: string): Promise<IncarnationRecord> {
+export async function mustIncarnation(deps: ApiDeps, name: string): Promise<IncarnationRecord> {
   const inc = await getIncarnation(deps.runtime.db, name);
-  if (!inc) throw problems.notFound(`incarnation ${name} does not exist`);
-  return inc;
+  if (inc) return inc;
+  const gone = await lastTombstone(deps.runtime.db, name);
+  if (gone) {
+    throw problems.notFound(`incarnation ${name} was deleted at ${gone.deleted_at.toISOString()}` +
+      `${gone.forced ? ' (with force)' : gone.deleted_apply_id ? ` by run ${gone.deleted_apply_id}` : ''}; its history stays at /v1/incarnations/${name}/history`);
+  }
+  throw problems.notFound(`incarnation ${name} does not exist`);
+}
+
+/** A live incarnation, or (for reading its history and runs) the creation time of none when only a deleted one had the name. */
+async function historyOwner(deps: ApiDeps, name: string): Promise<{ since?: Date }> {
+  const inc = await getIncarnation(deps.runtime.db, name);
+  if (inc) return { since: inc.created_at };
+  if (await lastTombstone(deps.runtime.db, name)) return {};
+  throw problems.notFound(`incarnation ${name} does not exist`);
 }
 
 /** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, answers 503. */
-async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<void>) {
+export async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<void>) {
   try {
     await start(temporalOf(deps));
   } catch (err) {
@@ -109,11 +128,11 @@ async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (
   };
 }
 
-const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
+export const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
 /** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
-function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
+export function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
   loaded?: { secretInputs?: Record<string, string[]> }) {
   const { config, secrets } = deps.runtime;
   return sealSecretInputs({
@@ -122,7 +141,10 @@ function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: st
   });
 }
 
-async function serviceOf(deps: ApiDeps, name: string) {
+/** What a run records about the version it applies: the ref (service_ref) and its pinned commit. */
+export const pinned = (v: ServiceVersionRecord) => ({ serviceRef: v.version, serviceCommit: v.commit });
+
+export async function serviceOf(deps: ApiDeps, name: string) {
   const service = await getService(deps.runtime.db, name);
   if (!service) throw problems.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
   return service;
@@ -137,11 +159,15 @@ export const incarnationRoutes = [
     async handler({ body, caller, deps }) {
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
+      const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined });
       const applyId = newApplyId(body.name, 'create');
-      const loaded = await precheck(deps, service, { operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens' });
-      const input = await sealInputs(deps, service, body.name, 'create', applyId, body.input ?? {}, loaded);
-      const run = { applyId, incarnation: body.name, operation: 'create', input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
-      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, createdBy: caller.aid }, run);
+      const loaded = await precheck(deps, service, {
+        operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
+        version: { name: version.version, commit: version.commit },
+      });
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, body.name, 'create', applyId, body.input ?? {}, loaded);
+      const run = { applyId, incarnation: body.name, operation: 'create', input, ...pinned(version), createdBy: caller.aid, service: service.name };
+      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, version: version.version, createdBy: caller.aid }, run);
       return startRun(deps, run);
     },
   }),
@@ -153,7 +179,8 @@ export const incarnationRoutes = [
       const after = decodeCursor(query.cursor, INCARNATION_NAME_PATTERN);
       const page = await listIncarnations(deps.runtime.db, { status: query.status, service: query.service }, { limit: query.limit, after });
       const runs = await runsByIds(deps.runtime.db, page.items.map((i) => i.last_apply_id).filter((x): x is string => x !== null));
-      return { status: 200, body: pageBody(page, (i) => view(deps, i, i.last_apply_id ? runs.get(i.last_apply_id) : undefined)) };
+      const latest = await latestVersions(deps.runtime.db, page.items.map((i) => i.service));
+      return { status: 200, body: pageBody(page, (i) => view(deps, i, i.last_apply_id ? runs.get(i.last_apply_id) : undefined, latest.get(i.service))) };
     },
   }),
   defineRoute<{ name: string }>({
@@ -162,7 +189,8 @@ export const incarnationRoutes = [
     responses: { 200: { description: 'the incarnation', schema: incarnationSchema } },
     async handler({ params, deps }) {
       const inc = await mustIncarnation(deps, params.name);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name)) };
+      const latest = await latestVersions(deps.runtime.db, [inc.service]);
+      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), latest.get(inc.service)) };
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -170,9 +198,9 @@ export const incarnationRoutes = [
     summary: 'State history', description: 'One state snapshot per committed change, oldest first, each with its run.', params: nameParams, query: pageQuerySchema,
     responses: { 200: { description: 'a page of snapshots', schema: historySchema } },
     async handler({ params, query, deps }) {
-      await mustIncarnation(deps, params.name);
+      const { since } = await historyOwner(deps, params.name);
       const after = decodeCursor(query.cursor, /^\d{1,19}$/);
-      const page = await listHistory(deps.runtime.db, params.name, { limit: query.limit, after });
+      const page = await listHistory(deps.runtime.db, params.name, { limit: query.limit, after }, since);
       const runs = await runsByIds(deps.runtime.db, page.items.map((h) => h.apply_id));
       return {
         status: 200,
@@ -196,13 +224,17 @@ export const incarnationRoutes = [
       if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
+      const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
       const applyId = newApplyId(inc.name, body.operation);
       // No input: the last committed run's input (it holds references only), so a re-run does not
       // forget what the incarnation was made with.
       const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
-      const loaded = await precheck(deps, service, { operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty' });
-      const input = await sealInputs(deps, service, inc.name, body.operation, applyId, given, loaded);
-      const run = { applyId, incarnation: inc.name, operation: body.operation, input, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
+      const loaded = await precheck(deps, service, {
+        operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
+        version: { name: version.version, commit: version.commit }, incarnation: inc,
+      });
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, body.operation, applyId, given, loaded);
+      const run = { applyId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
     },
@@ -213,9 +245,9 @@ export const incarnationRoutes = [
     params: nameParams, query: pageQuerySchema,
     responses: { 200: { description: 'a page of runs', schema: runListSchema } },
     async handler({ params, query, deps }) {
-      await mustIncarnation(deps, params.name);
+      const { since } = await historyOwner(deps, params.name);
       const after = decodeCursor(query.cursor, APPLY_ID_RE);
-      const page = await listRuns(deps.runtime.db, params.name, { limit: query.limit, after });
+      const page = await listRuns(deps.runtime.db, params.name, { limit: query.limit, after }, since);
       return { status: 200, body: pageBody(page, (r) => runSummary(deps, r)) };
     },
   }),
@@ -258,7 +290,8 @@ export const incarnationRoutes = [
     async handler({ params, body, caller, deps }) {
       if (!body?.retry) {
         const inc = await unlockIncarnation(deps.runtime.db, params.name);
-        return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name)) };
+        const latest = await latestVersions(deps.runtime.db, [inc.service]);
+        return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), latest.get(inc.service)) };
       }
       temporalOf(deps);
       const inc = await mustIncarnation(deps, params.name);
@@ -266,44 +299,27 @@ export const incarnationRoutes = [
       if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
       const service = await serviceOf(deps, inc.service);
       const applyId = newApplyId(inc.name, failed.operation);
+      // An upgrade is retried towards the version it was moving to; any other run at the incarnation's.
+      const version = failed.operation === 'upgrade' && failed.service_ref
+        ? await versionToApply(deps, service, failed.service_ref, '/body/retry', { mustExist: true })
+        : await versionToApply(deps, service, inc.service_version, '/body/retry');
       // A retry without input reuses the failed run's, which holds references only. Checked before
       // anything is written (a secret input's value goes to the store only for a run that starts).
       const given = body.input ?? failed.input;
       const loaded = failed.operation === 'upgrade' ? undefined
-        : await precheck(deps, service, { operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input' });
-      const input = body.input ? await sealInputs(deps, service, inc.name, failed.operation, applyId, body.input, loaded) : failed.input;
+        : await precheck(deps, service, {
+          operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input',
+          version: { name: version.version, commit: version.commit }, incarnation: inc,
+        });
+      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc.name, failed.operation, applyId, body.input, loaded) : failed.input;
       const run = {
         applyId, incarnation: inc.name, operation: failed.operation, input,
-        serviceRef: service.ref, createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
+        ...pinned(version), createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
       };
       await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
       return failed.operation === 'upgrade'
         ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
         : startRun(deps, run);
-    },
-  }),
-  defineRoute<{ name: string }, Record<string, never>, UpgradeInput | undefined>({
-    method: 'post', path: '/v1/incarnations/{name}/upgrade', operationId: 'upgradeIncarnation', tag: 'Incarnations', permission: 'incarnations:upgrade',
-    summary: 'Migrate the state schema', description: "Operator-initiated, forward-only: runs the service's migrations/<v>.yml from the incarnation's state_schema_version up to `to_version` (default: the service's) in one transaction. Never automatic, never on restart.",
-    params: nameParams, body: { schema: upgradeBody, required: false },
-    responses: { 202: { description: 'accepted', schema: acceptedSchema } },
-    async handler({ params, body, caller, deps }) {
-      temporalOf(deps);
-      const inc = await mustIncarnation(deps, params.name);
-      if (body?.to_version !== undefined && inc.state_schema_version !== null && body.to_version < inc.state_schema_version) {
-        throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
-      }
-      const service = await serviceOf(deps, inc.service);
-      if (body?.to_version !== undefined) {
-        const known = (await loadChecked(deps, scenarioOf(deps), service, '/body/to_version')).stateSchemaVersion;
-        if (body.to_version > known) {
-          throw problems.invalid(`service ${service.name}@${service.ref} knows state schema versions up to ${known}; ${body.to_version} is not one of them`,
-            [{ path: '/body/to_version', message: `must be at most ${known}, the service's state_schema_version` }]);
-        }
-      }
-      const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, serviceRef: service.ref, createdBy: caller.aid, service: service.name };
-      await beginRun(deps.runtime.db, inc.name, run);
-      return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));
     },
   }),
 ];

@@ -3,11 +3,13 @@
 // OpenAPI document and the fuzzing tests pick it up from `allRoutes`.
 import type { RouteDef } from '../route';
 import { archonRoutes } from './archons';
+import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
 import { runEventRoutes } from './run-events';
+import { serviceVersionRoutes } from './service-versions';
 import { serviceRoutes } from './services';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...incarnationRoutes, ...runEventRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...runEventRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -1,10 +1,12 @@
 // The service catalog: register, list, get. Registering a taken name is 409, never an overwrite.
 import { createService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
+import { publishVersion } from '../../db/repos/service-versions';
 import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { pageQuerySchema } from '../schemas/common';
+import { checkedLoad } from './service-source';
+import { pageQuerySchema, problemSchema } from '../schemas/common';
 import {
   SERVICE_NAME_PATTERN, createServiceBody, serviceListSchema, serviceNameParams, serviceSchema, type CreateServiceInput,
 } from '../schemas/services';
@@ -19,16 +21,26 @@ function view(s: ServiceRecord) {
 export const serviceRoutes = [
   defineRoute<Record<string, never>, Record<string, never>, CreateServiceInput>({
     method: 'post', path: '/v1/services', operationId: 'createService', tag: 'Services', permission: 'services:create',
-    summary: 'Register a service', description: "Adds a git repository at a ref to the catalog. The service's version is the ref. " +
+    summary: 'Register a service', description: "Adds a git repository at a ref to the catalog; the ref is its first published version, pinned to the commit it resolves to now. " +
+      'The repository is cloned, the ref resolved and the content linted first: a repository that does not exist, a ref that does not resolve or a lint error (file:line) is a 422 and nothing is stored. ' +
       "The URL's scheme and host must be allowed by the keeper's git source policy (services.git); credentials go in credential_ref, never in the URL.",
     body: { schema: createServiceBody, required: true },
-    responses: { 201: { description: 'registered', schema: serviceSchema } },
+    responses: { 201: { description: 'registered', schema: serviceSchema }, 422: { description: 'the repository, the ref or its content is not usable', schema: problemSchema, contentType: 'application/problem+json' } },
     async handler({ body, caller, deps }) {
       // The URL is never echoed: it may carry the very credential the rule refuses.
       const refusal = gitUrlRefusal(body.git, deps.runtime.config.services.git, body.credential_ref !== undefined);
       if (refusal) throw problems.invalid(`the git URL ${refusal}`, [{ path: '/body/git', message: refusal }]);
-      const service = await createService(deps.runtime.db, {
-        name: body.name, git: body.git, ref: body.ref, createdBy: caller.aid, ...(body.credential_ref ? { credentialRef: body.credential_ref } : {}),
+      // Checked before anything is stored (422 with the reason): the repository answers, the ref
+      // resolves, soul-lint finds nothing. The registered ref becomes the first published version.
+      const source = { name: body.name, git: body.git, credential_ref: body.credential_ref ?? null };
+      if (await getService(deps.runtime.db, body.name)) throw problems.conflict(`service ${body.name} is already registered`);
+      const loaded = await checkedLoad(deps, source, body.ref, '/body/ref');
+      const service = await deps.runtime.db.transaction(async (trx) => {
+        const created = await createService(trx, {
+          name: body.name, git: body.git, ref: body.ref, createdBy: caller.aid, ...(body.credential_ref ? { credentialRef: body.credential_ref } : {}),
+        });
+        await publishVersion(trx, { service: created.name, version: body.ref, commit: loaded.commit, stateSchemaVersion: loaded.stateSchemaVersion, publishedBy: caller.aid });
+        return created;
       });
       return { status: 201, body: view(service), headers: { Location: `/v1/services/${service.name}` } };
     },

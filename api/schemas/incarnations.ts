@@ -1,6 +1,7 @@
 // Incarnations (interface spec 2.4) and their runs on the wire. Inputs are free-form objects whose
 // values the scenario's `input:` block checks at render time.
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
+import { refSchema } from './services';
 import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, timestampSchema, type ObjectSchema } from './common';
 
 export const INCARNATION_NAME_PATTERN = new RegExp(LABEL_PATTERN);
@@ -37,7 +38,7 @@ export const runSummarySchema = named('RunSummary', {
 
 export const incarnationSchema = named('Incarnation', {
   type: 'object', additionalProperties: false,
-  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'service_commit', 'apply_id', 'last_run', 'created_at', 'updated_at'],
+  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'created_at', 'updated_at'],
   properties: {
     name: labelSchema,
     service: { type: 'string' },
@@ -45,7 +46,9 @@ export const incarnationSchema = named('Incarnation', {
     status: { ...statusSchema, description: '`applying` while a run holds the lock, `ready`, or `error_locked` after a failed run' },
     state: { type: 'object', description: 'the last committed state' },
     state_schema_version: { type: ['integer', 'null'] },
-    service_commit: nullableString,
+    version: { ...nullableString, description: 'the published service version the incarnation runs with; every run applies its pinned commit' },
+    service_commit: { ...nullableString, description: 'the commit of the last committed run' },
+    newer_version: { ...nullableString, description: "the service's newest published version when it is not this one (upgrade with POST .../upgrade {\"version\"})" },
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
     created_at: timestampSchema,
@@ -68,7 +71,11 @@ export const acceptedSchema = named('RunAccepted', {
 
 export const createIncarnationBody = named('CreateIncarnation', {
   type: 'object', additionalProperties: false, required: ['name', 'service', 'covens'],
-  properties: { name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' }, covens: covensSchema, input: inputSchema, allow_empty: allowEmptySchema },
+  properties: {
+    name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' },
+    version: { ...refSchema, description: "a published version of the service; default: its newest" },
+    covens: covensSchema, input: inputSchema, allow_empty: allowEmptySchema,
+  },
 } as const satisfies ObjectSchema);
 
 export const startRunBody = named('StartRun', {
@@ -90,7 +97,24 @@ export const unlockBody = named('Unlock', {
 
 export const upgradeBody = named('Upgrade', {
   type: 'object', additionalProperties: false,
-  properties: { to_version: { type: 'integer', minimum: 1, description: "target state_schema_version; default: the service's current one" } },
+  properties: {
+    version: { ...refSchema, description: "a published version of the incarnation's service to move to: its state migrations run (forward only), then every run applies its pinned commit" },
+    to_version: { type: 'integer', minimum: 1, description: "without `version`: the target state_schema_version at the incarnation's own version; default: the one its commit expects" },
+  },
+} as const satisfies ObjectSchema);
+
+export const deleteIncarnationQuery = {
+  type: 'object', additionalProperties: false,
+  properties: { force: { type: 'boolean', default: false, description: "remove the record without running anything (needs incarnations:force-delete); the hosts keep what was applied" } },
+} as const satisfies ObjectSchema;
+export interface DeleteIncarnationQuery { force: boolean }
+
+export const deletedSchema = named('IncarnationRemoved', {
+  type: 'object', additionalProperties: false, required: ['name', 'removed', 'forced', 'history'],
+  properties: {
+    name: { type: 'string' }, removed: { type: 'boolean' }, forced: { type: 'boolean' },
+    history: { type: 'string', description: 'where the deleted incarnation\'s history stays readable' },
+  },
 } as const satisfies ObjectSchema);
 
 export const nameParams = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: labelSchema } } as const satisfies ObjectSchema;
@@ -153,8 +177,8 @@ export const historySchema = listSchema('IncarnationHistory', {
   },
 });
 
-export interface CreateIncarnationInput { name: string; service: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
+export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
 export interface StartRunInput { operation: string; input?: Record<string, unknown>; allow_empty?: boolean }
 export interface UnlockInput { retry?: boolean; input?: Record<string, unknown> }
-export interface UpgradeInput { to_version?: number }
+export interface UpgradeInput { version?: string; to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

@@ -25,7 +25,7 @@ const credentialRefSchema = {
   examples: ['secretstore:secret/keeper/git/acme#token'],
 } as const;
 
-const refSchema = {
+export const refSchema = {
   type: 'string', maxLength: 255, pattern: GIT_REF_PATTERN,
   description: "a git branch or tag name (the service's version): letters, digits and '._/+-', no '..', '//', '@{', not ending in '/', '.' or '.lock'",
   examples: ['v1.4.0'],
@@ -59,3 +59,47 @@ export const serviceNameParams = {
 } as const satisfies ObjectSchema;
 
 export interface CreateServiceInput { name: string; git: string; ref: string; credential_ref?: string }
+
+export const publishVersionBody = named('PublishVersion', {
+  type: 'object', additionalProperties: false, required: ['ref'],
+  properties: { ref: { ...refSchema, description: 'the tag or branch to publish; it is resolved to a commit now and that commit is pinned' } },
+} as const satisfies ObjectSchema);
+export interface PublishVersionInput { ref: string }
+
+export const versionParams = {
+  type: 'object', additionalProperties: false, required: ['name', 'version'], properties: { name: labelSchema, version: refSchema },
+} as const satisfies ObjectSchema;
+
+export const serviceVersionSchema = named('ServiceVersion', {
+  type: 'object', additionalProperties: false, required: ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at'],
+  properties: {
+    service: { type: 'string' },
+    version: { type: 'string', description: 'the published git ref' },
+    commit: { type: 'string', description: 'the commit the ref resolved to when it was published: what every run of this version applies' },
+    state_schema_version: { type: 'integer', description: "the state schema this commit's scenarios expect" },
+    published_by: { type: ['string', 'null'] },
+    published_at: timestampSchema,
+  },
+} as const satisfies ObjectSchema);
+
+export const serviceVersionListSchema = listSchema('ServiceVersionList', serviceVersionSchema);
+
+const inputInfoSchema = {
+  type: 'object', additionalProperties: false, required: ['name', 'type', 'required', 'secret'],
+  properties: {
+    name: { type: 'string' }, type: { type: 'string', description: 'string, integer, number, boolean, list or map' },
+    required: { type: 'boolean', description: 'true when the input has no default' }, secret: { type: 'boolean' },
+    default: { description: 'the default value (never shown for a secret input)' },
+  },
+} as const;
+
+export const serviceVersionDetailSchema = named('ServiceVersionDetail', {
+  type: 'object', additionalProperties: false, required: [...serviceVersionSchema.required, 'operations'],
+  properties: {
+    ...serviceVersionSchema.properties,
+    operations: {
+      type: 'array', description: 'scenario/<operation>/main.yml at the pinned commit, each with its declared inputs',
+      items: { type: 'object', additionalProperties: false, required: ['name', 'inputs'], properties: { name: { type: 'string' }, inputs: { type: 'array', items: inputInfoSchema } } },
+    },
+  },
+} as const satisfies ObjectSchema);

@@ -130,13 +130,15 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
         if (r.status === 202 && body?.apply_id) { await afterAccepted(ctx, a.name, body, a.follow); return; }
         ctx.show(body, () => `unlocked ${a.name}\n`);
       }))
-    .command('upgrade <name>', "migrate an incarnation's state to the service's schema version",
+    .command('upgrade <name>', 'move an incarnation to a published version of its service (or migrate its state at its own version)',
       (c) => c.positional('name', { type: 'string', demandOption: true })
-        .option('to-version', { type: 'number', describe: "target state_schema_version (default: the service's current one)" })
+        .option('version', { type: 'string', describe: 'a published version of the service (keeperctl services versions <service>)' })
+        .option('to-version', { type: 'number', describe: "without --version: target state_schema_version at the incarnation's own version" })
         .option('follow', { type: 'boolean', default: true, describe: 'follow the upgrade run' })
-        .example('$0 incarnations upgrade motd-demo --to-version 3', 'run migrations/2.yml and 3.yml'),
+        .example('$0 incarnations upgrade motd-demo --version v2', 'run the migrations up to v2\'s schema; runs apply v2 from then on'),
       run(async (ctx, a) => {
-        const accepted = (await ctx.client().call('upgradeIncarnation', { params: { name: a.name }, body: a['to-version'] !== undefined ? { to_version: a['to-version'] } : {} })).body;
+        const body = a.version !== undefined ? { version: a.version } : a['to-version'] !== undefined ? { to_version: a['to-version'] } : {};
+        const accepted = (await ctx.client().call('upgradeIncarnation', { params: { name: a.name }, body })).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
       }))
     .demandCommand(1, 'name an incarnations command: list, create, get, history, run-report, unlock or upgrade');

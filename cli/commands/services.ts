@@ -43,7 +43,8 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
         ctx.show(page, () => table(page.items, [
           { header: 'VERSION', value: (v: any) => v.version ?? v.ref },
           { header: 'COMMIT', value: (v: any) => v.commit },
-          { header: 'PUBLISHED', value: (v: any) => v.created_at },
+          { header: 'SCHEMA', value: (v: any) => String(v.state_schema_version) },
+          { header: 'PUBLISHED', value: (v: any) => v.published_at },
         ]));
       }))
     .demandCommand(1, 'name a services command: add, list, get or versions');

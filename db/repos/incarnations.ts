@@ -17,6 +17,8 @@ export interface IncarnationRecord {
   covens: string[];
   state: Record<string, unknown>;
   state_schema_version: number | null;
+  /** The published version the incarnation runs with (null: registered before versions; its service's ref). */
+  service_version: string | null;
   service_commit: string | null;
   status: IncarnationStatus;
   current_apply_id: string | null;
@@ -56,12 +58,12 @@ export function listIncarnations(db: Knex, filter: { status?: IncarnationStatus;
 
 /** Creates the incarnation already `applying` its first run, in one transaction. */
 export async function createIncarnation(
-  db: Knex, inc: { name: string; service: string; covens: string[]; createdBy?: string }, run: NewRun,
+  db: Knex, inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string }, run: NewRun,
 ): Promise<IncarnationRecord> {
   try {
     return await db.transaction(async (trx) => {
       const [row] = await trx('incarnations').insert({
-        name: inc.name, service: inc.service, covens: inc.covens, status: 'applying', state: {},
+        name: inc.name, service: inc.service, covens: inc.covens, status: 'applying', state: {}, service_version: inc.version ?? null,
         current_apply_id: run.applyId, last_apply_id: run.applyId, created_by: inc.createdBy ?? null,
       }).returning('*');
       await insertRun(trx, run);
@@ -117,12 +119,14 @@ export async function unlockIncarnation(db: Knex, name: string): Promise<Incarna
  */
 export async function commitState(trx: Knex.Transaction, name: string, applyId: string, commit: {
   operation: string; state: Record<string, unknown>; stateSchemaVersion: number | null; serviceCommit: string | null;
+  /** The version the run applied (its service_ref); absent: unchanged. */
+  serviceVersion?: string | null;
   /** Add a history snapshot; false when the state did not change (a run that changed nothing). */
   snapshot: boolean;
 }): Promise<boolean> {
   const n = await trx('incarnations').where({ name, status: 'applying', current_apply_id: applyId }).update({
     status: 'ready', state: JSON.stringify(commit.state), state_schema_version: commit.stateSchemaVersion,
-    service_commit: commit.serviceCommit, current_apply_id: null, last_committed_apply_id: applyId, updated_at: trx.fn.now(),
+    service_commit: commit.serviceCommit, ...(commit.serviceVersion ? { service_version: commit.serviceVersion } : {}), current_apply_id: null, last_committed_apply_id: applyId, updated_at: trx.fn.now(),
   });
   if (n === 0) return false;
   if (!commit.snapshot) return true;
@@ -140,9 +144,35 @@ export async function lockIncarnation(trx: Knex | Knex.Transaction, name: string
   return n > 0;
 }
 
-export function listHistory(db: Knex, name: string, page: PageRequest): Promise<Page<HistoryRecord>> {
+/**
+ * The end of an incarnation (issue 17 item 6), in the caller's transaction: the row moves to
+ * incarnation_tombstones and the name is free again. Its runs and history stay where they are.
+ */
+export async function removeIncarnation(trx: Knex.Transaction, name: string, how: { applyId?: string; by?: string; forced: boolean }): Promise<boolean> {
+  const [row] = (await trx('incarnations').where({ name }).delete().returning('*')) as IncarnationRecord[];
+  if (!row) return false;
+  await trx('incarnation_tombstones').insert({
+    name: row.name, service: row.service, covens: row.covens, state: JSON.stringify(row.state), state_schema_version: row.state_schema_version,
+    service_version: row.service_version, service_commit: row.service_commit, deleted_apply_id: how.applyId ?? null, deleted_by: how.by ?? null,
+    forced: how.forced, created_at: row.created_at,
+  });
+  return true;
+}
+
+export interface TombstoneRecord { name: string; service: string; deleted_apply_id: string | null; deleted_by: string | null; forced: boolean; deleted_at: Date; created_at: Date }
+
+export async function lastTombstone(db: Knex, name: string): Promise<TombstoneRecord | undefined> {
+  return (await db('incarnation_tombstones').where({ name }).orderBy('id', 'desc').first()) as TombstoneRecord | undefined;
+}
+
+/**
+ * History of a name. `since` is the live incarnation's creation: a name freed by a deletion and
+ * taken again does not show the deleted incarnation's snapshots as its own.
+ */
+export function listHistory(db: Knex, name: string, page: PageRequest, since?: Date): Promise<Page<HistoryRecord>> {
   // History ids are bigserials: the keyset compares them as numbers, not as text.
   const q = db('incarnation_history').select('*').where({ incarnation: name });
+  if (since) q.where('created_at', '>=', since);
   if (page.after !== undefined) q.where('id', '>', Number(page.after));
   return q.orderBy('id', 'asc').limit(page.limit + 1).then((rows: HistoryRecord[]) => {
     const items = rows.slice(0, page.limit).map((r) => ({ ...r, id: String(r.id) }));

@@ -17,11 +17,12 @@ export async function checkRunHoldsLock(db: Knex | Knex.Transaction, applyId: st
     .where('r.apply_id', applyId)
     .first('r.status as run_status', 'i.name as inc_name', 'i.status as inc_status', 'i.current_apply_id as current_apply_id');
   if (!row) return { ok: false, reason: `run ${applyId} does not exist; runs are started through the keeper's API only` };
-  if (!row.inc_name) return { ok: false, reason: `run ${applyId} no longer has an incarnation` };
+  // A finished run first: a committed `destroy` removed its incarnation, and a retried commit must still pass.
   if (row.run_status !== 'running') {
     if (opts.finished === 'allow') return { ok: true };
     return { ok: false, reason: `run ${applyId} has already ended (${row.run_status})` };
   }
+  if (!row.inc_name) return { ok: false, reason: `run ${applyId} no longer has an incarnation` };
   if (row.inc_status !== 'applying' || row.current_apply_id !== applyId) {
     return { ok: false, reason: `run ${applyId} does not hold incarnation ${row.inc_name}'s lock (the incarnation is ${row.inc_status}${row.current_apply_id ? ` for run ${row.current_apply_id}` : ''})` };
   }

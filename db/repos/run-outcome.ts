@@ -3,8 +3,11 @@
 // the incarnation's state untouched). Both are safe to retry: a second call finds the lock gone.
 import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
-import { commitState, getIncarnation, lockIncarnation } from './incarnations';
+import { commitState, getIncarnation, lockIncarnation, removeIncarnation } from './incarnations';
 import { finishRun, getRun, hostCounts } from './runs';
+
+/** The operation whose committed run removes the incarnation. */
+export const DESTROY = 'destroy';
 
 /** The run's row does not exist (its incarnation was deleted). */
 export class RunMissing extends Error {
@@ -26,13 +29,16 @@ export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
     const hosts = await hostCounts(trx, applyId);
     const stateChanged = !isDeepStrictEqual(state, inc.state) || inc.last_committed_apply_id === null;
     const ok = await commitState(trx, inc.name, applyId, {
-      operation: run.operation, state, stateSchemaVersion: version, serviceCommit: run.service_commit, snapshot: stateChanged,
+      operation: run.operation, state, stateSchemaVersion: version, serviceCommit: run.service_commit, serviceVersion: run.service_ref, snapshot: stateChanged,
     });
     if (!ok) {
       await finishRun(trx, applyId, { status: 'failed', error: 'the run no longer held the incarnation lock; nothing was committed', summary: { hosts } });
       return false;
     }
-    await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts, changed: hosts.changed > 0, state_changed: stateChanged } });
+    // A committed `destroy` is the incarnation's end (DELETE /v1/incarnations/{name}): the record
+    // leaves the lists in the same transaction, its runs and history stay readable.
+    const removed = run.operation === DESTROY && await removeIncarnation(trx, inc.name, { applyId, by: run.created_by ?? undefined, forced: false });
+    await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts, changed: hosts.changed > 0, state_changed: stateChanged, ...(removed ? { removed: true } : {}) } });
     return true;
   });
 }

@@ -38,7 +38,10 @@ export interface NewRun {
   incarnation: string;
   operation: string;
   input: Record<string, unknown>;
+  /** The version (a published ref) the run applies. */
   serviceRef: string;
+  /** The commit that version is pinned to: what render loads (absent for a service without versions). */
+  serviceCommit?: string;
   retryOf?: string;
   createdBy?: string;
 }
@@ -75,7 +78,7 @@ export interface StepRow {
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
   await trx('incarnation_runs').insert({
     apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
-    status: 'running', phase: 'queued', service_ref: run.serviceRef, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
+    status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
   });
 }
 
@@ -116,8 +119,10 @@ export async function saveRender(db: Knex, applyId: string, render: {
 }
 
 export async function saveRenderErrors(db: Knex, applyId: string, serviceCommit: string | null, errors: unknown[]): Promise<void> {
-  await db('incarnation_runs').where({ apply_id: applyId })
-    .update({ render_errors: JSON.stringify(errors), service_commit: serviceCommit, error: 'render failed; nothing was applied' });
+  // A pinned commit recorded at the start stays when the load itself failed (serviceCommit null).
+  await db('incarnation_runs').where({ apply_id: applyId }).update({
+    render_errors: JSON.stringify(errors), error: 'render failed; nothing was applied', ...(serviceCommit !== null ? { service_commit: serviceCommit } : {}),
+  });
 }
 
 export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, { steps: PlannedStep[]; soulprint: Record<string, unknown> | null }>> {
@@ -172,8 +177,10 @@ export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, Ru
 }
 
 /** An incarnation's runs, newest first; `after` is the apply_id that ended the previous page. */
-export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }): Promise<{ items: RunRecord[]; next?: string }> {
+export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }, since?: Date): Promise<{ items: RunRecord[]; next?: string }> {
   const q = db('incarnation_runs').where({ incarnation });
+  // A name taken again after a deletion lists its own runs only.
+  if (since) q.where('created_at', '>=', since);
   // Keyset on (created_at, apply_id): two runs may share a timestamp, the apply_id breaks the tie.
   if (page.after !== undefined) {
     q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);

@@ -11,6 +11,7 @@ import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { renderSecrets } from './render-secrets';
+import { schemaMismatch } from './schema-guard';
 import type { RenderError, ScenarioPort } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
@@ -70,12 +71,16 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
 
   const service = await getService(db, inc.service);
   if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
+  // The commit the run's version was pinned to when the run was recorded, never what its ref points at now.
+  const ref = run.service_commit ?? run.service_ref ?? service.ref;
   let loaded;
   try {
-    loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
+    loaded = await scenario.loadService({ git: service.git, ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   } catch (err) {
-    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${service.ref}: ${(err as Error).message}` }]);
+    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}` }]);
   }
+  const mismatch = schemaMismatch(inc, run.service_ref ?? ref, loaded);
+  if (mismatch) return fail(loaded.commit, [{ file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch }]);
 
   const { hosts, pending } = await targetHosts(db, inc.covens);
   const rendered = await scenario.render({

@@ -2,7 +2,7 @@
 // when first used rather than imported, so the keeper builds and runs while that module is being
 // written; until it exists, every run fails at render with a message saying so (nothing applied).
 import type { PlannedStep } from '../../db/repos/runs';
-import type { LoadedService, Orchestration, RenderError, RenderResult, ScenarioPort } from './scenario-port';
+import type { LoadedService, OperationInfo, Orchestration, RenderError, RenderResult, ScenarioPort } from './scenario-port';
 
 interface Engine {
   loadServiceFromGit(a: { git: string; ref: string; cacheDir: string }): Promise<{ commit: string; service: any }>;
@@ -82,14 +82,25 @@ export function defaultScenarioPort(): ScenarioPort {
       const { commit, service } = await get().loadServiceFromGit(a);
       const version = num(service?.stateSchemaVersion) ?? num(service?.state_schema_version) ?? num(service?.manifest?.state_schema_version) ?? 1;
       const secretInputs: Record<string, string[]> = {};
+      const operations: OperationInfo[] = [];
       if (service?.scenarios instanceof Map) {
-        for (const [op, s] of service.scenarios as Map<string, { inputs: Map<string, { secret?: boolean }> }>) {
+        type Decl = { secret?: boolean; type?: unknown; hasDefault?: boolean; default?: unknown };
+        for (const [op, s] of service.scenarios as Map<string, { inputs: Map<string, Decl> }>) {
           secretInputs[op] = [...s.inputs.entries()].filter(([, d]) => d.secret === true).map(([n]) => n);
+          operations.push({
+            name: op,
+            inputs: [...s.inputs.entries()].map(([n, d]) => ({
+              name: n, type: String(d.type ?? 'any'), required: d.hasDefault !== true, secret: d.secret === true,
+              ...(d.hasDefault === true && d.secret !== true ? { default: d.default } : {}),
+            })),
+          });
         }
       }
+      operations.sort((a, b) => a.name.localeCompare(b.name));
       return {
         commit, name: String(service?.name ?? service?.manifest?.name ?? ''), stateSchemaVersion: version, service,
         secretInputs, secretPrefixes: Array.isArray(service?.secretPrefixes) ? service.secretPrefixes : [],
+        errors: Array.isArray(service?.errors) ? (service.errors as RenderError[]) : [], operations,
       } satisfies LoadedService;
     },
     async render(a) {

@@ -16,6 +16,15 @@ export interface LoadedService {
   secretInputs?: Record<string, string[]>;
   /** service.yml `secrets:`. */
   secretPrefixes?: string[];
+  /** What soul-lint reports for this commit (file:line:col): a service with any is refused at registration and publishing. */
+  errors?: RenderError[];
+  /** Its operations (scenario/<operation>/main.yml) with their declared inputs, as the API shows a version. */
+  operations?: OperationInfo[];
+}
+
+export interface OperationInfo {
+  name: string;
+  inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean }[];
 }
 
 export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }

@@ -15,11 +15,12 @@ export async function upgradeState(deps: SharedActivityDeps, applyId: string, to
   const inc = await getIncarnation(db, run.incarnation);
   const service = inc && await getService(db, inc.service);
   if (!inc || !service) throw RunGone(applyId);
-  const loaded = await scenario.loadService({ git: service.git, ref: run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
+  // The target version's pinned commit (recorded on the run by the API), not what its ref points at now.
+  const loaded = await scenario.loadService({ git: service.git, ref: run.service_commit ?? run.service_ref ?? service.ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
   const from = inc.state_schema_version ?? 1;
   const to = toVersion ?? loaded.stateSchemaVersion;
   if (to < from) throw MigrationFailed(`state migrations are forward only: the state is at version ${from}, ${to} is older`);
-  if (to > loaded.stateSchemaVersion) throw MigrationFailed(`service ${service.name}@${service.ref} only knows state schema versions up to ${loaded.stateSchemaVersion}`);
+  if (to > loaded.stateSchemaVersion) throw MigrationFailed(`service ${service.name}@${run.service_ref ?? service.ref} only knows state schema versions up to ${loaded.stateSchemaVersion}`);
   let state: Record<string, unknown>;
   try {
     state = to === from ? inc.state : await scenario.migrate({ service: loaded, state: inc.state, fromVersion: from, toVersion: to });
@@ -28,7 +29,7 @@ export async function upgradeState(deps: SharedActivityDeps, applyId: string, to
   }
   await db.transaction(async (trx: Knex.Transaction) => {
     const ok = await commitState(trx, inc.name, applyId, {
-      operation: 'upgrade', state, stateSchemaVersion: to, serviceCommit: loaded.commit, snapshot: to !== from,
+      operation: 'upgrade', state, stateSchemaVersion: to, serviceCommit: loaded.commit, serviceVersion: run.service_ref, snapshot: to !== from || inc.service_version !== run.service_ref,
     });
     if (!ok) throw RunGone(applyId);
     await trx('incarnation_runs').where({ apply_id: applyId }).update({ service_commit: loaded.commit });

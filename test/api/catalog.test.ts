@@ -1,21 +1,29 @@
 // The service catalog and the operator registry through the Operator API.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo, type ServiceRepo } from '../support/service-repo';
 import { assertProblem, call, clientFor } from './helpers';
 
 describe('Operator API: services and operators', function () {
   let tk: TestKeeper;
   let api: ReturnType<typeof clientFor>;
+  let repo: ServiceRepo;
 
   before(async () => {
+    // Registration clones, resolves and lints: the catalog entries are a real (local) repository.
+    repo = serviceRepo({ tags: ['v1.4.0'] });
     tk = await startTestKeeper();
     api = clientFor(tk);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+    if (repo) fs.rmSync(repo.dir, { recursive: true, force: true });
+  });
 
   it("registers a service whose version is its ref, and answers 409 for a taken name", async () => {
-    const body = { name: 'nginx', git: 'https://git.example.com/ops/nginx.git', ref: 'v1.4.0' };
+    const body = { name: 'nginx', git: repo.url, ref: 'v1.4.0' };
     const a = await api('POST', '/v1/services', { body });
     assert.equal(a.status, 201, a.text);
     assert.deepEqual({ name: a.body.name, git: a.body.git, ref: a.body.ref, version: a.body.version, created_by: a.body.created_by },
@@ -28,13 +36,42 @@ describe('Operator API: services and operators', function () {
 
   it('lists services by name, page by page', async () => {
     for (const n of ['svc-b', 'svc-a', 'svc-c']) {
-      assert.equal((await api('POST', '/v1/services', { body: { name: n, git: 'git@git.example.com:ops/x.git', ref: 'main' } })).status, 201);
+      assert.equal((await api('POST', '/v1/services', { body: { name: n, git: repo.url, ref: 'main' } })).status, 201);
     }
     const first = await api('GET', '/v1/services?limit=2');
     assert.deepEqual(first.body.items.map((s: { name: string }) => s.name), ['nginx', 'svc-a']);
     const second = await api('GET', `/v1/services?limit=2&cursor=${first.body.next_cursor}`);
     assert.deepEqual(second.body.items.map((s: { name: string }) => s.name), ['svc-b', 'svc-c']);
     assert.equal(second.body.next_cursor, null);
+  });
+
+  it('checks a service at registration: a missing repository, a ref that does not resolve or lint errors are a 422 with the reason, and nothing is stored', async () => {
+    const missing = await api('POST', '/v1/services', { body: { name: 'ghost', git: `file://${repo.dir}-does-not-exist`, ref: 'v1' } });
+    assertProblem(missing, 422, /service ghost cannot be loaded from .*: git clone: the repository was not found/);
+    const unresolved = await api('POST', '/v1/services', { body: { name: 'ghost', git: repo.url, ref: 'v9.9.9' } });
+    assertProblem(unresolved, 422, /ref "v9\.9\.9" not found in the repository/);
+    assert.equal(unresolved.body.errors[0].path, '/body/ref');
+    const broken = serviceRepo({ fixture: 'broken-scenario', tags: ['v1'] });
+    try {
+      const linted = await api('POST', '/v1/services', { body: { name: 'ghost', git: broken.url, ref: 'v1' } });
+      assertProblem(linted, 422, /fails soul-lint with 10 error\(s\): scenario\/create\/main\.yml:4:14 SL008: default of input "port" is a string/);
+      assert.ok(linted.body.errors.some((e: { message: string }) => e.message === 'scenario/create/main.yml:10:13 SL009: unknown module "core.pkg.instaled"'), linted.text);
+    } finally {
+      fs.rmSync(broken.dir, { recursive: true, force: true });
+    }
+    assertProblem(await api('GET', '/v1/services/ghost'), 404);
+    const names = (await api('GET', '/v1/services?limit=100')).body.items.map((s: { name: string }) => s.name);
+    assert.ok(!names.includes('ghost'));
+  });
+
+  it('publishes the registered ref as the first version, pinned to its commit', async () => {
+    const list = await api('GET', '/v1/services/nginx/versions');
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.body.items.map((v: { version: string; commit: string; state_schema_version: number }) => [v.version, v.commit, v.state_schema_version]),
+      [['v1.4.0', repo.git('rev-parse', 'v1.4.0^{commit}'), 3]]);
+    const one = await api('GET', '/v1/services/nginx/versions/v1.4.0');
+    assert.deepEqual(one.body.operations.map((o: { name: string }) => o.name), ['create', 'update']);
+    assertProblem(await api('GET', '/v1/services/nope/versions'), 404);
   });
 
   it('refuses a service with a bad name, URL or ref, naming each field', async () => {

@@ -8,14 +8,17 @@ import { allRoutes } from '../../api/routes';
 import type { RouteDef } from '../../api/route';
 import { compileValidator } from '../../api/validate';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo } from '../support/service-repo';
 import { call, registryFingerprint } from './helpers';
 
 const RUNS = Number(process.env.KEEPER_FUZZ_RUNS ?? 1000);
+/** Registration clones and lints: a valid service is a real (local) repository. */
+const REPO = serviceRepo({ tags: ['main-tag'] });
 
 /** Valid values per field name, so generated inputs are often valid in all fields but one. */
 const VALID: Record<string, unknown[]> = {
   sid: ['fuzz-new.example.com'], transport: ['agent', 'ssh'], covens: [['web'], []], name: ['fuzz-svc'],
-  git: ['https://git.example.com/x.git'], ref: ['main'], aid: ['fuzz-new-op'], role: ['viewer'], force: [true, false],
+  git: [REPO.url], ref: ['main'], aid: ['fuzz-new-op'], role: ['viewer'], force: [true, false],
   limit: [1, 50], coven: ['web'], status: ['pending'],
 };
 
@@ -100,7 +103,7 @@ describe('Operator API: property-based fuzzing of every route', function () {
     // Existing records, so lookups can also hit rows (and must still change nothing).
     const seed = [
       call(tk.baseUrl, 'POST', '/v1/souls', { token: tk.adminToken, body: { sid: 'seed.example.com', transport: 'agent', covens: ['web'] } }),
-      call(tk.baseUrl, 'POST', '/v1/services', { token: tk.adminToken, body: { name: 'seed', git: 'https://git.example.com/s.git', ref: 'main' } }),
+      call(tk.baseUrl, 'POST', '/v1/services', { token: tk.adminToken, body: { name: 'seed', git: REPO.url, ref: 'main' } }),
     ];
     for (const a of await Promise.all(seed)) assert.equal(a.status, 201, a.text);
     baseline = await registryFingerprint(tk.keeper.runtime.db);

@@ -99,12 +99,18 @@ describe('services: git sources by policy, credentials by reference', function (
     assert.equal((await api('GET', '/v1/services/with-creds')).status, 404);
   });
 
-  it('clones a private repository through credential_ref; without it the run is refused with a summarized reason', async () => {
+  it('clones a private repository through credential_ref; without it the registration is refused with a summarized reason', async () => {
     let r = await api('POST', '/v1/services', { name: 'private-motd', git: repoUrl, ref: 'v1', credential_ref: credentialRef });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.credential_ref, credentialRef);
+    // Without the credential the keeper cannot clone it: refused at registration (422), with git's
+    // refusal summarized, and nothing is stored.
     r = await api('POST', '/v1/services', { name: 'public-motd', git: repoUrl, ref: 'v1' });
-    assert.equal(r.status, 201, r.text);
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.body.errors[0].path, '/body/ref');
+    assert.match(String(r.body.detail), /git clone: the repository refused access \(give the service a credential_ref, or check the one it has\)/);
+    assert.doesNotMatch(String(r.body.detail), /fatal:|could not read|Authentication|terminal prompts/i, "git's own words are not passed on");
+    assert.equal((await api('GET', '/v1/services/public-motd')).status, 404, 'nothing was stored');
 
     const input = { root: path.join(work, 'out'), message: 'hello', package: 'git' };
     r = await api('POST', '/v1/incarnations', { name: 'private-one', service: 'private-motd', covens: ['nobody-here'], input, allow_empty: true });
@@ -112,16 +118,6 @@ describe('services: git sources by policy, credentials by reference', function (
     const ok = await waitSettled('private-one');
     assert.equal(ok.status, 'ready', JSON.stringify(ok.last_run));
     assert.ok(server.stats.authorized > 0, 'the keeper fetched through the authenticated server');
-
-    // Without the credential the API's pre-run check cannot load the service: refused before
-    // anything is recorded, with git's refusal summarized.
-    r = await api('POST', '/v1/incarnations', { name: 'public-one', service: 'public-motd', covens: ['nobody-here'], input, allow_empty: true });
-    assert.equal(r.status, 400, r.text);
-    assert.equal(r.body.errors[0].path, '/body/service');
-    const messages = String(r.body.detail);
-    assert.match(messages, /git clone: the repository refused access \(give the service a credential_ref, or check the one it has\)/);
-    assert.equal((await api('GET', '/v1/incarnations/public-one')).status, 404, 'nothing was recorded');
-    assert.doesNotMatch(messages, /fatal:|could not read|Authentication|terminal prompts/i, "git's own words are not passed on");
   });
 
   it('leaves the credential in no answer, row, log line, git config or cached file', async () => {

@@ -9,6 +9,7 @@ import { registerSoulBody } from '../../api/schemas/souls';
 import { issueOperatorToken } from '../../api/jwt';
 import { freePort } from '../support/ports';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo } from '../support/service-repo';
 import { clientFor, operatorToken } from '../api/helpers';
 import { callTool, connectMcp, mcpUrl } from './client';
 
@@ -79,10 +80,10 @@ describe('MCP listener', function () {
   });
 
   it('register-service and list-services use the catalog', async () => {
-    const reg = await callTool(admin, 'register-service', { name: 'nginx', git: 'https://git.example.com/ops/nginx.git', ref: 'v1.0.0' });
+    const reg = await callTool(admin, 'register-service', { name: 'nginx', git: serviceRepo({ tags: ['v1.0.0'] }).url, ref: 'v1.0.0' });
     assert.equal(reg.isError, false, reg.text);
     assert.equal(reg.data.version, 'v1.0.0');
-    const dup = await callTool(admin, 'register-service', { name: 'nginx', git: 'https://git.example.com/ops/nginx.git', ref: 'v2' });
+    const dup = await callTool(admin, 'register-service', { name: 'nginx', git: 'file:///nowhere/nginx.git', ref: 'v2' });
     assert.equal(dup.data.status, 409);
     const list = await callTool(admin, 'list-services', { limit: 10 });
     assert.deepEqual(list.data.items.map((s: { name: string }) => s.name), ['nginx']);

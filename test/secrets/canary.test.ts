@@ -179,7 +179,7 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     for (const s of souls) assert.ok(fs.readFileSync(path.join(root, 'out', s.sid, 'app.conf'), 'utf8').includes(CANARY_DB));
   });
 
-  it('a read outside the declared prefixes fails at render with the path and the rule, nothing dispatched; soul-lint reports it', async () => {
+  it('a read outside the declared prefixes is refused at registration with the path and the rule, nothing run; soul-lint reports it', async () => {
     const src = path.join(root, 'bad-src');
     const outside = `secret/keeper/services/other-${id}/db`;
     writeCanaryService(src, { name: 'canary-bad', prefix, readPath: outside });
@@ -188,18 +188,12 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     assert.match(lint.stdout, new RegExp(`scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+.*SL023.*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`));
     const git = gitRepoFrom(src, path.join(root, 'bad-repo'), 'v1');
     const headers = { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' };
-    assert.equal((await fetch(`${k.baseUrl}/v1/services`, { method: 'POST', headers, body: JSON.stringify({ name: 'canary-bad', git, ref: 'v1' }) })).status, 201);
-    const res = await fetch(`${k.baseUrl}/v1/incarnations`, { method: 'POST', headers, body: JSON.stringify({ name: `${inc}-bad`, service: 'canary-bad', covens: ['canary'], input: { root: path.join(root, 'bad-out'), api_token: `secretstore:${prefix}api#token` } }) });
-    const { apply_id: badId } = await res.json() as { apply_id: string };
-    assert.equal(res.status, 202);
-    assert.equal((await settled(k, `${inc}-bad`, 60_000)).status, 'error_locked');
-    const report = JSON.parse((await call(k.adminToken, `/v1/incarnations/${inc}-bad/runs/${badId}`)).text);
-    const e = report.render_errors.find((x: any) => x.rule === 'SL023');
-    assert.ok(e, JSON.stringify(report.render_errors));
-    assert.equal(e.file, 'scenario/create/main.yml');
-    assert.equal(e.line, SECRETSTORE_LINE);
-    assert.match(e.message, new RegExp(`${outside} is outside the prefixes the service declares`));
-    assert.deepEqual(report.hosts, []);
+    // The keeper runs the same checks at registration: refused (422) with the file:line and the rule, nothing stored, nothing run.
+    const reg = await fetch(`${k.baseUrl}/v1/services`, { method: 'POST', headers, body: JSON.stringify({ name: 'canary-bad', git, ref: 'v1' }) });
+    const problem = await reg.json() as { detail: string };
+    assert.equal(reg.status, 422, JSON.stringify(problem));
+    assert.match(problem.detail, new RegExp(`scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+ SL023: .*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`));
+    assert.equal((await call(k.adminToken, '/v1/services/canary-bad')).status, 404);
     assert.equal(fs.existsSync(path.join(root, 'bad-out')), false);
   });
 });

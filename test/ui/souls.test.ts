@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { issueOperatorToken } from '../../api/jwt';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo } from '../support/service-repo';
 import { clientFor } from '../api/helpers';
 import { launch, newPage, recordUrls, shot, signIn } from './browser';
 
@@ -130,14 +131,16 @@ describe('web UI: sign-in, souls and services', function () {
       await page.getByRole('link', { name: 'Services' }).click();
       const form = page.getByRole('form', { name: 'Register a service' });
       await form.getByLabel('Name').fill('nginx');
-      await form.getByLabel('Git URL').fill('https://git.example.com/ops/nginx.git');
+      // Registration clones and lints: a real (local) repository tagged v1.4.0.
+      const repo = serviceRepo({ tags: ['v1.4.0'] });
+      await form.getByLabel('Git URL').fill(repo.url);
       await form.getByLabel('Ref (version)').fill('v1.4.0');
       await form.getByRole('button', { name: 'Register' }).click();
       const row = page.getByTestId('services-table').locator('tr', { hasText: 'nginx' });
       await row.waitFor();
       assert.match(await row.innerText(), /v1\.4\.0[\s\S]*admin/);
       await form.getByLabel('Name').fill('nginx');
-      await form.getByLabel('Git URL').fill('https://git.example.com/ops/nginx.git');
+      await form.getByLabel('Git URL').fill(repo.url);
       await form.getByLabel('Ref (version)').fill('v2');
       await form.getByRole('button', { name: 'Register' }).click();
       await form.getByRole('alert').filter({ hasText: '409 Conflict' }).waitFor();

@@ -1,0 +1,67 @@
+// What a service's repository must be before the catalog takes it (issue 17 item 6): reachable, the
+// ref resolvable, and its content clean by soul-lint. Checked at registration and at publishing
+// with the same loader runs use; a refusal is a 422 with the reason, and nothing is stored.
+// Also where a run finds the commit it applies: its incarnation's published version, pinned.
+import type { Knex } from 'knex';
+import type { ServiceRecord } from '../../db/repos/services';
+import { getVersion, latestVersions, publishVersion, type ServiceVersionRecord } from '../../db/repos/service-versions';
+import { displayGitUrl } from '../../scenario/load/git-policy';
+import type { ApiDeps } from '../deps';
+import { problems } from '../problems';
+import { loadSerialized, scenarioOf } from './run-checks';
+
+/** At most this many lint findings are listed in a refusal; the count says how many there were. */
+const MAX_LISTED = 20;
+
+type Source = Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>;
+
+/** Loads `ref` and lints it; 422 naming `field` when the repository, the ref or the content is not usable. */
+export async function checkedLoad(deps: ApiDeps, service: Source, ref: string, field: string) {
+  const scenario = scenarioOf(deps);
+  let loaded;
+  try {
+    loaded = await loadSerialized(deps, scenario, { ...service, ref }, ref);
+  } catch (err) {
+    const why = (err as Error).message;
+    throw problems.unprocessable(`service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${why}`, [{ path: field, message: why }]);
+  }
+  const errors = loaded.errors ?? [];
+  if (errors.length > 0) {
+    const listed = errors.slice(0, MAX_LISTED).map((e) => `${e.file}:${e.line}:${e.col} ${e.rule}: ${e.message}`);
+    throw problems.unprocessable(
+      `service ${service.name}@${ref} (commit ${loaded.commit.slice(0, 12)}) fails soul-lint with ${errors.length} error(s): ${listed.join('; ')}`,
+      listed.map((message) => ({ path: field, message })),
+    );
+  }
+  return loaded;
+}
+
+/** Resolves, checks and pins `ref` as a published version of the service. */
+export async function publishChecked(deps: ApiDeps, db: Knex | Knex.Transaction, service: Source, ref: string, field: string, by?: string): Promise<ServiceVersionRecord> {
+  const loaded = await checkedLoad(deps, service, ref, field);
+  return publishVersion(db, { service: service.name, version: ref, commit: loaded.commit, stateSchemaVersion: loaded.stateSchemaVersion, publishedBy: by });
+}
+
+/**
+ * The version a run applies and its pinned commit: `wanted` (the incarnation's, or the one a create
+ * or upgrade names), else the service's newest published version. A service registered before
+ * versions existed has none: its catalog ref is published (pinned) on first use, once.
+ */
+export async function versionToApply(deps: ApiDeps, service: ServiceRecord, wanted: string | null | undefined, field: string, opts: { mustExist?: boolean } = {}): Promise<ServiceVersionRecord> {
+  const db = deps.runtime.db;
+  const name = wanted ?? (await latestVersions(db, [service.name])).get(service.name)?.version ?? service.ref;
+  const found = await getVersion(db, service.name, name);
+  if (found) return found;
+  if (opts.mustExist) {
+    throw problems.invalid(`version ${name} of service ${service.name} is not published: publish it with POST /v1/services/${service.name}/versions {"ref": "${name}"}`,
+      [{ path: field, message: 'not a published version' }]);
+  }
+  try {
+    return await publishChecked(deps, db, service, name, field);
+  } catch (err) {
+    // Two first uses at once: the other one pinned it.
+    const again = await getVersion(db, service.name, name);
+    if (again) return again;
+    throw err;
+  }
+}

@@ -11,7 +11,7 @@ import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type Te
 
 const FIXTURES = path.join(repoRoot(), 'test', 'fixtures', 'services');
 
-/** The service's next version on the same ref: state_schema_version 3 and its two migrations. */
+/** The service's next version, tagged v3: state_schema_version 3 and its two migrations. */
 function commitVersion3(repo: string): void {
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: repo, stdio: 'pipe' });
   fs.cpSync(path.join(FIXTURES, 'lifecycle.v3', 'migrations'), path.join(repo, 'migrations'), { recursive: true });
@@ -19,7 +19,7 @@ function commitVersion3(repo: string): void {
   fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 3'));
   git('add', '-A');
   git('commit', '-q', '-m', 'state_schema_version 3');
-  git('tag', '-f', 'v1');
+  git('tag', 'v3');
 }
 
 describe('incarnation runs: create, re-run, lock, unlock with retry, render error, upgrade', function () {
@@ -149,8 +149,10 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
   });
 
   it('upgrade migrates the state through two migrations in one commit, forward only', async () => {
-    commitVersion3(repo); // the catalog ref now points at a commit with migrations/2.yml and 3.yml
-    const r = await api(k, 'POST', '/v1/incarnations/motd-web/upgrade', {});
+    commitVersion3(repo); // a commit with migrations/2.yml and 3.yml, published as v3
+    const published = await api(k, 'POST', '/v1/services/lifecycle/versions', { ref: 'v3' });
+    assert.equal(published.status, 201, JSON.stringify(published.body));
+    const r = await api(k, 'POST', '/v1/incarnations/motd-web/upgrade', { version: 'v3' });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     recorded['upgrade'] = r.body.apply_id;
     const inc = await settled(k, 'motd-web');
@@ -160,8 +162,9 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     const hist = (await api(k, 'GET', '/v1/incarnations/motd-web/history')).body;
     assert.equal(hist.items.length, 3);
     assert.equal(hist.items[2].operation, 'upgrade');
-    const back = await api(k, 'POST', '/v1/incarnations/motd-web/upgrade', { to_version: 2 });
-    assert.equal(back.status, 400);
+    const back = await api(k, 'POST', '/v1/incarnations/motd-web/upgrade', { version: 'v1' });
+    assert.equal(back.status, 409, JSON.stringify(back.body));
+    assert.match(back.body.detail, /3.*1|1.*3/, 'the refusal names both schema versions');
   });
 
   it('lists incarnations filtered by status and service', async () => {
@@ -176,7 +179,12 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     const victim = souls[2]!;
     const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-all', service: 'lifecycle', covens: ['web', 'db'], input: { ...base, greeting: 'hi', stall: victim.sid } });
     assert.equal(r.status, 202);
-    await new Promise((res) => setTimeout(res, 2000));
+    // Killed while its greeting step is being retried: the file of the first attempt is there, and a
+    // retry (1 s apart) is under way. Waiting on the file, not a fixed time, holds on a loaded machine.
+    const written = path.join(root, victim.sid, 'motd');
+    for (let t = 0; t < 300 && !fs.existsSync(written); t++) await new Promise((res) => setTimeout(res, 100));
+    assert.ok(fs.existsSync(written), 'the stalled host applied its greeting step once');
+    await new Promise((res) => setTimeout(res, 1500));
     await victim.run.kill('SIGKILL');
     const inc = await settled(k, 'motd-all');
     assert.equal(inc.status, 'error_locked');

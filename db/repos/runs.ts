@@ -191,11 +191,19 @@ export async function listRuns(db: Knex, incarnation: string, page: { limit: num
   return { items, next: items[items.length - 1].apply_id };
 }
 
-/** The input of the incarnation's last committed run: what a run given no input runs with. */
+/**
+ * The input of the incarnation's last committed run: what a run given no input runs with. An
+ * upgrade takes no input, so it is looked through to the last committed run before it that had one
+ * (else a run after an upgrade would fall back to every default).
+ */
 export async function lastCommittedInput(db: Knex, applyId: string | null): Promise<Record<string, unknown> | undefined> {
   if (applyId === null) return undefined;
-  const row = (await db('incarnation_runs').select('input').where({ apply_id: applyId }).first()) as { input: Record<string, unknown> } | undefined;
-  return row?.input;
+  const row = (await db('incarnation_runs').select('input', 'operation', 'incarnation', 'created_at').where({ apply_id: applyId }).first()) as
+    { input: Record<string, unknown>; operation: string; incarnation: string; created_at: Date } | undefined;
+  if (!row || row.operation !== 'upgrade') return row?.input;
+  const before = (await db('incarnation_runs').select('input').where({ incarnation: row.incarnation, status: 'succeeded' })
+    .whereNot('operation', 'upgrade').where('created_at', '<', row.created_at).orderBy('created_at', 'desc').first()) as { input: Record<string, unknown> } | undefined;
+  return before?.input ?? {};
 }
 
 /**

@@ -176,7 +176,12 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     const victim = souls[2]!;
     const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-all', service: 'lifecycle', covens: ['web', 'db'], input: { ...base, greeting: 'hi', stall: victim.sid } });
     assert.equal(r.status, 202);
-    await new Promise((res) => setTimeout(res, 2000));
+    // Killed while its greeting step is being retried: the file of the first attempt is there, and a
+    // retry (1 s apart) is under way. Waiting on the file, not a fixed time, holds on a loaded machine.
+    const written = path.join(root, victim.sid, 'motd');
+    for (let t = 0; t < 300 && !fs.existsSync(written); t++) await new Promise((res) => setTimeout(res, 100));
+    assert.ok(fs.existsSync(written), 'the stalled host applied its greeting step once');
+    await new Promise((res) => setTimeout(res, 1500));
     await victim.run.kill('SIGKILL');
     const inc = await settled(k, 'motd-all');
     assert.equal(inc.status, 'error_locked');

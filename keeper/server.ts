@@ -4,7 +4,7 @@
 import express from 'express';
 import type { Logger } from '../common/logger';
 import { createHubComponents, type Hub } from '../hub';
-import { createApiApp, createApiFallback, problemErrorHandler } from '../api';
+import { convergeComponent, createApiApp, createApiFallback, problemErrorHandler } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
 import type { ScenarioPort } from '../runs/activities/scenario-port';
@@ -67,6 +67,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,
       ...runs.components,
+      // New souls get the ready incarnations of their covens (api/converge.ts); after the workers.
+      convergeComponent(apiDeps, config.kid, log),
       // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
       ...mcpComponents(apiDeps),
     ];

@@ -76,7 +76,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
   return {
     apply_id: r.apply_id, operation: r.operation, status: r.status, phase: r.phase, service_ref: r.service_ref,
     service_commit: r.service_commit, error: r.error, summary: r.summary, created_at: r.created_at.toISOString(),
-    finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id),
+    finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id), target_sids: r.target_sids ?? null,
   };
 }
 

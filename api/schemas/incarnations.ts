@@ -33,6 +33,7 @@ export const runSummarySchema = named('RunSummary', {
     created_at: timestampSchema,
     finished_at: nullableTimestampSchema,
     temporal_ui: { type: 'string', description: 'this run in the Temporal Web UI' },
+    target_sids: { type: ['array', 'null'], items: { type: 'string' }, description: 'a run limited to these hosts: a new soul converging (docs/runs.md); null: every host of the covens' },
   },
 } as const satisfies ObjectSchema);
 

@@ -44,6 +44,8 @@ export interface NewRun {
   serviceCommit?: string;
   retryOf?: string;
   createdBy?: string;
+  /** Only these hosts (a new soul converging, api/converge.ts); absent: every host of the covens. */
+  targetSids?: string[];
 }
 
 export interface RunRecord {
@@ -63,6 +65,7 @@ export interface RunRecord {
   orchestration: Record<string, unknown> | null;
   summary: Record<string, unknown> | null;
   retry_of: string | null;
+  target_sids: string[] | null;
   created_by: string | null;
   created_at: Date;
   finished_at: Date | null;
@@ -79,6 +82,7 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
   await trx('incarnation_runs').insert({
     apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
     status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
+    target_sids: run.targetSids ?? null,
   });
 }
 

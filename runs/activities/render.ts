@@ -82,7 +82,11 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const mismatch = schemaMismatch(inc, run.service_ref ?? ref, loaded);
   if (mismatch) return fail(loaded.commit, [{ file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch }]);
 
-  const { hosts, pending } = await targetHosts(db, inc.covens);
+  const all = await targetHosts(db, inc.covens);
+  // A converge run goes to its new soul(s) only (api/converge.ts); the other hosts are not part of it.
+  const only = run.target_sids ? new Set(run.target_sids) : null;
+  const hosts = only ? all.hosts.filter((h) => only.has(h.sid)) : all.hosts;
+  const pending = only ? [] : all.pending;
   const rendered = await scenario.render({
     service: loaded, operation: run.operation, input: run.input, state: inc.state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),

@@ -1,0 +1,104 @@
+// New hosts converge (issue 17, item 5). A soul onboarded into a coven gets what the coven's `ready`
+// incarnations already put on their other hosts: for each of them, a run of its last committed
+// operation, with its last committed input, on that soul alone (`target_sids`), as a normal run with
+// its own report and history. Incarnations of other covens are untouched.
+//
+// Why a poll of the registry and not a hook in onboarding: an agent soul is onboarded before its
+// stream is up, and a run started then would find it silent and lock the incarnation; the registry
+// says when it is connected, whichever keeper holds its stream. Every keeper runs this loop; two
+// keepers cannot both start a run for the same soul and incarnation, because starting takes the
+// incarnation's lock (ready -> applying) and a converge run that exists is found by the next look.
+//
+// Per soul and incarnation: a converge run exists, or the soul was a host of the last committed run
+// -> done; `ready` with a committed run -> start one;
+// `applying` -> look again next time (the host may not be in the run in flight); `error_locked` or
+// never committed -> done (its unlock-with-retry, or its next run, renders every host of the covens,
+// the new one included). A soul is marked converged when every incarnation of its covens is done.
+import type { Logger } from '../common/logger';
+import { RunRefused, beginRun, getIncarnation } from '../db/repos/incarnations';
+import { convergeCandidates, convergeRunExists, incarnationsOfCovens, markConverged, wasHostOf, type CovenIncarnation } from '../db/repos/convergence';
+import { getRun } from '../db/repos/runs';
+import type { Component } from '../platform/component';
+import { newApplyId } from '../runs/client';
+import type { ApiDeps } from './deps';
+import { pinned, serviceOf, startRun } from './routes/incarnations';
+import { versionToApply } from './routes/service-source';
+
+/** How often the registry is read for souls to converge: "within seconds" of a soul connecting. */
+export const CONVERGE_EVERY_MS = 1000;
+/** Souls handled per look; the rest wait for the next one. */
+const SOULS_PER_LOOK = 200;
+
+type Outcome = 'done' | 'wait';
+
+async function convergeOne(deps: ApiDeps, sid: string, inc: CovenIncarnation, kid: string, log: Logger): Promise<Outcome> {
+  const db = deps.runtime.db;
+  if (await convergeRunExists(db, inc.name, sid)) return 'done';
+  if (inc.status === 'applying') return 'wait';
+  if (inc.status !== 'ready' || inc.last_committed_apply_id === null) return 'done';
+  // Already applied to it: the soul connected before the last committed run rendered.
+  if (await wasHostOf(db, inc.last_committed_apply_id, sid)) return 'done';
+  const last = await getRun(db, inc.last_committed_apply_id);
+  if (!last) return 'done';
+  // An upgrade changes state, not hosts: the operation to repeat is the last one that applied steps.
+  if (last.operation === 'upgrade') {
+    log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the host', { sid, incarnation: inc.name });
+    return 'done';
+  }
+  const service = await serviceOf(deps, inc.service);
+  const version = await versionToApply(deps, service, inc.service_version, '/service_version', { mustExist: inc.service_version !== null });
+  const applyId = newApplyId(inc.name, last.operation);
+  const run = {
+    applyId, incarnation: inc.name, operation: last.operation, input: last.input, ...pinned(version),
+    createdBy: `keeper:${kid}`, service: service.name, targetSids: [sid],
+  };
+  try {
+    await beginRun(db, inc.name, run);
+  } catch (err) {
+    if (err instanceof RunRefused) return 'wait'; // another run took the lock first: look again
+    throw err;
+  }
+  await startRun(deps, run);
+  log.info('converge: started a run on a new host', { sid, incarnation: inc.name, apply_id: applyId, operation: last.operation });
+  return 'done';
+}
+
+export async function convergeNewSouls(deps: ApiDeps, kid: string, log: Logger): Promise<void> {
+  const db = deps.runtime.db;
+  for (const soul of await convergeCandidates(db, SOULS_PER_LOOK)) {
+    let all = true;
+    for (const inc of await incarnationsOfCovens(db, soul.covens)) {
+      try {
+        // Re-read: a run started for an earlier soul of this look may have taken the lock.
+        const fresh = await getIncarnation(db, inc.name);
+        if (!fresh) continue;
+        if ((await convergeOne(deps, soul.sid, { ...inc, status: fresh.status, last_committed_apply_id: fresh.last_committed_apply_id }, kid, log)) === 'wait') all = false;
+      } catch (err) {
+        all = false;
+        log.warn('converge: could not start a run for a new host; will try again', { sid: soul.sid, incarnation: inc.name, error: (err as Error).message });
+      }
+    }
+    if (all) await markConverged(db, soul.sid);
+  }
+}
+
+/** The loop every keeper runs beside its API. */
+export function convergeComponent(deps: ApiDeps, kid: string, log: Logger): Component {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const look = () => {
+    running = convergeNewSouls(deps, kid, log)
+      .catch((err: Error) => log.warn('converge: reading the registry failed; will try again', { error: err.message }))
+      .finally(() => { if (!stopped) timer = setTimeout(look, CONVERGE_EVERY_MS); });
+  };
+  return {
+    name: 'converge new hosts',
+    async start() { timer = setTimeout(look, CONVERGE_EVERY_MS); },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// What the converger (api/converge.ts) reads and writes: souls onboarded since they last converged,
+// the incarnations of their covens, and whether a converge run already went to a soul.
+import type { Knex } from 'knex';
+
+export interface ConvergeCandidate { sid: string; covens: string[] }
+
+/**
+ * Onboarded souls not yet converged that can be reached now: an agent soul once its stream is up
+ * (a run started earlier would find it silent and lock), a soul of another transport at once.
+ */
+export async function convergeCandidates(db: Knex, limit: number): Promise<ConvergeCandidate[]> {
+  return (await db('souls').select('sid', 'covens')
+    .whereNotNull('onboarded_at').whereNull('converged_at').whereNot('status', 'revoked')
+    .where((q) => { q.where('status', 'connected').orWhereNot('transport', 'agent'); })
+    .orderBy('onboarded_at').limit(limit)) as ConvergeCandidate[];
+}
+
+export interface CovenIncarnation {
+  name: string; service: string; status: string; service_version: string | null; last_committed_apply_id: string | null;
+}
+
+export async function incarnationsOfCovens(db: Knex, covens: string[]): Promise<CovenIncarnation[]> {
+  if (covens.length === 0) return [];
+  return (await db('incarnations').select('name', 'service', 'status', 'service_version', 'last_committed_apply_id')
+    .whereRaw('covens && ?::text[]', [covens]).orderBy('name')) as CovenIncarnation[];
+}
+
+/** A converge run of this incarnation already targeted this soul (started by any keeper). */
+export async function convergeRunExists(db: Knex, incarnation: string, sid: string): Promise<boolean> {
+  const row = await db('incarnation_runs').select('apply_id').where({ incarnation })
+    .whereRaw('target_sids @> ?::text[]', [[sid]]).first();
+  return row !== undefined;
+}
+
+export async function markConverged(db: Knex, sid: string): Promise<void> {
+  await db('souls').where({ sid }).whereNull('converged_at').update({ converged_at: db.fn.now() });
+}
+
+/** The soul was a host of that run (targeted, or left out by the scenario's `on:`/`where:`), not merely `pending`. */
+export async function wasHostOf(db: Knex, applyId: string, sid: string): Promise<boolean> {
+  const row = await db('run_hosts').select('sid').where({ apply_id: applyId, sid }).whereNot('status', 'pending').first();
+  return row !== undefined;
+}

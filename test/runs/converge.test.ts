@@ -1,0 +1,76 @@
+// New hosts converge (issue 17, item 5), on the real stack with real souls: a soul onboarded into
+// coven `web` after the web incarnation is `ready` gets that incarnation's last operation, on itself
+// alone, as a run with its own report; the incarnation of coven `db` and the hosts that already had
+// the run are untouched.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestKeeper } from '../support/keeper';
+import { repoRoot } from '../support/repo';
+import { soulRun, waitFor } from '../agents/harness';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+
+describe('runs: a new soul converges to the ready incarnations of its covens', function () {
+  this.timeout(240_000);
+  let k: TestKeeper;
+  let root: string;
+  const souls: TestSoul[] = [];
+
+  before(async () => {
+    root = tempDir('converge-');
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    k = await startRunKeeper();
+    souls.push(...await startSouls(k, path.join(root, 'souls'), [['web'], ['db']]));
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'note', git: url, ref: 'v1' })).status, 201);
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const runsOf = async (name: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
+
+  it('runs the web incarnation\'s last operation on the new web soul only; the db incarnation is untouched', async () => {
+    for (const [name, coven] of [['conv-web', 'web'], ['conv-db', 'db']] as const) {
+      const r = await api(k, 'POST', '/v1/incarnations', { name, service: 'note', covens: [coven], input: { root, greeting: `hello ${coven}` } });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      assert.equal((await settled(k, name)).status, 'ready');
+    }
+    const [web1] = souls as [TestSoul, TestSoul];
+    const before = fs.statSync(path.join(root, web1.sid, 'motd')).mtimeMs;
+
+    const [web2] = await startSouls(k, path.join(root, 'souls-new'), [['web']]);
+    souls.push(web2!);
+    const converge = await waitFor('a converge run of conv-web on the new soul', async () =>
+      (await runsOf('conv-web')).find((r) => Array.isArray(r.target_sids) && r.target_sids.includes(web2!.sid)), 30_000, 200);
+    assert.deepEqual(converge.target_sids, [web2!.sid]);
+    assert.equal(converge.operation, 'create', 'the last committed operation');
+    assert.match(converge.apply_id, /^conv-web\.create\./);
+    const inc = await settled(k, 'conv-web');
+    assert.equal(inc.status, 'ready');
+
+    const report = (await api(k, 'GET', `/v1/incarnations/conv-web/runs/${converge.apply_id}`)).body;
+    assert.equal(report.status, 'succeeded');
+    assert.deepEqual(report.hosts.map((h: any) => h.sid), [web2!.sid], 'the run went to the new soul alone');
+    assert.equal(report.input.greeting, 'hello web', 'with the last committed input');
+    assert.equal(fs.readFileSync(path.join(root, web2!.sid, 'motd'), 'utf8'), 'hello web\n');
+    assert.equal(fs.statSync(path.join(root, web1.sid, 'motd')).mtimeMs, before, 'the host that had the run was not sent it again');
+
+    // Only those: the db incarnation got no run, and the new soul is not converged twice.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal((await runsOf('conv-db')).length, 1);
+    assert.equal((await runsOf('conv-web')).length, 2);
+    assert.ok(!fs.existsSync(path.join(root, web2!.sid, 'motd.db')));
+  });
+
+  it('a soul that restarts is not a new host: nothing is started for it', async () => {
+    // The original web soul reconnecting (a restart of `soul run`) converged when it first came.
+    const [web1] = souls as [TestSoul];
+    await web1.run.kill();
+    web1.run = soulRun(web1.sid, web1.config);
+    await waitFor('the web soul connected again', async () => (await api(k, 'GET', `/v1/souls/${web1.sid}`)).body.status === 'connected', 20_000, 200);
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal((await runsOf('conv-web')).length, 2);
+  });
+});

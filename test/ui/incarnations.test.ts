@@ -1,7 +1,7 @@
 // Incarnations in the web UI against a real keeper with its Temporal workers and two real souls
 // (issue 6, "Checked by"): create an incarnation and watch it become `ready`, read the run report
 // per host and step with its Temporal link, open the history and diff two snapshots, then lock it
-// with a failing run and use Unlock and Unlock and retry. The scenario engine is the run tests'
+// with a failing run and use Unlock and Unlock and retry; a newer published version is offered and upgraded to. The scenario engine is the run tests'
 // stand-in (test/runs/fixture-scenario.ts); everything else is the real path.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -142,5 +142,20 @@ describe('web UI: incarnations', function () {
     assert.equal(await page.getByRole('button', { name: 'Unlock', exact: true }).count(), 0, 'the unlock buttons are gone');
     assert.deepEqual((await api(k, 'GET', '/v1/incarnations/motd-ui')).body.state.greeting, 'hi there');
     await shot(page, '13-incarnation-unlocked');
+  });
+
+  it('shows the version it runs with, and a newer published version with the button that upgrades to it', async () => {
+    const version = page.getByTestId('version');
+    await version.filter({ hasText: /Version v1 \(state schema 1\)/ }).waitFor();
+    assert.equal(await version.getByRole('button').count(), 0, 'no upgrade offered while v1 is the newest');
+    assert.equal((await api(k, 'POST', '/v1/services/motd/versions', { ref: 'v2' })).status, 201);
+    await version.getByText('v2 is published').waitFor({ timeout: 10_000 });
+    await shot(page, '14-newer-version');
+    await version.getByRole('button', { name: 'Upgrade to v2' }).click();
+    await version.filter({ hasText: /Version v2 / }).waitFor({ timeout: 60_000 });
+    await badge('ready').waitFor({ timeout: 60_000 });
+    assert.equal(await version.getByRole('button').count(), 0, 'nothing newer than v2');
+    const inc = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body;
+    assert.deepEqual([inc.version, inc.newer_version, inc.last_run.operation], ['v2', null, 'upgrade']);
   });
 });

@@ -59,7 +59,8 @@ export async function registryFingerprint(db: Knex): Promise<string> {
       (select md5(coalesce(string_agg(t::text, '|' order by aid), '')) from archons t) ||
       (select md5(coalesce(string_agg(t::text, '|' order by sid), '')) from souls t) ||
       (select md5(coalesce(string_agg(t::text, '|' order by id), '')) from bootstrap_tokens t) ||
-      (select md5(coalesce(string_agg(t::text, '|' order by name), '')) from services t) as f`);
+      (select md5(coalesce(string_agg(t::text, '|' order by name), '')) from services t) ||
+      (select md5(coalesce(string_agg(t::text, '|' order by service, version), '')) from service_versions t) as f`);
   return rows[0].f as string;
 }
 

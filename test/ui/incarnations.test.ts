@@ -1,9 +1,11 @@
 // Incarnations in the web UI against a real keeper with its Temporal workers and two real souls
 // (issue 6, "Checked by"): create an incarnation and watch it become `ready`, read the run report
 // per host and step with its Temporal link, open the history and diff two snapshots, then lock it
-// with a failing run and use Unlock and Unlock and retry. Everything is the real path, the scenario
-// engine included (fixture service test/fixtures/services/note).
+// with a failing run and use Unlock and Unlock and retry; a newer published version is offered and
+// upgraded to. Everything is the real path, the scenario engine included (fixture service
+// test/fixtures/services/note; its v2 tag is the same commit: a code-only release).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -24,6 +26,7 @@ describe('web UI: incarnations', function () {
   before(async () => {
     root = tempDir('ui-runs-');
     const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    execFileSync('git', ['tag', 'v2'], { cwd: path.join(root, 'note.git'), stdio: 'pipe' });
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v1' })).status, 201);
@@ -127,5 +130,20 @@ describe('web UI: incarnations', function () {
     assert.equal(await page.getByRole('button', { name: 'Unlock', exact: true }).count(), 0, 'the unlock buttons are gone');
     assert.deepEqual((await api(k, 'GET', '/v1/incarnations/motd-ui')).body.state.greeting, 'hi there');
     await shot(page, '13-incarnation-unlocked');
+  });
+
+  it('shows the version it runs with, and a newer published version with the button that upgrades to it', async () => {
+    const version = page.getByTestId('version');
+    await version.filter({ hasText: /Version v1 \(state schema 1\)/ }).waitFor();
+    assert.equal(await version.getByRole('button').count(), 0, 'no upgrade offered while v1 is the newest');
+    assert.equal((await api(k, 'POST', '/v1/services/motd/versions', { ref: 'v2' })).status, 201);
+    await version.getByText('v2 is published').waitFor({ timeout: 10_000 });
+    await shot(page, '14-newer-version');
+    await version.getByRole('button', { name: 'Upgrade to v2' }).click();
+    await version.filter({ hasText: /Version v2 / }).waitFor({ timeout: 60_000 });
+    await badge('ready').waitFor({ timeout: 60_000 });
+    assert.equal(await version.getByRole('button').count(), 0, 'nothing newer than v2');
+    const inc = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body;
+    assert.deepEqual([inc.version, inc.newer_version, inc.last_run.operation], ['v2', null, 'upgrade']);
   });
 });

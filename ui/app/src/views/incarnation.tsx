@@ -10,6 +10,8 @@ import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
   name: string; service: string; covens: string[]; status: string; state: Record<string, unknown>;
+  /** The published service version it runs with, and the service's newest when that is another one. */
+  version: string | null; newer_version: string | null; state_schema_version: number | null;
   /** The incarnation's latest run (running, or the last one that ended). */
   apply_id: string | null; last_run: { apply_id: string; status: string; operation: string; error: string | null } | null; updated_at?: string;
 }
@@ -31,6 +33,28 @@ function RunOperation({ name, disabled, onAccepted }: { name: string; disabled: 
       <Busy busy={action.busy} label="Starting the run…" />
       <ErrorBox error={action.error} />
     </form>
+  );
+}
+
+/** "version v1" and, when the service published a newer one, the button that upgrades to it (docs/versions.md). */
+function Version({ inc, onAccepted }: { inc: IncarnationRecord; onAccepted(applyId: string): void }) {
+  const action = useAction();
+  const upgrade = async () => {
+    const r = await action.run(() => api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(inc.name)}/upgrade`, { version: inc.newer_version }));
+    if (r) onAccepted(r.apply_id);
+  };
+  return (
+    <div data-testid="version" class="version">
+      Version <strong>{inc.version ?? '—'}</strong> (state schema {inc.state_schema_version ?? '—'})
+      {inc.newer_version && (
+        <>
+          {' '}<span class="tag">{inc.newer_version} is published</span>
+          <button type="button" disabled={inc.status !== 'ready' || action.busy} onClick={() => void upgrade()}>Upgrade to {inc.newer_version}</button>
+        </>
+      )}
+      <Busy busy={action.busy} label="Starting the upgrade…" />
+      <ErrorBox error={action.error} />
+    </div>
   );
 }
 
@@ -59,6 +83,7 @@ export function Incarnation({ name }: { name: string }) {
       {i && (
         <>
           <p>Service <strong>{i.service}</strong> · covens {i.covens.map((c) => <span class="tag" key={c}>{c}</span>)} · updated <Ago at={i.updated_at} /></p>
+          <Version inc={i} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
           {i.status === 'applying' && <Busy busy label={`Applying (run ${i.apply_id ?? ''})…`} />}
           {i.status === 'error_locked' && (
             <div class="locked" role="alert">

@@ -1,7 +1,9 @@
 // `soul run` (interface spec 4.4): hold the EventStream over mTLS for as long as the process lives.
 // Endpoints are tried by priority (lowest first); after a lost stream or a round with no answer the
 // soul waits an exponential, jittered delay (agent/backoff.ts) and starts again from the preferred
-// endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A soul told
+// endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A keeper at
+// its accept rate (a reconnect storm) names when to come back: the soul tries its other endpoints,
+// then waits that long, jittered (agent/busy.ts), without growing its backoff, and never gives up. A soul told
 // goodbye{superseded} stops: another process holds this identity (docs/agents.md).
 // Certificates rotate on the live stream (agent/rotation.ts); goodbye{rotated} means reconnect at
 // once with the staged identity, which becomes the main one once it has connected. A certificate
@@ -9,6 +11,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
 import { Backoff, type BackoffOptions } from './backoff';
+import { busyDelay } from './busy';
 import { byPriority, readCa, type SoulConfig } from './config';
 import { SoulError, certificateExpired, sidMismatch } from './errors';
 import { collectSoulprint, type FactSources } from './facts';
@@ -81,6 +84,7 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
   const backoff = new Backoff(o.backoff);
   while (!o.signal.aborted) {
     let delay: number | undefined;
+    let busyHintMs: number | undefined;
     for (const endpoint of byPriority(config.keeper.endpoints)) {
       if (o.signal.aborted) return;
       // A staged identity (from a rotation) is tried first; the main one stays until it has connected.
@@ -134,9 +138,16 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
         delay = end.goodbye === 'shutdown' ? Math.round(Math.random() * 500) : backoff.next();
         break;
       }
+      if (end.retryAfterMs !== undefined) {
+        // The keeper is alive and keeps a slot for this soul: the shortest hint of the round wins.
+        log.info('keeper busy', { endpoint: where, retry_after_ms: end.retryAfterMs });
+        busyHintMs = Math.min(busyHintMs ?? Infinity, end.retryAfterMs);
+        continue;
+      }
       log.warn('endpoint refused or unreachable', { endpoint: where, reason: end.reason });
     }
     if (delay === 0) continue;
+    if (delay === undefined && busyHintMs !== undefined) delay = busyDelay(busyHintMs);
     delay ??= backoff.next();
     metrics.reconnect();
     log.info('reconnecting', { in_ms: delay });

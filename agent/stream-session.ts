@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
 import { services } from '../proto/load';
 import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
+import { busyRetryAfterMs } from './busy';
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
 import type { Rotation } from './rotation';
@@ -21,6 +22,8 @@ export interface StreamEnd {
   goodbye?: GoodbyeReason;
   /** gRPC status code of the end, when it was an error. */
   code?: grpc.status;
+  /** The keeper was at its accept rate: it asks the soul to come back after this many ms (agent/busy.ts). */
+  retryAfterMs?: number;
 }
 
 export interface HoldOptions {
@@ -84,7 +87,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
 
   return new Promise<StreamEnd>((resolve) => {
     let finished = false;
-    const finish = (reason: string, code?: grpc.status) => {
+    const finish = (reason: string, code?: grpc.status, retryAfterMs?: number) => {
       if (finished) return;
       finished = true;
       clearInterval(heartbeat);
@@ -94,7 +97,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
       for (const ac of steps.values()) ac.abort();
       call.cancel();
       client.close();
-      resolve({ welcomed, durationMs: Date.now() - started, reason, goodbye, code });
+      resolve({ welcomed, durationMs: Date.now() - started, reason, goodbye, code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     };
 
     call.on('data', (m: ReceivedKeeperMessage) => {
@@ -118,7 +121,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
         default: return;
       }
     });
-    call.on('error', (err: grpc.ServiceError) => finish(err.details || err.message, err.code));
+    call.on('error', (err: grpc.ServiceError) => finish(err.details || err.message, err.code, busyRetryAfterMs(err.code, err.metadata)));
     call.on('end', () => finish(goodbye ? `keeper said goodbye: ${goodbye}` : 'the keeper ended the stream'));
     send({ hello: { soulprint: sent, soul_version: SOUL_VERSION } });
   });

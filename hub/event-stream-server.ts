@@ -11,6 +11,7 @@ import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
 import { services } from '../proto/load';
 import type { KeeperMessage, SoulMessage, Soulprint } from '../proto/types';
+import { AcceptRate, retryAfterValue } from './accept-rate';
 import { SERVER_OPTIONS, grpcComponent } from './grpc-listen';
 import { checkSoulprint } from './soulprint';
 import type { HandshakeOutcome, HubMetrics } from './metrics';
@@ -27,12 +28,27 @@ const HELLO_TIMEOUT_MS = 10_000;
 
 type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
 
-export interface EventStreamDeps extends SoulSigner { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf }
+export interface EventStreamDeps extends SoulSigner {
+  config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf;
+}
 
 function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
   deps.log.warn('event stream refused', { sid, outcome, peer: call.getPeer() });
   call.emit('error', { code, details });
+}
+
+/**
+ * Over hub.accept_rate: refused before any registry read or lease, with the slot to come back at
+ * (metadata `retry-after`, seconds, as on the bootstrap listener). Logged at debug only: in a storm
+ * these are thousands of expected answers, and the metric counts them.
+ */
+function refuseBusy(deps: EventStreamDeps, call: Call, waitMs: number, sid: string): void {
+  deps.metrics.handshakes.inc({ listener: 'event_stream', outcome: 'busy' });
+  deps.log.debug('event stream refused: over the accept rate', { sid, retry_after_ms: waitMs });
+  const metadata = new grpc.Metadata();
+  metadata.set('retry-after', retryAfterValue(waitMs));
+  call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: `the keeper is accepting streams at its limit; retry in ${retryAfterValue(waitMs)}s`, metadata });
 }
 
 /** A soulprint not naming the certificate's SID is an identity problem; any other bad fact is bad input. */
@@ -42,10 +58,12 @@ function refuseSoulprint(deps: EventStreamDeps, call: Call, v: { field: string; 
   refuse(deps, call, grpc.status.INVALID_ARGUMENT, 'invalid_soulprint', `${name} ${v.reason}`, sid);
 }
 
-function handleConnect(deps: EventStreamDeps, call: Call): void {
+function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call): void {
   const identity = peerIdentity(call.getAuthContext());
   if (!identity.ok) return refuse(deps, call, grpc.status.UNAUTHENTICATED, 'no_certificate', identity.reason);
   const sid = identity.sid;
+  const waitMs = acceptRate.take();
+  if (waitMs > 0) return refuseBusy(deps, call, waitMs, sid);
   let session: Session | undefined;
   let ended = false;
   const helloTimer = setTimeout(() => refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'send Hello first'), HELLO_TIMEOUT_MS);
@@ -160,8 +178,10 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
 
 export function eventStreamComponent(deps: EventStreamDeps): Component {
   const server = new grpc.Server(SERVER_OPTIONS);
+  const { per_second, burst } = deps.config.hub.accept_rate;
+  const acceptRate = new AcceptRate({ perSecond: per_second, burst });
   server.addService(services().eventStream.service, {
-    Connect: (call: Call) => handleConnect(deps, call),
+    Connect: (call: Call) => handleConnect(deps, acceptRate, call),
   });
   const tls = deps.config.listen.grpc.event_stream.tls;
   // Client certificates must chain to tls.ca; the leaf is renewable in place (hub/server-leaf.ts).

@@ -171,6 +171,23 @@ export const configSchema = {
         },
       },
     },
+    hub: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: {
+        // A reconnect storm (every soul back at once after a keeper restart) is met at a bounded
+        // rate: streams beyond it are refused with RESOURCE_EXHAUSTED and a retry-after slot.
+        // 200/s is what one keeper on 2 cores completes (TLS, registry read, lease) with room left
+        // for its runs; bench/storm measures it (docs/reliability.md).
+        accept_rate: {
+          type: 'object', additionalProperties: false, default: {},
+          description: 'new soul streams admitted per second, with a burst',
+          properties: {
+            per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1000000, default: 200 },
+            burst: { type: 'integer', minimum: 1, maximum: 1000000, default: 400 },
+          },
+        },
+      },
+    },
     reaper: {
       type: 'object', additionalProperties: false, default: {},
       properties: {

@@ -43,5 +43,6 @@ export interface KeeperConfig {
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
   api: { rate_limit: { requests_per_second: number; burst: number } };
   reaper: { interval_ms: number; lease_ttl_ms: number };
+  hub: { accept_rate: { per_second: number; burst: number } };
   otel: { enabled: boolean; endpoint?: string };
 }

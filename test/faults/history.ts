@@ -39,7 +39,10 @@ export async function checkHistory(dsn: string, souls: CheckedSoul[]): Promise<H
     const incarnations = await db('incarnations').select('name', 'status', 'current_apply_id', 'last_apply_id');
     const hosts = await db('run_hosts').select('apply_id', 'sid', 'status', 'reason');
     const steps = await db('run_steps').select('apply_id', 'sid', 'step_index', 'status');
-    const committed = new Set((await db('incarnation_history').select('apply_id')).map((r: any) => r.apply_id as string));
+    const commits = (await db('incarnation_history').select('apply_id')).map((r: any) => r.apply_id as string);
+    const committed = new Set(commits);
+    // A retried commit (its activity run again after the database came back) must not add a second row.
+    assert.deepEqual(commits.filter((a, i) => commits.indexOf(a) !== i), [], 'a run committed twice');
 
     for (const r of runs) assert.notEqual(r.status, 'running', `run ${r.apply_id} never ended`);
     for (const i of incarnations) {

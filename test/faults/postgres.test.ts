@@ -1,7 +1,9 @@
 // Fault: PostgreSQL stopped and started (a fast shutdown: every connection dropped, open transactions
-// aborted) during a live run, once mid-dispatch and once as the run reaches its commit. The keeper
+// aborted) during a live run: as the run starts (its render: the registry and the service read, no
+// step sent yet), mid-dispatch, and as the run reaches its commit. The keeper
 // runs on a private cluster (its own initdb on a free port), never the stack's. Expected: the run
 // ends ready or error_locked with a reason, never committed with a host not done, each step once.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { ledgerLines } from './history';
 import { startPrivatePostgres, type PrivatePostgres } from './private-deps';
@@ -34,6 +36,21 @@ describe('fault: PostgreSQL restarted during a run', function () {
     await pg.start();
     return Date.now() - t0;
   };
+
+  it('during render (stopped as the run is accepted, before any step): the run ends ready or locked, each step once', async () => {
+    const applyId = await rig.create('pg-render');
+    // At once after the 202: the workflow's first activities (render) meet the outage.
+    const t0 = Date.now();
+    await pg.stop();
+    const sent = rig.souls.reduce((a, s) => a + ledgerLines(s, applyId).length, 0);
+    assert.equal(sent, 0, 'no step had reached a soul when PostgreSQL stopped: the fault hit the render');
+    await new Promise((r) => setTimeout(r, 3000));
+    await pg.start();
+    const down = Date.now() - t0;
+    const t1 = Date.now();
+    const first = await settleAndCheck(rig, 'pg-render');
+    console.log(`      PostgreSQL down ${down} ms from the run's start (render); the run ended ${first} ${Date.now() - t1} ms after it was back`);
+  });
 
   it('mid-dispatch: the run ends ready or locked, each step once, nothing half-committed', async () => {
     const applyId = await rig.create('pg-dispatch');

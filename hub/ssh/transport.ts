@@ -3,7 +3,8 @@
 // failure stops there with nothing run on the host:
 //   1. the private key is read from the secrets store (credential_ref), kept only in this call;
 //   2. the connection is made with the pinned host key (a different key: "host key changed");
-//   3. `hostname -f` on the host must print the SID (a host answering under another name is not it);
+//   3. the host's FQDN must be the SID (a host answering under another name is not it), by the rule
+//      the agent uses (ARCHITECTURE 4): the hostname when it has a dot, else `hostname -f`;
 //   4. the soul's facts come back (`soul facts`, or the hello of `soul apply`) and are recorded.
 // Steps then go to one `soul apply` per host per dispatch, over the same connection: the soul's
 // own state modules and ledger apply them. At most `maxSessions` connections are open at once
@@ -34,6 +35,9 @@ export interface SshTransportOptions {
 export interface CheckResult { reachable: boolean; reason: string | null; facts: Record<string, unknown> | null; checked_at: string }
 
 /** `'...'` for the remote shell: every value the keeper puts in a command line goes through this. */
+/** The SID rule of agent/fqdn.ts, as a POSIX shell line: the hostname if it has a dot, else `hostname -f`. */
+const FQDN_COMMAND = 'h=$(hostname); case "$h" in *.*) echo "$h" ;; *) hostname -f ;; esac';
+
 export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function createSshTransport(opts: SshTransportOptions) {
@@ -60,9 +64,9 @@ export function createSshTransport(opts: SshTransportOptions) {
   async function reach(sid: string, ssh: SshSettings): Promise<SshConnection> {
     const conn = await connectSsh(ssh, await privateKey(ssh), { timeoutMs: opts.connectTimeoutMs });
     try {
-      const r = await conn.exec('hostname -f', { timeoutMs: opts.commandTimeoutMs });
+      const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs });
       const fqdn = r.stdout.trim().toLowerCase().replace(/\.$/, '');
-      if (r.code !== 0) throw new SshFailure(`\`hostname -f\` failed on the host (exit ${r.code}): ${r.stderr.trim().slice(0, 200)}`);
+      if (r.code !== 0) throw new SshFailure(`the host's FQDN could not be read (exit ${r.code}): ${r.stderr.trim().slice(0, 200)}`);
       if (fqdn !== sid) throw new SshFailure(`wrong host: ${ssh.address}:${ssh.port} says its FQDN is "${fqdn.slice(0, 253)}", not ${sid}`);
       return conn;
     } catch (err) {

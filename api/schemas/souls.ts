@@ -71,7 +71,7 @@ export const soulSchema = named('Soul', {
       ...nullableTimestampSchema,
       description: 'expiry of the unused bootstrap token; null when none is outstanding, a past time when it expired unused',
     },
-    ssh: { ...sshSettingsSchema, type: ['object', 'null'], description: 'transport `ssh`: the connection settings (no key material); null for agents' },
+    ssh: { anyOf: [sshSettingsSchema, { type: 'null' }], description: 'transport `ssh`: the connection settings (no key material); null for agents' },
     last_contact_at: { ...nullableTimestampSchema, description: 'transport `ssh`: the last successful connection (dispatch or check)' },
     last_error: { type: ['string', 'null'], description: 'transport `ssh`: why the last connection failed; null after a success' },
   },

@@ -8,14 +8,13 @@ export class Slots {
   /** Resolves with a release function once a slot is free (released at most once). */
   async take(signal?: AbortSignal): Promise<() => void> {
     while (this.used >= this.max) {
-      if (signal?.aborted) {
-        // A wake-up this waiter took is handed on, so no other waiter is left asleep beside a free slot.
-        if (this.used < this.max) this.waiting.shift()?.();
-        throw new Error('cancelled while waiting for an SSH session slot');
-      }
+      if (signal?.aborted) throw new Error('cancelled while waiting for an SSH session slot');
       await new Promise<void>((resolve) => {
-        this.waiting.push(resolve);
-        signal?.addEventListener('abort', () => resolve(), { once: true });
+        const wake = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
+        // A cancelled waiter leaves the queue, so a release never wakes a waiter that is gone.
+        const onAbort = () => { const i = this.waiting.indexOf(wake); if (i >= 0) this.waiting.splice(i, 1); resolve(); };
+        this.waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
     }
     this.used++;

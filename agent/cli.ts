@@ -1,4 +1,5 @@
-// The `soul` command: `init` (onboard this host once) and `run` (hold the stream).
+// The `soul` command: `init` (onboard this host once), `run` (hold the stream), and for push mode over
+// SSH `apply` (steps on stdin, one shot) and `facts` (agent/oneshot.ts).
 // Exit codes: 0 done, 1 the command failed (reason and fix on stderr), 2 usage or configuration.
 import yargs from 'yargs';
 import { createLogger } from '../common/logger';
@@ -6,6 +7,7 @@ import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
 import { soulInit } from './init';
 import { soulRun } from './run';
+import { DEFAULT_SSH_STATE_DIR, soulApply, soulFacts } from './oneshot';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
 const NO_TOKEN = new SoulError('no bootstrap token',
@@ -67,7 +69,13 @@ export function main(args: string[]): void {
     .command('run', 'hold the event stream to the keeper',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to the soul configuration (YAML)' }),
       (argv) => runRun(argv).catch(fail))
-    .demandCommand(1, 'name a command: init or run')
+    .command('apply', 'push mode (SSH): apply step requests read as JSON lines on stdin with the ledger, answer on stdout',
+      (y) => y.option('state-dir', { type: 'string', default: DEFAULT_SSH_STATE_DIR, describe: 'folder of the ledger (<state-dir>/<sid>/ledger)' }),
+      (argv) => soulApply({ stateDir: argv['state-dir'], input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail))
+    .command('facts', 'print this host\'s SID and soulprint as one JSON line',
+      (y) => y,
+      () => soulFacts({ output: process.stdout }).then(() => process.exit(0), fail))
+    .demandCommand(1, 'name a command: init, run, apply or facts')
     .strict()
     .fail((msg, err) => {
       if (err) fail(err);

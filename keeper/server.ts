@@ -9,6 +9,7 @@ import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
 import type { ScenarioPort } from '../runs/activities/scenario-port';
 import { createRunComponents } from '../runs/components';
+import { createSshTransport } from '../hub/ssh/transport';
 import { startAll, type Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
 import { kidClaim } from './kid-claim';
@@ -41,8 +42,13 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     const hub = createHubComponents(runtime, metrics);
     // Incarnation runs: the API starts workflows through `runs.temporal`; the workers dispatch through the hub.
     // The API checks a run against its service before starting it, with the same engine the workers use.
-    const runs = createRunComponents({ runtime, sessions: hub.sessions, scenario: overrides.scenario });
-    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario };
+    // Push mode: hosts registered with transport ssh are reached by this keeper over SSH (docs/ssh.md).
+    const ssh = createSshTransport({
+      db: runtime.db, log, secrets: runtime.secrets, maxSessions: config.ssh.max_sessions, connectTimeoutMs: config.ssh.connect_timeout_ms,
+      commandTimeoutMs: config.ssh.command_timeout_ms, soulCommand: config.ssh.soul_command, stateDir: config.ssh.state_dir,
+    });
+    const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
+    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario, ssh };
 
     const app = express();
     app.disable('x-powered-by');

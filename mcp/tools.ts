@@ -16,7 +16,14 @@ export interface ToolMapping {
 export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'list-souls', method: 'get', path: '/v1/souls' },
   { name: 'get-soul', method: 'get', path: '/v1/souls/{sid}' },
-  { name: 'register-soul', method: 'post', path: '/v1/souls', hint: 'The bootstrap token in the answer is shown once.' },
+  {
+    name: 'register-soul', method: 'post', path: '/v1/souls',
+    hint: 'Transport agent: the bootstrap token in the answer is shown once. Transport ssh: give the ssh block (address, user, host_key, credential_ref); no token.',
+  },
+  {
+    name: 'check-soul', method: 'post', path: '/v1/souls/{sid}/check',
+    hint: 'SSH hosts only: connects now, verifies the pinned host key and the FQDN, and reports the facts (or the reason it could not).',
+  },
   {
     name: 'issue-token', method: 'post', path: '/v1/souls/{sid}/issue-token',
     hint: 'Without `force: true` an active token is a conflict (409); with it the old token is marked used and a new one issued.',

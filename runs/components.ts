@@ -1,8 +1,8 @@
 // What the keeper process adds for incarnation runs: the Temporal client (used by the API to start
 // runs) and the two workers (runs/worker.ts). Listed after the hub's components, so at shutdown
 // the workers stop before the soul sessions they dispatch through.
-import { presenceLocator } from './activities/presence-lookup';
-import type { StepSender } from './activities/deps';
+import { presenceLocator, transportLocator } from './activities/presence-lookup';
+import type { PushTransport, StepSender } from './activities/deps';
 import { defaultScenarioPort } from './activities/scenario-adapter';
 import type { ScenarioPort } from './activities/scenario-port';
 import type { Component } from '../platform/component';
@@ -15,6 +15,8 @@ import { temporalWorkersComponent } from './worker';
 export interface RunComponentsOptions {
   runtime: RuntimeWithCache;
   sessions: StepSender;
+  /** Hosts registered with transport ssh (hub/ssh); absent: only agents are reached. */
+  push?: PushTransport;
   /** Replaces the scenario engine (tests); default: scenario/ through runs/activities/scenario-adapter.ts. */
   scenario?: ScenarioPort;
 }
@@ -25,6 +27,8 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
   const temporal = createTemporalClientHolder(config);
   const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), { policy: config.services.git, secrets: opts.runtime.secrets });
   const locate = presenceLocator(cache);
+  // Routing: agents go to the keeper holding their stream, SSH hosts to this keeper (it can reach them).
+  const route = opts.push ? transportLocator(db, locate, config.kid) : locate;
   // Secret markers: render and dispatch derive each run's nonce from the cluster's signing key.
   const secretCfg = { nonceKey: opts.runtime.signingKey, scenarioPrefix: config.secretstore.scenario_prefix };
   return {
@@ -34,8 +38,9 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
       temporalClientComponent(config, temporal),
       temporalWorkersComponent({
         address: config.temporal.address, tls: temporalTlsOptions(config.temporal.tls), namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg },
-        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets } },
+        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg },
+        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets },
+          ...(opts.push ? { push: opts.push } : {}) },
       }),
     ],
   };

@@ -54,6 +54,8 @@ ensure_packages() {
   command -v socat >/dev/null 2>&1 || missing+=(socat)
   # Browser tests of /docs and /ui drive Debian's headless Chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  # Push mode over SSH: the tests start real sshd instances (test/ssh) and make keys with ssh-keygen.
+  { [ -x /usr/sbin/sshd ] && command -v ssh-keygen >/dev/null 2>&1; } || missing+=(openssh-server)
   if [ ${#missing[@]} -gt 0 ]; then
     local t0=$SECONDS apt_log="$STATE/logs/apt.log"
     log "installing Debian packages (first time only, about 2 minutes): ${missing[*]}; log: $apt_log"

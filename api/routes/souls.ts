@@ -1,6 +1,7 @@
 // Souls: register (with the first bootstrap token), list, get, and bootstrap token reissue.
 // Bootstrap tokens appear in a response body exactly once and are never logged.
 import { countSoulsByStatus, deleteSoul, getSouls, listSouls, registerSoul, revokeSoul, type SoulRecord } from '../../db/repos/souls';
+import { registerSshHost, soulCheckSchema } from './souls-ssh';
 import { publishRevoked } from '../../hub/revocations';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
@@ -10,7 +11,7 @@ import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { FQDN_PATTERN } from '../schemas/common';
 import {
-  RESERVED_TRANSPORTS, issueTokenBody, issueTokenQuery, issuedTokenSchema, listSoulsQuery, registerSoulBody, registeredSoulSchema,
+  issueTokenBody, issueTokenQuery, issuedTokenSchema, listSoulsQuery, registerSoulBody, registeredSoulSchema,
   sidParams, soulListSchema, soulSchema, type ListSoulsQuery, type RegisterSoulInput,
 } from '../schemas/souls';
 
@@ -30,6 +31,12 @@ export function soulView(s: SoulRecord) {
     sid: s.sid, transport: s.transport, covens: s.covens, status: s.status, connected_kid: s.connected_kid,
     soulprint: s.soulprint, last_seen_at: iso(s.last_seen_at), onboarded_at: iso(s.onboarded_at), cert_not_after: iso(s.cert_not_after), revoked_at: iso(s.revoked_at), created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(), bootstrap_token_expires_at: iso(s.bootstrap_token_expires_at),
+    // The block as registered: address, user, pinned key, the key's reference; never key material.
+    ssh: s.ssh === null ? null : {
+      address: s.ssh.address, port: s.ssh.port, user: s.ssh.user, host_key: s.ssh.host_key, credential_ref: s.ssh.credential_ref,
+      sudo: s.ssh.sudo, trust_on_first_use: s.ssh.trust_on_first_use,
+    },
+    last_contact_at: iso(s.last_contact_at), last_error: s.last_error,
   };
 }
 
@@ -37,14 +44,17 @@ export const soulRoutes = [
   defineRoute<Record<string, never>, Record<string, never>, RegisterSoulInput>({
     method: 'post', path: '/v1/souls', operationId: 'registerSoul', tag: 'Souls', permission: 'souls:create',
     summary: 'Register a host',
-    description: 'Creates the soul with status `pending` and returns its bootstrap token once. Run `soul init --token=<token>` on the host within the TTL (24h by default).',
+    description: 'Creates the soul with status `pending`. Transport `agent`: returns its bootstrap token once; run `soul init --token=<token>` ' +
+      'on the host within the TTL (24h by default). Transport `ssh` (push mode, docs/ssh.md): needs the `ssh` block (address, user, pinned ' +
+      'host key, `credential_ref` of the private key in the secrets store); no token is created.',
     body: { schema: registerSoulBody, required: true },
-    responses: { 201: { description: 'registered; the bootstrap token is in the body, shown once', schema: registeredSoulSchema } },
+    responses: { 201: { description: 'registered; for transport agent the bootstrap token is in the body, shown once', schema: registeredSoulSchema } },
     async handler({ body, deps }) {
-      if (RESERVED_TRANSPORTS.includes(body.transport)) {
-        throw problems.invalid(`transport ${body.transport} is reserved and not supported yet; use transport agent`,
-          [{ path: '/body/transport', message: `transport ${body.transport} is reserved and not supported yet` }]);
+      if (body.transport === 'ssh') {
+        const soul = await registerSshHost(deps.runtime.db, body);
+        return { status: 201, body: soulView(soul), headers: { Location: `/v1/souls/${soul.sid}` } };
       }
+      if (body.ssh !== undefined) throw problems.invalid('the ssh block is for transport ssh', [{ path: '/body/ssh', message: 'only with transport ssh' }]);
       const { soul, token, expiresAt } = await registerSoul(deps.runtime.db, body, { tokenTtlMs: deps.runtime.config.auth.bootstrap_token_ttl_ms });
       return {
         status: 201,
@@ -110,7 +120,8 @@ export const soulRoutes = [
     method: 'post', path: '/v1/souls/{sid}/issue-token', operationId: 'issueBootstrapToken', tag: 'Souls', permission: 'souls:issue-token',
     summary: 'Reissue a bootstrap token',
     description: 'Issues a new bootstrap token for a registered host. While an unused, unexpired token exists the answer is 409, ' +
-      'unless `force` is true (as `?force=true` or the body `{"force": true}`): then the old token is marked used and a new one issued.',
+      'unless `force` is true (as `?force=true` or the body `{"force": true}`): then the old token is marked used and a new one issued. ' +
+      'A soul with transport `ssh` has no token: 409, with or without force.',
     params: sidParams, query: issueTokenQuery, body: { schema: issueTokenBody, required: false },
     responses: { 201: { description: 'the new token, shown once', schema: issuedTokenSchema } },
     async handler({ params, query, body, deps }) {
@@ -118,6 +129,22 @@ export const soulRoutes = [
       const { token, expiresAt } = await issueBootstrapToken(deps.runtime.db, params.sid,
         { force, ttlMs: deps.runtime.config.auth.bootstrap_token_ttl_ms });
       return { status: 201, body: { sid: params.sid, bootstrap_token: token, bootstrap_token_expires_at: expiresAt.toISOString() } };
+    },
+  }),
+  defineRoute<{ sid: string }>({
+    method: 'post', path: '/v1/souls/{sid}/check', operationId: 'checkSoul', tag: 'Souls', permission: 'souls:check',
+    summary: 'Check an SSH host',
+    description: 'Transport `ssh`: connects now, verifies the pinned host key and that the host\'s FQDN is the SID, and reads its facts ' +
+      '(stored as the soulprint the next render sees). The outcome is recorded as `last_contact_at` or `last_error`. 409 for an agent soul.',
+    params: sidParams,
+    responses: { 200: { description: 'the outcome; `reachable` false with the reason when the host could not be used', schema: soulCheckSchema } },
+    async handler({ params, deps }) {
+      const soul = await readSoul(deps.runtime.db, params.sid);
+      if (!soul) throw problems.notFound(`soul ${params.sid} is not registered`);
+      if (soul.transport !== 'ssh') throw problems.conflict(`soul ${params.sid} uses transport ${soul.transport}: its presence is its stream; check is for transport ssh`);
+      if (!deps.ssh) throw problems.unavailable('this keeper has no SSH transport configured');
+      const r = await deps.ssh.check(params.sid);
+      return { status: 200, body: { sid: params.sid, ...r } };
     },
   }),
 ];

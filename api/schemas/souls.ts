@@ -5,7 +5,37 @@ import {
 } from './common';
 
 export const TRANSPORTS = ['agent', 'ssh'] as const;
-export const RESERVED_TRANSPORTS: readonly string[] = ['ssh'];
+
+/** The SSH block as stored and shown: connection settings and the key's reference, never a key. */
+export const sshSettingsSchema = named('SoulSsh', {
+  type: 'object', additionalProperties: false,
+  required: ['address', 'port', 'user', 'host_key', 'credential_ref', 'sudo', 'trust_on_first_use'],
+  description: 'transport `ssh` only: how the keeper reaches the host (docs/ssh.md). The private key stays in the secrets store.',
+  properties: {
+    address: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'host name or IP address sshd listens on' },
+    port: { type: 'integer', minimum: 1, maximum: 65535 },
+    user: { type: 'string', pattern: '^[a-z_][a-z0-9_.-]{0,31}$', description: 'the login user; with `sudo`, steps run through `sudo -n`' },
+    host_key: {
+      type: ['string', 'null'], maxLength: 16384,
+      description: "the host's pinned public key (`<type> <base64>`, as in known_hosts or /etc/ssh/ssh_host_*_key.pub); null until a trust-on-first-use soul is first reached",
+    },
+    credential_ref: { type: 'string', description: '`secretstore:<path>#<field>`: where the private key is kept; read at connect time only' },
+    sudo: { type: 'boolean' },
+    trust_on_first_use: { type: 'boolean', description: 'the operator asked to record the first host key seen instead of pinning one' },
+  },
+} as const satisfies ObjectSchema);
+
+const sshInputSchema = named('RegisterSoulSsh', {
+  type: 'object', additionalProperties: false, required: ['address', 'user', 'credential_ref'],
+  properties: {
+    ...sshSettingsSchema.properties,
+    port: { ...sshSettingsSchema.properties.port, default: 22 },
+    host_key: { type: 'string', minLength: 1, maxLength: 16384, description: "the host's public key to pin (`<type> <base64> [comment]`); required unless trust_on_first_use" },
+    credential_ref: { type: 'string', minLength: 1, maxLength: 700, pattern: '^secretstore:', description: '`secretstore:<path>#<field>` holding the OpenSSH private key' },
+    sudo: { type: 'boolean', default: false, description: 'run steps as root through `sudo -n` (for a non-root user)' },
+    trust_on_first_use: { type: 'boolean', default: false, description: 'no host_key: record the first key seen (recorded and shown; pinning is the safe default)' },
+  },
+} as const satisfies ObjectSchema);
 
 const covensSchema = {
   type: 'array', items: labelSchema, maxItems: 64, uniqueItems: true,
@@ -16,7 +46,8 @@ const statusSchema = { type: 'string', enum: [...SOUL_STATUSES] } as const;
 
 export const soulSchema = named('Soul', {
   type: 'object', additionalProperties: false,
-  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'cert_not_after', 'revoked_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at'],
+  required: ['sid', 'transport', 'covens', 'status', 'connected_kid', 'soulprint', 'last_seen_at', 'onboarded_at', 'cert_not_after', 'revoked_at', 'created_at', 'updated_at', 'bootstrap_token_expires_at',
+    'ssh', 'last_contact_at', 'last_error'],
   properties: {
     sid: sidSchema,
     transport: { type: 'string' },
@@ -40,6 +71,9 @@ export const soulSchema = named('Soul', {
       ...nullableTimestampSchema,
       description: 'expiry of the unused bootstrap token; null when none is outstanding, a past time when it expired unused',
     },
+    ssh: { anyOf: [sshSettingsSchema, { type: 'null' }], description: 'transport `ssh`: the connection settings (no key material); null for agents' },
+    last_contact_at: { ...nullableTimestampSchema, description: 'transport `ssh`: the last successful connection (dispatch or check)' },
+    last_error: { type: ['string', 'null'], description: 'transport `ssh`: why the last connection failed; null after a success' },
   },
 } as const satisfies ObjectSchema);
 
@@ -58,8 +92,9 @@ export const registerSoulBody = named('RegisterSoul', {
   type: 'object', additionalProperties: false, required: ['sid', 'transport', 'covens'],
   properties: {
     sid: sidSchema,
-    transport: { type: 'string', enum: [...TRANSPORTS], description: '`agent`; `ssh` is reserved and answers 400' },
+    transport: { type: 'string', enum: [...TRANSPORTS], description: '`agent` (a resident soul onboarded with a bootstrap token) or `ssh` (push mode: needs `ssh`, no token)' },
     covens: covensSchema,
+    ssh: sshInputSchema,
   },
 } as const satisfies ObjectSchema);
 
@@ -70,7 +105,8 @@ export const bootstrapTokenProperties = {
 
 export const registeredSoulSchema = named('RegisteredSoul', {
   type: 'object', additionalProperties: false,
-  required: [...soulSchema.required, 'bootstrap_token'],
+  required: [...soulSchema.required],
+  description: 'the registered soul; `bootstrap_token` for transport agent only (an SSH host has none)',
   properties: { ...soulSchema.properties, ...bootstrapTokenProperties },
 } as const satisfies ObjectSchema);
 
@@ -104,5 +140,6 @@ export const issueTokenBody = named('IssueBootstrapToken', {
   type: 'object', additionalProperties: false, properties: { force: forceSchema },
 } as const satisfies ObjectSchema);
 
-export interface RegisterSoulInput { sid: string; transport: (typeof TRANSPORTS)[number]; covens: string[] }
+export interface RegisterSshInput { address: string; port: number; user: string; host_key?: string; credential_ref: string; sudo: boolean; trust_on_first_use: boolean }
+export interface RegisterSoulInput { sid: string; transport: (typeof TRANSPORTS)[number]; covens: string[]; ssh?: RegisterSshInput }
 export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number]; sid?: string; counts: boolean }

@@ -37,9 +37,15 @@ export function issueBootstrapToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const now = opts.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    const soul = (await trx('souls').select('sid', 'status', 'onboarded_at').where({ sid }).forUpdate().first()) as
-      { sid: string; status: string; onboarded_at: Date | null } | undefined;
+    const soul = (await trx('souls').select('sid', 'status', 'onboarded_at', 'transport').where({ sid }).forUpdate().first()) as
+      { sid: string; status: string; onboarded_at: Date | null; transport: string } | undefined;
     if (!soul) throw new RepoNotFound(`soul ${sid} is not registered`);
+    // An SSH host is reached with the key its registration names; a token could only onboard an
+    // agent beside it under the same SID. Not even `force` makes one (docs/ssh.md).
+    if (soul.transport === 'ssh') {
+      throw new RepoConflict('ssh-transport', `soul ${sid} uses transport ssh: it has no bootstrap token and no agent to onboard; ` +
+        'to run the agent on this host instead, delete the soul and register it again with transport agent');
+    }
     // A token for a soul that already holds a certificate (or was revoked) onboards it anew and
     // replaces its identity: only on purpose.
     if (!opts.force && (soul.status === 'revoked' || soul.onboarded_at !== null)) {

@@ -27,6 +27,27 @@ export interface SoulRecord {
   updated_at: Date;
   /** Expiry of the unused bootstrap token, if one exists (a past time means it expired unused). */
   bootstrap_token_expires_at: Date | null;
+  /** Transport `ssh` only (null for agents): how the keeper reaches the host. No key material. */
+  ssh: SshSettings | null;
+  /** Transport `ssh`: the last successful connection, and the last failure (cleared by a success). */
+  last_contact_at: Date | null;
+  last_error: string | null;
+}
+
+/**
+ * How a keeper reaches an SSH host (issue 15). `credential_ref` names the private key in the secrets
+ * store (`secretstore:<path>#<field>`); the key is read at connect time and kept nowhere.
+ * `host_key` is the pinned public key (`<type> <base64>`); null only while `trust_on_first_use`
+ * waits for the first connection, which records the key it saw.
+ */
+export interface SshSettings {
+  address: string;
+  port: number;
+  user: string;
+  host_key: string | null;
+  credential_ref: string;
+  sudo: boolean;
+  trust_on_first_use: boolean;
 }
 
 export interface SoulFilter { coven?: string; status?: SoulStatus; /** case-insensitive part of the SID */ sid?: string }
@@ -56,7 +77,7 @@ function selectSouls(db: Knex): Knex.QueryBuilder {
   return db('souls as s')
     .leftJoin('bootstrap_tokens as bt', function joinActive() { this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at'); })
     .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial', 's.cert_not_after', 's.revoked_at',
-      's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at');
+      's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at', 's.ssh', 's.last_contact_at', 's.last_error');
 }
 
 /**
@@ -76,6 +97,44 @@ export async function registerSoul(
     const soul = (await selectSouls(trx).where('s.sid', input.sid).first()) as SoulRecord;
     return { soul, token, expiresAt };
   });
+}
+
+/**
+ * Registers a soul reached over SSH: no bootstrap token (there is nothing to onboard), status
+ * `pending` until the first successful connection. Throws RepoConflict('duplicate') when the SID is taken.
+ */
+export async function registerSshSoul(db: Knex, input: { sid: string; covens: string[]; ssh: SshSettings }, now = new Date()): Promise<SoulRecord> {
+  const inserted = await db('souls')
+    .insert({ sid: input.sid, transport: 'ssh', covens: input.covens, status: 'pending', ssh: JSON.stringify(input.ssh), created_at: now, updated_at: now })
+    .onConflict('sid').ignore().returning('sid');
+  if (inserted.length === 0) throw new RepoConflict('duplicate', `soul ${input.sid} is already registered`);
+  return (await selectSouls(db).where('s.sid', input.sid).first()) as SoulRecord;
+}
+
+/**
+ * A successful SSH contact: the facts it read, the host key it saw (recorded only when none is
+ * pinned yet, i.e. trust on first use), the error cleared. A pending soul becomes `disconnected`:
+ * known and reachable on demand, with no stream held.
+ */
+export async function recordSshContact(db: Knex, sid: string, soulprint: Record<string, unknown>, seenHostKey: string | null, now = new Date()): Promise<void> {
+  await db('souls').where({ sid, transport: 'ssh' }).update({
+    soulprint: soulprint as never, last_contact_at: now, last_error: null, last_seen_at: now, updated_at: now,
+    onboarded_at: db.raw('coalesce(onboarded_at, ?)', [now]),
+    status: db.raw(`case when status = 'pending' then 'disconnected' else status end`),
+    ...(seenHostKey === null ? {} : { ssh: db.raw(`case when ssh->>'host_key' is null then jsonb_set(ssh, '{host_key}', to_jsonb(?::text)) else ssh end`, [seenHostKey]) }),
+  });
+}
+
+/** A failed SSH contact: the reason, shown by the registry until the next success. */
+export async function recordSshError(db: Knex, sid: string, reason: string, now = new Date()): Promise<void> {
+  await db('souls').where({ sid, transport: 'ssh' }).update({ last_error: reason.slice(0, 2000), updated_at: now });
+}
+
+/** The SSH souls among `sids`, with their settings. */
+export async function sshSouls(db: Knex, sids: readonly string[]): Promise<Map<string, SshSettings>> {
+  if (sids.length === 0) return new Map();
+  const rows = (await db('souls').select('sid', 'ssh').where({ transport: 'ssh' }).whereIn('sid', sids as string[])) as { sid: string; ssh: SshSettings }[];
+  return new Map(rows.map((r) => [r.sid, r.ssh]));
 }
 
 export async function getSoul(db: Knex, sid: string): Promise<SoulRecord | undefined> {

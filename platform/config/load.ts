@@ -141,6 +141,10 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
     api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },
     hub: { accept_rate: { per_second: raw.hub.accept_rate.per_second, burst: raw.hub.accept_rate.burst } },
+    ssh: {
+      max_sessions: raw.ssh.max_sessions, connect_timeout_ms: parseDuration(raw.ssh.connect_timeout), command_timeout_ms: parseDuration(raw.ssh.command_timeout),
+      soul_command: raw.ssh.soul_command, state_dir: raw.ssh.state_dir,
+    },
     otel: raw.otel,
   };
 }

@@ -199,6 +199,18 @@ export const configSchema = {
         lease_ttl: { ...duration, default: '3500ms' },
       },
     },
+    ssh: {
+      type: 'object', additionalProperties: false, default: {},
+      description: 'push mode over SSH (docs/ssh.md)',
+      properties: {
+        // Each open session is an ssh2 connection (crypto in this process): 8 keeps two cores responsive.
+        max_sessions: { type: 'integer', minimum: 1, maximum: 1024, default: 8 },
+        connect_timeout: { ...duration, default: '10s' },
+        command_timeout: { ...duration, default: '30s' },
+        soul_command: { type: 'string', minLength: 1, maxLength: 1024, default: 'soul' },
+        state_dir: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^/', default: '/var/lib/soul/ssh' },
+      },
+    },
     otel: {
       type: 'object', additionalProperties: false, default: {},
       properties: { enabled: { type: 'boolean', default: false }, endpoint: { type: 'string' } },

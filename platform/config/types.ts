@@ -44,5 +44,7 @@ export interface KeeperConfig {
   api: { rate_limit: { requests_per_second: number; burst: number } };
   reaper: { interval_ms: number; lease_ttl_ms: number };
   hub: { accept_rate: { per_second: number; burst: number } };
+  /** Push mode over SSH (docs/ssh.md). */
+  ssh: { max_sessions: number; connect_timeout_ms: number; command_timeout_ms: number; soul_command: string; state_dir: string };
   otel: { enabled: boolean; endpoint?: string };
 }

@@ -14,6 +14,17 @@ export interface StepSender {
   isConnected(sid: string): boolean;
 }
 
+/**
+ * The transport seam for hosts without a stream (push mode over SSH, hub/ssh): the dispatch activity
+ * asks which SIDs it owns, opens each such host once per dispatch and sends its steps through the
+ * channel exactly as through the agent stream. An `open` that throws leaves the host `unknown`
+ * with the error's message as the reason, and nothing was run there.
+ */
+export interface PushTransport {
+  owns(sids: string[]): Promise<Set<string>>;
+  open(sid: string, signal: AbortSignal): Promise<StepSender & { close(): Promise<void> }>;
+}
+
 /** Which keeper holds each soul's stream right now (the presence lease), null when none does. */
 export type LocateSouls = (sids: string[]) => Promise<(string | null)[]>;
 
@@ -45,4 +56,6 @@ export interface DispatchActivityDeps {
   reconnectGraceMs?: number;
   /** Reads the secrets a plan's markers name, at send time (runs/activities/secrets.ts). */
   secrets?: DispatchSecrets;
+  /** Hosts registered with transport ssh; absent: this keeper reaches only agents. */
+  push?: PushTransport;
 }

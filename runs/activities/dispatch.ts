@@ -2,6 +2,9 @@
 // keeper holds the souls' streams. Applies each host's plan (bounded concurrency), writes the
 // per-step report as it goes, and heartbeats so a killed keeper is noticed within the heartbeat
 // timeout; the retry re-sends the same step keys and the souls' ledgers answer them.
+// This is the transport seam: a host registered with transport ssh is opened through `deps.push`
+// (hub/ssh) instead of waiting for its stream, and its steps then go through the same applyHost;
+// workflows, render and the run report never learn which transport a host uses.
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../../db/repos/incarnations';
@@ -43,6 +46,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const inc = run && await getIncarnation(deps.db, run.incarnation);
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
+      // Hosts reached by push (SSH) have no stream to wait for: each is opened once, below.
+      const pushed = deps.push ? await deps.push.owns(sids) : new Set<string>();
       // Values are read now, for this dispatch only, and never written back (issue 12).
       const secrets = await resolvePlanSecrets(deps.secrets, applyId, plans);
       // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
@@ -75,7 +80,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             const sid = sids[next++];
             const plan = plans.get(sid);
             if (!plan) { out.unknown.push(sid); hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }); continue; }
-            if (await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
+            if (!pushed.has(sid) && await awaitSession(sid, signal) === 'moved') { out.moved.push(sid); continue; }
             const hs = secrets.get(sid);
             if (hs?.error) {
               // Nothing is sent to a host whose secrets cannot be read: it fails whole, with the reason.
@@ -87,12 +92,26 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
               done++;
               continue;
             }
+            let channel: Awaited<ReturnType<NonNullable<typeof deps.push>['open']>> | undefined;
+            if (pushed.has(sid)) {
+              try {
+                channel = await deps.push!.open(sid, signal);
+              } catch (err) {
+                // Not reached (no connection, host key changed, wrong host, no soul there): nothing ran.
+                const now = new Date();
+                hostRows.push({ sid, status: 'unknown', kid: deps.kid, reason: `${(err as Error).message}; nothing was run on this host`, batch, started_at: now, finished_at: now });
+                out.unknown.push(sid);
+                done++;
+                continue;
+              }
+            }
+            const transport = channel ?? deps.sessions;
             const r = await applyHost({
-              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(deps.sessions, hs.values) : deps.sessions,
+              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(transport, hs.values) : transport,
               owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               // Exactly what render saw: the input with its defaults, the state, the soulprint.
               context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
-            });
+            }).finally(() => channel?.close());
             stepRows.push(...r.steps);
             hostRows.push({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt });
             if (r.status === 'ok') out.ok++;

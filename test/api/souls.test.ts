@@ -49,14 +49,15 @@ describe('Operator API: souls', function () {
     assertProblem(await api('POST', '/v1/souls/nobody.example.com/issue-token'), 404);
   });
 
-  it('refuses invalid registrations with a 400 naming each field, and ssh as reserved', async () => {
+  it('refuses invalid registrations with a 400 naming each field, and ssh without its ssh block', async () => {
     const bad = await api('POST', '/v1/souls', { body: { sid: 'shortname', transport: 'agent', covens: ['Web'] } });
     assertProblem(bad, 400);
     const paths = bad.body.errors.map((e: { path: string }) => e.path);
     assert.deepEqual(paths.sort(), ['/body/covens/0', '/body/sid']);
     assert.match(bad.body.errors.find((e: { path: string }) => e.path === '/body/sid').message, /fully qualified domain name/);
     const ssh = await api('POST', '/v1/souls', { body: { sid: 'ssh-host.example.com', transport: 'ssh', covens: [] } });
-    assertProblem(ssh, 400, /transport ssh is reserved and not supported yet/);
+    assertProblem(ssh, 400, /transport ssh needs the ssh block/);
+    assert.equal(ssh.body.errors[0].path, '/body/ssh');
     assertProblem(await api('GET', '/v1/souls/ssh-host.example.com'), 404);
     assertProblem(await api('GET', '/v1/souls/NOT_A_NAME'), 400);
   });

@@ -10,6 +10,21 @@ export interface Soul {
   sid: string; transport: string; covens: string[]; status: string; last_seen_at: string | null;
   connected_kid: string | null; soulprint?: Record<string, unknown> | null; bootstrap_token_expires_at: string | null;
   cert_not_after?: string | null;
+  /** Transport ssh: the connection settings (never key material), last contact and last error. */
+  ssh?: { address: string; port: number; user: string; host_key: string | null; credential_ref: string; sudo: boolean; trust_on_first_use: boolean } | null;
+  last_contact_at?: string | null; last_error?: string | null;
+}
+
+/** An SSH host has no certificate: its column says how it is reached and why the last attempt failed. */
+function SshReach({ soul }: { soul: Soul }) {
+  const ssh = soul.ssh!;
+  return (
+    <span data-testid="ssh">
+      ssh {ssh.user}@{ssh.address}:{ssh.port}{ssh.sudo ? ' (sudo)' : ''}
+      {ssh.trust_on_first_use && <span class="warn" title="the first host key seen was recorded instead of a pinned one"> · trust on first use</span>}
+      {soul.last_error && <div class="warn" data-testid="ssh-error">{soul.last_error}</div>}
+    </span>
+  );
 }
 
 /** The certificate's expiry: a connected soul renews it at two thirds of its lifetime (docs/certificates.md). */
@@ -163,10 +178,10 @@ export function Souls() {
                 <td>{s.sid}</td>
                 <td><StatusBadge status={s.status} /></td>
                 <td>{s.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td>
-                <td><Ago at={s.last_seen_at} now={now} /></td>
-                <td><CertExpiry at={s.cert_not_after} now={now} /></td>
+                <td><Ago at={s.ssh ? (s.last_contact_at ?? null) : s.last_seen_at} now={now} /></td>
+                <td>{s.ssh ? <SshReach soul={s} /> : <CertExpiry at={s.cert_not_after} now={now} />}</td>
                 <td><Soulprint print={s.soulprint} /></td>
-                <td>{s.status === 'pending' && <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>Reissue token</button>}</td>
+                <td>{s.status === 'pending' && !s.ssh && <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>Reissue token</button>}</td>
               </tr>
             ))}
           </tbody>

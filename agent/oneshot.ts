@@ -1,0 +1,79 @@
+// `soul apply` and `soul facts`: the soul without a stream, for push mode over SSH (docs/ssh.md).
+// The keeper runs `soul apply` once per host per dispatch over its SSH connection and feeds it step
+// requests as JSON lines on stdin; each answer is one JSON line on stdout. The steps go through the
+// same state modules and the same ledger code as `soul run`, so a dispatch retried after a keeper
+// crash replays the recorded results and applies nothing twice.
+//
+// Wire (one JSON object per line):
+//   out first  {"hello": {"sid", "soulprint"}}          or {"error": "..."} and exit 1
+//   in         {"id", "applyId", "stepIndex", "module", "params"}
+//   out        {"id", "changed", "ok", "output", "replayed"} or {"id", "error"}
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Writable, Readable } from 'node:stream';
+import { collectSoulprint } from './facts';
+import { findFqdn } from './fqdn';
+import { Ledger, LedgerLockedError, applyStep, createProcessRunner, createStateRegistry } from './state/index';
+
+/** Where `soul apply` keeps its ledger when the keeper names no other folder. */
+export const DEFAULT_SSH_STATE_DIR = '/var/lib/soul/ssh';
+/** A previous session's `soul apply` may still be finishing its step after its connection dropped. */
+const LOCK_WAIT_MS = 20_000;
+
+export interface OneShotIo { input: Readable; output: Writable }
+
+function line(out: Writable, v: unknown): Promise<void> {
+  return new Promise((resolve, reject) => out.write(`${JSON.stringify(v)}\n`, (err) => (err ? reject(err) : resolve())));
+}
+
+async function openLedger(dir: string): Promise<Ledger> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await Ledger.open(dir);
+    } catch (err) {
+      if (!(err instanceof LedgerLockedError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** `soul facts`: this host's SID and soulprint as one JSON line. */
+export async function soulFacts(io: Pick<OneShotIo, 'output'>): Promise<void> {
+  const sid = await findFqdn();
+  await line(io.output, { sid, soulprint: collectSoulprint(sid) });
+}
+
+/** `soul apply`: applies step requests from `input` until it ends; the ledger is <stateDir>/<sid>/ledger. */
+export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise<number> {
+  let sid: string;
+  let ledger: Ledger;
+  try {
+    sid = await findFqdn();
+    ledger = await openLedger(path.join(opts.stateDir, sid, 'ledger'));
+  } catch (err) {
+    await line(opts.output, { error: (err as Error).message });
+    return 1;
+  }
+  try {
+    const soulprint = collectSoulprint(sid);
+    const registry = createStateRegistry({ facts: { ...soulprint }, runner: createProcessRunner() });
+    await line(opts.output, { hello: { sid, soulprint } });
+    // One step at a time, in the order sent: the keeper sends a host's steps in order and waits.
+    for await (const text of readline.createInterface({ input: opts.input, crlfDelay: Infinity })) {
+      if (text.trim() === '') continue;
+      let id: unknown = null;
+      try {
+        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown };
+        id = req.id;
+        const out = await applyStep({ applyId: req.applyId, host: sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: false }, { registry, ledger });
+        await line(opts.output, { id, changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed });
+      } catch (err) {
+        await line(opts.output, { id, error: (err as Error).message });
+      }
+    }
+    return 0;
+  } finally {
+    await ledger.close();
+  }
+}

@@ -32,6 +32,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'revoke-soul', method: 'post', path: '/v1/souls/{sid}/revoke',
     hint: 'Cuts the host off at once (its stream closed, its certificate refused); bringing it back needs a forced token and soul init on the host.',
   },
+  {
+    name: 'change-soul-covens', method: 'patch', path: '/v1/souls/{sid}',
+    hint: 'Replaces the covens; a coven gained brings the ready incarnations of it to the host within seconds; the answer lists the incarnations the host leaves.',
+  },
   { name: 'list-services', method: 'get', path: '/v1/services' },
   { name: 'register-service', method: 'post', path: '/v1/services', hint: 'The repository is cloned and linted first: a missing repository, an unresolvable ref or a lint error is a 422 and nothing is stored.' },
   { name: 'list-service-versions', method: 'get', path: '/v1/services/{name}/versions' },

@@ -8,8 +8,9 @@ import { incarnationRoutes } from './incarnations';
 import { runEventRoutes } from './run-events';
 import { serviceVersionRoutes } from './service-versions';
 import { serviceRoutes } from './services';
+import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...runEventRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...runEventRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -41,3 +41,20 @@ export async function wasHostOf(db: Knex, applyId: string, sid: string): Promise
   const row = await db('run_hosts').select('sid').where({ apply_id: applyId, sid }).whereNot('status', 'pending').first();
   return row !== undefined;
 }
+
+/**
+ * Sets a soul's covens. When it gains a coven and is onboarded, it is converged again: the converger
+ * brings it the ready incarnations of its covens that it was not a host of (the others are found done).
+ * Returns the covens before, or undefined when the soul does not exist.
+ */
+export async function changeCovens(db: Knex, sid: string, covens: string[]): Promise<{ before: string[] } | undefined> {
+  return db.transaction(async (trx) => {
+    const row = (await trx('souls').select('covens', 'onboarded_at').where({ sid }).forUpdate().first()) as { covens: string[]; onboarded_at: Date | null } | undefined;
+    if (!row) return undefined;
+    const gains = covens.some((c) => !row.covens.includes(c));
+    await trx('souls').where({ sid }).update({
+      covens, updated_at: trx.fn.now(), ...(gains && row.onboarded_at !== null ? { converged_at: null } : {}),
+    });
+    return { before: row.covens };
+  });
+}

@@ -73,4 +73,27 @@ describe('runs: a new soul converges to the ready incarnations of its covens', f
     await new Promise((r) => setTimeout(r, 3000));
     assert.equal((await runsOf('conv-web')).length, 2);
   });
+
+  it('PATCH covens: a coven gained converges like a new soul; a coven lost reports the incarnations left', async () => {
+    const web2 = souls[2]!;
+    const bad = await api(k, 'PATCH', `/v1/souls/${web2.sid}`, { covens: ['Not A Label'] });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].path, '/body/covens/0');
+    const gain = await api(k, 'PATCH', `/v1/souls/${web2.sid}`, { covens: ['web', 'db'] });
+    assert.equal(gain.status, 200, JSON.stringify(gain.body));
+    assert.deepEqual([gain.body.gained_covens, gain.body.lost_covens, gain.body.converging, gain.body.left_incarnations], [['db'], [], true, []]);
+    assert.deepEqual(gain.body.soul.covens, ['web', 'db']);
+    const run = await waitFor('a converge run of conv-db on the soul that joined db', async () =>
+      (await runsOf('conv-db')).find((r) => Array.isArray(r.target_sids) && r.target_sids.includes(web2.sid)), 30_000, 200);
+    assert.equal((await settled(k, 'conv-db')).status, 'ready');
+    assert.equal((await api(k, 'GET', `/v1/incarnations/conv-db/runs/${run.apply_id}`)).body.status, 'succeeded');
+    assert.equal(fs.readFileSync(path.join(root, web2.sid, 'motd'), 'utf8'), 'hello db\n', 'the db note was written on it');
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal((await runsOf('conv-web')).length, 2, 'the web incarnation it already had is not run again');
+
+    const lose = await api(k, 'PATCH', `/v1/souls/${web2.sid}`, { covens: ['db'] });
+    assert.equal(lose.status, 200);
+    assert.deepEqual([lose.body.gained_covens, lose.body.lost_covens, lose.body.converging, lose.body.left_incarnations], [[], ['web'], false, ['conv-web']]);
+    assert.equal((await api(k, 'PATCH', '/v1/souls/nobody.keeper.test', { covens: ['web'] })).status, 404);
+  });
 });

@@ -62,7 +62,7 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
   const identity = peerIdentity(call.getAuthContext());
   if (!identity.ok) return refuse(deps, call, grpc.status.UNAUTHENTICATED, 'no_certificate', identity.reason);
   const sid = identity.sid;
-  const waitMs = acceptRate.take();
+  const waitMs = acceptRate.take(sid);
   if (waitMs > 0) return refuseBusy(deps, call, waitMs, sid);
   let session: Session | undefined;
   let ended = false;

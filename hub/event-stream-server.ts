@@ -1,7 +1,8 @@
 // listen.grpc.event_stream: mTLS against the PKI CA; one EventStream.Connect call per soul. The
 // handler decodes, checks, converts and hands over to Sessions; it holds no presence logic itself.
-// Order on a new stream: certificate -> accept rate (hub/accept-rate.ts) -> Hello (within HELLO_TIMEOUT_MS) -> soulprint names the same
-// host as the certificate -> the SID is a registered agent soul -> lease -> Welcome.
+// Order on a new stream: certificate -> accept rate (hub/accept-rate.ts) -> Hello (within
+// HELLO_TIMEOUT_MS) -> soulprint names the same host as the certificate -> the SID is a registered
+// agent soul -> lease -> Welcome.
 import * as grpc from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';

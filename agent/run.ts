@@ -3,8 +3,8 @@
 // soul waits an exponential, jittered delay (agent/backoff.ts) and starts again from the preferred
 // endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A keeper at
 // its accept rate (a reconnect storm) names when to come back: the soul tries its other endpoints,
-// then waits that long, jittered (agent/busy.ts), without growing its backoff, and never gives up. A soul told
-// goodbye{superseded} stops: another process holds this identity (docs/agents.md).
+// then waits that long, jittered (agent/busy.ts), without growing its backoff, and never gives up.
+// A soul told goodbye{superseded} stops: another process holds this identity (docs/agents.md).
 // Certificates rotate on the live stream (agent/rotation.ts); goodbye{rotated} means reconnect at
 // once with the staged identity, which becomes the main one once it has connected. A certificate
 // that expired while the soul was away cannot be renewed: the soul stops and says what to do.

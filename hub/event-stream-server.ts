@@ -1,7 +1,8 @@
 // listen.grpc.event_stream: mTLS against the PKI CA; one EventStream.Connect call per soul. The
 // handler decodes, checks, converts and hands over to Sessions; it holds no presence logic itself.
-// Order on a new stream: certificate -> Hello (within HELLO_TIMEOUT_MS) -> soulprint names the same
-// host as the certificate -> the SID is a registered agent soul -> lease -> Welcome.
+// Order on a new stream: certificate -> accept rate (hub/accept-rate.ts) -> Hello (within
+// HELLO_TIMEOUT_MS) -> soulprint names the same host as the certificate -> the SID is a registered
+// agent soul -> lease -> Welcome.
 import * as grpc from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
@@ -28,9 +29,7 @@ const HELLO_TIMEOUT_MS = 10_000;
 
 type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
 
-export interface EventStreamDeps extends SoulSigner {
-  config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf;
-}
+export interface EventStreamDeps extends SoulSigner { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf }
 
 function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
@@ -62,7 +61,7 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
   const identity = peerIdentity(call.getAuthContext());
   if (!identity.ok) return refuse(deps, call, grpc.status.UNAUTHENTICATED, 'no_certificate', identity.reason);
   const sid = identity.sid;
-  const waitMs = acceptRate.take();
+  const waitMs = acceptRate.take(sid);
   if (waitMs > 0) return refuseBusy(deps, call, waitMs, sid);
   let session: Session | undefined;
   let ended = false;

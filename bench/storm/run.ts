@@ -3,7 +3,9 @@
 // shutdown to every soul) and started again with the same config. Measured: time until every soul
 // has a new Welcome (from the stop, and from the new keeper's /readyz), the new keeper's peak RSS and
 // CPU (sampled from /proc every 250 ms), and how many streams it refused over hub.accept_rate.
-//   node --max-old-space-size=8192 dist/bench/storm/run.js [N ...]   (default: 1000 10000)
+//   node --max-old-space-size=8192 dist/bench/storm/run.js [N ...]   (default: 1000; 10,000 needs more than
+//   a shared 2-core machine with a one-process swarm, docs/reliability.md)
+//   STORM_ACCEPT_RATE=<per_second>/<burst> sets hub.accept_rate (default: the shipped one).
 // Writes bench/results/storm.json. Needs `make stack`. Keeper config: the shipped defaults (reaper,
 // hub.accept_rate), logging at error.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,8 +33,12 @@ function procSample(pid: number): { rssMb: number; hwmMb: number; cpuTicks: numb
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024, cpuTicks: Number(f[11]) + Number(f[12]) };
 }
 
+/** The keeper of the run in progress: killed if the bench itself is stopped (timeout, Ctrl-C). */
+let live: ChildProcess | undefined;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { live?.kill('SIGKILL'); process.exit(130); });
+
 function spawnKeeper(configFile: string): ChildProcess {
-  return spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${configFile}`],
+  return live = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${configFile}`],
     { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
@@ -59,9 +65,17 @@ async function until(what: string, ok: () => boolean, timeoutMs: number): Promis
   }
 }
 
+function acceptRateFromEnv(): { per_second: number; burst: number } | undefined {
+  const m = /^(\d+(?:\.\d+)?)\/(\d+)$/.exec(process.env.STORM_ACCEPT_RATE ?? '');
+  return m ? { per_second: Number(m[1]), burst: Number(m[2]) } : undefined;
+}
+
 async function runOnce(n: number): Promise<Record<string, unknown>> {
   const loadStart = round(os.loadavg()[0]!);
-  const files = await prepareKeeperConfig({ mutate: (doc) => { doc.logging = { level: 'error' }; delete doc.reaper; } });
+  const rate = acceptRateFromEnv();
+  const files = await prepareKeeperConfig({
+    mutate: (doc) => { doc.logging = { level: 'error' }; delete doc.reaper; if (rate) doc.hub = { accept_rate: rate }; },
+  });
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);
   await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: 'bench', ttlMs: 3_600_000, aid: 'bench', credentialOut: path.join(files.dir, 'admin.jwt') });
@@ -155,12 +169,14 @@ async function main(): Promise<void> {
   const ns = process.argv.slice(2).map(Number).filter((x) => x > 0);
   const out = path.join(repoRoot(), 'bench', 'results', 'storm.json');
   const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
-  const list = ns.length ? ns : [1000, 10000];
-  const runs = previous.filter((r) => !list.includes(r.n as number));
+  const list = ns.length ? ns : [1000];
+  const rate = JSON.stringify(acceptRateFromEnv() ?? null);
+  // One result per N and accept rate (null: the shipped default); a new run replaces its own.
+  const runs = previous.filter((r) => !(list.includes(r.n as number) && JSON.stringify(r.accept_rate_set ?? null) === rate));
   for (const n of list) {
     const r = await runOnce(n);
     console.log(JSON.stringify(r));
-    runs.push({ ...r, date: new Date().toISOString() });
+    runs.push({ ...r, accept_rate_set: acceptRateFromEnv() ?? null, date: new Date().toISOString() });
     runs.sort((a, b) => (a.n as number) - (b.n as number));
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify({ benchmark: 'storm', machine: `${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), shared`, runs }, null, 2) + '\n');

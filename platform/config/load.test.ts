@@ -129,4 +129,11 @@ describe('keeper configuration', () => {
     assert.deepEqual(problems({ ...valid(), services: { git: { schemes: ['ext'] } } }), ['services.git.schemes.0: must be one of https, http, ssh, git, file']);
     assert.deepEqual(problems({ ...valid(), services: { git: { hosts: ['evil host'] } } }), ['services.git.hosts.0: must be a host name, *.<domain>, an IP address, or * for any host']);
   });
+
+  it('defaults hub.accept_rate for 2 cores and refuses a rate that is not positive', () => {
+    assert.deepEqual(loadConfig(write(valid())).hub.accept_rate, { per_second: 200, burst: 400 });
+    assert.deepEqual(loadConfig(write({ ...valid(), hub: { accept_rate: { per_second: 2.5, burst: 5 } } })).hub.accept_rate, { per_second: 2.5, burst: 5 });
+    assert.deepEqual(problems({ ...valid(), hub: { accept_rate: { per_second: 0 } } }), ['hub.accept_rate.per_second: must be > 0']);
+    assert.deepEqual(problems({ ...valid(), hub: { accept_rate: { burst: 0 } } }), ['hub.accept_rate.burst: must be >= 1']);
+  });
 });

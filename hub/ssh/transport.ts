@@ -77,7 +77,7 @@ export function createSshTransport(opts: SshTransportOptions) {
 
   async function settings(sid: string): Promise<SshSettings> {
     const ssh = (await sshSouls(opts.db, [sid])).get(sid);
-    if (!ssh) throw new SshFailure(`soul ${sid} is not registered with transport ssh`);
+    if (!ssh) throw new SshFailure(`soul ${sid} is not an SSH soul the keeper may reach (not registered with transport ssh, or revoked)`);
     return ssh;
   }
 

@@ -25,7 +25,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<vo
 
 async function runOnce(n: number, maxSessions: number): Promise<Record<string, unknown>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ssh-'));
-  const rig = await startSshRig(root, { mutateSsh: { max_sessions: maxSessions } });
+  const rig = await startSshRig(root, { mutateSsh: { max_sessions: maxSessions, command_timeout: '60s' } });
   try {
     const sids: string[] = [];
     await pool(Array.from({ length: n }, (_, i) => i), 8, async () => { sids.push((await rig.host({ covens: ['bench'] })).sid); });

@@ -38,6 +38,7 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously with an apply_id: call get-run with `wait: "30s"` to get the report when the run ends.' },
   { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },
   { name: 'get-incarnation-history', method: 'get', path: '/v1/incarnations/{name}/history' },
+  { name: 'list-runs', method: 'get', path: '/v1/incarnations/{name}/runs', hint: 'Newest first, with cursors; each item has the apply_id to pass to get-run.' },
   { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml; accepted asynchronously with an apply_id (follow it with get-run and `wait`).' },
   {
     name: 'get-run', method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}',

@@ -18,6 +18,7 @@
 // Exactly-once: the ledger key is (apply_id, host, step index); an `until` re-send uses the
 // apply_id `<apply_id>:u<attempt>` so it is a new key, and a crash-retried activity replays the
 // same keys in the same order and gets the recorded answers.
+import { expressionValues } from './expression-values';
 import type { HostStatus, PlannedStep, SkipReason, StepRow, StepStatus } from '../../db/repos/runs';
 import type { StepSender } from './deps';
 
@@ -124,7 +125,10 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
         if (step.failed_when !== undefined) {
           // Replaces the module's verdict (false: not failed, whatever the module said).
           ok = !isTrue(run.evaluate(step.failed_when, c));
-          if (!ok) answer = { ...answer, output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true` };
+          if (!ok) {
+            const read = expressionValues(step.failed_when, (p) => run.evaluate(p, c));
+            answer = { ...answer, output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true${read ? ` (${read})` : ''}` };
+          }
         }
         if (step.until !== undefined && ok) untilMet = isTrue(run.evaluate(step.until, c));
       } catch (err) {

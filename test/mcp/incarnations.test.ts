@@ -1,34 +1,21 @@
 // The incarnation tools over MCP against a real keeper with its Temporal workers and one real soul:
 // create-incarnation, get-incarnation, get-incarnation-history, list-incarnations, run-operation,
-// get-run, and unlock (plain and with retry), each checked by what the REST API then shows. The
-// scenario engine is the run tests' stand-in (test/runs/fixture-scenario.ts).
+// list-runs, get-run, and unlock (plain and with retry), each checked by what the REST API then shows. The
+// service is the real engine's fixture test/fixtures/services/note.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { freePort } from '../support/ports';
-import { fixtureScenario } from '../runs/fixture-scenario';
-import { api, settled, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { api, gitRepoFrom, settled, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { repoRoot } from '../support/repo';
 import { operatorToken } from '../api/helpers';
 import { callTool, connectMcp } from './client';
 
-const GIT = 'file:///fixtures/motd-mcp.git';
-
-/** test/runs' keeper (stand-in scenario engine) with the MCP listener turned on. */
-async function startMcpRunKeeper(root: string, mcpAddr: string): Promise<TestKeeper> {
-  const scenario = fixtureScenario({
-    [GIT]: {
-      name: 'motd', stateSchemaVersion: 1,
-      operations: {
-        create: ({ input, sid }) => ({
-          steps: [{ name: 'motd', module: 'core.file.present', params: { path: path.join(typeof input.dir === 'string' ? input.dir : path.join(root, sid), 'motd'), content: `${String(input.greeting)}\n`, mode: '0644' } }],
-          stateSets: { greeting: input.greeting },
-        }),
-      },
-    },
-  });
-  return startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; }, scenario });
+/** test/runs' keeper with the MCP listener turned on. */
+function startMcpRunKeeper(mcpAddr: string): Promise<TestKeeper> {
+  return startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; } });
 }
 
 describe('MCP listener: incarnation tools', function () {
@@ -42,10 +29,11 @@ describe('MCP listener: incarnation tools', function () {
   before(async () => {
     root = tempDir('mcp-runs-');
     addr = `127.0.0.1:${await freePort()}`;
-    k = await startMcpRunKeeper(root, addr);
+    k = await startMcpRunKeeper(addr);
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
     admin = await connectMcp(addr, k.adminToken);
-    const reg = await callTool(admin, 'register-service', { name: 'motd', git: GIT, ref: 'v1' });
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    const reg = await callTool(admin, 'register-service', { name: 'motd', git: url, ref: 'v1' });
     assert.equal(reg.isError, false, reg.text);
   });
   after(async () => {
@@ -56,7 +44,7 @@ describe('MCP listener: incarnation tools', function () {
   });
 
   it('create-incarnation is accepted with an apply_id; get-incarnation, get-run and the history follow it to ready', async () => {
-    const created = await callTool(admin, 'create-incarnation', { name: 'motd-mcp', service: 'motd', covens: ['web'], input: { greeting: 'hello' } });
+    const created = await callTool(admin, 'create-incarnation', { name: 'motd-mcp', service: 'motd', covens: ['web'], input: { root, greeting: 'hello' } });
     assert.equal(created.isError, false, created.text);
     assert.match(created.data.apply_id, /^motd-mcp\.create\./);
     // get-run with `wait` answers when the run has ended: no polling loop.
@@ -67,24 +55,27 @@ describe('MCP listener: incarnation tools', function () {
 
     const got = await callTool(admin, 'get-incarnation', { name: 'motd-mcp' });
     assert.equal(got.data.status, 'ready');
-    assert.deepEqual(got.data.state, { greeting: 'hello' });
+    assert.deepEqual(got.data.state, { greeting: 'hello', motd: { lines: 1, by: 'note' } });
     const run = await callTool(admin, 'get-run', { name: 'motd-mcp', apply_id: created.data.apply_id });
     assert.equal(run.data.status, 'succeeded');
     assert.deepEqual(run.data.hosts.map((h: { sid: string }) => h.sid), [souls[0]!.sid]);
-    assert.equal(run.data.hosts[0].steps[0].status, 'changed');
+    assert.deepEqual(run.data.hosts[0].steps.map((st: { status: string }) => st.status), ['ok', 'changed']);
     const history = await callTool(admin, 'get-incarnation-history', { name: 'motd-mcp' });
     assert.deepEqual(history.data.items.map((h: { apply_id: string }) => h.apply_id), [created.data.apply_id]);
+    const runs = await callTool(admin, 'list-runs', { name: 'motd-mcp' });
+    assert.equal(runs.isError, false, runs.text);
+    assert.deepEqual(runs.data.items.map((i: { apply_id: string; status: string }) => [i.apply_id, i.status]), [[created.data.apply_id, 'succeeded']]);
     const list = await callTool(admin, 'list-incarnations', { status: 'ready' });
     assert.deepEqual(list.data.items.map((i: { name: string }) => i.name), ['motd-mcp']);
     assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');
   });
 
   it('run-operation locks on a failing step; unlock with retry runs it again, plain unlock returns to ready', async () => {
-    const bad = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'bye', dir: '/proc/keeper-nope' } });
+    const bad = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'bye', dir: '/proc/keeper-nope' } });
     assert.equal(bad.isError, false, bad.text);
     assert.equal((await settled(k, 'motd-mcp')).status, 'error_locked');
 
-    const refused = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'x' } });
+    const refused = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'x' } });
     assert.equal(refused.isError, true);
     assert.match(refused.text, /^409 Conflict: .*error_locked.*unlock/);
 
@@ -98,14 +89,14 @@ describe('MCP listener: incarnation tools', function () {
     assert.equal(unlocked.data.status, 'ready');
     const rest = await api(k, 'GET', '/v1/incarnations/motd-mcp');
     assert.equal(rest.body.status, 'ready');
-    assert.deepEqual(rest.body.state, { greeting: 'hello' }, 'nothing of the failed runs was committed');
+    assert.deepEqual(rest.body.state, { greeting: 'hello', motd: { lines: 1, by: 'note' } }, 'nothing of the failed runs was committed');
   });
 
   it('refuses incarnation writes to a viewer, naming the permission', async () => {
     const viewer = await connectMcp(addr, await operatorToken(k, 'vic', 'viewer'));
     try {
       assert.equal((await callTool(viewer, 'get-incarnation', { name: 'motd-mcp' })).isError, false);
-      const run = await callTool(viewer, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { greeting: 'no' } });
+      const run = await callTool(viewer, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'no' } });
       assert.equal(run.isError, true);
       assert.equal(run.data.missing_permission, 'incarnations:run');
       const unlock = await callTool(viewer, 'unlock', { name: 'motd-mcp' });

@@ -10,10 +10,8 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import knex, { type Knex } from 'knex';
 import type { TestKeeper } from '../support/keeper';
 import { connectStackTemporal } from '../support/temporal-client';
-import { fixtureScenario, type FixtureService } from './fixture-scenario';
-import { api, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
-
-const GIT = 'file:///fixtures/foreign.git';
+import { repoRoot } from '../support/repo';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
 
 describe('runs: a workflow started outside the API is refused by every activity', function () {
   this.timeout(240_000);
@@ -23,22 +21,13 @@ describe('runs: a workflow started outside the API is refused by every activity'
   let db: Knex;
   let connection: Connection;
   let client: Client;
-  const scenario = fixtureScenario({});
 
   before(async () => {
     root = tempDir('foreign-');
-    const service: FixtureService = {
-      name: 'foreign', stateSchemaVersion: 1,
-      operations: {
-        create: ({ input, sid }) => input.broken
-          ? { errors: [{ file: 'scenario/create/main.yml', line: 1, col: 1, rule: 'test', message: 'broken on purpose' }] }
-          : { steps: [{ name: 'mark', module: 'core.file.present', params: { path: path.join(root, sid, String(input.file)), content: `${String(input.file)}\n`, mode: '0644' } }], stateSets: { file: input.file } },
-      },
-    };
-    Object.assign(scenario, fixtureScenario({ [GIT]: service }));
-    k = await startRunKeeper(scenario);
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
-    assert.equal((await api(k, 'POST', '/v1/services', { name: 'foreign', git: GIT, ref: 'v1' })).status, 201);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'foreign', git: url, ref: 'v1' })).status, 201);
     db = knex({ client: 'pg', connection: k.db.dsn, pool: { min: 0, max: 2 } });
     connection = await connectStackTemporal();
     client = new Client({ connection, namespace: 'default' });
@@ -72,17 +61,18 @@ describe('runs: a workflow started outside the API is refused by every activity'
   }
 
   it('changes nothing for a ready and an error_locked incarnation, whatever apply_id it names', async () => {
-    let r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-ready', service: 'foreign', covens: ['web'], input: { file: 'one' } });
+    let r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-ready', service: 'foreign', covens: ['web'], input: { root, greeting: 'one', file: 'one' } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const readyRun = r.body.apply_id as string;
     assert.equal((await settled(k, 'fw-ready')).status, 'ready');
-    r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-locked', service: 'foreign', covens: ['web'], input: { file: 'two', broken: true } });
+    r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-locked', service: 'foreign', covens: ['web'], input: { root, greeting: 'two', file: 'two', broken: true } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const lockedRun = r.body.apply_id as string;
     assert.equal((await settled(k, 'fw-locked')).status, 'error_locked');
 
     const marker = path.join(root, souls[0].sid, 'one');
-    const before = { db: await snapshot(), renders: scenario.renders, mtime: fs.statSync(marker).mtimeMs };
+    // Nothing rendered shows as no new row in run_plans (a render stores its plan before anything is sent).
+    const before = { db: await snapshot(), mtime: fs.statSync(marker).mtimeMs };
     const attempts: [string, string, RegExp][] = [
       [readyRun, 'fw-ready', /has already ended \(succeeded\)/],
       [lockedRun, 'fw-locked', /has already ended \(failed\)/],
@@ -94,7 +84,6 @@ describe('runs: a workflow started outside the API is refused by every activity'
       assert.equal(cause?.type, 'NotLockHolder', `${applyId}: ${String(cause)}`);
       assert.match(cause!.message, reason);
     }
-    assert.equal(scenario.renders, before.renders, 'nothing was rendered');
     assert.deepEqual(await snapshot(), before.db, 'no row of incarnations, runs, plans, reports or history changed');
     assert.equal(fs.statSync(marker).mtimeMs, before.mtime, 'the soul was sent nothing');
     assert.ok(!fs.existsSync(path.join(root, souls[0].sid, 'two')));
@@ -104,13 +93,12 @@ describe('runs: a workflow started outside the API is refused by every activity'
     // A run row that is `running` but is not its incarnation's lock holder: written by hand, as only
     // a bug or a forged row could make one; the check looks at the incarnation, not at the row alone.
     const fake = `fw-ready.create.${Date.now().toString(36)}-forged`;
-    await db('incarnation_runs').insert({ apply_id: fake, incarnation: 'fw-ready', operation: 'create', input: JSON.stringify({ file: 'three' }), status: 'running', phase: 'queued', service_ref: 'v1' });
-    const before = { db: await snapshot(), renders: scenario.renders };
+    await db('incarnation_runs').insert({ apply_id: fake, incarnation: 'fw-ready', operation: 'create', input: JSON.stringify({ root, greeting: 'three', file: 'three' }), status: 'running', phase: 'queued', service_ref: 'v1' });
+    const before = { db: await snapshot() };
     const err = await startForeign(fake, 'fw-ready');
     const cause = (err as WorkflowFailedError).cause?.cause as (Error & { type?: string }) | undefined;
     assert.equal(cause?.type, 'NotLockHolder');
     assert.match(cause!.message, /does not hold incarnation fw-ready's lock \(the incarnation is ready\)/);
-    assert.equal(scenario.renders, before.renders);
     assert.deepEqual(await snapshot(), before.db);
     assert.ok(!fs.existsSync(path.join(root, souls[0].sid, 'three')));
   });

@@ -10,10 +10,8 @@ import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { connectStackTemporal } from '../support/temporal-client';
 import { startTemporalMtls, type TemporalMtls } from '../support/temporal-mtls';
-import { fixtureScenario } from './fixture-scenario';
-import { api, settled, startSouls, tempDir, type TestSoul } from './keeper';
-
-const GIT = 'file:///fixtures/mtls.git';
+import { repoRoot } from '../support/repo';
+import { api, gitRepoFrom, settled, startSouls, tempDir, type TestSoul } from './keeper';
 
 describe('runs: Temporal behind mutual TLS', function () {
   this.timeout(240_000);
@@ -21,7 +19,6 @@ describe('runs: Temporal behind mutual TLS', function () {
   let k: TestKeeper;
   let root: string;
   let souls: TestSoul[] = [];
-  const scenario = fixtureScenario({});
 
   before(async () => {
     t = await startTemporalMtls();
@@ -69,26 +66,15 @@ describe('runs: Temporal behind mutual TLS', function () {
   });
 
   it('runs a real run through it with temporal.tls: client and workers present the keeper certificate', async () => {
-    Object.assign(scenario, fixtureScenario({
-      [GIT]: {
-        name: 'mtls', stateSchemaVersion: 1,
-        operations: {
-          create: ({ input, sid }) => ({
-            steps: [{ name: 'mark', module: 'core.file.present', params: { path: path.join(root, sid, 'mark'), content: `${String(input.word)}\n`, mode: '0644' } }],
-            stateSets: { word: input.word },
-          }),
-        },
-      },
-    }));
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
     k = await startTestKeeper({
-      scenario,
       mutate: (doc) => {
         doc.temporal = { ...doc.temporal, address: t.address, tls: { ca: t.ca, cert: t.client.cert, key: t.client.key, server_name: t.serverName } };
       },
     });
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
-    assert.equal((await api(k, 'POST', '/v1/services', { name: 'mtls', git: GIT, ref: 'v1' })).status, 201);
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'mtls-web', service: 'mtls', covens: ['web'], input: { word: 'through-tls' } });
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'mtls', git: url, ref: 'v1' })).status, 201);
+    const r = await api(k, 'POST', '/v1/incarnations', { name: 'mtls-web', service: 'mtls', covens: ['web'], input: { root, greeting: 'through-tls', file: 'mark' } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, 'mtls-web');
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
@@ -99,7 +85,10 @@ describe('runs: Temporal behind mutual TLS', function () {
     const secured = await Connection.connect({ address: t.address, tls });
     const plain = await connectStackTemporal();
     try {
-      const d = await new Client({ connection: secured }).workflow.getHandle(r.body.apply_id).describe();
+      // The incarnation is `ready` once the commit activity ran; the workflow completes right after.
+      const handle = new Client({ connection: secured }).workflow.getHandle(r.body.apply_id);
+      await handle.result();
+      const d = await handle.describe();
       assert.equal(d.status.name, 'COMPLETED');
       await assert.rejects(new Client({ connection: plain }).workflow.getHandle(r.body.apply_id).describe(), /not found/i);
     } finally {

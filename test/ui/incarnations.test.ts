@@ -1,34 +1,16 @@
 // Incarnations in the web UI against a real keeper with its Temporal workers and two real souls
 // (issue 6, "Checked by"): create an incarnation and watch it become `ready`, read the run report
 // per host and step with its Temporal link, open the history and diff two snapshots, then lock it
-// with a failing run and use Unlock and Unlock and retry. The scenario engine is the run tests'
-// stand-in (test/runs/fixture-scenario.ts); everything else is the real path.
+// with a failing run and use Unlock and Unlock and retry. Everything is the real path, the scenario
+// engine included (fixture service test/fixtures/services/note).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { TestKeeper } from '../support/keeper';
-import { fixtureScenario, type FixtureService } from '../runs/fixture-scenario';
-import { api, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { api, gitRepoFrom, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { repoRoot } from '../support/repo';
 import { launch, newPage, shot, signIn } from './browser';
-
-const GIT = 'file:///fixtures/motd-ui.git';
-
-function motd(root: string): FixtureService {
-  return {
-    name: 'motd', stateSchemaVersion: 1,
-    operations: {
-      create: ({ input, sid }) => ({
-        steps: [
-          { name: 'git is installed', module: 'core.pkg.installed', params: { name: 'git' } },
-          // A `dir` that cannot be written (under /proc) makes this step fail: the run locks.
-          { name: 'motd', module: 'core.file.present', params: { path: path.join(typeof input.dir === 'string' ? input.dir : path.join(root, sid), 'motd'), content: `${String(input.greeting)}\n`, mode: '0644' } },
-        ],
-        stateSets: { greeting: input.greeting, motd: { lines: 1, by: 'ui' } },
-      }),
-    },
-  };
-}
 
 describe('web UI: incarnations', function () {
   this.timeout(300_000);
@@ -41,9 +23,10 @@ describe('web UI: incarnations', function () {
 
   before(async () => {
     root = tempDir('ui-runs-');
-    k = await startRunKeeper(fixtureScenario({ [GIT]: motd(root) }));
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
-    assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: GIT, ref: 'v1' })).status, 201);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v1' })).status, 201);
     browser = await launch();
     const p = await newPage(browser, k.baseUrl);
     page = p.page;
@@ -58,6 +41,8 @@ describe('web UI: incarnations', function () {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
+  /** The form's input as an operator types it: the note's root is this test's directory. */
+  const input = (fields: Record<string, string>) => JSON.stringify({ root, ...fields });
   const badge = (status: string) => page.locator('h2 .badge', { hasText: new RegExp(`^${status}$`) });
 
   it('creates an incarnation and watches it become ready, with the run report per host and step and a Temporal link', async () => {
@@ -65,11 +50,11 @@ describe('web UI: incarnations', function () {
     const form = page.getByRole('form', { name: 'Create an incarnation' });
     await form.getByLabel('Name').fill('motd-ui');
     await form.getByLabel('Covens').fill('web');
-    await form.getByLabel('Input (JSON)').fill('{"greeting": "hello"}');
+    await form.getByLabel('Input (JSON)').fill(input({ greeting: 'hello' }));
     await form.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL('**/ui/incarnations/motd-ui');
     await badge('ready').waitFor({ timeout: 60_000 });
-    assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), { greeting: 'hello', motd: { lines: 1, by: 'ui' } });
+    assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), { greeting: 'hello', motd: { lines: 1, by: 'note' } });
 
     // Hosts are grouped by outcome; a group that is not a failure is collapsed until opened.
     await page.getByTestId('run-counts').filter({ hasText: 'changed 2' }).waitFor({ timeout: 10_000 });
@@ -92,7 +77,7 @@ describe('web UI: incarnations', function () {
   it('runs an operation and shows the history with a diff between two snapshots', async () => {
     const form = page.getByRole('form', { name: 'Run an operation' });
     await form.getByLabel('Operation').fill('create');
-    await form.getByLabel('Input (JSON)').fill('{"greeting": "hi there"}');
+    await form.getByLabel('Input (JSON)').fill(input({ greeting: 'hi there' }));
     await form.getByRole('button', { name: 'Run' }).click();
     await page.getByTestId('current-state').filter({ hasText: 'hi there' }).waitFor({ timeout: 60_000 });
     await badge('ready').waitFor();
@@ -115,7 +100,7 @@ describe('web UI: incarnations', function () {
   it('locks on a failing run, shows the failed step, and unlocks; unlock and retry starts the failed operation again', async () => {
     const form = page.getByRole('form', { name: 'Run an operation' });
     await form.getByLabel('Operation').fill('create');
-    await form.getByLabel('Input (JSON)').fill('{"greeting": "bye", "dir": "/proc/keeper-nope"}');
+    await form.getByLabel('Input (JSON)').fill(input({ greeting: 'bye', dir: '/proc/keeper-nope' }));
     await form.getByRole('button', { name: 'Run' }).click();
     await badge('error_locked').waitFor({ timeout: 60_000 });
     const steps = page.getByTestId('run-steps');

@@ -1,7 +1,9 @@
-// keeperctl souls list|get|add|issue-token|revoke
+// keeperctl souls list|get|add|issue-token|revoke|check
+import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { Ctx, listAll } from '../context';
 import { details, table } from '../output';
+import { CliError, ExitCode } from '../errors';
 import { confirm } from '../prompt';
 import type { Handler } from './types';
 
@@ -34,14 +36,48 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         const s = (await ctx.client().call('getSoul', { params: { sid: a.sid } })).body as any;
         ctx.show(s, () => details(s, ['sid', 'status', 'transport', 'covens', 'connected_kid', 'last_seen_at', 'onboarded_at', 'cert_not_after', 'created_at', 'bootstrap_token_expires_at']));
       }))
-    .command('add <sid>', 'register a host; prints its one-time bootstrap token',
+    .command('add <sid>', 'register a host; prints its one-time bootstrap token (transport agent) or how it is reached (ssh)',
       (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN (must equal its hostname -f)' })
         .option('coven', { type: 'string', array: true, demandOption: true, describe: 'coven label (repeat for several)' })
-        .option('transport', { type: 'string', default: 'agent', describe: 'how the keeper reaches it' })
-        .example('$0 souls add web-1.example.org --coven web', 'then on the host: soul init --token=<token>'),
+        .option('transport', { type: 'string', default: 'agent', describe: 'how the keeper reaches it: agent, or ssh (docs/ssh.md)' })
+        .option('address', { type: 'string', describe: 'ssh: host name or IP address of sshd' })
+        .option('port', { type: 'number', describe: 'ssh: sshd port (22)' })
+        .option('user', { type: 'string', describe: 'ssh: login user' })
+        .option('host-key', { type: 'string', describe: 'ssh: the host\'s public key, or @<file> (e.g. @ssh_host_ed25519_key.pub)' })
+        .option('credential-ref', { type: 'string', describe: 'ssh: secretstore:<path>#<field> holding the private key' })
+        .option('sudo', { type: 'boolean', describe: 'ssh: run steps through sudo -n' })
+        .option('trust-on-first-use', { type: 'boolean', describe: 'ssh: no --host-key; record the first key seen' })
+        .example('$0 souls add web-1.example.org --coven web', 'then on the host: soul init --token=<token>')
+        .example('$0 souls add build-7.example.org --coven build --transport ssh --address 10.0.4.7 --user keeper --host-key @build-7.pub --credential-ref secretstore:secret/keeper/ssh/build#private_key', 'push mode over SSH'),
       run(async (ctx, a) => {
-        const s = (await ctx.client().call('registerSoul', { body: { sid: a.sid, transport: a.transport, covens: a.coven } })).body as any;
+        const body: Record<string, unknown> = { sid: a.sid, transport: a.transport, covens: a.coven };
+        if (a.transport === 'ssh') {
+          const hostKey = typeof a.hostKey === 'string' && a.hostKey.startsWith('@') ? readHostKey(a.hostKey.slice(1)) : a.hostKey;
+          // Only what was given is sent: the API names each missing or broken field.
+          body.ssh = Object.fromEntries(Object.entries({
+            address: a.address, port: a.port, user: a.user, host_key: hostKey, credential_ref: a.credentialRef, sudo: a.sudo, trust_on_first_use: a.trustOnFirstUse,
+          }).filter(([, v]) => v !== undefined));
+        }
+        const s = (await ctx.client().call('registerSoul', { body })).body as any;
+        if (s.transport === 'ssh') {
+          ctx.show(s, () => `registered ${s.sid} (covens ${s.covens.join(',')}), reached over SSH as ${s.ssh.user}@${s.ssh.address}:${s.ssh.port}; no token.\n` +
+            `check it before its first run: keeperctl souls check ${s.sid}\n`);
+          return;
+        }
         ctx.show(s, () => `registered ${s.sid} (covens ${s.covens.join(',')})\nbootstrap token (shown once, valid until ${s.bootstrap_token_expires_at}):\n${s.bootstrap_token}\non the host: soul init --config=/etc/soul/soul.yml --token=<token>\n`);
+      }))
+    .command('check <sid>', 'SSH hosts: connect now, verify the pinned host key and the FQDN, and show the facts',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .example('$0 souls check build-7.example.org', 'is the SSH host reachable, and is it the host it should be?'),
+      run(async (ctx, a) => {
+        const r = (await ctx.client().call('checkSoul', { params: { sid: a.sid } })).body as any;
+        if (!r.reachable) {
+          if (ctx.format === 'table') throw new CliError(ExitCode.Failed, `${a.sid} is not reachable: ${r.reason}`, 'see docs/ssh.md (host key pinning, what must exist on the host)');
+          ctx.show(r, () => '');
+          process.exitCode = ExitCode.Failed;
+          return;
+        }
+        ctx.show(r, () => `${a.sid} is reachable: ${r.facts.os_name} ${r.facts.os_release} ${r.facts.architecture}, soul ${r.facts.soul_version}\n`);
       }))
     .command('issue-token <sid>', 'issue a new bootstrap token for a registered host',
       (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
@@ -60,5 +96,13 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         const r = (await ctx.client().call('revokeSoul', { params: { sid: a.sid } })).body as any;
         ctx.show(r, () => `revoked ${a.sid}\n`);
       }))
-    .demandCommand(1, 'name a souls command: list, get, add, issue-token or revoke');
+    .demandCommand(1, 'name a souls command: list, get, add, issue-token, revoke or check');
+}
+
+function readHostKey(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new CliError(ExitCode.Usage, `cannot read the host key file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'pass --host-key=@<path to the host\'s .pub file> or the key itself');
+  }
 }

@@ -130,10 +130,10 @@ export async function recordSshError(db: Knex, sid: string, reason: string, now 
   await db('souls').where({ sid, transport: 'ssh' }).update({ last_error: reason.slice(0, 2000), updated_at: now });
 }
 
-/** The SSH souls among `sids`, with their settings. */
+/** The SSH souls among `sids`, with their settings; a revoked one is left out (the keeper no longer reaches it). */
 export async function sshSouls(db: Knex, sids: readonly string[]): Promise<Map<string, SshSettings>> {
   if (sids.length === 0) return new Map();
-  const rows = (await db('souls').select('sid', 'ssh').where({ transport: 'ssh' }).whereIn('sid', sids as string[])) as { sid: string; ssh: SshSettings }[];
+  const rows = (await db('souls').select('sid', 'ssh').where({ transport: 'ssh' }).whereNot('status', 'revoked').whereIn('sid', sids as string[])) as { sid: string; ssh: SshSettings }[];
   return new Map(rows.map((r) => [r.sid, r.ssh]));
 }
 

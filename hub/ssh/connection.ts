@@ -17,7 +17,8 @@ export interface SshEndpoint { address: string; port: number; user: string; host
 export interface SshConnection {
   /** The host key the server presented, as `<type> <base64>`. */
   readonly seenHostKey: string;
-  exec(command: string, opts: { timeoutMs: number; stdin?: string }): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** `label` names the command in a timeout's reason (the command line itself may be long). */
+  exec(command: string, opts: { timeoutMs: number; label: string; stdin?: string }): Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** A long-running command: its channel, for a line protocol (the caller ends it). */
   stream(command: string): Promise<ClientChannel>;
   close(): void;
@@ -87,11 +88,11 @@ function wrap(client: Client, seenHostKey: string): SshConnection {
   return {
     seenHostKey,
     stream: open,
-    async exec(command, { timeoutMs, stdin }) {
+    async exec(command, { timeoutMs, label, stdin }) {
       const ch = await open(command);
       return new Promise((resolve, reject) => {
         let stdout = ''; let stderr = '';
-        const timer = setTimeout(() => { ch.close(); reject(new SshFailure(`\`${command.split(' ')[0]}\` gave no answer within ${timeoutMs} ms`)); }, timeoutMs);
+        const timer = setTimeout(() => { ch.close(); reject(new SshFailure(`${label} gave no answer within ${timeoutMs} ms (ssh.command_timeout)`)); }, timeoutMs);
         ch.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
         ch.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
         ch.once('close', (code: number | null) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });

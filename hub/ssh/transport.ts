@@ -64,7 +64,7 @@ export function createSshTransport(opts: SshTransportOptions) {
   async function reach(sid: string, ssh: SshSettings): Promise<SshConnection> {
     const conn = await connectSsh(ssh, await privateKey(ssh), { timeoutMs: opts.connectTimeoutMs });
     try {
-      const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs });
+      const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs, label: 'reading the host\'s FQDN' });
       const fqdn = r.stdout.trim().toLowerCase().replace(/\.$/, '');
       if (r.code !== 0) throw new SshFailure(`the host's FQDN could not be read (exit ${r.code}): ${r.stderr.trim().slice(0, 200)}`);
       if (fqdn !== sid) throw new SshFailure(`wrong host: ${ssh.address}:${ssh.port} says its FQDN is "${fqdn.slice(0, 253)}", not ${sid}`);
@@ -77,7 +77,7 @@ export function createSshTransport(opts: SshTransportOptions) {
 
   async function settings(sid: string): Promise<SshSettings> {
     const ssh = (await sshSouls(opts.db, [sid])).get(sid);
-    if (!ssh) throw new SshFailure(`soul ${sid} is not registered with transport ssh`);
+    if (!ssh) throw new SshFailure(`soul ${sid} is not an SSH soul the keeper may reach (not registered with transport ssh, or revoked)`);
     return ssh;
   }
 
@@ -122,7 +122,7 @@ export function createSshTransport(opts: SshTransportOptions) {
       try {
         const ssh = await settings(sid);
         conn = await reach(sid, ssh);
-        const r = await conn.exec(sudo(ssh, `${opts.soulCommand} facts`), { timeoutMs: opts.commandTimeoutMs });
+        const r = await conn.exec(sudo(ssh, `${opts.soulCommand} facts`), { timeoutMs: opts.commandTimeoutMs, label: '`soul facts`' });
         let facts: Record<string, unknown>;
         try {
           facts = (JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { soulprint: Record<string, unknown> }).soulprint;

@@ -122,6 +122,31 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.match((await ctl(['souls', 'get', sid])).stdout, /status:\s+revoked/);
   });
 
+  it('souls add --transport ssh registers without a token; a missing field is exit 2 naming it; souls check of a host it cannot reach is exit 1 with the reason', async () => {
+    const sid = 'cli-ssh.keeper.test';
+    const dir = tempDir('cli-ssh-');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'a comment', '-f', path.join(dir, 'host')]);
+    const keyFile = path.join(dir, 'host.pub');
+    const pinned = fs.readFileSync(keyFile, 'utf8').split(' ').slice(0, 2).join(' ');
+    try {
+      const missing = await ctl(['souls', 'add', sid, '--coven', 'build', '--transport', 'ssh', '--address', '127.0.0.1', '--user', 'root', '--host-key', `@${keyFile}`]);
+      assert.equal(missing.code, 2, missing.stderr);
+      assert.match(missing.stderr, /\/body\/ssh\/credential_ref/);
+      const add = await ctl(['souls', 'add', sid, '--coven', 'build', '--transport', 'ssh', '--address', '127.0.0.1', '--port', '9', '--user', 'root',
+        '--host-key', `@${keyFile}`, '--credential-ref', 'secretstore:secret/keeper/nowhere#private_key']);
+      ok(add);
+      assert.match(add.stdout, /reached over SSH as root@127\.0\.0\.1:9; no token/);
+      assert.doesNotMatch(add.stdout, /kbt_/);
+      const got = JSON.parse((await ctl(['souls', 'get', sid, '-o', 'json'])).stdout);
+      assert.equal(got.ssh.host_key, pinned, 'the key from the file, pinned without its comment');
+      const check = await ctl(['souls', 'check', sid]);
+      assert.equal(check.code, 1, check.stderr);
+      assert.match(check.stderr, /cli-ssh\.keeper\.test is not reachable: cannot read the private key at secretstore:secret\/keeper\/nowhere#private_key/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('not found is exit 4; input the API refuses is exit 2 with the field; usage errors are exit 2', async () => {
     const missing = await ctl(['souls', 'get', 'nobody.keeper.test']);
     assert.equal(missing.code, 4);
@@ -225,7 +250,7 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   });
 
   it('every command has --help with an example; completion scripts for bash and zsh', async () => {
-    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'issue-token'], ['souls', 'revoke'],
+    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'issue-token'], ['souls', 'revoke'], ['souls', 'check'],
       ['services'], ['services', 'add'], ['services', 'list'], ['services', 'get'], ['services', 'versions'],
       ['incarnations'], ['incarnations', 'list'], ['incarnations', 'create'], ['incarnations', 'get'], ['incarnations', 'history'],
       ['incarnations', 'run-report'], ['incarnations', 'unlock'], ['incarnations', 'upgrade'],

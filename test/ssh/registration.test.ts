@@ -109,6 +109,14 @@ describe('SSH souls: registration, views and the reachability check', function (
     }
   });
 
+  it('a revoked SSH soul is no longer reached', async () => {
+    const { sid } = await rig.host({ covens: ['web'] });
+    assert.equal((await rig.api('POST', `/v1/souls/${sid}/revoke`)).status, 200);
+    const r = await rig.api('POST', `/v1/souls/${sid}/check`);
+    assert.equal(r.body.reachable, false);
+    assert.match(r.body.reason, /revoked/);
+  });
+
   it('keeps the private key out of every answer and log line (canary)', () => {
     const body = rig.client.privateKey.split('\n').filter((l) => l && !l.startsWith('-----'));
     const all = [...rig.answers, ...rig.logs].join('\n');

@@ -69,6 +69,25 @@ describe('web UI: sign-in, souls and services', function () {
     }
   });
 
+  it('shows an SSH host by how it is reached (user, address, port, trust on first use), with no token to reissue', async () => {
+    const api = clientFor(tk);
+    const body = {
+      sid: 'pushed-1.example.com', transport: 'ssh', covens: ['build'],
+      ssh: { address: '10.0.4.7', port: 2222, user: 'deploy', credential_ref: 'secretstore:secret/keeper/ssh/build#private_key', sudo: true, trust_on_first_use: true },
+    };
+    assert.equal((await api('POST', '/v1/souls', { body })).status, 201);
+    const { context, page } = await newPage(browser, tk.baseUrl);
+    try {
+      await signIn(page, tk.adminToken);
+      const row = page.locator('tr[data-sid="pushed-1.example.com"]');
+      await row.waitFor({ timeout: 10_000 });
+      assert.match(await row.getByTestId('ssh').innerText(), /ssh deploy@10\.0\.4\.7:2222 \(sudo\)[\s\S]*trust on first use/);
+      assert.equal(await row.getByRole('button', { name: 'Reissue token' }).count(), 0, 'an SSH host has no token to reissue');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('registers a soul, shows its bootstrap token once with a copy button, and reissues with confirmation on 409', async () => {
     const { context, page } = await newPage(browser, tk.baseUrl);
     try {

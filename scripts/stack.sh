@@ -209,9 +209,17 @@ start_temporal_mtls() {
   die "the Temporal frontend did not become healthy behind mTLS on 127.0.0.1:7233; see $STATE/logs/temporal.log and temporal-proxy.log"
 }
 
+# The dev server of this checkout's stack (its database is $STATE/temporal.db), if one runs.
+own_temporal_pids() { pgrep -f -- "--db-filename $STATE/temporal.db" 2>/dev/null || true; }
+
 start_temporal() {
   TEMPORAL="$("$ROOT/scripts/build-tools.sh" path-temporal)"
-  temporal_healthy && return 0
+  if temporal_healthy || temporal_plain_healthy; then
+    # Reuse a healthy server only if it is this stack's: one left by another checkout (a removed
+    # clone, say) answers health checks while its deleted database fails every workflow call.
+    [ -n "$(own_temporal_pids)" ] && return 0
+    die "a Temporal server that is not this stack's holds 127.0.0.1:7233 (another checkout's? see: pgrep -af 'temporal server'); stop it (scripts/stack.sh down in that checkout, or kill it) and retry"
+  fi
   local sa=()
   for a in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
   if [ "$TEMPORAL_MTLS" = 1 ]; then start_temporal_mtls "${sa[@]}"; return; fi
@@ -299,6 +307,13 @@ cmd_down() {
   # (Without mTLS the dev server itself is in the pid file and has no children: nothing happens.)
   [ ! -f "$STATE/temporal.pid" ] || pkill -TERM -P "$(cat "$STATE/temporal.pid")" 2>/dev/null || true
   stop_pidfile "$STATE/temporal.pid"
+  # A dev server of this stack without (or with a stale) pid file: found by its database path.
+  local t
+  for t in $(own_temporal_pids); do
+    kill "$t" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$t" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$t" 2>/dev/null || true
+  done
   stop_pidfile "$STATE/secretstore.pid"
   stop_redis
   if command -v pg_ctlcluster >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432; then

@@ -69,6 +69,9 @@ const HANDLED: Record<string, string> = {
   'keeper/readiness.ts': 'readiness JSON: no run data',
   'keeper/server.ts': 'metrics text and problem answers: no run data',
   'hub/session.ts': 'the step encoding for the soul\'s own stream: the one caller of revealJson',
+  'hub/ssh/apply-session.ts': 'the step encoding for `soul apply` on an SSH host, over that host\'s own connection: the second caller of revealJson',
+  'runs/activities/expression-values.ts': 'the values a failed_when read, for the step output: JSON.stringify; the context holds the plan\'s markers, never values, and a SecretValue prints its placeholder',
+  'db/repos/souls.ts': 'jsonb of soulprints and the ssh block: the key\'s reference, never key material',
 };
 const SOUL_SIDE = /^agent\//; // the soul receives values as plain text over its stream, never the type
 const SINK = /JSON\.stringify\(|\.json\(|\binspect\(|\.send\(|revealJson\(/;
@@ -94,10 +97,10 @@ describe('secrets are redacted by type in every serializer', function () {
     assert.ok(!JSON.stringify(Object.entries(text())).includes(CANARY));
   });
 
-  it('only the hub\'s step encoding reveals values', function () {
+  it('only the step encodings of the two transports (agent stream, SSH) reveal values', function () {
     assert.equal(revealJson({ content: text() }), JSON.stringify({ content: `user=app password=${CANARY}\n` }));
     const callers = DIRS.flatMap(sources).filter((f) => f !== 'common/secret.ts' && fs.readFileSync(path.join(repoRoot(), f), 'utf8').includes('revealJson('));
-    assert.deepEqual(callers, ['hub/session.ts']);
+    assert.deepEqual(callers, ['hub/session.ts', 'hub/ssh/apply-session.ts']);
   });
 
   it('every file of the keeper that serializes is listed with how it handles the type', function () {

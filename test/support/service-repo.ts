@@ -19,8 +19,15 @@ export interface ServiceRepo {
   tag(name: string, force?: boolean): void;
 }
 
+/** Repositories made in the system temp dir (no `dir` given): removed when the test run ends. */
+const made: string[] = [];
+// A root-level hook (this module is loaded while mocha loads the test files): one place removes
+// every repository the suites made, whichever suite made it and however it ended.
+after(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
 export function serviceRepo(opts: { fixture?: string; dir?: string; tags?: string[]; branch?: string } = {}): ServiceRepo {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'service-repo-'));
+  if (opts.dir === undefined) made.push(dir);
   fs.cpSync(fixtureService(opts.fixture ?? 'motd'), dir, { recursive: true });
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: dir, stdio: 'pipe' }).toString().trim();
   git('init', '-q', '-b', opts.branch ?? 'main');

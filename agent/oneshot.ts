@@ -6,8 +6,9 @@
 //
 // Wire (one JSON object per line):
 //   out first  {"hello": {"sid", "soulprint"}}          or {"error": "..."} and exit 1
-//   in         {"id", "applyId", "stepIndex", "module", "params"}
-//   out        {"id", "changed", "ok", "output", "replayed"} or {"id", "error"}
+//   in         {"id", "applyId", "stepIndex", "module", "params", "dryRun"?, "showContent"?}
+//   out        {"id", "changed", "ok", "output", "replayed", "diff"?} or {"id", "error"}
+// dryRun is check mode (a plan): nothing changes and the ledger is not touched.
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Writable, Readable } from 'node:stream';
@@ -64,10 +65,13 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
       if (text.trim() === '') continue;
       let id: unknown = null;
       try {
-        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown };
+        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown; dryRun?: unknown; showContent?: unknown };
         id = req.id;
-        const out = await applyStep({ applyId: req.applyId, host: sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: false }, { registry, ledger });
-        await line(opts.output, { id, changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed });
+        const out = await applyStep({
+          applyId: req.applyId, host: sid, index: req.stepIndex, module: req.module, params: req.params,
+          dryRun: req.dryRun === true, showContent: req.showContent === true,
+        }, { registry, ledger });
+        await line(opts.output, { id, changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed, ...(out.diff ? { diff: out.diff } : {}) });
       } catch (err) {
         await line(opts.output, { id, error: (err as Error).message });
       }

@@ -14,9 +14,11 @@ export interface StepRequest {
   module: string;
   params: unknown;
   dryRun: boolean;
+  /** Check mode: a file module may answer a unified diff of the content. */
+  showContent?: boolean;
 }
 
-export interface StepAnswer { changed: boolean; ok: boolean; output: string; replayed: boolean }
+export interface StepAnswer { changed: boolean; ok: boolean; output: string; replayed: boolean; diff?: Record<string, unknown> }
 
 export interface StepContext {
   /** The keeper cancelled the request (timeout, operator abort) or the stream ended. */
@@ -59,10 +61,10 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;
       // the keeper treats a cancelled request as unknown and a redelivery replays the record.
       const out = await applyStep(
-        { applyId: req.applyId, host: ctx.sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: req.dryRun },
+        { applyId: req.applyId, host: ctx.sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: req.dryRun, showContent: req.showContent === true },
         { registry, ledger },
       );
-      return { changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed };
+      return { changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed, ...(out.diff ? { diff: out.diff } : {}) };
     },
     close: () => { clearInterval(pruner); return ledger.close(); },
   };

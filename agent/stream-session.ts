@@ -9,7 +9,7 @@ import { busyRetryAfterMs } from './busy';
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
 import type { Rotation } from './rotation';
-import type { StepHandler } from './steps';
+import type { StepAnswer, StepHandler } from './steps';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
 export interface StreamCredentials { ca: Buffer; keyPem: string; certPem: string }
@@ -67,11 +67,11 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     steps.set(r.request_id, ac);
     const startedAt = Date.now();
     let params: unknown;
-    let answer;
+    let answer: StepAnswer;
     try {
       params = JSON.parse(r.params_json || '{}');
       answer = await o.handler.handle(
-        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params, dryRun: r.dry_run },
+        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params, dryRun: r.dry_run, showContent: r.show_content === true },
         { signal: ac.signal, progress: (message) => send({ step_progress: { request_id: r.request_id, message } }) },
       );
     } catch (err) {
@@ -82,6 +82,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     send({ step_result: {
       request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: answer.changed, ok: answer.ok,
       output: answer.output, started_at_ms: startedAt, finished_at_ms: Date.now(), replayed: answer.replayed,
+      diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
     } });
   };
 

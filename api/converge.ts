@@ -21,7 +21,7 @@ import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
 import { newApplyId } from '../runs/client';
 import type { ApiDeps } from './deps';
-import { pinned, serviceOf, startRun } from './routes/incarnations';
+import { pinned, serviceOf, startRun } from './routes/run-start';
 import { versionToApply } from './routes/service-source';
 
 /** How often the registry is read for souls to converge: "within seconds" of a soul connecting. */

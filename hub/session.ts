@@ -20,6 +20,8 @@ export interface StepOrder {
   module: string;
   params: Record<string, unknown>;
   dryRun?: boolean;
+  /** Check mode only: the soul may answer a unified diff of a file's content (never for a step with a secret). */
+  showContent?: boolean;
 }
 
 export interface StepResult {
@@ -33,6 +35,23 @@ export interface StepResult {
   finishedAt: Date;
   /** Answered from the soul's ledger: the step had been applied before and was not applied again. */
   replayed: boolean;
+  /** What changed or would change (check mode), as the soul described it; absent when nothing. */
+  diff?: Record<string, unknown>;
+}
+
+/** A soul's diff larger than this is replaced by a note: it is stored with every plan and run. */
+export const MAX_DIFF_JSON = 64 * 1024;
+
+/** The soul's diff_json, bounded: a soul cannot make the keeper store an unbounded document. */
+export function parseDiff(json: string | undefined): Record<string, unknown> | undefined {
+  if (!json) return undefined;
+  if (json.length > MAX_DIFF_JSON) return { truncated: `the soul's diff was ${json.length} bytes, more than ${MAX_DIFF_JSON}` };
+  try {
+    const v: unknown = JSON.parse(json);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { invalid: 'the soul sent a diff that is not a JSON object' };
+  } catch {
+    return { invalid: 'the soul sent a diff that is not JSON' };
+  }
 }
 
 export interface SendStepOptions {
@@ -114,7 +133,7 @@ export class Session {
       this.write({
         step_request: {
           request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
-          params_json: revealJson(step.params), dry_run: step.dryRun === true,
+          params_json: revealJson(step.params), dry_run: step.dryRun === true, show_content: step.dryRun === true && step.showContent === true,
         },
       });
     });
@@ -127,6 +146,7 @@ export class Session {
     p.resolve({
       requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, changed: r.changed, ok: r.ok, output: r.output,
       startedAt: new Date(r.started_at_ms), finishedAt: new Date(r.finished_at_ms), replayed: r.replayed,
+      ...(r.diff_json ? { diff: parseDiff(r.diff_json) } : {}),
     });
     return true;
   }

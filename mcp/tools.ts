@@ -46,10 +46,19 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },
   { name: 'get-incarnation-history', method: 'get', path: '/v1/incarnations/{name}/history' },
   { name: 'list-runs', method: 'get', path: '/v1/incarnations/{name}/runs', hint: 'Newest first, with cursors; each item has the apply_id to pass to get-run.' },
-  { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml; accepted asynchronously with an apply_id (follow it with get-run and `wait`).' },
+  { name: 'run-operation', method: 'post', path: '/v1/incarnations/{name}/runs', hint: 'Runs scenario/<operation>/main.yml, or with `plan_id` alone exactly the steps of a ready plan (a host that drifted since is refused); accepted asynchronously with an apply_id (follow it with get-run and `wait`).' },
   {
     name: 'get-run', method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}',
     hint: 'With `wait` (e.g. "30s", at most 60s) the answer comes when the run ends instead of at once: no need to call it in a loop.',
+  },
+  {
+    name: 'plan-operation', method: 'post', path: '/v1/incarnations/{name}/plans',
+    hint: 'Checks what the operation would change on every host and changes nothing; accepted with a plan_id: call get-plan with `wait: "30s"`, then run-operation with `plan_id` alone to apply exactly that plan.',
+  },
+  { name: 'list-plans', method: 'get', path: '/v1/incarnations/{name}/plans' },
+  {
+    name: 'get-plan', method: 'get', path: '/v1/incarnations/{name}/plans/{plan_id}',
+    hint: 'Per host and step: would_change and the diff (files: a unified diff unless the step carries a secret; packages: from and to version).',
   },
   { name: 'unlock', method: 'post', path: '/v1/incarnations/{name}/unlock', hint: 'Clears error_locked; with `retry: true` the failed operation runs again.' },
   {

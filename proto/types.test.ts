@@ -29,7 +29,8 @@ describe('proto contracts', () => {
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.Soulprint'),
       ['addresses', 'architecture', 'cpu_count', 'fqdn', 'hostname', 'memory_bytes', 'os_family', 'os_name', 'os_release', 'soul_version']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepResult'),
-      ['apply_id', 'changed', 'finished_at_ms', 'ok', 'output', 'replayed', 'request_id', 'started_at_ms', 'step_index']);
+      ['apply_id', 'changed', 'diff_json', 'finished_at_ms', 'ok', 'output', 'replayed', 'request_id', 'started_at_ms', 'step_index']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepRequest'), ['apply_id', 'dry_run', 'module', 'params_json', 'request_id', 'show_content', 'step_index']);
     assert.deepEqual(fieldsOf('keeper/bootstrap/v1/bootstrap.proto', 'keeper.bootstrap.v1.EnrollResponse'),
       ['certificate_pem', 'chain_pem', 'not_after_ms', 'serial', 'sid']);
   });

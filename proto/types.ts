@@ -25,6 +25,8 @@ export interface StepProgress { request_id: string; message: string }
 export interface StepResultMsg {
   request_id: string; apply_id: string; step_index: number; changed: boolean; ok: boolean; output: string;
   started_at_ms: number; finished_at_ms: number; replayed: boolean;
+  /** JSON object or '' (check mode: what would change). */
+  diff_json?: string;
 }
 
 export interface RenewCertificate { csr_pem: string }
@@ -38,7 +40,7 @@ export type SoulMessage =
   | { msg: 'renew_certificate'; renew_certificate: RenewCertificate };
 
 export interface Welcome { session_id: string; epoch: number; heartbeat_interval_ms: number; kid: string }
-export interface StepRequestMsg { request_id: string; apply_id: string; step_index: number; module: string; params_json: string; dry_run: boolean }
+export interface StepRequestMsg { request_id: string; apply_id: string; step_index: number; module: string; params_json: string; dry_run: boolean; show_content?: boolean }
 export interface Cancel { request_id: string; reason: string }
 export interface Goodbye { reason: GoodbyeReason }
 export interface CertificateRenewed { certificate_pem: string; chain_pem: string[]; serial: string; not_after_ms: number }

@@ -6,6 +6,7 @@ import type { TemporalClientHolder } from './connection';
 import { runSearchAttributes } from './search-attributes';
 import { sharedQueue } from './queues';
 import { incarnationRun } from './workflows/run';
+import { incarnationPlan } from './workflows/plan';
 import { incarnationUpgrade } from './workflows/upgrade';
 
 export interface RunToStart { applyId: string; incarnation: string; operation: string; service: string; serviceRef: string }
@@ -46,5 +47,20 @@ export async function startUpgradeWorkflow(holder: TemporalClientHolder, run: Ru
     });
   } catch (err) {
     throw new TemporalUnavailable(`cannot start the upgrade workflow: ${(err as Error).message}`);
+  }
+}
+
+/** Starts a plan's workflow (workflow id = plan_id); the plan row is already recorded. */
+export async function startPlanWorkflow(holder: TemporalClientHolder, plan: RunToStart): Promise<void> {
+  const client = holder.client;
+  if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
+  try {
+    await client.workflow.start(incarnationPlan, {
+      workflowId: plan.applyId, taskQueue: sharedQueue(holder.taskQueue), typedSearchAttributes: runSearchAttributes(plan),
+      memo: { incarnation: plan.incarnation, operation: plan.operation, service: plan.service, service_ref: plan.serviceRef, kind: 'plan' },
+      args: [{ planId: plan.applyId, incarnation: plan.incarnation, operation: plan.operation }],
+    });
+  } catch (err) {
+    throw new TemporalUnavailable(`cannot start the plan's workflow: ${(err as Error).message}`);
   }
 }

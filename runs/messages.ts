@@ -41,6 +41,11 @@ export interface RunResult {
 
 export interface ShardInput { applyId: string; sids: string[]; batch: number }
 
+/** A plan (docs/plans.md): rendered like a run, every step sent in check mode; applies nothing. */
+export interface PlanWorkflowInput { planId: string; incarnation: string; operation: string }
+
+export interface PlanResult { status: 'ready' | 'failed'; hosts: Record<string, number> }
+
 export interface UpgradeWorkflowInput { applyId: string; incarnation: string; toVersion: number | null }
 
 export interface RunProgress {

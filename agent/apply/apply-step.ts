@@ -31,6 +31,8 @@ export interface StepRequest {
   module: string;
   params: unknown;
   dryRun?: boolean;
+  /** Dry run only: a file module may show a unified diff of the content (the step holds no secret). */
+  showContent?: boolean;
 }
 
 export interface StepOutcome extends StepResult {
@@ -77,7 +79,7 @@ async function runModule(req: StepRequest, deps: ApplyStepDeps): Promise<StepRes
     return { changed: false, ok: false, output: `${req.module}: invalid params: ${problems.map((p) => p.message).join('; ')}` };
   }
   try {
-    const r = await mod.run(req.params, { dryRun: req.dryRun === true });
+    const r = await mod.run(req.params, { dryRun: req.dryRun === true, showContent: req.dryRun === true && req.showContent === true });
     const result: StepResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
     if (r.diff !== undefined) result.diff = r.diff;
     return result;

@@ -25,14 +25,21 @@ export function createApt(runner: CommandRunner): PackageManager {
     validate,
     async read(name, version): Promise<PackageState> {
       validate(name, version);
+      // What apt would install (`apt-cache policy`'s Candidate), so a plan names a version, not "latest".
+      const withCandidate = async (state: PackageState): Promise<PackageState> => {
+        if (version !== undefined) return state;
+        const p = await runner({ file: 'apt-cache', args: ['policy', '--', name] });
+        const m = p.code === 0 ? /^\s*Candidate:\s*(\S+)\s*$/m.exec(p.stdout) : null;
+        return m && m[1] !== '(none)' ? { ...state, candidate: m[1] } : state;
+      };
       const r = await runner({ file: 'dpkg-query', args: ['-W', '-f', SHOW_FORMAT, '--', name] });
       // Exit 1 with "no packages found matching" is the normal "not installed" answer.
       if (r.code !== 0) {
-        if (/no packages found/i.test(r.stderr) || r.code === 1) return { installed: false, satisfied: false };
+        if (/no packages found/i.test(r.stderr) || r.code === 1) return withCandidate({ installed: false, satisfied: false });
         throw new Error(`dpkg-query failed (exit ${r.code}): ${tail(r.stderr)}`);
       }
       const line = r.stdout.split('\n').find((l) => /^\S+ ok installed /.test(l));
-      if (!line) return { installed: false, satisfied: false };
+      if (!line) return withCandidate({ installed: false, satisfied: false });
       const installedVersion = line.split(' ')[3] ?? '';
       return {
         installed: true,

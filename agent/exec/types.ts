@@ -23,6 +23,8 @@ export interface PackageState {
   installed: boolean;
   /** The installed version when the tool reports it. */
   version?: string;
+  /** Not satisfied and no version asked for: the version the tool would install (a plan shows it). */
+  candidate?: string;
 }
 
 export interface PackageManager {

@@ -87,6 +87,21 @@ describe('core.file.present', () => {
     await assert.rejects(fs.stat(path.join(dir, 'sub')), { code: 'ENOENT' });
   });
 
+  it('shows a unified diff of the content in a dry run only when the keeper allows it', async () => {
+    const target = path.join(dir, 'app.conf');
+    await fs.writeFile(target, 'port=80\nname=a\n', { mode: 0o644 });
+    const shown = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: true, showContent: true });
+    const content = (shown.diff as { content: { unified: string; before: { sha256: string } } }).content;
+    assert.equal(content.unified, `--- a${target}\n+++ b${target}\n@@ -1,2 +1,2 @@\n-port=80\n+port=8080\n name=a\n`);
+    assert.match(content.before.sha256, /^[0-9a-f]{64}$/);
+    // A step with a secret (the keeper does not set showContent) and a real apply carry hashes only.
+    const hidden = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: true });
+    assert.equal(JSON.stringify(hidden.diff).includes('port='), false);
+    const applied = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: false, showContent: true });
+    assert.equal(JSON.stringify(applied.diff).includes('port='), false);
+    assert.equal(await fs.readFile(target, 'utf8'), 'port=8080\nname=a\n');
+  });
+
   it('refuses a target that is a symlink, leaving the link and its destination alone', async () => {
     const real = path.join(dir, 'real');
     await fs.writeFile(real, 'keep');

@@ -10,6 +10,7 @@ import { canonicalTarget, readTarget, type FileSnapshot } from './file-target';
 import { ParamError, optionalString, readParams, requireString } from './params';
 import { defineState, type Change } from './shape';
 import type { StateDeps, StateModule } from './types';
+import { MAX_DIFF_INPUT, isText, unifiedDiff } from './unified-diff';
 
 const MODE_TEXT = /^0?[0-7]{3,4}$/;
 /** Mode of a file we create when the step gives none; an existing file keeps its mode. */
@@ -53,9 +54,16 @@ interface Current {
   wantGid?: number;
 }
 
-// The diff carries hashes and sizes, never content: rendered files routinely hold secrets, and the
-// result travels to the keeper and into the run report.
+// The diff carries hashes and sizes: rendered files routinely hold secrets, and the result travels
+// to the keeper and into the run report. Content appears only as a unified diff in a plan, for a
+// step the keeper marked as holding no secret (docs/plans.md "What a plan shows").
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+function contentDiff(path: string, before: Buffer, after: Buffer): { unified?: string; unified_withheld?: string } {
+  if (before.length > MAX_DIFF_INPUT || after.length > MAX_DIFF_INPUT) return { unified_withheld: `larger than ${MAX_DIFF_INPUT} bytes` };
+  if (!isText(before) || !isText(after)) return { unified_withheld: 'not text' };
+  return { unified: unifiedDiff(before.toString('utf8'), after.toString('utf8'), path) };
+}
 
 export function createFileState(name: string, deps: StateDeps): StateModule {
   return defineState<FileParams, Current>({
@@ -82,17 +90,19 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
       if (p.group !== undefined) current.wantGid = await resolveGroup(p.group, deps.accounts);
       return current;
     },
-    diff(p, { file, wantUid, wantGid }): Change | null {
+    diff(p, { file, wantUid, wantGid }, ctx): Change | null {
       const after = { sha256: sha256(p.content), size: p.content.length };
+      // Content only when the keeper allows it (no secret in the step) and in a dry run (a plan).
+      const unified = (before: Buffer) => (ctx.dryRun && ctx.showContent === true ? contentDiff(p.path, before, p.content) : {});
       if (!file.exists || !file.content) {
         const mode = formatMode(p.mode ?? DEFAULT_FILE_MODE);
-        return { summary: `create ${p.path} (mode ${mode})`, diff: { created: true, mode, content: { after } } };
+        return { summary: `create ${p.path} (mode ${mode})`, diff: { created: true, mode, content: { after, ...unified(Buffer.alloc(0)) } } };
       }
       const parts: string[] = [];
       const diff: Record<string, unknown> = {};
       if (!file.content.equals(p.content)) {
         parts.push('content updated');
-        diff.content = { before: { sha256: sha256(file.content), size: file.content.length }, after };
+        diff.content = { before: { sha256: sha256(file.content), size: file.content.length }, after, ...unified(file.content) };
       }
       if (p.mode !== undefined && file.mode !== p.mode) {
         parts.push(`mode ${formatMode(file.mode ?? 0)}->${formatMode(p.mode)}`);

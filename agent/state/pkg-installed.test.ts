@@ -17,7 +17,15 @@ describe('core.pkg.installed', () => {
       output: 'installed nginx with apt-get',
       diff: { package: 'nginx', from: null, to: 'latest' },
     });
-    assert.deepEqual(fake.argv().map((a) => a[0]), ['dpkg-query', 'apt-get']);
+    assert.deepEqual(fake.argv().map((a) => a[0]), ['dpkg-query', 'apt-cache', 'apt-get']);
+  });
+
+  it('names the version apt would install in a dry run of a missing package (a plan shows it)', async () => {
+    const fake = createFakeRunner({ code: 1, stderr: 'dpkg-query: no packages found matching hello' },
+      { stdout: 'hello:\n  Installed: (none)\n  Candidate: 2.10-3\n  Version table:\n' });
+    const r = await createPkgInstalled({ facts: debian, runner: fake.run }).run({ name: 'hello' }, { dryRun: true });
+    assert.deepEqual(r, { changed: true, ok: true, output: 'would install hello with apt (dry run)', diff: { package: 'hello', from: null, to: '2.10-3' } });
+    assert.deepEqual(fake.argv(), [['dpkg-query', '-W', '-f', '${Status} ${Version}\n', '--', 'hello'], ['apt-cache', 'policy', '--', 'hello']]);
   });
 
   it('reports changed:false and runs no install when the package is there', async () => {

@@ -28,7 +28,7 @@ export function createPkgInstalled(deps: StateDeps): StateModule {
     read: (p) => p.pm.read(p.name, p.version),
     diff(p, current) {
       if (current.satisfied) return null;
-      const to = p.version ?? 'latest';
+      const to = p.version ?? current.candidate ?? 'latest';
       const from = current.installed ? current.version ?? 'another version' : null;
       const summary = current.installed
         ? `change ${p.name} from ${from} to ${to} with ${p.pm.tool}`

@@ -14,8 +14,8 @@ export interface StateSpec<P, Current> {
   /** Validates and normalises params; throws with a message meant for the operator. */
   parse(params: unknown): P;
   read(params: P): Promise<Current>;
-  /** null when the system is already as desired. */
-  diff(params: P, current: Current): Change | null;
+  /** null when the system is already as desired; `ctx` says whether content may be shown. */
+  diff(params: P, current: Current, ctx: StateContext): Change | null;
   /** Says what already holds, for the unchanged report ("nginx 1.22 is installed"). */
   describe(params: P, current: Current): string;
   /** Makes the change; resolves with what was done, in the past tense, for the report. */
@@ -31,7 +31,7 @@ export function defineState<P, Current>(spec: StateSpec<P, Current>): StateModul
         const params = spec.parse(raw);
         phase = 'reading current state failed';
         const current = await spec.read(params);
-        const change = spec.diff(params, current);
+        const change = spec.diff(params, current, ctx);
         if (change === null) return { changed: false, ok: true, output: spec.describe(params, current) };
         const withDiff = change.diff === undefined ? {} : { diff: change.diff };
         if (ctx.dryRun) return { changed: true, ok: true, output: `would ${change.summary} (dry run)`, ...withDiff };

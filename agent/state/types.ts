@@ -22,6 +22,8 @@ export interface StepResult {
 export interface StateContext {
   /** Read and compare only; report what would change and change nothing. */
   dryRun: boolean;
+  /** In a dry run: the keeper allows a unified diff of a file's content (the step holds no secret). */
+  showContent?: boolean;
 }
 
 export interface StateModule {

@@ -16,7 +16,7 @@ import { defineRoute } from '../route';
 import {
   acceptedSchema, deletedSchema, deleteIncarnationQuery, nameParams, upgradeBody, type DeleteIncarnationQuery, type UpgradeInput,
 } from '../schemas/incarnations';
-import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf } from './incarnations';
+import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf } from './run-start';
 import { loadChecked, precheck, scenarioOf } from './run-checks';
 import { versionToApply } from './service-source';
 

@@ -3,22 +3,20 @@
 // commit its version is pinned to (service-source.ts). A handler records the run and takes the lock in PostgreSQL
 // first, then starts the run's workflow; if Temporal refuses, the run is failed and the
 // incarnation locked with the reason, never left `applying` with nothing running.
-import { lockRun } from '../../db/repos/run-outcome';
 import {
   beginRun, createIncarnation, getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
-import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type NewRun, type RunRecord } from '../../db/repos/runs';
-import { getService } from '../../db/repos/services';
+import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type RunRecord } from '../../db/repos/runs';
 import { latestVersions, type ServiceVersionRecord } from '../../db/repos/service-versions';
-import { runUiUrl, type TemporalClientHolder } from '../../runs/connection';
-import { sealSecretInputs } from '../secret-inputs';
-import { newApplyId, startRunWorkflow, startUpgradeWorkflow } from '../../runs/client';
+import { newApplyId, startUpgradeWorkflow } from '../../runs/client';
 import { versionToApply } from './service-source';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { precheck, type RunChecker } from './run-checks';
+import { applyPlan } from './plan-apply';
+import { precheck } from './run-checks';
+import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf, uiLink } from './run-start';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
@@ -32,7 +30,7 @@ const MAX_WAIT_MS = 60_000;
 /** How often a held report looks at the run: it answers within this of the run's end. */
 const WAIT_POLL_MS = 50;
 
-function parseWait(raw: string): number {
+export function parseWait(raw: string): number {
   const m = /^([0-9]{1,6})(ms|s)$/.exec(raw)!;
   const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
   if (ms > MAX_WAIT_MS) throw problems.invalid(`wait ${raw} is longer than ${MAX_WAIT_MS / 1000}s`, [{ path: '/query/wait', message: `must be at most ${MAX_WAIT_MS / 1000}s` }]);
@@ -40,7 +38,7 @@ function parseWait(raw: string): number {
 }
 
 /** Holds the answer until the run leaves `running` or `ms` pass; one operator slot while held. */
-async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number): Promise<RunRecord> {
+export async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number): Promise<RunRecord> {
   const release = operatorSlots(deps).acquire(aid);
   try {
     const deadline = Date.now() + ms;
@@ -55,28 +53,13 @@ async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number
   }
 }
 
-/** The keeper passes its Temporal client and scenario engine beside the common API deps (keeper/server.ts). */
-type RunDeps = ApiDeps & { temporal?: TemporalClientHolder; scenario?: RunChecker };
-
-export function temporalOf(deps: ApiDeps): TemporalClientHolder {
-  const t = (deps as RunDeps).temporal;
-  if (!t?.client) throw problems.unavailable('the workflow engine (Temporal)');
-  return t;
-}
-
-const uiLink = (deps: ApiDeps, applyId: string) => {
-  const t = (deps as RunDeps).temporal;
-  const c = deps.runtime.config.temporal;
-  return runUiUrl(t?.uiUrl ?? c.ui_url, t?.namespace ?? c.namespace, applyId);
-};
-
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 function runSummary(deps: ApiDeps, r: RunRecord) {
   return {
     apply_id: r.apply_id, operation: r.operation, status: r.status, phase: r.phase, service_ref: r.service_ref,
     service_commit: r.service_commit, error: r.error, summary: r.summary, created_at: r.created_at.toISOString(),
-    finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id), target_sids: r.target_sids ?? null,
+    finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id), target_sids: r.target_sids ?? null, plan_id: r.plan_id ?? null,
   };
 }
 
@@ -91,63 +74,12 @@ export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | un
   };
 }
 
-export async function mustIncarnation(deps: ApiDeps, name: string): Promise<IncarnationRecord> {
-  const inc = await getIncarnation(deps.runtime.db, name);
-  if (inc) return inc;
-  const gone = await lastTombstone(deps.runtime.db, name);
-  if (gone) {
-    throw problems.notFound(`incarnation ${name} was deleted at ${gone.deleted_at.toISOString()}` +
-      `${gone.forced ? ' (with force)' : gone.deleted_apply_id ? ` by run ${gone.deleted_apply_id}` : ''}; its history stays at /v1/incarnations/${name}/history`);
-  }
-  throw problems.notFound(`incarnation ${name} does not exist`);
-}
-
 /** A live incarnation, or (for reading its history and runs) the creation time of none when only a deleted one had the name. */
 async function historyOwner(deps: ApiDeps, name: string): Promise<{ since?: Date }> {
   const inc = await getIncarnation(deps.runtime.db, name);
   if (inc) return { since: inc.created_at };
   if (await lastTombstone(deps.runtime.db, name)) return {};
   throw problems.notFound(`incarnation ${name} does not exist`);
-}
-
-/** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, answers 503. */
-export async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<void>) {
-  try {
-    await start(temporalOf(deps));
-  } catch (err) {
-    await lockRun(deps.runtime.db, run.applyId, `the run could not be started: ${(err as Error).message}`, 'start');
-    throw problems.unavailable('the workflow engine (Temporal)');
-  }
-  return {
-    status: 202,
-    body: {
-      apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, status: 'applying',
-      run: `/v1/incarnations/${run.incarnation}/runs/${run.applyId}`, temporal_ui: uiLink(deps, run.applyId),
-    },
-    headers: { Location: `/v1/incarnations/${run.incarnation}/runs/${run.applyId}` },
-  };
-}
-
-export const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
-  launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
-
-/** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
-export function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
-  loaded?: { secretInputs?: Record<string, string[]> }) {
-  const { config, secrets } = deps.runtime;
-  return sealSecretInputs({
-    scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
-    service, incarnation, operation, applyId, input, ...(loaded ? { loaded } : {}),
-  });
-}
-
-/** What a run records about the version it applies: the ref (service_ref) and its pinned commit. */
-export const pinned = (v: ServiceVersionRecord) => ({ serviceRef: v.version, serviceCommit: v.commit });
-
-export async function serviceOf(deps: ApiDeps, name: string) {
-  const service = await getService(deps.runtime.db, name);
-  if (!service) throw problems.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
-  return service;
 }
 
 export const incarnationRoutes = [
@@ -216,25 +148,33 @@ export const incarnationRoutes = [
   }),
   defineRoute<{ name: string }, Record<string, never>, StartRunInput>({
     method: 'post', path: '/v1/incarnations/{name}/runs', operationId: 'startRun', tag: 'Incarnations', permission: 'incarnations:run',
-    summary: 'Run an operation', description: 'Runs `scenario/<operation>/main.yml`. 409 while the incarnation is `applying` or `error_locked` (unlock it first).',
+    summary: 'Run an operation, or apply a plan', description: 'Runs `scenario/<operation>/main.yml`, or with `{"plan_id"}` exactly the steps of that plan, refusing any host that drifted since (docs/plans.md). 409 while the incarnation is `applying` or `error_locked` (unlock it first), and for a plan that is not `ready`, was applied, expired or is stale.',
     params: nameParams, body: { schema: startRunBody, required: true },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
       temporalOf(deps);
-      if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
+      if (body.plan_id !== undefined) {
+        // allow_empty has a default (false): only an explicit true is a conflict.
+        const extra = (['operation', 'input', 'allow_empty'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
+        if (extra.length > 0) throw problems.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
+        return applyPlan(deps, params.name, body.plan_id, caller.aid);
+      }
+      if (body.operation === undefined) throw problems.invalid('give the operation to run, or the plan_id of a plan to apply', [{ path: '/body/operation', message: 'required without plan_id' }]);
+      const operation = body.operation;
+      if (operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
       const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
-      const applyId = newApplyId(inc.name, body.operation);
+      const applyId = newApplyId(inc.name, operation);
       // No input: the last committed run's input (it holds references only), so a re-run does not
       // forget what the incarnation was made with.
       const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
       const loaded = await precheck(deps, service, {
-        operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
+        operation: operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
       });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, body.operation, applyId, given, loaded);
-      const run = { applyId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, operation, applyId, given, loaded);
+      const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
     },
@@ -275,7 +215,7 @@ export const incarnationRoutes = [
             sid: h.sid, status: h.status, kid: h.kid, reason: h.reason, batch: h.batch,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index, name: s.name, module: s.module, status: s.status, changed: s.changed, output: s.output,
-              attempts: s.attempts, replayed: s.replayed, skip_reason: s.skip_reason ?? null, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
+              attempts: s.attempts, replayed: s.replayed, skip_reason: s.skip_reason ?? null, diff: s.diff ?? null, started_at: iso(s.started_at), finished_at: iso(s.finished_at),
             })),
           })),
         },

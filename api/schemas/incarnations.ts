@@ -34,6 +34,7 @@ export const runSummarySchema = named('RunSummary', {
     finished_at: nullableTimestampSchema,
     temporal_ui: { type: 'string', description: 'this run in the Temporal Web UI' },
     target_sids: { type: ['array', 'null'], items: { type: 'string' }, description: 'a run limited to these hosts: a new soul converging (docs/runs.md); null: every host of the covens' },
+    plan_id: { ...nullableString, description: 'the plan this run applied, step for step (docs/plans.md); null: rendered at its start' },
   },
 } as const satisfies ObjectSchema);
 
@@ -80,9 +81,11 @@ export const createIncarnationBody = named('CreateIncarnation', {
 } as const satisfies ObjectSchema);
 
 export const startRunBody = named('StartRun', {
-  type: 'object', additionalProperties: false, required: ['operation'],
+  type: 'object', additionalProperties: false,
+  description: 'either `operation` (with `input`), rendered now, or `plan_id` alone: exactly the steps of that plan',
   properties: {
     operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' },
+    plan_id: { type: 'string', pattern: APPLY_ID_PATTERN, description: 'apply this plan (POST .../plans) and nothing else; refused when a host drifted since (docs/plans.md)' },
     input: { ...inputSchema, description: "values for the scenario's `input:` block; default: the input of the incarnation's last committed run" },
     allow_empty: allowEmptySchema,
   },
@@ -144,7 +147,8 @@ const stepSchema = {
     status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'] },
     changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
-    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'require', 'onchanges', 'earlier_failure', null], description: 'why a `skipped` step did not run on this host' },
+    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'require', 'onchanges', 'earlier_failure', 'secret_unavailable', 'drift', null], description: 'why a `skipped` step did not run on this host' },
+    diff: { type: ['object', 'null'], description: "what the step changed, as the soul described it: file content hashes, mode, owner, group; package versions" },
     started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
   },
 } as const;
@@ -179,7 +183,7 @@ export const historySchema = listSchema('IncarnationHistory', {
 });
 
 export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
-export interface StartRunInput { operation: string; input?: Record<string, unknown>; allow_empty?: boolean }
+export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; allow_empty?: boolean }
 export interface UnlockInput { retry?: boolean; input?: Record<string, unknown> }
 export interface UpgradeInput { version?: string; to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '../errors';
 import { failureLines, followRun, type RunReport } from '../follow';
 import { parseInput } from '../input';
 import { details, table } from '../output';
+import { planText, type Plan } from '../plan-view';
 import { confirm } from '../prompt';
 import type { Handler } from './types';
 
@@ -56,15 +57,31 @@ export function runCommand(y: Argv): Argv {
 export const runHandler = (run: Handler) => run(async (ctx, a) => {
   const input = parseInput(a.input, a['input-file']);
   if (a.plan) {
-    if (!(await ctx.client().operation('createPlan'))) {
-      throw new CliError(ExitCode.Usage, 'this keeper has no plan API yet, so --plan cannot show what would change',
-        'run without --plan (the run report shows what changed)');
+    const plan = await makePlan(ctx, a.name, a.operation, input);
+    ctx.note(planText(plan));
+    if (plan.status !== 'ready') throw new CliError(ExitCode.Failed, `plan ${plan.plan_id} cannot be applied${plan.error ? `: ${plan.error}` : ''}`);
+    if (Number(plan.summary?.would_change ?? 0) === 0) {
+      ctx.show(plan, () => `nothing would change on any host of ${a.name}; nothing was applied\n`);
+      return;
     }
+    await confirm(ctx, a.yes, `apply exactly this plan to ${a.name}?`);
+    const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { plan_id: plan.plan_id } })).body;
+    await afterAccepted(ctx, a.name, accepted, a.follow);
+    return;
   }
   await confirm(ctx, a.yes, `run ${a.operation} on every host of ${a.name}?`);
   const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}) } })).body;
   await afterAccepted(ctx, a.name, accepted, a.follow);
 });
+
+/** POST .../plans, then the plan once every host answered its check. */
+async function makePlan(ctx: Ctx, name: string, operation: string, input: Record<string, unknown> | undefined): Promise<Plan> {
+  const accepted = (await ctx.client().call('createPlan', { params: { name }, body: { operation, ...(input ? { input } : {}) } })).body as { plan_id: string };
+  for (;;) {
+    const plan = (await ctx.client().call('getPlan', { params: { name, plan_id: accepted.plan_id }, query: { wait: '30s' } })).body as Plan;
+    if (plan.status !== 'planning') return plan;
+  }
+}
 
 export function incarnationsCommand(y: Argv, run: Handler): Argv {
   return y

@@ -87,7 +87,11 @@ function refusal(inc: IncarnationRecord): RunRefused {
  * Takes the lock for a new run: `ready` -> `applying` (or, with `fromLocked`, `error_locked` ->
  * `applying` for unlock-with-retry). One conditional UPDATE, so of two concurrent requests one wins.
  */
-export async function beginRun(db: Knex, name: string, run: NewRun, opts: { fromLocked?: boolean } = {}): Promise<void> {
+export async function beginRun(db: Knex, name: string, run: NewRun, opts: {
+  fromLocked?: boolean;
+  /** Runs in the same transaction after the lock is taken; a throw releases the lock (a plan claimed once). */
+  within?: (trx: Knex.Transaction) => Promise<void>;
+} = {}): Promise<void> {
   await db.transaction(async (trx) => {
     const from: IncarnationStatus = opts.fromLocked ? 'error_locked' : 'ready';
     const n = await trx('incarnations').where({ name, status: from })
@@ -99,6 +103,7 @@ export async function beginRun(db: Knex, name: string, run: NewRun, opts: { from
       throw refusal(inc);
     }
     await insertRun(trx, run);
+    await opts.within?.(trx);
   });
 }
 

@@ -8,7 +8,9 @@ export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | '
 export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 /** Why a step did not run on a host (docs/runs.md "The run report"). */
-export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable';
+export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
+/** A run applies steps; a plan (docs/plans.md) sends them in check mode and changes nothing. */
+export type RunKind = 'run' | 'plan';
 
 /** One rendered step for one host; apply-time expressions stay CEL source until dispatch. */
 export interface PlannedStep {
@@ -46,6 +48,8 @@ export interface NewRun {
   createdBy?: string;
   /** Only these hosts (a new soul converging, api/converge.ts); absent: every host of the covens. */
   targetSids?: string[];
+  /** The plan this run applies (its stored steps, not a new render). */
+  planId?: string;
 }
 
 export interface RunRecord {
@@ -66,6 +70,11 @@ export interface RunRecord {
   summary: Record<string, unknown> | null;
   retry_of: string | null;
   target_sids: string[] | null;
+  kind: RunKind;
+  plan_id: string | null;
+  plan_base: string | null;
+  expires_at: Date | null;
+  applied_by: string | null;
   created_by: string | null;
   created_at: Date;
   finished_at: Date | null;
@@ -76,13 +85,15 @@ export interface StepRow {
   apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
   output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
   skip_reason: SkipReason | null;
+  /** What the soul said the step changed (or, in a plan, would change); null when nothing. */
+  diff?: Record<string, unknown> | null;
 }
 
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
   await trx('incarnation_runs').insert({
     apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
     status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
-    target_sids: run.targetSids ?? null,
+    target_sids: run.targetSids ?? null, plan_id: run.planId ?? null,
   });
 }
 
@@ -142,7 +153,8 @@ export async function recordHosts(db: Knex, rows: Omit<HostRow, 'apply_id'>[], a
 
 export async function recordSteps(db: Knex, rows: StepRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 1000) {
-    await db('run_steps').insert(rows.slice(i, i + 1000)).onConflict(['apply_id', 'sid', 'step_index']).merge();
+    const chunk = rows.slice(i, i + 1000).map((r) => ({ ...r, diff: r.diff ? JSON.stringify(r.diff) : null }));
+    await db('run_steps').insert(chunk).onConflict(['apply_id', 'sid', 'step_index']).merge();
   }
 }
 
@@ -171,7 +183,7 @@ export async function runReport(db: Knex, applyId: string): Promise<{ hosts: Hos
 }
 
 export async function lastRunOf(db: Knex, incarnation: string): Promise<RunRecord | undefined> {
-  return (await db('incarnation_runs').where({ incarnation }).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
+  return (await db('incarnation_runs').where({ incarnation, kind: 'run' }).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
 }
 
 export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, RunRecord>> {
@@ -182,7 +194,7 @@ export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, Ru
 
 /** An incarnation's runs, newest first; `after` is the apply_id that ended the previous page. */
 export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }, since?: Date): Promise<{ items: RunRecord[]; next?: string }> {
-  const q = db('incarnation_runs').where({ incarnation });
+  const q = db('incarnation_runs').where({ incarnation, kind: 'run' });
   // A name taken again after a deletion lists its own runs only.
   if (since) q.where('created_at', '>=', since);
   // Keyset on (created_at, apply_id): two runs may share a timestamp, the apply_id breaks the tie.

@@ -4,14 +4,15 @@
 // hub's stream session does for agents; nothing else sees the revealed text.
 import readline from 'node:readline';
 import { revealJson } from '../../common/secret';
+import { parseDiff } from '../session';
 import type { SshConnection } from './connection';
 import { SshFailure } from './connection';
 
-export interface StepAnswer { changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean }
+export interface StepAnswer { changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean; diff?: Record<string, unknown> }
 
 export interface ApplySession {
   readonly soulprint: Record<string, unknown>;
-  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown> },
+  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown>; dryRun?: boolean; showContent?: boolean },
     opts: { timeoutMs: number; signal?: AbortSignal }): Promise<StepAnswer>;
   isConnected(sid: string): boolean;
   close(): Promise<void>;
@@ -77,11 +78,12 @@ export async function openApplySession(conn: SshConnection, opts: { sid: string;
           resolve: (a) => { clearTimeout(timer); sopts.signal?.removeEventListener('abort', onAbort); resolve(a); },
           reject: (e) => { clearTimeout(timer); sopts.signal?.removeEventListener('abort', onAbort); reject(e); },
         });
-        ch.write(`{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}}\n`);
+        ch.write(`{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}${step.dryRun ? `,"dryRun":true,"showContent":${step.showContent === true}` : ''}}\n`);
       });
       // The soul could not take the request at all (a malformed key): whether anything ran is known (nothing did), but it is not success.
       if (typeof answer.error === 'string') throw new Error(`the host refused the step: ${answer.error}`);
-      return { changed: answer.changed === true, ok: answer.ok === true, output: String(answer.output ?? ''), replayed: answer.replayed === true, startedAt, finishedAt: new Date() };
+      return { changed: answer.changed === true, ok: answer.ok === true, output: String(answer.output ?? ''), replayed: answer.replayed === true, startedAt, finishedAt: new Date(),
+        ...(answer.diff !== undefined ? { diff: parseDiff(JSON.stringify(answer.diff)) } : {}) };
     },
     async close() {
       if (closed) return;

@@ -139,6 +139,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
     },
     logging: raw.logging,
     api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
+    plans: { ttl_ms: parseDuration(raw.plans.ttl) },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },
     hub: { accept_rate: { per_second: raw.hub.accept_rate.per_second, burst: raw.hub.accept_rate.burst } },
     ssh: {

@@ -188,6 +188,14 @@ export const configSchema = {
         },
       },
     },
+    plans: {
+      type: 'object', additionalProperties: false, default: {},
+      properties: {
+        // A plan shows the world as it was; the older it is, the likelier a host drifted and the
+        // apply is refused anyway. An hour covers a review; a longer wait deserves a fresh plan.
+        ttl: { ...duration, default: '1h' },
+      },
+    },
     reaper: {
       type: 'object', additionalProperties: false, default: {},
       properties: {

@@ -37,6 +37,10 @@ export interface HostRun {
   /** Indexes of `onchanges:` steps whose trigger changed in a locked run this one retries and
    *  that did not run after it: they run here whether or not their triggers change again. */
   owed?: ReadonlySet<number>;
+  /** Check mode (a plan, docs/plans.md): every step is sent as a dry run, `changed` means "would
+   *  change", `until:` is not waited for. `showContent(step)` says whether the soul may show the
+   *  file's content in a unified diff (false for a step that carries a secret). */
+  check?: { showContent(step: PlannedStep): boolean };
 }
 
 /** What `register:` holds for a step that did not run on this host. */
@@ -50,6 +54,7 @@ const SKIP_TEXT: Record<SkipReason, string> = {
   onchanges: 'onchanges: none of the watched steps changed',
   earlier_failure: 'not run: an earlier step of this host did not succeed',
   secret_unavailable: 'not sent: a secret this host needs could not be read',
+  drift: 'not run: the host no longer matches the plan',
 };
 
 export interface HostOutcome { status: HostStatus; reason: string | null; steps: StepRow[]; startedAt: Date; finishedAt: Date }
@@ -109,6 +114,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       try {
         answer = await run.sender.sendStep(run.sid, {
           applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
+          ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
         }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
       } catch (err) {
         rows.push(row(step, 'unknown', { output: (err as Error).message, attempts: attempt, started_at: first, finished_at: new Date() }));
@@ -130,7 +136,8 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
             answer = { ...answer, output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true${read ? ` (${read})` : ''}` };
           }
         }
-        if (step.until !== undefined && ok) untilMet = isTrue(run.evaluate(step.until, c));
+        // A dry run changes nothing, so waiting for `until` would wait for nothing.
+        if (step.until !== undefined && ok && !run.check) untilMet = isTrue(run.evaluate(step.until, c));
       } catch (err) {
         ok = false;
         answer = { ...answer, output: `${answer.output}\nexpression error: ${(err as Error).message}` };
@@ -141,6 +148,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       outcome.set(step.index, ok ? (changed ? 'changed' : 'ok') : 'failed');
       rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
         changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,
+        diff: answer.diff ?? null,
       }));
       if (!ok) { hostStatus = 'failed'; reason = `step ${step.index} (${step.name}) failed`; }
       else if (changed) hostStatus = 'changed';

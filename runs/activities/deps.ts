@@ -7,9 +7,13 @@ import type { DispatchSecrets } from './secrets';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
 export interface StepSender {
-  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown> },
+  sendStep(sid: string, step: {
+    applyId: string; stepIndex: number; module: string; params: Record<string, unknown>;
+    /** Check mode (plans): nothing is changed; `showContent` allows a unified diff of a file's content. */
+    dryRun?: boolean; showContent?: boolean;
+  },
     opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<{
-      changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean;
+      changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean; diff?: Record<string, unknown>;
     }>;
   isConnected(sid: string): boolean;
 }

@@ -5,16 +5,22 @@
 // This is the transport seam: a host registered with transport ssh is opened through `deps.push`
 // (hub/ssh) instead of waiting for its stream, and its steps then go through the same applyHost;
 // workflows, render and the run report never learn which transport a host uses.
+// Plans (docs/plans.md): a plan's dispatch sends every step in check mode; a run that applies a plan
+// first checks each host again and refuses it, sending nothing for real, when what the plan saw
+// there no longer holds (runs/activities/plan-drift.ts).
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { getIncarnation } from '../../db/repos/incarnations';
 import { checkRunHoldsLock } from '../../db/repos/run-lock';
-import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../../db/repos/runs';
+import { planStepRows } from '../../db/repos/plans';
+import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type PlannedStep, type StepRow } from '../../db/repos/runs';
+import { getSouls } from '../../db/repos/souls';
 import type { DispatchInput, DispatchOutcome } from '../messages';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
 import { NotLockHolder, RunGone } from './errors';
-import { resolvePlanSecrets, secretSender } from './secrets';
+import { factsDrift, stepDrift } from './plan-drift';
+import { holdsSecret, resolvePlanSecrets, secretSender } from './secrets';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -40,7 +46,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const signal = ctx.cancellationSignal;
       // Every host in flight (up to the batch size) listens on this one signal for cancellation.
       setMaxListeners(0, signal);
-      const lock = await checkRunHoldsLock(deps.db, applyId);
+      const lock = await checkRunHoldsLock(deps.db, applyId, { plan: 'allow' });
       if (!lock.ok) throw NotLockHolder(lock.reason);
       const run = await getRun(deps.db, applyId);
       const inc = run && await getIncarnation(deps.db, run.incarnation);
@@ -49,7 +55,11 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       // Hosts reached by push (SSH) have no stream to wait for: each is opened once, below.
       const pushed = deps.push ? await deps.push.owns(sids) : new Set<string>();
       // Values are read now, for this dispatch only, and never written back (issue 12).
-      const secrets = await resolvePlanSecrets(deps.secrets, applyId, plans);
+      // Markers are bound to the apply_id that rendered them: a plan's, for a run that applies one.
+      const secrets = await resolvePlanSecrets(deps.secrets, run.plan_id ?? applyId, plans);
+      const check = run.kind === 'plan' ? { showContent: (step: PlannedStep) => !holdsSecret(step.params) } : undefined;
+      const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
+      const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
       // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
       // changed there, so they will not change again here).
       const owed = run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
@@ -106,12 +116,33 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
               }
             }
             const transport = channel ?? deps.sessions;
-            const r = await applyHost({
-              applyId, sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(transport, hs.values) : transport,
+            const host = {
+              sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(transport, hs.values) : transport,
               owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               // Exactly what render saw: the input with its defaults, the state, the soulprint.
               context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
-            }).finally(() => channel?.close());
+            };
+            const r = await (async () => {
+              if (planned && run.plan_id) {
+                // The plan's own key: a dry run neither reads nor writes the soul's ledger.
+                const again = await applyHost({ ...host, applyId: run.plan_id, check: { showContent: (step) => !holdsSecret(step.params) } });
+                const soul = factsNow?.get(sid);
+                const drift = [
+                  ...factsDrift(plan.soulprint, soul ? { ...(soul.soulprint ?? {}), covens: soul.covens } : null),
+                  ...stepDrift(planned.get(sid) ?? [], again.steps),
+                ];
+                if (drift.length > 0) {
+                  const now = new Date();
+                  return {
+                    status: 'failed' as const, startedAt: now, finishedAt: now,
+                    reason: `drift since plan ${run.plan_id}: ${drift.join('; ')}; nothing was applied on this host`,
+                    steps: plan.steps.map((st) => ({ apply_id: applyId, sid, step_index: st.index, name: st.name, module: st.module, status: 'skipped' as const,
+                      skip_reason: 'drift' as const, changed: false, output: 'not run: the host no longer matches the plan', attempts: 0, replayed: false, started_at: null, finished_at: null })),
+                  };
+                }
+              }
+              return applyHost({ ...host, applyId, ...(check ? { check } : {}) });
+            })().finally(() => channel?.close());
             stepRows.push(...r.steps);
             hostRows.push({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt });
             if (r.status === 'ok') out.ok++;

@@ -1,12 +1,14 @@
 // The render phase: everything is resolved for every targeted host before anything is applied
 // (ARCHITECTURE 2). Loads the service at its catalog ref, selects the incarnation's hosts (souls
 // carrying one of its covens), renders, applies `on:`/`where:`, and stores the plan per host.
-// A render error is stored with the run and nothing is sent to any soul.
+// A render error is stored with the run and nothing is sent to any soul. A run that applies a plan
+// adopts the plan's render instead (docs/plans.md).
 import type { Knex } from 'knex';
 import { getIncarnation } from '../../db/repos/incarnations';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
-import type { RenderOutcome } from '../messages';
+import { adoptPlan } from '../../db/repos/plans';
+import type { RenderOutcome, SerialSpec } from '../messages';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
@@ -64,6 +66,11 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const inc = await getIncarnation(db, run.incarnation);
   if (!inc) throw RunGone(applyId);
   await setPhase(db, applyId, 'rendering');
+  // A run that applies a plan renders nothing: it takes the plan's steps as they were checked.
+  if (run.plan_id) {
+    const adopted = await adoptPlan(db, applyId, run.plan_id);
+    return { ok: true, sids: adopted.sids, serial: adopted.serial as SerialSpec };
+  }
   const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
     await saveRenderErrors(db, applyId, commit, errors);
     return { ok: false, errorCount: errors.length };

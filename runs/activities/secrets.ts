@@ -6,7 +6,7 @@
 // A host whose steps need a secret that cannot be read is failed before anything is sent to it,
 // with the reason; hosts that need none go on (interface spec 7, outage table).
 import { createHmac } from 'node:crypto';
-import { SecretText, SecretValue, scrubValues, underPrefix, type SecretRef } from '../../common/secret';
+import { SecretText, SecretValue, isSecret, scrubValues, underPrefix, type SecretRef } from '../../common/secret';
 import type { PlannedStep } from '../../db/repos/runs';
 import { mapStrings, splitMarkers } from '../../scenario/secrets/markers';
 import type { StepSender } from './deps';
@@ -107,7 +107,17 @@ export function secretSender(inner: StepSender, values: SecretValue[]): StepSend
     isConnected: (sid) => inner.isConnected(sid),
     async sendStep(sid, step, opts) {
       const answer = await inner.sendStep(sid, step, opts);
-      return { ...answer, output: scrubValues(answer.output, values) };
+      const diff = answer.diff === undefined ? {} : { diff: JSON.parse(scrubValues(JSON.stringify(answer.diff), values)) as Record<string, unknown> };
+      return { ...answer, output: scrubValues(answer.output, values), ...diff };
     },
   };
+}
+
+/** Whether a step's params carry a secret (a resolved value or a marker): then a plan shows no content. */
+export function holdsSecret(params: unknown): boolean {
+  if (isSecret(params)) return true;
+  if (typeof params === 'string') return params.includes(FOREIGN);
+  if (Array.isArray(params)) return params.some(holdsSecret);
+  if (params !== null && typeof params === 'object') return Object.values(params).some(holdsSecret);
+  return false;
 }

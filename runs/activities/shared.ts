@@ -4,30 +4,31 @@ import { Context } from '@temporalio/activity';
 import { checkRunHoldsLock } from '../../db/repos/run-lock';
 import { recordHosts } from '../../db/repos/runs';
 import { dispatchQueue } from '../queues';
-import type { RenderOutcome, RouteGroup, Routes } from '../messages';
+import type { PlanResult, RenderOutcome, RouteGroup, Routes } from '../messages';
 import { commitRun, lockRun, RunMissing } from '../../db/repos/run-outcome';
 import type { SharedActivityDeps } from './deps';
 import { NotLockHolder, RunGone } from './errors';
 import { renderRun } from './render';
 import { upgradeState } from './upgrade';
+import { finishPlan } from '../../db/repos/plans';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
   /** Every entry point first: only the run holding its incarnation's lock may act (db/repos/run-lock.ts). */
-  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse') => {
-    const v = await checkRunHoldsLock(db, applyId, { finished });
+  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse', plan: 'allow' | 'refuse' = 'refuse') => {
+    const v = await checkRunHoldsLock(db, applyId, { finished, plan });
     if (!v.ok) throw NotLockHolder(v.reason);
   };
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
-      await guard(applyId);
+      await guard(applyId, 'refuse', 'allow');
       Context.current().heartbeat('rendering');
       return renderRun(deps, applyId);
     },
 
     /** Groups hosts by the keeper holding their stream; hosts with no live stream are `unknown`. */
     async resolveRoutes({ applyId, sids, batch }: { applyId: string; sids: string[]; batch: number }): Promise<Routes> {
-      await guard(applyId);
+      await guard(applyId, 'refuse', 'allow');
       const kids = await deps.locate(sids);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
@@ -43,7 +44,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     },
 
     async markUnknown({ applyId, sids, reason }: { applyId: string; sids: string[]; reason: string }): Promise<void> {
-      await guard(applyId);
+      await guard(applyId, 'refuse', 'allow');
       await recordHosts(db, sids.map((sid) => ({ sid, status: 'unknown', kid: null, reason, batch: null, started_at: null, finished_at: null })), applyId);
     },
 
@@ -60,6 +61,12 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     async lockRun({ applyId, reason, phase }: { applyId: string; reason: string; phase: string }): Promise<void> {
       await guard(applyId, 'allow');
       await lockRun(db, applyId, reason, phase).catch(goneAsFailure);
+    },
+
+    /** Ends a plan: ready when every host answered its check, failed otherwise. Changes no incarnation. */
+    async finishPlan({ applyId, reason }: { applyId: string; reason?: string }): Promise<PlanResult> {
+      await guard(applyId, 'allow', 'allow');
+      return finishPlan(db, applyId, reason);
     },
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {

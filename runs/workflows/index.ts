@@ -1,3 +1,4 @@
 // The workflows the shared-queue worker registers (its bundle entry point). Deterministic code only.
 export { incarnationRun, dispatchShard, runProgressQuery } from './run';
 export { incarnationUpgrade } from './upgrade';
+export { incarnationPlan } from './plan';

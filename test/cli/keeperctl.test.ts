@@ -243,10 +243,30 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.equal(JSON.parse(up.stdout).status, 'succeeded');
   });
 
-  it('--plan says plainly that this keeper has no plan API yet, and starts nothing', async () => {
-    const r = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', ...input()]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /no plan API/);
+  it('run --plan shows the plan with its diff, asks, and applies exactly that plan', async () => {
+    const motd = path.join(out, 'etc', 'motd');
+    const before = fs.readFileSync(motd, 'utf8');
+    // Not a terminal and no --yes: the plan is shown, nothing is applied.
+    const asked = await ctl(['run', 'motd-edge', 'create', '--plan', ...input(['--input', 'message=planned text'])]);
+    assert.equal(asked.code, 2, asked.stderr);
+    assert.match(asked.stderr, /^plan motd-edge\.create\.plan\.\S+ of motd-edge \(create\): ready$/m);
+    assert.match(asked.stderr, /~ step 1 \(motd file\): would update .*motd/);
+    assert.match(asked.stderr, /^ {6}-.*from keeperctl.*$/m);
+    assert.match(asked.stderr, /^ {6}\+.*planned text.*$/m);
+    assert.match(asked.stderr, /not asked: standard input is not a terminal/);
+    assert.equal(fs.readFileSync(motd, 'utf8'), before, 'a plan applies nothing');
+
+    const applied = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', '-o', 'json', ...input(['--input', 'message=planned text'])]);
+    ok(applied);
+    const planId = /^plan (\S+) of motd-edge/m.exec(applied.stderr)![1];
+    const report = JSON.parse(applied.stdout);
+    assert.deepEqual([report.status, report.plan_id], ['succeeded', planId]);
+    assert.match(fs.readFileSync(motd, 'utf8'), /planned text/);
+
+    // The same again: nothing would change, nothing is applied.
+    const same = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', ...input(['--input', 'message=planned text'])]);
+    ok(same);
+    assert.match(same.stdout, /nothing would change on any host of motd-edge; nothing was applied/);
   });
 
   it('every command has --help with an example; completion scripts for bash and zsh', async () => {

@@ -1,0 +1,116 @@
+// Plans (docs/plans.md): POST renders an operation exactly as a run would and sends every step to
+// its host in check mode; nothing is applied and the incarnation's status does not change. GET reads
+// a plan back, with each host's steps, whether each would change something and the diff, until
+// and after it expires. Applying one is POST .../runs {plan_id} (plan-apply.ts).
+import { insertPlan, listPlans } from '../../db/repos/plans';
+import { getRun, lastCommittedInput, runReport, type RunRecord } from '../../db/repos/runs';
+import { newApplyId, startPlanWorkflow } from '../../runs/client';
+import { decodeCursor, pageBody } from '../pagination';
+import { problems } from '../problems';
+import { defineRoute } from '../route';
+import { pageQuerySchema } from '../schemas/common';
+import { APPLY_ID_RE, nameParams, runReportQuery, type RunReportQuery } from '../schemas/incarnations';
+import {
+  createPlanBody, planAcceptedSchema, planListSchema, planParams, planSchema, type CreatePlanInput, type PlanStatus,
+} from '../schemas/plans';
+import { parseWait, waitForEnd } from './incarnations';
+import { precheck } from './run-checks';
+import { mustIncarnation, pinned, sealInputs, serviceOf, temporalOf } from './run-start';
+import { versionToApply } from './service-source';
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+function planStatus(p: RunRecord, now = Date.now()): PlanStatus {
+  if (p.status === 'running') return 'planning';
+  if (p.status === 'failed') return 'failed';
+  if (p.applied_by) return 'applied';
+  return p.expires_at && p.expires_at.getTime() <= now ? 'expired' : 'ready';
+}
+
+function planSummary(p: RunRecord) {
+  return {
+    plan_id: p.apply_id, incarnation: p.incarnation, operation: p.operation, status: planStatus(p), error: p.error,
+    service_ref: p.service_ref, service_commit: p.service_commit, based_on: p.plan_base, summary: p.summary,
+    created_at: p.created_at.toISOString(), finished_at: iso(p.finished_at), expires_at: (p.expires_at ?? p.created_at).toISOString(),
+    applied_by: p.applied_by,
+  };
+}
+
+export const planRoutes = [
+  defineRoute<{ name: string }, Record<string, never>, CreatePlanInput>({
+    method: 'post', path: '/v1/incarnations/{name}/plans', operationId: 'createPlan', tag: 'Incarnations', permission: 'incarnations:plan',
+    summary: 'Plan an operation',
+    description: 'Renders the operation as a run would and sends every step to its host in check mode: the state modules say what they would change and change nothing. ' +
+      'The incarnation keeps its status; read the plan with GET .../plans/{plan_id}, apply it with POST .../runs {"plan_id"} before it expires (config plans.ttl).',
+    params: nameParams, body: { schema: createPlanBody, required: true },
+    responses: { 202: { description: 'accepted; read the plan when it is ready', schema: planAcceptedSchema } },
+    async handler({ params, body, caller, deps }) {
+      temporalOf(deps);
+      if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: it migrates state and touches no host', [{ path: '/body/operation', message: 'reserved' }]);
+      const inc = await mustIncarnation(deps, params.name);
+      const service = await serviceOf(deps, inc.service);
+      const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
+      const planId = newApplyId(inc.name, `${body.operation}.plan`);
+      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      const loaded = await precheck(deps, service, {
+        operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
+        version: { name: version.version, commit: version.commit }, incarnation: inc,
+      });
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, body.operation, planId, given, loaded);
+      const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
+      const plan = { applyId: planId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
+      await insertPlan(deps.runtime.db, { ...plan, base: inc.last_committed_apply_id, expiresAt });
+      try {
+        await startPlanWorkflow(temporalOf(deps), plan);
+      } catch {
+        await deps.runtime.db('incarnation_runs').where({ apply_id: planId, status: 'running' })
+          .update({ status: 'failed', phase: 'done', error: 'the plan could not be started: the workflow engine did not answer', finished_at: deps.runtime.db.fn.now() });
+        throw problems.unavailable('the workflow engine (Temporal)');
+      }
+      const url = `/v1/incarnations/${inc.name}/plans/${planId}`;
+      return {
+        status: 202, headers: { Location: url },
+        body: { plan_id: planId, incarnation: inc.name, operation: body.operation, status: 'planning', plan: url, expires_at: expiresAt.toISOString() },
+      };
+    },
+  }),
+  defineRoute<{ name: string }, { limit: number; cursor?: string }>({
+    method: 'get', path: '/v1/incarnations/{name}/plans', operationId: 'listPlans', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: "An incarnation's plans", description: 'Newest first, each with its status (`planning`, `ready`, `failed`, `applied`, `expired`) and counts.',
+    params: nameParams, query: pageQuerySchema,
+    responses: { 200: { description: 'a page of plans', schema: planListSchema } },
+    async handler({ params, query, deps }) {
+      await mustIncarnation(deps, params.name);
+      const page = await listPlans(deps.runtime.db, params.name, { limit: query.limit, after: decodeCursor(query.cursor, APPLY_ID_RE) });
+      return { status: 200, body: pageBody(page, planSummary) };
+    },
+  }),
+  defineRoute<{ name: string; plan_id: string }, RunReportQuery>({
+    method: 'get', path: '/v1/incarnations/{name}/plans/{plan_id}', operationId: 'getPlan', tag: 'Incarnations', permission: 'incarnations:read',
+    summary: 'A plan', description: 'Per host and step: would it change something, and the diff (files: content hashes, a unified diff unless the step carries a secret, mode, owner, group; packages: from and to version). `?wait=30s` holds the answer until the plan is ready.',
+    params: planParams, query: runReportQuery,
+    responses: { 200: { description: 'the plan', schema: planSchema } },
+    async handler({ params, query, caller, deps }) {
+      const waitMs = query.wait === undefined ? undefined : parseWait(query.wait);
+      let plan = await getRun(deps.runtime.db, params.plan_id);
+      if (!plan || plan.kind !== 'plan' || plan.incarnation !== params.name) throw problems.notFound(`incarnation ${params.name} has no plan ${params.plan_id}`);
+      if (waitMs !== undefined && plan.status === 'running') plan = await waitForEnd(deps, caller.aid, plan, waitMs);
+      const report = await runReport(deps.runtime.db, plan.apply_id);
+      const stepsBySid = new Map<string, typeof report.steps>();
+      for (const s of report.steps) (stepsBySid.get(s.sid) ?? stepsBySid.set(s.sid, []).get(s.sid)!).push(s);
+      return {
+        status: 200,
+        body: {
+          ...planSummary(plan), input: plan.input, render_errors: plan.render_errors,
+          hosts: report.hosts.map((h) => ({
+            sid: h.sid, status: h.status, reason: h.reason,
+            steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
+              index: s.step_index, name: s.name, module: s.module, status: s.status, would_change: s.changed, output: s.output,
+              skip_reason: s.skip_reason ?? null, diff: s.diff ?? null,
+            })),
+          })),
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,85 @@
+// Plans on the wire (docs/plans.md): what a run would do, host by host and step by step, with the
+// diffs; and how it ended (ready to apply, failed, applied, expired).
+import { APPLY_ID_PATTERN, OPERATION_PATTERN } from './incarnations';
+import { labelSchema, listSchema, named, nullableTimestampSchema, timestampSchema, type ObjectSchema } from './common';
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const PLAN_STATUSES = ['planning', 'ready', 'failed', 'applied', 'expired'] as const;
+export type PlanStatus = typeof PLAN_STATUSES[number];
+
+export const createPlanBody = named('CreatePlan', {
+  type: 'object', additionalProperties: false, required: ['operation'],
+  properties: {
+    operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'the scenario to plan: scenario/<operation>/main.yml' },
+    input: { type: 'object', maxProperties: 256, description: "as for a run; default: the input of the incarnation's last committed run" },
+    allow_empty: { type: 'boolean', default: false, description: 'plan even when the covens hold no onboarded soul (else 400)' },
+  },
+} as const satisfies ObjectSchema);
+export interface CreatePlanInput { operation: string; input?: Record<string, unknown>; allow_empty?: boolean }
+
+export const planParams = {
+  type: 'object', additionalProperties: false, required: ['name', 'plan_id'],
+  properties: { name: labelSchema, plan_id: { type: 'string', pattern: APPLY_ID_PATTERN } },
+} as const satisfies ObjectSchema;
+
+export const planSummarySchema = named('PlanSummary', {
+  type: 'object', additionalProperties: false,
+  required: ['plan_id', 'incarnation', 'operation', 'status', 'error', 'service_ref', 'service_commit', 'based_on', 'summary', 'created_at', 'finished_at', 'expires_at', 'applied_by'],
+  properties: {
+    plan_id: { type: 'string', description: 'also the Temporal workflow id of the check' },
+    incarnation: { type: 'string' },
+    operation: { type: 'string' },
+    status: { type: 'string', enum: [...PLAN_STATUSES], description: '`ready`: every host answered its check and the plan can be applied until `expires_at`' },
+    error: nullableString,
+    service_ref: nullableString,
+    service_commit: nullableString,
+    based_on: { ...nullableString, description: "the incarnation's last committed run when the plan was made; another commit since makes the plan stale (409 on apply)" },
+    summary: { type: ['object', 'null'], description: 'host counts by outcome and `would_change`, the number of steps that would change something' },
+    created_at: timestampSchema,
+    finished_at: nullableTimestampSchema,
+    expires_at: timestampSchema,
+    applied_by: { ...nullableString, description: 'the run that applied this plan' },
+  },
+} as const satisfies ObjectSchema);
+
+const planStepSchema = {
+  type: 'object', required: ['index', 'name', 'module', 'status', 'would_change', 'output', 'skip_reason', 'diff'],
+  properties: {
+    index: { type: 'integer' }, name: nullableString, module: { type: 'string' },
+    status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'], description: '`changed`: applying would change something here' },
+    would_change: { type: 'boolean' },
+    output: { type: 'string', description: "the state module's answer: what it would do, or why the check failed" },
+    skip_reason: { type: ['string', 'null'], description: 'why the step would not run on this host' },
+    diff: { type: ['object', 'null'], description: 'files: content sha256 and size before and after, `unified` (a diff -u of the content; withheld for steps that carry a secret), mode, owner, group; packages: from and to version' },
+  },
+} as const;
+
+export const planSchema = named('Plan', {
+  type: 'object', required: [...planSummarySchema.required, 'input', 'render_errors', 'hosts'],
+  properties: {
+    ...planSummarySchema.properties,
+    input: { type: 'object' },
+    render_errors: { type: ['array', 'null'] },
+    hosts: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['sid', 'status', 'reason', 'steps'],
+        properties: {
+          sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'] },
+          reason: nullableString, steps: { type: 'array', items: planStepSchema },
+        },
+      },
+    },
+  },
+} as const satisfies ObjectSchema);
+
+export const planListSchema = listSchema('PlanList', planSummarySchema);
+
+export const planAcceptedSchema = named('PlanAccepted', {
+  type: 'object', additionalProperties: false, required: ['plan_id', 'incarnation', 'operation', 'status', 'plan', 'expires_at'],
+  properties: {
+    plan_id: { type: 'string' }, incarnation: { type: 'string' }, operation: { type: 'string' },
+    status: { type: 'string', enum: ['planning'] }, plan: { type: 'string', description: 'the plan URL path' }, expires_at: timestampSchema,
+  },
+} as const satisfies ObjectSchema);

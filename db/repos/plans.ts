@@ -1,0 +1,81 @@
+// Plans (docs/plans.md): a plan is a row of incarnation_runs with kind 'plan'. It renders like a
+// run and sends every step in check mode; it takes no lock and changes no incarnation. A run that
+// applies it adopts its render (adoptPlan) and checks, host by host, that what it saw still holds.
+import type { Knex } from 'knex';
+import { hostCounts, type NewRun, type RunRecord, type StepRow } from './runs';
+
+/** Records a plan: a run of kind `plan` that takes no lock; the incarnation's status is untouched. */
+export async function insertPlan(db: Knex, plan: NewRun & { base: string | null; expiresAt: Date }): Promise<void> {
+  await db('incarnation_runs').insert({
+    apply_id: plan.applyId, incarnation: plan.incarnation, operation: plan.operation, input: JSON.stringify(plan.input), kind: 'plan',
+    status: 'running', phase: 'queued', service_ref: plan.serviceRef, service_commit: plan.serviceCommit ?? null, created_by: plan.createdBy ?? null,
+    plan_base: plan.base, expires_at: plan.expiresAt,
+  });
+}
+
+/** Marks a plan applied by `applyId`; false when it was applied already or has expired. */
+export async function claimPlan(trx: Knex | Knex.Transaction, planId: string, applyId: string): Promise<boolean> {
+  const n = await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan', status: 'succeeded' }).whereNull('applied_by')
+    .where('expires_at', '>', trx.fn.now()).update({ applied_by: applyId });
+  return n > 0;
+}
+
+/**
+ * A run that applies a plan takes the plan's render as its own: the per-host steps, the hosts not
+ * targeted, the input as resolved and the state changes. Nothing is rendered again.
+ */
+export async function adoptPlan(db: Knex, applyId: string, planId: string): Promise<{ sids: string[]; serial: unknown }> {
+  return db.transaction(async (trx) => {
+    const plan = (await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan' }).first()) as RunRecord | undefined;
+    if (!plan) throw new Error(`plan ${planId} does not exist`);
+    await trx('incarnation_runs').where({ apply_id: applyId }).update({
+      service_commit: plan.service_commit, rendered_input: JSON.stringify(plan.rendered_input), state_changes: JSON.stringify(plan.state_changes),
+      orchestration: JSON.stringify(plan.orchestration), phase: 'dispatching',
+    });
+    await trx('run_plans').where({ apply_id: applyId }).delete();
+    await trx('run_hosts').where({ apply_id: applyId }).delete();
+    await trx.raw('insert into run_plans (apply_id, sid, steps, soulprint) select ?, sid, steps, soulprint from run_plans where apply_id = ?', [applyId, planId]);
+    await trx.raw(`insert into run_hosts (apply_id, sid, status, reason)
+      select ?, h.sid, case when p.sid is null then h.status else 'pending' end, case when p.sid is null then h.reason else null end
+      from run_hosts h left join run_plans p on p.apply_id = h.apply_id and p.sid = h.sid where h.apply_id = ?`, [applyId, planId]);
+    const sids = (await trx('run_plans').select('sid').where({ apply_id: applyId }).orderBy('sid')).map((r: { sid: string }) => r.sid);
+    return { sids, serial: (plan.orchestration as { serial?: unknown } | null)?.serial ?? null };
+  });
+}
+
+/** A plan's step rows of some hosts: what the plan saw, to compare with what holds now. */
+export async function planStepRows(db: Knex, planId: string, sids: string[]): Promise<Map<string, StepRow[]>> {
+  const rows = (await db('run_steps').where({ apply_id: planId }).whereIn('sid', sids).orderBy(['sid', 'step_index'])) as StepRow[];
+  const out = new Map<string, StepRow[]>();
+  for (const r of rows) (out.get(r.sid) ?? out.set(r.sid, []).get(r.sid)!).push(r);
+  return out;
+}
+
+/** An incarnation's plans, newest first. */
+export async function listPlans(db: Knex, incarnation: string, page: { limit: number; after?: string }): Promise<{ items: RunRecord[]; next?: string }> {
+  const q = db('incarnation_runs').where({ incarnation, kind: 'plan' });
+  if (page.after !== undefined) {
+    q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);
+  }
+  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'apply_id', order: 'desc' }]).limit(page.limit + 1)) as RunRecord[];
+  if (rows.length <= page.limit) return { items: rows };
+  const items = rows.slice(0, page.limit);
+  return { items, next: items[items.length - 1].apply_id };
+}
+
+/** How a plan ended: `ready` (every targeted host answered its check) or `failed`. */
+export async function finishPlan(db: Knex, planId: string, reason?: string): Promise<{ status: 'ready' | 'failed'; hosts: Record<string, number> }> {
+  return db.transaction(async (trx) => {
+    const hosts = await hostCounts(trx, planId);
+    // A host never reached was not checked: the plan cannot say what would happen there.
+    await trx('run_hosts').where({ apply_id: planId, status: 'pending' }).whereNull('reason').update({ status: 'unknown', reason: 'not checked' });
+    const bad = hosts.failed + hosts.unknown + hosts.pending;
+    const error = reason ?? (bad > 0 ? `${hosts.failed} host(s) failed their check, ${hosts.unknown + hosts.pending} did not answer; this plan cannot be applied` : null);
+    const status = error === null ? 'succeeded' : 'failed';
+    const wouldChange = Number((await trx('run_steps').where({ apply_id: planId, changed: true }).count<{ n: string }[]>({ n: '*' }))[0]?.n ?? 0);
+    await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan', status: 'running' }).update({
+      status, phase: 'done', error, summary: JSON.stringify({ hosts: await hostCounts(trx, planId), would_change: wouldChange }), finished_at: trx.fn.now(),
+    });
+    return { status: status === 'succeeded' ? 'ready' as const : 'failed' as const, hosts };
+  });
+}

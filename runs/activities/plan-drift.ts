@@ -1,0 +1,41 @@
+// Apply exactly the plan (docs/plans.md): before a host's first step, its steps are checked again
+// in check mode and compared with what the plan saw there. Any difference is drift: the host is
+// refused, nothing is sent to it for real, and the run locks with nothing committed.
+// Compared per step: whether it would run (status), whether it would change something, and the
+// soul's description of the change (file hashes, mode, owner, group, content diff; package
+// versions). The facts render used (the soulprint stored with the plan) are compared as well.
+import { isDeepStrictEqual } from 'node:util';
+import type { StepRow } from '../../db/repos/runs';
+
+const brief = (v: unknown) => {
+  const s = v === null || v === undefined ? 'nothing' : JSON.stringify(v);
+  return s.length > 240 ? `${s.slice(0, 240)}…` : s;
+};
+
+function stepVerdict(r: StepRow | undefined): { status: string; changed: boolean; diff: unknown } {
+  return r ? { status: r.status, changed: r.changed, diff: r.diff ?? null } : { status: 'absent', changed: false, diff: null };
+}
+
+/** One line per difference between the plan's check of a host and the check just made; [] when none. */
+export function stepDrift(planned: StepRow[], now: StepRow[]): string[] {
+  const byIndex = new Map(now.map((r) => [r.step_index, r]));
+  const out: string[] = [];
+  for (const p of planned) {
+    const a = stepVerdict(p);
+    const b = stepVerdict(byIndex.get(p.step_index));
+    if (isDeepStrictEqual(a, b)) continue;
+    const name = `step ${p.step_index} (${p.name ?? p.module})`;
+    if (a.status !== b.status) out.push(`${name}: the plan saw it ${a.status}, now it is ${b.status}`);
+    else if (a.changed !== b.changed) out.push(`${name}: the plan saw ${a.changed ? 'a change to make' : 'nothing to change'}, now ${b.changed ? 'there is a change to make' : 'nothing to change'}`);
+    else out.push(`${name}: the plan saw ${brief(a.diff)}, now ${brief(b.diff)}`);
+  }
+  return out;
+}
+
+/** The facts render used for this host against its facts now; [] when they match. */
+export function factsDrift(planned: Record<string, unknown> | null, now: Record<string, unknown> | null): string[] {
+  if (planned === null || now === null) return [];
+  const keys = [...new Set([...Object.keys(planned), ...Object.keys(now)])].sort();
+  return keys.filter((k) => !isDeepStrictEqual(planned[k], now[k]))
+    .map((k) => `fact ${k}: the plan rendered with ${brief(planned[k])}, now ${brief(now[k])}`);
+}

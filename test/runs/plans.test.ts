@@ -1,0 +1,179 @@
+// Plan, then apply exactly the plan (issue 17, items 2 and 3; docs/plans.md), on the real stack with
+// real souls: a plan shows the exact diffs of two files and one package and applies nothing (files
+// and the souls' ledgers untouched, the incarnation still `ready`); applying it changes exactly that;
+// a file edited on one host between plan and apply refuses that host with the drift and commits
+// nothing; a fresh plan then applies. A plan is applied once, only while it is fresh.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestKeeper } from '../support/keeper';
+import { repoRoot } from '../support/repo';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+
+/** A small Debian package no test machine has: the plan shows it would be installed, the apply installs it. */
+const PACKAGE = 'hello';
+const installedVersion = () => {
+  const r = spawnSync('dpkg-query', ['-W', '-f', '${Status} ${Version}', PACKAGE], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.startsWith('install ok installed') ? r.stdout.split(' ').pop()! : null;
+};
+const removePackage = () => { if (installedVersion() !== null) execFileSync('dpkg', ['--purge', PACKAGE], { stdio: 'pipe' }); };
+const candidate = () => /Candidate:\s*(\S+)/.exec(execFileSync('apt-cache', ['policy', PACKAGE], { encoding: 'utf8' }))![1]!;
+
+/** Every file under a directory with its content: a soul's ledger before and after must be equal. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('plans: plan, then apply exactly the plan', function () {
+  this.timeout(300_000);
+  let k: TestKeeper;
+  let root: string;
+  let souls: TestSoul[] = [];
+  const file = (s: TestSoul, name: string) => path.join(root, s.sid, name);
+  const read = (s: TestSoul, name: string) => fs.readFileSync(file(s, name), 'utf8');
+  const ledger = (s: TestSoul) => snapshot(path.join(s.dir, 'seed', 'ledger'));
+  const plan = async (body: Record<string, unknown>) => {
+    const r = await api(k, 'POST', '/v1/incarnations/shop/plans', body);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const got = await api(k, 'GET', `${r.body.plan}?wait=60s`);
+    assert.equal(got.status, 200, JSON.stringify(got.body));
+    return got.body;
+  };
+  const host = (p: any, s: TestSoul) => p.hosts.find((h: any) => h.sid === s.sid);
+
+  before(async () => {
+    removePackage();
+    root = tempDir('plans-');
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'), path.join(root, 'plan.git'), 'v1');
+    k = await startRunKeeper();
+    souls = await startSouls(k, path.join(root, 'souls'), [['web', 'pkg'], ['web']]);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'plan', git: url, ref: 'v1' })).status, 201);
+    const c = await api(k, 'POST', '/v1/incarnations', { name: 'shop', service: 'plan', covens: ['web'], input: { root, port: 80, greeting: 'hello' } });
+    assert.equal(c.status, 202, JSON.stringify(c.body));
+    assert.equal((await settled(k, 'shop')).status, 'ready');
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+    removePackage();
+  });
+
+  it('a plan shows the exact diffs of two files and one package, and applies nothing', async () => {
+    const [a, b] = souls as [TestSoul, TestSoul];
+    const before = { conf: read(a, 'app.conf'), motd: read(a, 'motd'), ledgers: [ledger(a), ledger(b)], inc: (await api(k, 'GET', '/v1/incarnations/shop')).body };
+    const p = await plan({ operation: 'update', input: { root, port: 8080, greeting: 'welcome' } });
+    assert.equal(p.status, 'ready', JSON.stringify(p));
+    assert.equal(p.based_on, before.inc.apply_id);
+    assert.ok(Date.parse(p.expires_at) > Date.now());
+
+    const ha = host(p, a);
+    assert.equal(ha.status, 'changed');
+    const [conf, motd, pkg] = ha.steps;
+    assert.deepEqual([conf.status, conf.would_change, motd.would_change, pkg.would_change], ['changed', true, true, true]);
+    assert.equal(conf.diff.content.unified, [
+      `--- a${file(a, 'app.conf')}`, `+++ b${file(a, 'app.conf')}`, '@@ -1,4 +1,4 @@', ' # managed by keeper', ' name=app', '-port=80', '+port=8080', ' workers=4', '',
+    ].join('\n'));
+    assert.equal(motd.diff.content.unified, [`--- a${file(a, 'motd')}`, `+++ b${file(a, 'motd')}`, '@@ -1,1 +1,1 @@', '-hello', '+welcome', ''].join('\n'));
+    assert.deepEqual(pkg.diff, { package: PACKAGE, from: null, to: candidate() });
+    assert.match(pkg.output, /^would install hello with apt \(dry run\)$/);
+    // The host outside coven pkg gets the files only: the package step is left out there by `on:`.
+    const hb = host(p, b);
+    assert.deepEqual(hb.steps.map((s: any) => [s.status, s.skip_reason]), [['changed', null], ['changed', null], ['skipped', 'on']]);
+    assert.equal(p.summary.would_change, 5);
+
+    // Nothing applied: files, package, ledgers, the incarnation and its runs as they were.
+    assert.equal(read(a, 'app.conf'), before.conf);
+    assert.equal(read(a, 'motd'), before.motd);
+    assert.equal(installedVersion(), null);
+    assert.deepEqual([ledger(a), ledger(b)], before.ledgers);
+    const inc = (await api(k, 'GET', '/v1/incarnations/shop')).body;
+    assert.deepEqual([inc.status, inc.apply_id, inc.state], ['ready', before.inc.apply_id, before.inc.state]);
+    assert.equal((await api(k, 'GET', '/v1/incarnations/shop/runs')).body.items.length, 1, 'a plan is not a run');
+    const listed = (await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items;
+    assert.deepEqual(listed.map((x: any) => [x.plan_id, x.status]), [[p.plan_id, 'ready']]);
+
+    // Applying it changes exactly that.
+    const run = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal((await settled(k, 'shop')).status, 'ready');
+    const report = (await api(k, 'GET', run.body.run)).body;
+    assert.deepEqual([report.status, report.plan_id, report.operation], ['succeeded', p.plan_id, 'update']);
+    assert.equal(read(a, 'app.conf'), '# managed by keeper\nname=app\nport=8080\nworkers=4\n');
+    assert.equal(read(b, 'motd'), 'welcome\n');
+    assert.equal(installedVersion(), candidate());
+    const ra = report.hosts.find((h: any) => h.sid === a.sid);
+    assert.deepEqual(ra.steps.map((s: any) => s.status), ['changed', 'changed', 'changed']);
+    assert.equal((await api(k, 'GET', '/v1/incarnations/shop')).body.state.port, 8080);
+
+    // Once only.
+    const twice = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(twice.status, 409);
+    assert.match(twice.body.detail, /was applied already by run /);
+    assert.equal((await api(k, 'GET', `/v1/incarnations/shop/plans/${p.plan_id}`)).body.status, 'applied');
+  });
+
+  it('a file edited on one host between plan and apply refuses that host with the drift and commits nothing; a fresh plan applies', async () => {
+    const [a, b] = souls as [TestSoul, TestSoul];
+    const p = await plan({ operation: 'update', input: { root, port: 9090, greeting: 'welcome' } });
+    assert.equal(p.status, 'ready');
+    assert.equal(p.summary.would_change, 2, 'app.conf on both hosts; the package is there now');
+    fs.writeFileSync(file(b, 'app.conf'), 'edited by hand\n');
+    const state = (await api(k, 'GET', '/v1/incarnations/shop')).body.state;
+
+    const run = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    const inc = await settled(k, 'shop');
+    assert.equal(inc.status, 'error_locked');
+    assert.deepEqual(inc.state, state, 'nothing committed');
+    const report = (await api(k, 'GET', run.body.run)).body;
+    const rb = report.hosts.find((h: any) => h.sid === b.sid);
+    assert.equal(rb.status, 'failed');
+    assert.match(rb.reason, new RegExp(`^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"sha256":.*, now .*; nothing was applied on this host$`));
+    assert.deepEqual(rb.steps.map((s: any) => [s.status, s.skip_reason]), [['skipped', 'drift'], ['skipped', 'drift'], ['skipped', 'drift']]);
+    assert.equal(read(b, 'app.conf'), 'edited by hand\n', 'the drifted host was not touched');
+    assert.match(report.error, /1 host\(s\) failed/);
+
+    // Unlock, plan again (it sees the edit), apply: both hosts as planned.
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/unlock')).status, 200);
+    const fresh = await plan({ operation: 'update', input: { root, port: 9090, greeting: 'welcome' } });
+    assert.equal(fresh.status, 'ready');
+    const bconf = host(fresh, b).steps[0];
+    assert.match(bconf.diff.content.unified, /\n-edited by hand\n\+# managed by keeper\n/);
+    const again = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: fresh.plan_id });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal((await settled(k, 'shop')).status, 'ready');
+    assert.equal(read(b, 'app.conf'), '# managed by keeper\nname=app\nport=9090\nworkers=4\n');
+    assert.equal(read(a, 'app.conf'), '# managed by keeper\nname=app\nport=9090\nworkers=4\n');
+  });
+
+  it('a plan made before another run committed is stale; bad requests change nothing', async () => {
+    const p = await plan({ operation: 'update', input: { root, port: 7070 } });
+    const other = await api(k, 'POST', '/v1/incarnations/shop/runs', { operation: 'update', input: { root, port: 9090, greeting: 'welcome' } });
+    assert.equal(other.status, 202);
+    assert.equal((await settled(k, 'shop')).status, 'ready');
+    const stale = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(stale.status, 409);
+    assert.match(stale.body.detail, /is stale: it was made on the state of run .*, and run .* has committed since; make a new plan/);
+
+    const both = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id, operation: 'update' });
+    assert.equal(both.status, 400);
+    assert.deepEqual(both.body.errors, [{ path: '/body/operation', message: 'not allowed with plan_id' }]);
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/runs', {})).status, 400);
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: 'shop.update.nope' })).status, 404);
+    const unknownOp = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'nope' });
+    assert.equal(unknownOp.status, 400);
+    assert.equal((await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items.length, 4, 'no plan recorded for the refused request');
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { KeeperMessage, Soulprint } from '../proto/types';
 import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
-import { Session } from './session';
+import { MAX_DIFF_JSON, Session, parseDiff } from './session';
 
 function fakeSession(sid = 'a.keeper.test') {
   const sent: KeeperMessage[] = [];
@@ -24,7 +24,7 @@ describe('hub/session', () => {
     const p = s.sendStep(step, { timeoutMs: 5000, onProgress: (m) => progress.push(m) });
     const req = (sent[0] as any).step_request;
     assert.deepEqual({ ...req, request_id: undefined }, {
-      request_id: undefined, apply_id: 'apply-1', step_index: 2, module: 'core.file.present', params_json: '{"path":"/tmp/x"}', dry_run: false,
+      request_id: undefined, apply_id: 'apply-1', step_index: 2, module: 'core.file.present', params_json: '{"path":"/tmp/x"}', dry_run: false, show_content: false,
     });
     assert.ok(s.onProgress({ request_id: req.request_id, message: 'writing' }));
     assert.ok(s.onResult({ request_id: req.request_id, apply_id: 'apply-1', step_index: 2, changed: true, ok: true, output: 'done',
@@ -34,6 +34,22 @@ describe('hub/session', () => {
     assert.equal(r.ok, true);
     assert.equal(r.changed, true);
     assert.equal(s.inFlight, 0);
+  });
+
+  it('check mode: asks for content only in a dry run, and bounds the diff a soul sends back', async () => {
+    const { s, sent } = fakeSession();
+    const p = s.sendStep({ ...step, dryRun: true, showContent: true }, { timeoutMs: 5000 });
+    const req = (sent[0] as any).step_request;
+    assert.deepEqual([req.dry_run, req.show_content], [true, true]);
+    s.onResult({ request_id: req.request_id, apply_id: 'apply-1', step_index: 2, changed: true, ok: true, output: 'would update',
+      started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '{"mode":{"from":"0644","to":"0600"}}' });
+    assert.deepEqual((await p).diff, { mode: { from: '0644', to: '0600' } });
+    // Content is never asked for outside a dry run.
+    void s.sendStep({ ...step, showContent: true }, { timeoutMs: 5000 }).catch(() => undefined);
+    assert.equal((sent[1] as any).step_request.show_content, false);
+    assert.deepEqual(parseDiff('x'.repeat(MAX_DIFF_JSON + 1)), { truncated: `the soul's diff was ${MAX_DIFF_JSON + 1} bytes, more than ${MAX_DIFF_JSON}` });
+    assert.deepEqual(parseDiff('[1]'), { invalid: 'the soul sent a diff that is not a JSON object' });
+    assert.equal(parseDiff(''), undefined);
   });
 
   it('ignores results for requests it never sent (another stream cannot answer them)', () => {

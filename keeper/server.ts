@@ -15,6 +15,7 @@ import type { KeeperConfig } from '../platform/config/types';
 import { kidClaim } from './kid-claim';
 import { httpComponent } from '../platform/listen';
 import { createMetrics, type Metrics } from '../platform/metrics';
+import { registerDriftMetric } from '../runs/drift-metrics';
 import { readinessHandler } from './readiness';
 import { openRuntime, StartupError, type RuntimeWithCache } from '../platform/runtime';
 import { VERSION } from '../common/version';
@@ -48,6 +49,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
       commandTimeoutMs: config.ssh.command_timeout_ms, soulCommand: config.ssh.soul_command, stateDir: config.ssh.state_dir,
     });
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
+    registerDriftMetric(metrics.registry, runtime.db);
     const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario, ssh };
 
     const app = express();

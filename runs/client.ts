@@ -1,7 +1,6 @@
 // Starts the workflow of a run the API has just recorded. Workflow id = apply_id; the search
 // attributes and memo make it easy to find in the Web UI. Only names travel: the input stays in
 // PostgreSQL (it may name secrets), the workflow reads it through its activities.
-import { randomBytes } from 'node:crypto';
 import type { TemporalClientHolder } from './connection';
 import { runSearchAttributes } from './search-attributes';
 import { sharedQueue } from './queues';
@@ -11,10 +10,7 @@ import { incarnationUpgrade } from './workflows/upgrade';
 
 export interface RunToStart { applyId: string; incarnation: string; operation: string; service: string; serviceRef: string }
 
-/** A readable, unique apply_id: `<incarnation>.<operation>.<time>-<random>` (safe as a ledger file name). */
-export function newApplyId(incarnation: string, operation: string): string {
-  return `${incarnation}.${operation}.${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-}
+export { newApplyId } from './apply-id';
 
 export class TemporalUnavailable extends Error {
   constructor(message: string) { super(message); this.name = 'TemporalUnavailable'; }

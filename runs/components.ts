@@ -38,7 +38,7 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
       temporalClientComponent(config, temporal),
       temporalWorkersComponent({
         address: config.temporal.address, tls: temporalTlsOptions(config.temporal.tls), namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg },
+        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms },
         dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets },
           ...(opts.push ? { push: opts.push } : {}) },
       }),

@@ -16,6 +16,7 @@ import { defineRoute } from '../route';
 import {
   acceptedSchema, deletedSchema, deleteIncarnationQuery, nameParams, upgradeBody, type DeleteIncarnationQuery, type UpgradeInput,
 } from '../schemas/incarnations';
+import { dropDriftSchedule } from './drift';
 import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf } from './run-start';
 import { loadChecked, precheck, scenarioOf } from './run-checks';
 import { versionToApply } from './service-source';
@@ -77,6 +78,7 @@ export const incarnationEdgeRoutes = [
           if (inc.current_apply_id) await finishRun(trx, inc.current_apply_id, { status: 'failed', error: `incarnation ${inc.name} was removed with force`, summary: {} });
           if (!(await removeIncarnation(trx, inc.name, { by: caller.aid, forced: true }))) throw problems.notFound(`incarnation ${inc.name} does not exist`);
         });
+        if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
         return { status: 200, body: { name: inc.name, removed: true, forced: true, history: `/v1/incarnations/${inc.name}/history` } };
       }
       temporalOf(deps);
@@ -100,6 +102,8 @@ export const incarnationEdgeRoutes = [
       });
       const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, DESTROY, applyId, given, checked);
       const run = { applyId, incarnation: inc.name, operation: DESTROY, input, ...pinned(version), createdBy: caller.aid, service: service.name };
+      // A destroyed incarnation has nothing left to check (a check meanwhile finds it applying and skips).
+      if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
       await beginRun(db, inc.name, run);
       return startRun(deps, run);
     },

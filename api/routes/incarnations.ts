@@ -70,7 +70,12 @@ export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | un
     state_schema_version: inc.state_schema_version, version: inc.service_version, service_commit: inc.service_commit,
     newer_version: latest && inc.service_version !== null && latest.version !== inc.service_version ? latest.version : null,
     apply_id: inc.last_apply_id,
-    last_run: last ? runSummary(deps, last) : null, created_at: inc.created_at.toISOString(), updated_at: inc.updated_at.toISOString(),
+    last_run: last ? runSummary(deps, last) : null,
+    drift: {
+      interval: inc.drift_interval ?? null, auto_repair: inc.drift_auto_repair ?? false, status: inc.drift_status ?? 'unchecked',
+      checked_at: inc.drift_checked_at ? inc.drift_checked_at.toISOString() : null, plan_id: inc.drift_plan_id ?? null, drifted_sids: inc.drifted_sids ?? [],
+    },
+    created_at: inc.created_at.toISOString(), updated_at: inc.updated_at.toISOString(),
   };
 }
 

@@ -5,6 +5,7 @@ import type { RouteDef } from '../route';
 import { archonRoutes } from './archons';
 import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
+import { driftRoutes } from './drift';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
 import { serviceVersionRoutes } from './service-versions';
@@ -12,6 +13,6 @@ import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...runEventRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

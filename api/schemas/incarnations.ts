@@ -1,6 +1,7 @@
 // Incarnations (interface spec 2.4) and their runs on the wire. Inputs are free-form objects whose
 // values the scenario's `input:` block checks at render time.
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
+import { driftSchema } from './drift';
 import { refSchema } from './services';
 import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, timestampSchema, type ObjectSchema } from './common';
 
@@ -40,7 +41,7 @@ export const runSummarySchema = named('RunSummary', {
 
 export const incarnationSchema = named('Incarnation', {
   type: 'object', additionalProperties: false,
-  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'created_at', 'updated_at'],
+  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'drift', 'created_at', 'updated_at'],
   properties: {
     name: labelSchema,
     service: { type: 'string' },
@@ -53,6 +54,7 @@ export const incarnationSchema = named('Incarnation', {
     newer_version: { ...nullableString, description: "the service's newest published version when it is not this one (upgrade with POST .../upgrade {\"version\"})" },
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
+    drift: driftSchema,
     created_at: timestampSchema,
     updated_at: timestampSchema,
   },

@@ -27,7 +27,16 @@ export interface IncarnationRecord {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Drift checks (docs/drift.md): null interval = none scheduled. */
+  drift_interval: string | null;
+  drift_auto_repair: boolean;
+  drift_status: DriftStatus;
+  drift_checked_at: Date | null;
+  drift_plan_id: string | null;
+  drifted_sids: string[];
 }
+
+export type DriftStatus = 'unchecked' | 'in_sync' | 'drifted' | 'check_failed';
 
 export interface HistoryRecord {
   id: string;

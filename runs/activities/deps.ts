@@ -43,6 +43,8 @@ export interface SharedActivityDeps {
   cacheDir: string;
   /** Secret markers in plans (issue 12): the nonce key and secretstore.scenario_prefix. */
   secrets?: RenderSecretsConfig;
+  /** config plans.ttl: how long a drift check's plan can be applied (default 1 h). */
+  planTtlMs?: number;
 }
 
 export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }

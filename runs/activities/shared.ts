@@ -11,6 +11,7 @@ import { NotLockHolder, RunGone } from './errors';
 import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 import { finishPlan } from '../../db/repos/plans';
+import { createDriftActivities } from './drift';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -68,6 +69,8 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       await guard(applyId, 'allow', 'allow');
       return finishPlan(db, applyId, reason);
     },
+
+    ...createDriftActivities(deps),
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
       await guard(applyId);

@@ -1,0 +1,76 @@
+// The activities of a drift check (docs/drift.md; workflow runs/workflows/drift.ts). A check is a
+// plan of the incarnation's last committed operation with its last committed input, made by the
+// keeper itself; a host where any step would change something has drifted from the committed
+// state. With auto_repair the plan is then applied exactly, as an operator would apply it.
+import { beginRun, getIncarnation, RunRefused } from '../../db/repos/incarnations';
+import { driftedHosts, recordDrift } from '../../db/repos/drift';
+import { claimPlan, insertPlan } from '../../db/repos/plans';
+import { getRun, lastCommittedInput, type RunRecord } from '../../db/repos/runs';
+import { newApplyId } from '../apply-id';
+import type { SharedActivityDeps } from './deps';
+
+/** Who made a drift check's plan and its repair run (created_by). */
+export const DRIFT_CHECKER = 'keeper:drift-check';
+
+/** The operation a drift check plans: the last committed one (an upgrade is looked through). */
+async function lastOperation(deps: SharedActivityDeps, applyId: string, name: string): Promise<RunRecord | undefined> {
+  const run = await getRun(deps.db, applyId);
+  if (!run || run.operation !== 'upgrade') return run;
+  return (await deps.db('incarnation_runs').where({ incarnation: name, status: 'succeeded', kind: 'run' }).whereNot('operation', 'upgrade')
+    .where('created_at', '<', run.created_at).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
+}
+
+export function createDriftActivities(deps: SharedActivityDeps) {
+  const { db } = deps;
+  return {
+    /** Records the check's plan; `skip` says why there is nothing to check now (the next tick looks again). */
+    async beginDriftCheck({ incarnation }: { incarnation: string }): Promise<{ planId: string; operation: string } | { skip: string }> {
+      const inc = await getIncarnation(db, incarnation);
+      if (!inc || inc.drift_interval === null) return { skip: `incarnation ${incarnation} has no drift check` };
+      if (inc.status !== 'ready') return { skip: `incarnation ${incarnation} is ${inc.status}; checked at the next interval` };
+      if (inc.last_committed_apply_id === null) return { skip: `incarnation ${incarnation} has nothing committed yet` };
+      const last = await lastOperation(deps, inc.last_committed_apply_id, incarnation);
+      if (!last) return { skip: `incarnation ${incarnation} has no committed operation to check` };
+      const planId = newApplyId(incarnation, `${last.operation}.drift`);
+      await insertPlan(db, {
+        applyId: planId, incarnation, operation: last.operation, input: (await lastCommittedInput(db, inc.last_committed_apply_id)) ?? {},
+        serviceRef: inc.service_version ?? last.service_ref ?? '', ...(inc.service_commit ? { serviceCommit: inc.service_commit } : {}),
+        createdBy: DRIFT_CHECKER, base: inc.last_committed_apply_id, expiresAt: new Date(Date.now() + (deps.planTtlMs ?? 3600_000)),
+      });
+      return { planId, operation: last.operation };
+    },
+
+    /** Reads the check's outcome onto the incarnation; says whether to repair. */
+    async recordDrift({ incarnation, planId }: { incarnation: string; planId: string }): Promise<{ drifted: string[]; repair: boolean }> {
+      const plan = await getRun(db, planId);
+      const hosts = await driftedHosts(db, planId);
+      const failed = !plan || plan.status !== 'succeeded';
+      await recordDrift(db, incarnation, { status: failed ? 'check_failed' : hosts.drifted.length > 0 ? 'drifted' : 'in_sync', planId, drifted: hosts.drifted });
+      const inc = await getIncarnation(db, incarnation);
+      return { drifted: hosts.drifted, repair: !failed && hosts.drifted.length > 0 && inc?.drift_auto_repair === true };
+    },
+
+    /** Takes the lock for a run applying the check's plan (as POST .../runs {plan_id} would); null when it cannot now. */
+    async beginRepair({ incarnation, planId }: { incarnation: string; planId: string }): Promise<{ applyId: string; operation: string } | null> {
+      const plan = await getRun(db, planId);
+      const inc = await getIncarnation(db, incarnation);
+      if (!plan || !inc || plan.plan_base !== inc.last_committed_apply_id) return null;
+      const applyId = newApplyId(incarnation, plan.operation);
+      try {
+        await beginRun(db, incarnation, {
+          applyId, incarnation, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? '',
+          ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: DRIFT_CHECKER, planId,
+        }, {
+          within: async (trx) => { if (!await claimPlan(trx, planId, applyId)) throw new RunRefused(inc.status, `plan ${planId} cannot be applied any more`); },
+        });
+      } catch (err) {
+        // Another run took the lock first, or the plan expired: the next check looks again.
+        if (err instanceof RunRefused) return null;
+        throw err;
+      }
+      return { applyId, operation: plan.operation };
+    },
+  };
+}
+
+export type DriftActivities = ReturnType<typeof createDriftActivities>;

@@ -60,6 +60,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'get-plan', method: 'get', path: '/v1/incarnations/{name}/plans/{plan_id}',
     hint: 'Per host and step: would_change and the diff (files: a unified diff unless the step carries a secret; packages: from and to version).',
   },
+  {
+    name: 'set-drift-check', method: 'put', path: '/v1/incarnations/{name}/drift-check',
+    hint: 'interval like "10m" checks the hosts against the committed state on a schedule (get-incarnation shows `drift`, get-plan of drift.plan_id the diffs); `auto_repair: true` puts drifted hosts back; `interval: null` stops.',
+  },
   { name: 'unlock', method: 'post', path: '/v1/incarnations/{name}/unlock', hint: 'Clears error_locked; with `retry: true` the failed operation runs again.' },
   {
     name: 'upgrade-incarnation', method: 'post', path: '/v1/incarnations/{name}/upgrade',

@@ -4,8 +4,10 @@
 // since the plan was made). Otherwise the run is recorded with the plan's operation, input and
 // pinned commit, and the plan is claimed in the same transaction that takes the lock, so two
 // concurrent applies of one plan start one run. The run adopts the plan's steps (no new render)
-// and checks each host again before its first step.
-import { beginRun } from '../../db/repos/incarnations';
+// and checks each host again before its first step. The plan of a create makes the incarnation
+// when it is applied (one transaction: the incarnation, the run, the claim).
+import type { Knex } from 'knex';
+import { beginRun, createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
 import { getRun } from '../../db/repos/runs';
 import { newApplyId } from '../../runs/client';
@@ -14,16 +16,33 @@ import { problems } from '../problems';
 import { mustIncarnation, startRun } from './run-start';
 
 export async function applyPlan(deps: ApiDeps, name: string, planId: string, by: string) {
-  const inc = await mustIncarnation(deps, name);
   const plan = await getRun(deps.runtime.db, planId);
-  if (!plan || plan.kind !== 'plan' || plan.incarnation !== inc.name) {
-    throw problems.notFound(`incarnation ${inc.name} has no plan ${planId}`);
+  if (!plan || plan.kind !== 'plan' || plan.incarnation !== name) throw problems.notFound(`incarnation ${name} has no plan ${planId}`);
+  const again = `make a new plan with POST /v1/incarnations/${name}/plans`;
+  const usable = () => {
+    if (plan.status === 'running') throw problems.conflict(`plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`);
+    if (plan.status === 'failed') throw problems.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
+    if (plan.applied_by) throw problems.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
+    if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw problems.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
+  };
+  const claim = async (trx: Knex.Transaction, applyId: string) => {
+    if (!await claimPlan(trx, planId, applyId)) throw problems.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
+  };
+  if (plan.plan_target) {
+    // The plan of a create: applying it creates the incarnation it was made for, with its steps.
+    usable();
+    const t = plan.plan_target;
+    const applyId = newApplyId(name, plan.operation);
+    const run = {
+      applyId, incarnation: name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? t.version ?? '',
+      ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: t.service,
+    };
+    await createIncarnation(deps.runtime.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by }, run,
+      { within: (trx) => claim(trx, applyId) });
+    return startRun(deps, run);
   }
-  const again = `make a new plan with POST /v1/incarnations/${inc.name}/plans`;
-  if (plan.status === 'running') throw problems.conflict(`plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`);
-  if (plan.status === 'failed') throw problems.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
-  if (plan.applied_by) throw problems.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
-  if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw problems.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
+  const inc = await mustIncarnation(deps, name);
+  usable();
   if (plan.plan_base !== inc.last_committed_apply_id) {
     throw problems.conflict(`plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`);
   }
@@ -32,10 +51,6 @@ export async function applyPlan(deps: ApiDeps, name: string, planId: string, by:
     applyId, incarnation: inc.name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? inc.service_version ?? '',
     ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: inc.service,
   };
-  await beginRun(deps.runtime.db, inc.name, run, {
-    within: async (trx) => {
-      if (!await claimPlan(trx, planId, applyId)) throw problems.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
-    },
-  });
+  await beginRun(deps.runtime.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
   return startRun(deps, run);
 }

@@ -2,8 +2,10 @@
 // its host in check mode; nothing is applied and the incarnation's status does not change. GET reads
 // a plan back, with each host's steps, whether each would change something and the diff, until
 // and after it expires. Applying one is POST .../runs {plan_id} (plan-apply.ts).
+import { getIncarnation } from '../../db/repos/incarnations';
 import { insertPlan, listPlans } from '../../db/repos/plans';
 import { getRun, lastCommittedInput, runReport, type RunRecord } from '../../db/repos/runs';
+import type { ApiDeps } from '../deps';
 import { newApplyId, startPlanWorkflow } from '../../runs/client';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
@@ -36,6 +38,46 @@ function planSummary(p: RunRecord) {
   };
 }
 
+/** Starts the recorded plan's workflow; if Temporal refuses, the plan is failed with the reason (503). */
+async function startPlan(deps: ApiDeps, plan: Parameters<typeof startPlanWorkflow>[1], expiresAt: Date) {
+  try {
+    await startPlanWorkflow(temporalOf(deps), plan);
+  } catch {
+    await deps.runtime.db('incarnation_runs').where({ apply_id: plan.applyId, status: 'running' })
+      .update({ status: 'failed', phase: 'done', error: 'the plan could not be started: the workflow engine did not answer', finished_at: deps.runtime.db.fn.now() });
+    throw problems.unavailable('the workflow engine (Temporal)');
+  }
+  const url = `/v1/incarnations/${plan.incarnation}/plans/${plan.applyId}`;
+  return {
+    status: 202, headers: { Location: url },
+    body: { plan_id: plan.applyId, incarnation: plan.incarnation, operation: plan.operation, status: 'planning' as const, plan: url, expires_at: expiresAt.toISOString() },
+  };
+}
+
+/**
+ * The plan of a create (the incarnation does not exist yet): checked like POST /v1/incarnations,
+ * recorded with the service, covens and version it would be made with; applying it creates it.
+ */
+async function planCreate(deps: ApiDeps, name: string, body: CreatePlanInput, by: string) {
+  if (body.operation !== 'create' || body.service === undefined || body.covens === undefined) {
+    const missing = [...(body.service === undefined ? ['service'] : []), ...(body.covens === undefined ? ['covens'] : [])];
+    throw problems.notFound(`incarnation ${name} does not exist; to plan its create, send operation "create" with service and covens` +
+      `${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`);
+  }
+  const service = await serviceOf(deps, body.service);
+  const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined });
+  const planId = newApplyId(name, 'create.plan');
+  const loaded = await precheck(deps, service, {
+    operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
+    version: { name: version.version, commit: version.commit },
+  });
+  const input = await sealInputs(deps, { ...service, ref: version.commit }, name, 'create', planId, body.input ?? {}, loaded);
+  const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
+  const plan = { applyId: planId, incarnation: name, operation: 'create', input, ...pinned(version), createdBy: by, service: service.name };
+  await insertPlan(deps.runtime.db, { ...plan, base: null, expiresAt, target: { service: service.name, covens: body.covens, version: version.version } });
+  return startPlan(deps, plan, expiresAt);
+}
+
 export const planRoutes = [
   defineRoute<{ name: string }, Record<string, never>, CreatePlanInput>({
     method: 'post', path: '/v1/incarnations/{name}/plans', operationId: 'createPlan', tag: 'Incarnations', permission: 'incarnations:plan',
@@ -47,6 +89,12 @@ export const planRoutes = [
     async handler({ params, body, caller, deps }) {
       temporalOf(deps);
       if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: it migrates state and touches no host', [{ path: '/body/operation', message: 'reserved' }]);
+      const existing = await getIncarnation(deps.runtime.db, params.name);
+      if (!existing) return planCreate(deps, params.name, body, caller.aid);
+      const extra = (['service', 'covens', 'version'] as const).filter((k) => body[k] !== undefined);
+      if (extra.length > 0) {
+        throw problems.invalid(`incarnation ${params.name} exists: ${extra.join(', ')} belong to the plan of a create only`, extra.map((k) => ({ path: `/body/${k}`, message: 'only for the plan of a create' })));
+      }
       const inc = await mustIncarnation(deps, params.name);
       const service = await serviceOf(deps, inc.service);
       const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
@@ -60,18 +108,7 @@ export const planRoutes = [
       const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
       const plan = { applyId: planId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       await insertPlan(deps.runtime.db, { ...plan, base: inc.last_committed_apply_id, expiresAt });
-      try {
-        await startPlanWorkflow(temporalOf(deps), plan);
-      } catch {
-        await deps.runtime.db('incarnation_runs').where({ apply_id: planId, status: 'running' })
-          .update({ status: 'failed', phase: 'done', error: 'the plan could not be started: the workflow engine did not answer', finished_at: deps.runtime.db.fn.now() });
-        throw problems.unavailable('the workflow engine (Temporal)');
-      }
-      const url = `/v1/incarnations/${inc.name}/plans/${planId}`;
-      return {
-        status: 202, headers: { Location: url },
-        body: { plan_id: planId, incarnation: inc.name, operation: body.operation, status: 'planning', plan: url, expires_at: expiresAt.toISOString() },
-      };
+      return startPlan(deps, plan, expiresAt);
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -80,8 +117,9 @@ export const planRoutes = [
     params: nameParams, query: pageQuerySchema,
     responses: { 200: { description: 'a page of plans', schema: planListSchema } },
     async handler({ params, query, deps }) {
-      await mustIncarnation(deps, params.name);
       const page = await listPlans(deps.runtime.db, params.name, { limit: query.limit, after: decodeCursor(query.cursor, APPLY_ID_RE) });
+      // Plans of a create exist before their incarnation: only a name with neither is unknown.
+      if (page.items.length === 0 && query.cursor === undefined) await mustIncarnation(deps, params.name);
       return { status: 200, body: pageBody(page, planSummary) };
     },
   }),

@@ -14,9 +14,14 @@ export const createPlanBody = named('CreatePlan', {
     operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'the scenario to plan: scenario/<operation>/main.yml' },
     input: { type: 'object', maxProperties: 256, description: "as for a run; default: the input of the incarnation's last committed run" },
     allow_empty: { type: 'boolean', default: false, description: 'plan even when the covens hold no onboarded soul (else 400)' },
+    service: { ...labelSchema, description: 'the plan of a create only (the incarnation does not exist yet): the catalog service' },
+    covens: { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'the plan of a create only: the covens of the incarnation to make' },
+    version: { type: 'string', minLength: 1, maxLength: 200, description: "the plan of a create only: a published version of the service; default: its newest" },
   },
 } as const satisfies ObjectSchema);
-export interface CreatePlanInput { operation: string; input?: Record<string, unknown>; allow_empty?: boolean }
+export interface CreatePlanInput {
+  operation: string; input?: Record<string, unknown>; allow_empty?: boolean; service?: string; covens?: string[]; version?: string;
+}
 
 export const planParams = {
   type: 'object', additionalProperties: false, required: ['name', 'plan_id'],

@@ -7,6 +7,8 @@
 //                 can be applied only while that is still the last commit
 //   expires_at    on a plan: after this it can be read, not applied
 //   applied_by    on a plan: the run that applied it (a plan is applied at most once)
+//   plan_target   on a plan for a create: {service, covens, version} of the incarnation it would make
+//                 (no incarnation row exists until the plan is applied)
 //   run_steps.diff  what the step changed or, in a plan, would change (the soul's description)
 import type { Knex } from 'knex';
 
@@ -17,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('plan_base');
     t.timestamp('expires_at', { useTz: true });
     t.text('applied_by');
+    t.jsonb('plan_target');
   });
   await knex.raw("alter table incarnation_runs add constraint incarnation_runs_kind check (kind in ('run', 'plan'))");
   await knex.raw('create index incarnation_runs_plans on incarnation_runs (incarnation, created_at desc) where kind = \'plan\'');
@@ -28,6 +31,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists incarnation_runs_plans');
   await knex.raw('alter table incarnation_runs drop constraint if exists incarnation_runs_kind');
   await knex.schema.alterTable('incarnation_runs', (t) => {
-    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by']) t.dropColumn(c);
+    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by', 'plan_target']) t.dropColumn(c);
   });
 }

@@ -68,6 +68,7 @@ export function listIncarnations(db: Knex, filter: { status?: IncarnationStatus;
 /** Creates the incarnation already `applying` its first run, in one transaction. */
 export async function createIncarnation(
   db: Knex, inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string }, run: NewRun,
+  opts: { within?: (trx: Knex.Transaction) => Promise<void> } = {},
 ): Promise<IncarnationRecord> {
   try {
     return await db.transaction(async (trx) => {
@@ -76,6 +77,7 @@ export async function createIncarnation(
         current_apply_id: run.applyId, last_apply_id: run.applyId, created_by: inc.createdBy ?? null,
       }).returning('*');
       await insertRun(trx, run);
+      await opts.within?.(trx);
       return row as IncarnationRecord;
     });
   } catch (err) {

@@ -2,15 +2,32 @@
 // run and sends every step in check mode; it takes no lock and changes no incarnation. A run that
 // applies it adopts its render (adoptPlan) and checks, host by host, that what it saw still holds.
 import type { Knex } from 'knex';
-import { hostCounts, type NewRun, type RunRecord, type StepRow } from './runs';
+import { getIncarnation, type IncarnationRecord } from './incarnations';
+import { hostCounts, type NewRun, type PlanTarget, type RunRecord, type StepRow } from './runs';
 
 /** Records a plan: a run of kind `plan` that takes no lock; the incarnation's status is untouched. */
-export async function insertPlan(db: Knex, plan: NewRun & { base: string | null; expiresAt: Date }): Promise<void> {
+export async function insertPlan(db: Knex, plan: NewRun & { base: string | null; expiresAt: Date; target?: PlanTarget }): Promise<void> {
   await db('incarnation_runs').insert({
     apply_id: plan.applyId, incarnation: plan.incarnation, operation: plan.operation, input: JSON.stringify(plan.input), kind: 'plan',
     status: 'running', phase: 'queued', service_ref: plan.serviceRef, service_commit: plan.serviceCommit ?? null, created_by: plan.createdBy ?? null,
-    plan_base: plan.base, expires_at: plan.expiresAt,
+    plan_base: plan.base, expires_at: plan.expiresAt, plan_target: plan.target ? JSON.stringify(plan.target) : null,
   });
+}
+
+/**
+ * The incarnation a run or plan renders and dispatches for. A plan for a create has none yet: it
+ * stands in with the plan's service and covens and empty state, as the create run will see them.
+ */
+export async function incarnationOf(db: Knex, run: RunRecord): Promise<IncarnationRecord | undefined> {
+  const inc = await getIncarnation(db, run.incarnation);
+  if (inc || run.kind !== 'plan' || !run.plan_target) return inc;
+  const t = run.plan_target;
+  return {
+    name: run.incarnation, service: t.service, covens: t.covens, state: {}, state_schema_version: null, service_version: t.version,
+    service_commit: null, status: 'ready', current_apply_id: null, last_apply_id: null, last_committed_apply_id: null, created_by: run.created_by,
+    created_at: run.created_at, updated_at: run.created_at, drift_interval: null, drift_auto_repair: false, drift_status: 'unchecked',
+    drift_checked_at: null, drift_plan_id: null, drifted_sids: [],
+  };
 }
 
 /** Marks a plan applied by `applyId`; false when it was applied already or has expired. */

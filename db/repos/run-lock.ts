@@ -23,11 +23,11 @@ export async function checkRunHoldsLock(db: Knex | Knex.Transaction, applyId: st
     if (opts.finished === 'allow') return { ok: true };
     return { ok: false, reason: `run ${applyId} has already ended (${row.run_status})` };
   }
-  if (!row.inc_name) return { ok: false, reason: `run ${applyId} no longer has an incarnation` };
   // A plan takes no lock (it changes nothing: every step goes in check mode); it only needs its
   // row, which the API alone writes.
   // Only the render and check-mode dispatch steps of a plan pass: commit, lock and upgrade refuse it.
   if (row.kind === 'plan') return opts.plan === 'allow' ? { ok: true } : { ok: false, reason: `${applyId} is a plan: it renders and checks, it never commits or locks` };
+  if (!row.inc_name) return { ok: false, reason: `run ${applyId} no longer has an incarnation` };
   if (row.inc_status !== 'applying' || row.current_apply_id !== applyId) {
     return { ok: false, reason: `run ${applyId} does not hold incarnation ${row.inc_name}'s lock (the incarnation is ${row.inc_status}${row.current_apply_id ? ` for run ${row.current_apply_id}` : ''})` };
   }

@@ -9,6 +9,8 @@ export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | '
 export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 /** Why a step did not run on a host (docs/runs.md "The run report"). */
 export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
+/** What a plan for a create would make: the incarnation does not exist until it is applied. */
+export interface PlanTarget { service: string; covens: string[]; version: string | null }
 /** A run applies steps; a plan (docs/plans.md) sends them in check mode and changes nothing. */
 export type RunKind = 'run' | 'plan';
 
@@ -75,6 +77,7 @@ export interface RunRecord {
   plan_base: string | null;
   expires_at: Date | null;
   applied_by: string | null;
+  plan_target: PlanTarget | null;
   created_by: string | null;
   created_at: Date;
   finished_at: Date | null;

@@ -10,9 +10,8 @@
 // there no longer holds (runs/activities/plan-drift.ts).
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
-import { getIncarnation } from '../../db/repos/incarnations';
 import { checkRunHoldsLock } from '../../db/repos/run-lock';
-import { planStepRows } from '../../db/repos/plans';
+import { incarnationOf, planStepRows } from '../../db/repos/plans';
 import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type PlannedStep, type StepRow } from '../../db/repos/runs';
 import { getSouls } from '../../db/repos/souls';
 import type { DispatchInput, DispatchOutcome } from '../messages';
@@ -49,7 +48,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const lock = await checkRunHoldsLock(deps.db, applyId, { plan: 'allow' });
       if (!lock.ok) throw NotLockHolder(lock.reason);
       const run = await getRun(deps.db, applyId);
-      const inc = run && await getIncarnation(deps.db, run.incarnation);
+      const inc = run && await incarnationOf(deps.db, run);
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
       // Hosts reached by push (SSH) have no stream to wait for: each is opened once, below.

@@ -4,10 +4,9 @@
 // A render error is stored with the run and nothing is sent to any soul. A run that applies a plan
 // adopts the plan's render instead (docs/plans.md).
 import type { Knex } from 'knex';
-import { getIncarnation } from '../../db/repos/incarnations';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
-import { adoptPlan } from '../../db/repos/plans';
+import { adoptPlan, incarnationOf } from '../../db/repos/plans';
 import type { RenderOutcome, SerialSpec } from '../messages';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
@@ -63,7 +62,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const { db, scenario } = deps;
   const run = await getRun(db, applyId);
   if (!run) throw RunGone(applyId);
-  const inc = await getIncarnation(db, run.incarnation);
+  const inc = await incarnationOf(db, run);
   if (!inc) throw RunGone(applyId);
   await setPhase(db, applyId, 'rendering');
   // A run that applies a plan renders nothing: it takes the plan's steps as they were checked.

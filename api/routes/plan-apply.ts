@@ -25,6 +25,10 @@ export async function applyPlan(deps: ApiDeps, name: string, planId: string, by:
     if (plan.applied_by) throw problems.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
     if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw problems.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
   };
+  if (plan.plan_upgrade) {
+    throw problems.conflict(`plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
+      `upgrade with POST /v1/incarnations/${name}/upgrade {"version": "${plan.plan_upgrade.version}"} (state only), then plan and apply the operation`);
+  }
   const claim = async (trx: Knex.Transaction, applyId: string) => {
     if (!await claimPlan(trx, planId, applyId)) throw problems.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
   };

@@ -2,7 +2,8 @@
 // its host in check mode; nothing is applied and the incarnation's status does not change. GET reads
 // a plan back, with each host's steps, whether each would change something and the diff, until
 // and after it expires. Applying one is POST .../runs {plan_id} (plan-apply.ts).
-import { getIncarnation } from '../../db/repos/incarnations';
+import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
+import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan, listPlans } from '../../db/repos/plans';
 import { getRun, lastCommittedInput, runReport, type RunRecord } from '../../db/repos/runs';
 import type { ApiDeps } from '../deps';
@@ -34,7 +35,7 @@ function planSummary(p: RunRecord) {
     plan_id: p.apply_id, incarnation: p.incarnation, operation: p.operation, status: planStatus(p), error: p.error,
     service_ref: p.service_ref, service_commit: p.service_commit, based_on: p.plan_base, summary: p.summary,
     created_at: p.created_at.toISOString(), finished_at: iso(p.finished_at), expires_at: (p.expires_at ?? p.created_at).toISOString(),
-    applied_by: p.applied_by,
+    applied_by: p.applied_by, upgrade: p.plan_upgrade ?? null,
   };
 }
 
@@ -78,6 +79,38 @@ async function planCreate(deps: ApiDeps, name: string, body: CreatePlanInput, by
   return startPlan(deps, plan, expiresAt);
 }
 
+/**
+ * The plan of an upgrade to a published version (docs/plans.md): the migrations it would run and
+ * the state after them, and what the incarnation's last committed operation at the new version
+ * would change on every host, on that migrated state. A preview: it is not applied as such (the
+ * upgrade migrates state only; a run afterwards changes the hosts, and can be planned then).
+ */
+async function planUpgrade(deps: ApiDeps, inc: IncarnationRecord, body: CreatePlanInput, by: string) {
+  if (body.version === undefined) throw problems.invalid('the plan of an upgrade needs the version to move to', [{ path: '/body/version', message: 'required with operation upgrade' }]);
+  const service = await serviceOf(deps, inc.service);
+  const target = await versionToApply(deps, service, body.version, '/body/version', { mustExist: true });
+  if (inc.state_schema_version !== null && target.state_schema_version < inc.state_schema_version) {
+    throw problems.conflict(`upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +
+      `version ${target.version} expects ${target.state_schema_version} (an older schema)`);
+  }
+  const last = inc.last_committed_apply_id ? await lastCommittedRun(deps.runtime.db, inc.last_committed_apply_id) : undefined;
+  if (!last) throw problems.conflict(`incarnation ${inc.name} has no committed operation: there is nothing an upgrade would change yet`);
+  const input = (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+  // The input is checked against the new version's scenario (the schema guard is the point of the plan, not a refusal).
+  await precheck(deps, service, {
+    operation: last.operation, input, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
+    version: { name: target.version, commit: target.commit },
+  });
+  const planId = newApplyId(inc.name, 'upgrade.plan');
+  const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
+  const plan = { applyId: planId, incarnation: inc.name, operation: last.operation, input, ...pinned(target), createdBy: by, service: service.name };
+  await insertPlan(deps.runtime.db, {
+    ...plan, base: inc.last_committed_apply_id, expiresAt,
+    upgrade: { version: target.version, from_version: inc.state_schema_version, to_version: target.state_schema_version },
+  });
+  return startPlan(deps, plan, expiresAt);
+}
+
 export const planRoutes = [
   defineRoute<{ name: string }, Record<string, never>, CreatePlanInput>({
     method: 'post', path: '/v1/incarnations/{name}/plans', operationId: 'createPlan', tag: 'Incarnations', permission: 'incarnations:plan',
@@ -88,14 +121,14 @@ export const planRoutes = [
     responses: { 202: { description: 'accepted; read the plan when it is ready', schema: planAcceptedSchema } },
     async handler({ params, body, caller, deps }) {
       temporalOf(deps);
-      if (body.operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: it migrates state and touches no host', [{ path: '/body/operation', message: 'reserved' }]);
       const existing = await getIncarnation(deps.runtime.db, params.name);
       if (!existing) return planCreate(deps, params.name, body, caller.aid);
-      const extra = (['service', 'covens', 'version'] as const).filter((k) => body[k] !== undefined);
+      const extra = (['service', 'covens', ...(body.operation === 'upgrade' ? [] : ['version'] as const)] as const).filter((k) => body[k] !== undefined);
       if (extra.length > 0) {
         throw problems.invalid(`incarnation ${params.name} exists: ${extra.join(', ')} belong to the plan of a create only`, extra.map((k) => ({ path: `/body/${k}`, message: 'only for the plan of a create' })));
       }
-      const inc = await mustIncarnation(deps, params.name);
+      if (body.operation === 'upgrade') return planUpgrade(deps, existing, body, caller.aid);
+      const inc = existing;
       const service = await serviceOf(deps, inc.service);
       const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
       const planId = newApplyId(inc.name, `${body.operation}.plan`);

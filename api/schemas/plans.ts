@@ -11,12 +11,12 @@ export type PlanStatus = typeof PLAN_STATUSES[number];
 export const createPlanBody = named('CreatePlan', {
   type: 'object', additionalProperties: false, required: ['operation'],
   properties: {
-    operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'the scenario to plan: scenario/<operation>/main.yml' },
+    operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'the scenario to plan: scenario/<operation>/main.yml; `upgrade` (with `version`) plans an upgrade' },
     input: { type: 'object', maxProperties: 256, description: "as for a run; default: the input of the incarnation's last committed run" },
     allow_empty: { type: 'boolean', default: false, description: 'plan even when the covens hold no onboarded soul (else 400)' },
     service: { ...labelSchema, description: 'the plan of a create only (the incarnation does not exist yet): the catalog service' },
     covens: { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'the plan of a create only: the covens of the incarnation to make' },
-    version: { type: 'string', minLength: 1, maxLength: 200, description: "the plan of a create only: a published version of the service; default: its newest" },
+    version: { type: 'string', minLength: 1, maxLength: 200, description: 'the plan of a create: a published version of the service (default: its newest); the plan of an upgrade: the version to move to' },
   },
 } as const satisfies ObjectSchema);
 export interface CreatePlanInput {
@@ -30,7 +30,7 @@ export const planParams = {
 
 export const planSummarySchema = named('PlanSummary', {
   type: 'object', additionalProperties: false,
-  required: ['plan_id', 'incarnation', 'operation', 'status', 'error', 'service_ref', 'service_commit', 'based_on', 'summary', 'created_at', 'finished_at', 'expires_at', 'applied_by'],
+  required: ['plan_id', 'incarnation', 'operation', 'status', 'error', 'service_ref', 'service_commit', 'based_on', 'summary', 'created_at', 'finished_at', 'expires_at', 'applied_by', 'upgrade'],
   properties: {
     plan_id: { type: 'string', description: 'also the Temporal workflow id of the check' },
     incarnation: { type: 'string' },
@@ -45,6 +45,10 @@ export const planSummarySchema = named('PlanSummary', {
     finished_at: nullableTimestampSchema,
     expires_at: timestampSchema,
     applied_by: { ...nullableString, description: 'the run that applied this plan' },
+    upgrade: {
+      type: ['object', 'null'],
+      description: 'the plan of an upgrade: `version` it moves to, `from_version`/`to_version` (state_schema_version), `migrations` it would run, `state_before`/`state_after`; its hosts show what the last committed operation at that version would change on the migrated state',
+    },
   },
 } as const satisfies ObjectSchema);
 

@@ -9,6 +9,8 @@
 //   applied_by    on a plan: the run that applied it (a plan is applied at most once)
 //   plan_target   on a plan for a create: {service, covens, version} of the incarnation it would make
 //                 (no incarnation row exists until the plan is applied)
+//   plan_upgrade  on a plan of an upgrade: {version, from_version, to_version} and, once rendered,
+//                 the migrations it would run and the state before and after them
 //   run_steps.diff  what the step changed or, in a plan, would change (the soul's description)
 import type { Knex } from 'knex';
 
@@ -20,6 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('expires_at', { useTz: true });
     t.text('applied_by');
     t.jsonb('plan_target');
+    t.jsonb('plan_upgrade');
   });
   await knex.raw("alter table incarnation_runs add constraint incarnation_runs_kind check (kind in ('run', 'plan'))");
   await knex.raw('create index incarnation_runs_plans on incarnation_runs (incarnation, created_at desc) where kind = \'plan\'');
@@ -31,6 +34,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists incarnation_runs_plans');
   await knex.raw('alter table incarnation_runs drop constraint if exists incarnation_runs_kind');
   await knex.schema.alterTable('incarnation_runs', (t) => {
-    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by', 'plan_target']) t.dropColumn(c);
+    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by', 'plan_target', 'plan_upgrade']) t.dropColumn(c);
   });
 }

@@ -2,6 +2,7 @@
 // outcome, on the incarnation's row. The check itself is a plan (db/repos/plans.ts).
 import type { Knex } from 'knex';
 import type { DriftStatus } from './incarnations';
+import { getRun, type RunRecord } from './runs';
 import { RepoNotFound } from './errors';
 
 export async function setDriftCheck(db: Knex, name: string, settings: { interval: string | null; autoRepair: boolean }): Promise<void> {
@@ -32,4 +33,12 @@ export async function driftedHosts(db: Knex, planId: string): Promise<{ drifted:
 export async function driftCounts(db: Knex): Promise<{ name: string; drifted: number }[]> {
   const rows = await db('incarnations').select('name', db.raw('cardinality(drifted_sids)::int as drifted')).whereNotNull('drift_interval');
   return rows as { name: string; drifted: number }[];
+}
+
+/** The incarnation's last committed operation (an upgrade is looked through to the run before it). */
+export async function lastCommittedRun(db: Knex, applyId: string): Promise<RunRecord | undefined> {
+  const run = await getRun(db, applyId);
+  if (!run || run.operation !== 'upgrade') return run;
+  return (await db('incarnation_runs').where({ incarnation: run.incarnation, status: 'succeeded', kind: 'run' }).whereNot('operation', 'upgrade')
+    .where('created_at', '<', run.created_at).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
 }

@@ -3,14 +3,15 @@
 // applies it adopts its render (adoptPlan) and checks, host by host, that what it saw still holds.
 import type { Knex } from 'knex';
 import { getIncarnation, type IncarnationRecord } from './incarnations';
-import { hostCounts, type NewRun, type PlanTarget, type RunRecord, type StepRow } from './runs';
+import { hostCounts, type NewRun, type PlanTarget, type PlanUpgrade, type RunRecord, type StepRow } from './runs';
 
 /** Records a plan: a run of kind `plan` that takes no lock; the incarnation's status is untouched. */
-export async function insertPlan(db: Knex, plan: NewRun & { base: string | null; expiresAt: Date; target?: PlanTarget }): Promise<void> {
+export async function insertPlan(db: Knex, plan: NewRun & { base: string | null; expiresAt: Date; target?: PlanTarget; upgrade?: PlanUpgrade }): Promise<void> {
   await db('incarnation_runs').insert({
     apply_id: plan.applyId, incarnation: plan.incarnation, operation: plan.operation, input: JSON.stringify(plan.input), kind: 'plan',
     status: 'running', phase: 'queued', service_ref: plan.serviceRef, service_commit: plan.serviceCommit ?? null, created_by: plan.createdBy ?? null,
     plan_base: plan.base, expires_at: plan.expiresAt, plan_target: plan.target ? JSON.stringify(plan.target) : null,
+    plan_upgrade: plan.upgrade ? JSON.stringify(plan.upgrade) : null,
   });
 }
 
@@ -78,6 +79,11 @@ export async function listPlans(db: Knex, incarnation: string, page: { limit: nu
   if (rows.length <= page.limit) return { items: rows };
   const items = rows.slice(0, page.limit);
   return { items, next: items[items.length - 1].apply_id };
+}
+
+/** A plan of an upgrade, rendered: the migrations it would run and the state before and after. */
+export async function savePlanUpgrade(db: Knex, planId: string, upgrade: PlanUpgrade): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: planId, kind: 'plan' }).update({ plan_upgrade: JSON.stringify(upgrade) });
 }
 
 /** How a plan ended: `ready` (every targeted host answered its check) or `failed`. */

@@ -11,6 +11,12 @@ export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
 /** What a plan for a create would make: the incarnation does not exist until it is applied. */
 export interface PlanTarget { service: string; covens: string[]; version: string | null }
+/** A plan of an upgrade (docs/plans.md): the version it moves to, and once rendered the migrations
+ *  it would run and the committed state before and after them. */
+export interface PlanUpgrade {
+  version: string; from_version: number | null; to_version: number;
+  migrations?: number[]; state_before?: Record<string, unknown>; state_after?: Record<string, unknown>;
+}
 /** A run applies steps; a plan (docs/plans.md) sends them in check mode and changes nothing. */
 export type RunKind = 'run' | 'plan';
 
@@ -78,6 +84,7 @@ export interface RunRecord {
   expires_at: Date | null;
   applied_by: string | null;
   plan_target: PlanTarget | null;
+  plan_upgrade: PlanUpgrade | null;
   created_by: string | null;
   created_at: Date;
   finished_at: Date | null;

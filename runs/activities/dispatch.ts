@@ -119,7 +119,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
               sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(transport, hs.values) : transport,
               owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               // Exactly what render saw: the input with its defaults, the state, the soulprint.
-              context: { input: run.rendered_input ?? run.input, state: inc.state, soulprint: { self: plan.soulprint ?? {} } },
+              context: { input: run.rendered_input ?? run.input, state: run.plan_upgrade?.state_after ?? inc.state, soulprint: { self: plan.soulprint ?? {} } },
             };
             const r = await (async () => {
               if (planned && run.plan_id) {

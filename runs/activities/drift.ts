@@ -3,22 +3,14 @@
 // keeper itself; a host where any step would change something has drifted from the committed
 // state. With auto_repair the plan is then applied exactly, as an operator would apply it.
 import { beginRun, getIncarnation, RunRefused } from '../../db/repos/incarnations';
-import { driftedHosts, recordDrift } from '../../db/repos/drift';
+import { driftedHosts, lastCommittedRun, recordDrift } from '../../db/repos/drift';
 import { claimPlan, insertPlan } from '../../db/repos/plans';
-import { getRun, lastCommittedInput, type RunRecord } from '../../db/repos/runs';
+import { getRun, lastCommittedInput } from '../../db/repos/runs';
 import { newApplyId } from '../apply-id';
 import type { SharedActivityDeps } from './deps';
 
 /** Who made a drift check's plan and its repair run (created_by). */
 export const DRIFT_CHECKER = 'keeper:drift-check';
-
-/** The operation a drift check plans: the last committed one (an upgrade is looked through). */
-async function lastOperation(deps: SharedActivityDeps, applyId: string, name: string): Promise<RunRecord | undefined> {
-  const run = await getRun(deps.db, applyId);
-  if (!run || run.operation !== 'upgrade') return run;
-  return (await deps.db('incarnation_runs').where({ incarnation: name, status: 'succeeded', kind: 'run' }).whereNot('operation', 'upgrade')
-    .where('created_at', '<', run.created_at).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
-}
 
 export function createDriftActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -29,7 +21,7 @@ export function createDriftActivities(deps: SharedActivityDeps) {
       if (!inc || inc.drift_interval === null) return { skip: `incarnation ${incarnation} has no drift check` };
       if (inc.status !== 'ready') return { skip: `incarnation ${incarnation} is ${inc.status}; checked at the next interval` };
       if (inc.last_committed_apply_id === null) return { skip: `incarnation ${incarnation} has nothing committed yet` };
-      const last = await lastOperation(deps, inc.last_committed_apply_id, incarnation);
+      const last = await lastCommittedRun(db, inc.last_committed_apply_id);
       if (!last) return { skip: `incarnation ${incarnation} has no committed operation to check` };
       const planId = newApplyId(incarnation, `${last.operation}.drift`);
       await insertPlan(db, {

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
-import { adoptPlan, incarnationOf } from '../../db/repos/plans';
+import { adoptPlan, incarnationOf, savePlanUpgrade } from '../../db/repos/plans';
 import type { RenderOutcome, SerialSpec } from '../messages';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
@@ -85,8 +85,21 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   } catch (err) {
     return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}` }]);
   }
-  const mismatch = schemaMismatch(inc, run.service_ref ?? ref, loaded);
-  if (mismatch) return fail(loaded.commit, [{ file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch }]);
+  // The plan of an upgrade renders the new version on the state its migrations would make.
+  let state = inc.state;
+  if (run.plan_upgrade) {
+    const from = inc.state_schema_version ?? 1;
+    const to = run.plan_upgrade.to_version;
+    try {
+      state = to === from ? inc.state : await scenario.migrate({ service: loaded, state: inc.state, fromVersion: from, toVersion: to });
+    } catch (err) {
+      return fail(loaded.commit, [{ file: 'migrations', line: 0, col: 0, rule: 'migration', message: `migration from version ${from} to ${to} failed: ${(err as Error).message}` }]);
+    }
+    await savePlanUpgrade(db, applyId, { ...run.plan_upgrade, migrations: Array.from({ length: to - from }, (_, i) => from + i + 1), state_before: inc.state, state_after: state });
+  } else {
+    const mismatch = schemaMismatch(inc, run.service_ref ?? ref, loaded);
+    if (mismatch) return fail(loaded.commit, [{ file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch }]);
+  }
 
   const all = await targetHosts(db, inc.covens);
   // A converge run goes to its new soul(s) only (api/converge.ts); the other hosts are not part of it.
@@ -94,13 +107,13 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const hosts = only ? all.hosts.filter((h) => only.has(h.sid)) : all.hosts;
   const pending = only ? [] : all.pending;
   const rendered = await scenario.render({
-    service: loaded, operation: run.operation, input: run.input, state: inc.state,
+    service: loaded, operation: run.operation, input: run.input, state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
     ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc.name) } : {}),
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;
-  const { keep, errors } = selectHosts(scenario, hosts, plan.orchestration, { input: run.input, state: inc.state });
+  const { keep, errors } = selectHosts(scenario, hosts, plan.orchestration, { input: run.input, state });
   if (errors.length > 0) return fail(loaded.commit, errors);
 
   const soulprints = new Map(hosts.map((h) => [h.sid, h.soulprint]));

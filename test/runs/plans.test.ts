@@ -205,4 +205,39 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.equal(fs.readFileSync(path.join(dir, a.sid, 'app.conf'), 'utf8'), '# managed by keeper\nname=app\nport=81\nworkers=4\n');
     assert.equal((await api(k, 'GET', run.body.run)).body.plan_id, plan.plan_id);
   });
+
+  it('the plan of an upgrade shows the migrations with the state before and after, and the file diffs of the new version', async () => {
+    const [a] = souls as [TestSoul];
+    const repo = path.join(root, 'plan.git');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: repo, stdio: 'pipe' });
+    for (const op of ['create', 'update']) {
+      const f = path.join(repo, 'scenario', op, 'main.yml');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('workers=4', 'workers=8'));
+    }
+    const yml = path.join(repo, 'service.yml');
+    fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 2'));
+    fs.mkdirSync(path.join(repo, 'migrations'));
+    fs.writeFileSync(path.join(repo, 'migrations', '2.yml'), 'description: Version 2 records the listen address.\nstate_changes:\n  sets:\n    listen: "0.0.0.0:${state.port}"\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'v2: 8 workers, schema 2');
+    git('tag', 'v2');
+    assert.equal((await api(k, 'POST', '/v1/services/plan/versions', { ref: 'v2' })).status, 201);
+    const before = (await api(k, 'GET', '/v1/incarnations/shop')).body;
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'upgrade' })).body.errors[0].path, '/body/version');
+
+    const p = await plan({ operation: 'upgrade', version: 'v2' });
+    assert.equal(p.status, 'ready', JSON.stringify(p));
+    assert.equal(p.operation, 'update', 'the last committed operation, at the new version');
+    assert.deepEqual(p.upgrade, {
+      version: 'v2', from_version: 1, to_version: 2, migrations: [2],
+      state_before: before.state, state_after: { ...before.state, listen: `0.0.0.0:${before.state.port}` },
+    });
+    assert.match(host(p, a).steps[0].diff.content.unified, /\n-workers=4\n\+workers=8\n$/);
+    const now = (await api(k, 'GET', '/v1/incarnations/shop')).body;
+    assert.deepEqual([now.state_schema_version, now.version, now.state], [1, before.version, before.state], 'a plan migrates nothing');
+
+    const apply = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(apply.status, 409);
+    assert.match(apply.body.detail, /upgrade with POST \/v1\/incarnations\/shop\/upgrade \{"version": "v2"\}/);
+  });
 });

@@ -72,6 +72,9 @@ const HANDLED: Record<string, string> = {
   'hub/ssh/apply-session.ts': 'the step encoding for `soul apply` on an SSH host, over that host\'s own connection: the second caller of revealJson',
   'runs/activities/expression-values.ts': 'the values a failed_when read, for the step output: JSON.stringify; the context holds the plan\'s markers, never values, and a SecretValue prints its placeholder',
   'db/repos/souls.ts': 'jsonb of soulprints and the ssh block: the key\'s reference, never key material',
+  'db/repos/plans.ts': 'jsonb of plans (docs/plans.md): input and state hold references, steps hold markers, never values',
+  'runs/activities/secrets.ts': 'a soul\'s diff, scrubbed of the host\'s secret values before it is kept: JSON.stringify of what the soul sent (plain text, no SecretValue)',
+  'runs/activities/plan-drift.ts': 'the drift lines of a refused host: JSON.stringify of stored diffs (hashes and diffs of steps without secrets)',
 };
 const SOUL_SIDE = /^agent\//; // the soul receives values as plain text over its stream, never the type
 const SINK = /JSON\.stringify\(|\.json\(|\binspect\(|\.send\(|revealJson\(/;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { X509Certificate } from 'node:crypto';
-import type { StepAnswer, StepHandler } from './steps';
+import type { StepReply, StepHandler } from './steps';
 
 export interface SoulMetrics {
   /** Wraps a step handler so every step is counted by module and outcome and timed. */
@@ -23,7 +23,7 @@ export const NO_METRICS: SoulMetrics = {
   wrap: (h) => h, reconnect: () => undefined, rotation: () => undefined, certificate: () => undefined, close: async () => undefined,
 };
 
-function outcome(a: StepAnswer): string {
+function outcome(a: StepReply): string {
   if (!a.ok) return 'failed';
   if (a.replayed) return 'replayed';
   return a.changed ? 'changed' : 'ok';

@@ -7,7 +7,7 @@ import type { Soulprint } from '../proto/types';
 import type { SoulConfig } from './config';
 import { Ledger, applyStep, createProcessRunner, createStateRegistry } from './state/index';
 
-export interface StepRequest {
+export interface DeliveredStep {
   requestId: string;
   applyId: string;
   stepIndex: number;
@@ -18,7 +18,7 @@ export interface StepRequest {
   showContent?: boolean;
 }
 
-export interface StepAnswer { changed: boolean; ok: boolean; output: string; replayed: boolean; diff?: Record<string, unknown> }
+export interface StepReply { changed: boolean; ok: boolean; output: string; replayed: boolean; diff?: Record<string, unknown> }
 
 export interface StepContext {
   /** The keeper cancelled the request (timeout, operator abort) or the stream ended. */
@@ -27,7 +27,7 @@ export interface StepContext {
 }
 
 export interface StepHandler {
-  handle(req: StepRequest, ctx: StepContext): Promise<StepAnswer>;
+  handle(req: DeliveredStep, ctx: StepContext): Promise<StepReply>;
   close?(): Promise<void>;
 }
 

@@ -9,7 +9,7 @@ import { busyRetryAfterMs } from './busy';
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
 import type { Rotation } from './rotation';
-import type { StepAnswer, StepHandler } from './steps';
+import type { StepReply, StepHandler } from './steps';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
 export interface StreamCredentials { ca: Buffer; keyPem: string; certPem: string }
@@ -67,7 +67,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     steps.set(r.request_id, ac);
     const startedAt = Date.now();
     let params: unknown;
-    let answer: StepAnswer;
+    let answer: StepReply;
     try {
       params = JSON.parse(r.params_json || '{}');
       answer = await o.handler.handle(

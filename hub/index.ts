@@ -15,7 +15,7 @@ import { Sessions } from './sessions';
 
 export { Sessions } from './sessions';
 export { publishRevoked } from './revocations';
-export type { StepOrder, StepResult, SendStepOptions } from './session';
+export type { StepOrder, StepReport, SendStepOptions } from './session';
 export { DispatchError, SoulNotConnected, StepTimeout, StepInterrupted, StepCancelled } from './dispatch-errors';
 
 export interface Hub {

@@ -24,7 +24,7 @@ export interface StepOrder {
   showContent?: boolean;
 }
 
-export interface StepResult {
+export interface StepReport {
   requestId: string;
   applyId: string;
   stepIndex: number;
@@ -61,7 +61,7 @@ export interface SendStepOptions {
 }
 
 interface Pending {
-  resolve(r: StepResult): void;
+  resolve(r: StepReport): void;
   reject(e: Error): void;
   onProgress?: (message: string) => void;
 }
@@ -107,11 +107,11 @@ export class Session {
     if (!this.closed) this.sink.write(msg);
   }
 
-  sendStep(step: StepOrder, opts: SendStepOptions): Promise<StepResult> {
+  sendStep(step: StepOrder, opts: SendStepOptions): Promise<StepReport> {
     const requestId = randomUUID();
     if (this.closed) return Promise.reject(new StepInterrupted(this.sid, requestId, this.closedReason ?? 'closed'));
     if (opts.signal?.aborted) return Promise.reject(new StepCancelled(this.sid, requestId));
-    return new Promise<StepResult>((resolve, reject) => {
+    return new Promise<StepReport>((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);

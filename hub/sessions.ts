@@ -23,7 +23,7 @@ import type { Soulprint } from '../proto/types';
 import { SoulNotConnected, StepCancelled } from './dispatch-errors';
 import type { HubMetrics } from './metrics';
 import type { Lease, Presence } from './presence';
-import { Session, type SendStepOptions, type SessionSink, type StepOrder, type StepResult } from './session';
+import { Session, type SendStepOptions, type SessionSink, type StepOrder, type StepReport } from './session';
 
 /** How often a live session's last_seen_at moves in the registry; finer is not worth the writes. */
 const LAST_SEEN_EVERY_MS = 30_000;
@@ -51,7 +51,7 @@ export class Sessions {
    * Rejects with SoulNotConnected (not sent), StepTimeout, StepInterrupted or StepCancelled
    * (sent, outcome unknown). Never resolves a step that the soul did not answer.
    */
-  sendStep(sid: string, step: StepOrder, opts: SendStepOptions): Promise<StepResult> {
+  sendStep(sid: string, step: StepOrder, opts: SendStepOptions): Promise<StepReport> {
     const s = this.bySid.get(sid);
     if (s && !s.closed && !s.rotating) return s.sendStep(step, opts);
     const r = this.rotating.get(sid);

@@ -5,11 +5,11 @@ import * as path from 'node:path';
 import { createFakeRunner } from '../exec/testing';
 import { Ledger } from '../ledger/ledger';
 import { createStateRegistry } from '../state/registry';
-import type { StateContext, StateModule, StepResult } from '../state/types';
-import { applyStep, type ApplyStepDeps, type StepRequest } from './apply-step';
+import type { StateContext, StateModule, ModuleResult } from '../state/types';
+import { applyStep, type ApplyStepDeps, type StepToApply } from './apply-step';
 
 /** A module that counts its runs; optionally slow, so concurrent deliveries overlap. */
-function countingModule(result: StepResult = { changed: true, ok: true, output: 'did it' }, delayMs = 0) {
+function countingModule(result: ModuleResult = { changed: true, ok: true, output: 'did it' }, delayMs = 0) {
   const calls: Array<{ params: unknown; ctx: StateContext }> = [];
   const mod: StateModule = {
     name: 'test.count.done',
@@ -37,7 +37,7 @@ describe('applyStep', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  const step = (over: Partial<StepRequest> = {}): StepRequest => ({
+  const step = (over: Partial<StepToApply> = {}): StepToApply => ({
     applyId: 'apply-7', host: 'web1.example.org', index: 0, module: 'test.count.done', params: { a: 1 }, ...over,
   });
 

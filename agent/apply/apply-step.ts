@@ -21,10 +21,10 @@ import { assertApplyId, assertStepIndex } from '../ledger/keys';
 import { checkWireParams } from '../../scenario/modules';
 import type { StateRegistry } from '../state/registry';
 import { errorMessage } from '../state/shape';
-import type { StepResult } from '../state/types';
+import type { ModuleResult } from '../state/types';
 import { KeyedMutex } from './keyed-mutex';
 
-export interface StepRequest {
+export interface StepToApply {
   applyId: string;
   host: string;
   index: number;
@@ -35,7 +35,7 @@ export interface StepRequest {
   showContent?: boolean;
 }
 
-export interface StepOutcome extends StepResult {
+export interface StepOutcome extends ModuleResult {
   /** Answered from the ledger; nothing was run this time. */
   replayed: boolean;
   dryRun: boolean;
@@ -70,7 +70,7 @@ function mutexFor(ledger: StepLedger): KeyedMutex {
 }
 
 /** Runs the named module; every failure, including a throwing module, becomes ok:false. */
-async function runModule(req: StepRequest, deps: ApplyStepDeps): Promise<StepResult> {
+async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleResult> {
   const mod = typeof req.module === 'string' ? deps.registry.get(req.module) : undefined;
   if (!mod) return { changed: false, ok: false, output: `unknown state module ${JSON.stringify(req.module)} on this soul` };
   // The module's contract (scenario/modules), the same schema render and soul-lint check with.
@@ -80,7 +80,7 @@ async function runModule(req: StepRequest, deps: ApplyStepDeps): Promise<StepRes
   }
   try {
     const r = await mod.run(req.params, { dryRun: req.dryRun === true, showContent: req.dryRun === true && req.showContent === true });
-    const result: StepResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
+    const result: ModuleResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
     if (r.diff !== undefined) result.diff = r.diff;
     return result;
   } catch (err) {
@@ -97,11 +97,11 @@ function fromRecord(rec: LedgerRecord, replayed: boolean): StepOutcome {
   return out;
 }
 
-export async function applyStep(req: StepRequest, deps: ApplyStepDeps): Promise<StepOutcome> {
+export async function applyStep(req: StepToApply, deps: ApplyStepDeps): Promise<StepOutcome> {
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now().toISOString();
   const dryRun = req.dryRun === true;
-  const outcome = (r: StepResult): StepOutcome => ({ ...r, replayed: false, dryRun, started_at: startedAt, finished_at: clock.now().toISOString() });
+  const outcome = (r: ModuleResult): StepOutcome => ({ ...r, replayed: false, dryRun, started_at: startedAt, finished_at: clock.now().toISOString() });
   const failed = (output: string) => outcome({ changed: false, ok: false, output });
 
   try {

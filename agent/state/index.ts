@@ -7,7 +7,7 @@
 // applyStep never rejects; see agent/apply/apply-step.ts for the full contract and
 // docs/state-modules.md for the modules, the ledger format and how to extend either registry.
 export { applyStep } from '../apply/apply-step';
-export type { ApplyStepDeps, Clock, StepLedger, StepOutcome, StepRequest } from '../apply/apply-step';
+export type { ApplyStepDeps, Clock, StepLedger, StepOutcome, StepToApply } from '../apply/apply-step';
 export { Ledger } from '../ledger/ledger';
 export type { LedgerEntry, LedgerOptions, LedgerRecord } from '../ledger/ledger';
 export { LedgerLockedError } from '../ledger/dir-lock';
@@ -16,7 +16,7 @@ export { createStateRegistry, STATE_MODULES } from './registry';
 export type { StateRegistry } from './registry';
 export { defineState } from './shape';
 export type { Change, StateSpec } from './shape';
-export type { AccountFiles, HostFacts, StateContext, StateDeps, StateModule, StateModuleFactory, StepDiff, StepResult } from './types';
+export type { AccountFiles, HostFacts, StateContext, StateDeps, StateModule, StateModuleFactory, StepDiff, ModuleResult } from './types';
 export { createProcessRunner } from '../exec/runner';
 export type { Command, CommandResult, CommandRunner } from '../exec/runner';
 export { PACKAGE_PLATFORMS, NoPlatformError, selectPackageManager } from '../exec/registry';

@@ -1,7 +1,7 @@
 // The one shape every state follows (after Salt's states): parse the params, read the current
 // state, compute the difference, stop there in a dry run, otherwise apply, then report.
 // Keeping it in one place means no module can forget the dry-run check or leak an exception.
-import type { StateContext, StateModule, StepDiff, StepResult } from './types';
+import type { StateContext, StateModule, StepDiff, ModuleResult } from './types';
 
 export interface Change {
   /** What applying will do, as a phrase completing "would ...": "install nginx with apt". */
@@ -25,7 +25,7 @@ export interface StateSpec<P, Current> {
 export function defineState<P, Current>(spec: StateSpec<P, Current>): StateModule {
   return {
     name: spec.name,
-    async run(raw: unknown, ctx: StateContext): Promise<StepResult> {
+    async run(raw: unknown, ctx: StateContext): Promise<ModuleResult> {
       let phase = 'invalid params';
       try {
         const params = spec.parse(raw);

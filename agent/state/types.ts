@@ -9,7 +9,7 @@ export type { CommandRunner } from '../exec/runner';
 export type StepDiff = Record<string, unknown>;
 
 /** What every state module returns, and what the ledger records for a step. */
-export interface StepResult {
+export interface ModuleResult {
   /** The system was changed (or, in a dry run, would be). */
   changed: boolean;
   /** The desired state holds (or, in a dry run, the check itself succeeded). */
@@ -29,7 +29,7 @@ export interface StateContext {
 export interface StateModule {
   readonly name: string;
   /** Never throws: every failure, including invalid params, is an `ok: false` result. */
-  run(params: unknown, ctx: StateContext): Promise<StepResult>;
+  run(params: unknown, ctx: StateContext): Promise<ModuleResult>;
 }
 
 /** Where the system-account databases live; injectable so tests never read the host's /etc. */

@@ -8,12 +8,12 @@ import { parseDiff } from '../session';
 import type { SshConnection } from './connection';
 import { SshFailure } from './connection';
 
-export interface StepAnswer { changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean; diff?: Record<string, unknown> }
+export interface SshStepAnswer { changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean; diff?: Record<string, unknown> }
 
 export interface ApplySession {
   readonly soulprint: Record<string, unknown>;
   sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown>; dryRun?: boolean; showContent?: boolean },
-    opts: { timeoutMs: number; signal?: AbortSignal }): Promise<StepAnswer>;
+    opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SshStepAnswer>;
   isConnected(sid: string): boolean;
   close(): Promise<void>;
 }

@@ -1,11 +1,13 @@
-// One incarnation: status (followed live while a run is applying), its current state, the actions
-// (run an operation; on error_locked: unlock, or unlock and retry the failed operation), history
-// with a diff between two snapshots, and a run report.
+// One incarnation: status (followed live while a run is applying), its current state, the
+// actions (run an operation; make a plan; on error_locked: unlock, or unlock and retry the failed
+// operation), recent plans, history with a diff between two snapshots, and a run report.
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { Ago, Busy, ErrorBox, Link, StatusBadge, parseInput } from '../components';
 import { useAction, usePoll } from '../hooks';
 import { History } from './history';
+import { PlanForm } from './plan-form';
+import { PlanList } from './plan-list';
 import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
@@ -97,7 +99,9 @@ export function Incarnation({ name }: { name: string }) {
           <h3>Current state</h3>
           <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
           <RunOperation name={name} disabled={i.status !== 'ready'} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          <PlanForm name={name} service={i.service} version={i.version} lastOperation={i.last_run?.operation} />
           {runId && <RunReportView incarnation={name} applyId={runId} />}
+          <PlanList incarnation={name} />
           <History incarnation={name} onShowRun={setShownRun} />
         </>
       )}

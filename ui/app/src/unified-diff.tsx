@@ -17,7 +17,8 @@ export function UnifiedDiff({ text }: { text: string }) {
   const lines = text.replace(/\n$/, '').split('\n');
   return (
     <pre class="unified-diff" data-testid="unified-diff">
-      {lines.map((line, i) => <span key={i} class={`line ${kindOf(line)}`}>{line === '' ? ' ' : line}{'\n'}</span>)}
+      {/* Each line is a block (style.css), so no newline characters are needed between them. */}
+      {lines.map((line, i) => <span key={i} class={`line ${kindOf(line)}`}>{line === '' ? ' ' : line}</span>)}
     </pre>
   );
 }

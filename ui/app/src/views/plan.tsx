@@ -134,7 +134,7 @@ export function PlanView({ incarnation, planId }: { incarnation: string; planId:
           {p.status !== 'planning' && (
             <p class="counts" data-testid="plan-counts">
               <span class="tag">{p.summary?.would_change ?? 0} step{p.summary?.would_change === 1 ? '' : 's'} would change</span>
-              {counts.map(([status, n]) => <span key={status} class="tag">{status} {n}</span>)}
+              {counts.map(([status, n]) => <span key={status} class="tag">{n} host{n === 1 ? '' : 's'} {status}</span>)}
             </p>
           )}
           <div class="apply-plan">

@@ -2,7 +2,8 @@
 // (issue 17 item 7): make a plan of `update` with a new port on the incarnation page, read its
 // unified diff in the plan view (nothing changed on disk yet), apply it and follow the run report to
 // `succeeded` with its link back to the plan, and see the file changed; a plan made stale by another
-// run is refused with the keeper's 409 detail on the page. The drift badge reads "unchecked" while
+// run is refused with the keeper's 409 detail on the page; a host edited between plan and apply is
+// marked in the run report as refused for drift. The drift badge reads "unchecked" while
 // the keeper has checked nothing (or has no drift checks at all). Fixture service
 // test/fixtures/services/plan: two files per host, app.conf and motd, under <root>/<sid>/.
 import assert from 'node:assert/strict';
@@ -150,5 +151,28 @@ describe('web UI: plans and drift', function () {
     assert.ok(text.includes(`plan ${planId} is stale`), text);
     for (const s of souls) assert.match(conf(s), /^port=8081$/m, 'the stale plan applied nothing');
     await shot(page, '34-plan-stale');
+  });
+
+  it('marks a host refused because its file changed between the plan and the apply', async () => {
+    await page.getByRole('link', { name: '← shop' }).click();
+    await badge('ready').waitFor();
+    await makePlan('update', { root, port: 7070 });
+    const [a, b] = souls as [TestSoul, TestSoul];
+    fs.writeFileSync(path.join(root, a.sid, 'app.conf'), '# edited by hand\nport=1\n');
+    await page.getByRole('button', { name: 'Apply this plan' }).click();
+    await page.waitForURL('**/ui/incarnations/shop/runs/**');
+    await page.locator('section.run-report p .badge', { hasText: /^failed$/ }).waitFor({ timeout: 60_000 });
+    const refused = page.locator(`details.run-host[data-sid="${a.sid}"]`);
+    await refused.waitFor();
+    assert.equal(await refused.getAttribute('data-drift-refused'), 'true');
+    assert.match(await refused.locator('> summary').innerText(), /drifted since the plan: nothing applied[\s\S]*drift since plan/);
+    assert.match(await refused.locator('tbody').innerText(), /skipped \(host drifted since the plan\)/);
+    assert.match(await page.getByTestId('drift-refused').innerText(), /^1 host was refused because it changed since the plan was made; nothing was applied there\./);
+    // The other host still matched the plan, so it was applied (its group is collapsed until opened).
+    await page.locator('details.outcome-group[data-outcome="changed"] > summary').click();
+    assert.equal(await page.locator(`details.run-host[data-sid="${b.sid}"]`).getAttribute('data-drift-refused'), null);
+    assert.match(conf(b), /^port=7070$/m);
+    assert.equal(fs.readFileSync(path.join(root, a.sid, 'app.conf'), 'utf8'), '# edited by hand\nport=1\n', 'nothing was applied on the drifted host');
+    await shot(page, '35-run-drift-refused');
   });
 });

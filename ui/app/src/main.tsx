@@ -6,6 +6,8 @@ import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
+import { PlanView } from './views/plan';
+import { RunPage } from './views/run';
 import { Services } from './views/services';
 import { SignIn } from './views/signin';
 import { Souls } from './views/souls';
@@ -41,6 +43,8 @@ function App() {
     case 'services': view = <Services />; break;
     case 'incarnations': view = <Incarnations />; break;
     case 'incarnation': view = <Incarnation key={route.name} name={route.name} />; break;
+    case 'incarnation-plan': view = <PlanView key={route.planId} incarnation={route.name} planId={route.planId} />; break;
+    case 'incarnation-run': view = <RunPage key={route.applyId} incarnation={route.name} applyId={route.applyId} />; break;
     default: view = <p>Nothing here. <Link href="/ui/souls">Go to souls</Link>.</p>;
   }
   return (

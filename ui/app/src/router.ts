@@ -33,6 +33,8 @@ export type Route =
   | { view: 'services' }
   | { view: 'incarnations' }
   | { view: 'incarnation'; name: string }
+  | { view: 'incarnation-plan'; name: string; planId: string }
+  | { view: 'incarnation-run'; name: string; applyId: string }
   | { view: 'not-found' };
 
 export function matchRoute(path: string): Route {
@@ -43,5 +45,12 @@ export function matchRoute(path: string): Route {
   if (p === '/ui/incarnations') return { view: 'incarnations' };
   const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
   if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
+  // Plans and runs sit under their incarnation, so the Incarnations tab stays the active one.
+  const sub = /^\/ui\/incarnations\/([^/]+)\/(plans|runs)\/([^/]+)$/.exec(p);
+  if (sub) {
+    const name = decodeURIComponent(sub[1]);
+    const id = decodeURIComponent(sub[3]);
+    return sub[2] === 'plans' ? { view: 'incarnation-plan', name, planId: id } : { view: 'incarnation-run', name, applyId: id };
+  }
   return { view: 'not-found' };
 }

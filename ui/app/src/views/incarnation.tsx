@@ -1,11 +1,14 @@
-// One incarnation: status (followed live while a run is applying), its current state, the actions
-// (run an operation; on error_locked: unlock, or unlock and retry the failed operation), history
-// with a diff between two snapshots, and a run report.
+// One incarnation: status (followed live while a run is applying), drift, its current state, the
+// actions (run an operation; make a plan; on error_locked: unlock, or unlock and retry the failed
+// operation), recent plans, history with a diff between two snapshots, and a run report.
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { Ago, Busy, ErrorBox, Link, StatusBadge, parseInput } from '../components';
 import { useAction, usePoll } from '../hooks';
+import { DriftPanel, type Drift } from './drift';
 import { History } from './history';
+import { PlanForm } from './plan-form';
+import { PlanList } from './plan-list';
 import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
@@ -14,6 +17,8 @@ export interface IncarnationRecord {
   version: string | null; newer_version: string | null; state_schema_version: number | null;
   /** The incarnation's latest run (running, or the last one that ended). */
   apply_id: string | null; last_run: { apply_id: string; status: string; operation: string; error: string | null } | null; updated_at?: string;
+  /** Absent on a keeper without drift checks: read as "unchecked". */
+  drift?: Drift | null;
 }
 
 function RunOperation({ name, disabled, onAccepted }: { name: string; disabled: boolean; onAccepted(applyId: string): void }) {
@@ -84,6 +89,7 @@ export function Incarnation({ name }: { name: string }) {
         <>
           <p>Service <strong>{i.service}</strong> · covens {i.covens.map((c) => <span class="tag" key={c}>{c}</span>)} · updated <Ago at={i.updated_at} /></p>
           <Version inc={i} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          <DriftPanel incarnation={name} drift={i.drift} />
           {i.status === 'applying' && <Busy busy label={`Applying (run ${i.apply_id ?? ''})…`} />}
           {i.status === 'error_locked' && (
             <div class="locked" role="alert">
@@ -97,7 +103,9 @@ export function Incarnation({ name }: { name: string }) {
           <h3>Current state</h3>
           <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
           <RunOperation name={name} disabled={i.status !== 'ready'} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          <PlanForm name={name} service={i.service} version={i.version} lastOperation={i.last_run?.operation} />
           {runId && <RunReportView incarnation={name} applyId={runId} />}
+          <PlanList incarnation={name} />
           <History incarnation={name} onShowRun={setShownRun} />
         </>
       )}

@@ -5,9 +5,10 @@ import { api, listAll, type Page } from '../api';
 import { Ago, Busy, ErrorBox, Link, PagerBar, StatusBadge, parseInput, splitList } from '../components';
 import { useAction, usePager, usePoll } from '../hooks';
 import { navigate } from '../router';
+import { DriftBadge, type Drift } from './drift';
 import type { Service } from './services';
 
-export interface IncarnationSummary { name: string; service: string; covens: string[]; status: string; updated_at?: string }
+export interface IncarnationSummary { name: string; service: string; covens: string[]; status: string; updated_at?: string; drift?: Drift | null }
 
 function CreateIncarnation({ services }: { services: Service[] }) {
   const [form, setForm] = useState({ name: '', service: '', covens: '', input: '{}' });
@@ -74,13 +75,13 @@ export function Incarnations() {
       {!list.data && !list.error && <Busy busy label="Loading…" />}
       {list.data && (
         <table class="grid" data-testid="incarnations-table">
-          <thead><tr><th>Name</th><th>Service</th><th>Status</th><th>Covens</th><th>Updated</th></tr></thead>
+          <thead><tr><th>Name</th><th>Service</th><th>Status</th><th>Drift</th><th>Covens</th><th>Updated</th></tr></thead>
           <tbody>
-            {list.data.items.length === 0 && <tr><td colSpan={5} class="muted">{filter.status || filter.service ? 'No incarnation matches these filters.' : 'No incarnations yet.'}</td></tr>}
+            {list.data.items.length === 0 && <tr><td colSpan={6} class="muted">{filter.status || filter.service ? 'No incarnation matches these filters.' : 'No incarnations yet.'}</td></tr>}
             {list.data.items.map((i) => (
               <tr key={i.name} data-name={i.name}>
                 <td><Link href={`/ui/incarnations/${encodeURIComponent(i.name)}`}>{i.name}</Link></td>
-                <td>{i.service}</td><td><StatusBadge status={i.status} /></td>
+                <td>{i.service}</td><td><StatusBadge status={i.status} /></td><td><DriftBadge drift={i.drift} /></td>
                 <td>{i.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td><td><Ago at={i.updated_at} /></td>
               </tr>
             ))}

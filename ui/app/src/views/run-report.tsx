@@ -2,15 +2,30 @@
 // with their steps, every other outcome collapsed into one group that renders its hosts only when
 // opened, so a run of thousands of hosts stays fast. A running run is followed through its event
 // stream (no polling): each finished host updates in place, and the end loads the final report.
+// A run that applied a plan links to it; a host refused because it drifted since the plan is marked
+// as such (nothing was applied there), and each step shows its diff when the keeper recorded one.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, enc, followEvents } from '../api';
-import { Busy, ErrorBox, StatusBadge } from '../components';
+import { Busy, ErrorBox, Link, StatusBadge } from '../components';
+import { StepDiff } from '../step-diff';
+import { planHref } from './plan';
 
-export interface RunStep { index?: number; step_index?: number; name: string | null; module: string; status: string; changed: boolean; output: string }
+export interface RunStep {
+  index?: number; step_index?: number; name: string | null; module: string; status: string; changed: boolean; output: string;
+  /** Why the step did not run; `drift`: its host no longer matched the applied plan. */
+  skip_reason?: string | null; diff?: unknown;
+}
 export interface RunHost { sid: string; status: string; reason?: string | null; steps: RunStep[] }
 export interface RunReport {
   apply_id: string; operation: string; status: string; phase?: string; error?: string | null;
   render_errors?: unknown; hosts: RunHost[]; temporal_ui?: string | null; created_at?: string; finished_at?: string | null;
+  /** The plan this run applied, when it applied one. */
+  plan_id?: string | null;
+}
+
+/** The keeper refused this host: it no longer matched the plan, so none of its steps was sent. */
+export function driftRefused(host: RunHost): boolean {
+  return (host.reason ?? '').startsWith('drift since plan') || host.steps.some((s) => s.skip_reason === 'drift');
 }
 
 /** What an operator reads first: a step that changed something is `changed`, not just `ok`. */
@@ -30,8 +45,11 @@ function Steps({ host }: { host: RunHost }) {
         {host.steps.map((s, i) => (
           <tr key={i}>
             <td>{s.index ?? s.step_index ?? i}</td><td>{s.name ?? ''}</td><td><code>{s.module}</code></td>
-            <td><StatusBadge status={stepOutcome(s)} /></td>
-            <td>{s.output ? <details><summary>output</summary><pre>{s.output}</pre></details> : ''}</td>
+            <td><StatusBadge status={stepOutcome(s)} />{s.skip_reason ? <span class="muted"> ({s.skip_reason === 'drift' ? 'host drifted since the plan' : s.skip_reason})</span> : ''}</td>
+            <td>
+              {s.output ? <details><summary>output</summary><pre>{s.output}</pre></details> : ''}
+              {s.diff != null && <details><summary>changes</summary><StepDiff diff={s.diff} /></details>}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -42,9 +60,10 @@ function Steps({ host }: { host: RunHost }) {
 function HostEntry({ host, open }: { host: RunHost; open: boolean }) {
   const [shown, setShown] = useState(open);
   const changed = host.steps.filter((s) => s.changed).length;
+  const refused = driftRefused(host);
   return (
-    <details class="run-host" data-sid={host.sid} open={open} onToggle={(e) => setShown((e.target as HTMLDetailsElement).open)}>
-      <summary>{host.sid} <StatusBadge status={host.status} /> <span class="muted">{host.steps.length} steps, {changed} changed{host.reason ? ` · ${host.reason}` : ''}</span></summary>
+    <details class={`run-host${refused ? ' drift-refused' : ''}`} data-sid={host.sid} data-drift-refused={refused ? 'true' : undefined} open={open} onToggle={(e) => setShown((e.target as HTMLDetailsElement).open)}>
+      <summary>{host.sid} <StatusBadge status={host.status} />{refused && <> <span class="badge drift drift-drifted">drifted since the plan: nothing applied</span></>} <span class="muted">{host.steps.length} steps, {changed} changed{host.reason ? ` · ${host.reason}` : ''}</span></summary>
       {shown && <Steps host={host} />}
     </details>
   );
@@ -103,6 +122,7 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
   }, [report]);
 
   const r = report;
+  const refusedCount = r?.hosts.filter(driftRefused).length ?? 0;
   return (
     <section class="run-report" aria-label={`Run ${applyId}`}>
       <h3>Run <code>{applyId}</code></h3>
@@ -114,6 +134,15 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
             {r.operation} · <StatusBadge status={r.status} />{r.phase && r.status === 'running' ? ` · phase ${r.phase}` : ''}
             {r.temporal_ui && <> · <a href={r.temporal_ui} target="_blank" rel="noopener noreferrer">Open in Temporal Web UI</a></>}
           </p>
+          {r.plan_id && (
+            <p data-testid="applied-plan">Applied plan <Link href={planHref(incarnation, r.plan_id)}><code>{r.plan_id}</code></Link></p>
+          )}
+          {refusedCount > 0 && (
+            <div class="notice" role="alert" data-testid="drift-refused">
+              {refusedCount} host{refusedCount === 1 ? ' was' : 's were'} refused because {refusedCount === 1 ? 'it' : 'they'} changed since the plan was made; nothing was applied there.
+              Unlock the incarnation, make a new plan (it shows the hosts as they are now) and apply that.
+            </div>
+          )}
           <p class="counts" data-testid="run-counts">
             {groups.map(([status, hosts]) => <span key={status} class="tag">{status} {hosts.length}</span>)}
           </p>

@@ -58,6 +58,7 @@ const HANDLED: Record<string, string> = {
   'ui/app/src/diff.ts': 'browser side: formats JSON it received',
   'ui/app/src/views/history.tsx': 'browser side: shows state from the API (references at most)',
   'ui/app/src/views/incarnation.tsx': 'browser side: shows state and input from the API (references at most)',
+  'ui/app/src/views/plan.tsx': 'browser side: shows the plan from the API (render errors and diffs: placeholders and hashes at most)',
   'ui/app/src/views/run-report.tsx': 'browser side: shows the run report from the API (placeholders at most)',
   'ui/app/src/views/signin.tsx': 'browser side: the operator\'s own token form',
   'ui/app/src/views/souls.tsx': 'browser side: soul records, no run data',

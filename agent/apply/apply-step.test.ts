@@ -55,7 +55,7 @@ describe('applyStep', () => {
     const again = await applyStep(step(), deps);
     assert.deepEqual(again, { ...first, replayed: true });
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0], { params: { a: 1 }, ctx: { dryRun: false } });
+    assert.deepEqual(calls[0], { params: { a: 1 }, ctx: { dryRun: false, showContent: false } });
   });
 
   it('replays from disk after the soul restarts', async () => {
@@ -121,7 +121,10 @@ describe('applyStep', () => {
     const deps = { registry: registryOf(mod), ledger };
     const dry = await applyStep(step({ dryRun: true }), deps);
     assert.deepEqual([dry.dryRun, dry.replayed], [true, false]);
-    assert.deepEqual(calls[0]?.ctx, { dryRun: true });
+    assert.deepEqual(calls[0]?.ctx, { dryRun: true, showContent: false });
+    // Content is shown only in a dry run the keeper allowed it for.
+    await applyStep(step({ dryRun: true, showContent: true }), deps);
+    assert.deepEqual(calls[1]?.ctx, { dryRun: true, showContent: true });
     assert.deepEqual(await ledger.list('apply-7'), []);
     await applyStep(step(), deps);
     assert.equal(calls.length, 2, 'the real run after a dry run still acts');

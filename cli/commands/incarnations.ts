@@ -59,13 +59,15 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
         ctx.show(page, () => incarnationTable(page.items));
       }))
     .command('create <name>', 'create an incarnation of a service on covens, and follow its create run',
-      (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
+      // --version names the service version here, as in upgrade: keeperctl's own --version is off for this command.
+      (c) => followOptions(c).version(false).positional('name', { type: 'string', demandOption: true })
         .option('service', { type: 'string', demandOption: true, describe: 'a catalog service' })
+        .option('version', { type: 'string', describe: "a published version of the service (default: its newest)" })
         .option('coven', { type: 'string', array: true, demandOption: true, describe: 'coven label (repeat for several)' })
         .example('$0 incarnations create motd-web --service motd --coven web --input message=hi', 'motd on every web host'),
       run(async (ctx, a) => {
         const input = parseInput(a.input, a['input-file']);
-        const accepted = (await ctx.client().call('createIncarnation', { body: { name: a.name, service: a.service, covens: a.coven, ...(input ? { input } : {}) } })).body;
+        const accepted = (await ctx.client().call('createIncarnation', { body: { name: a.name, service: a.service, covens: a.coven, ...(a.version !== undefined ? { version: a.version } : {}), ...(input ? { input } : {}) } })).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
       }))
     .command('get <name>', 'show one incarnation: status, version, drift checks, state, last run',
@@ -123,5 +125,5 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
       }));
   // Commands kept in files of their own (one concept each) join the same `incarnations` group.
   return [runsCommand, planCommands, driftCommand, deleteCommand].reduce((acc, add) => add(acc, run), base)
-    .demandCommand(1, 'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, apply-plan, unlock, upgrade, drift or delete');
+    .demandCommand(1, 'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift or delete');
 }

@@ -1,7 +1,7 @@
-// keeperctl incarnations plan|plans|apply-plan (docs/plans.md): make a plan and show what it would
-// change, list an incarnation's plans, and apply exactly one of them. `run --plan` is the same three
-// steps in one command with a question in the middle; these are the steps on their own, for a plan
-// reviewed by someone else or applied later.
+// keeperctl incarnations plan|plans|plan-report|apply-plan (docs/plans.md): make a plan and show
+// what it would change, list an incarnation's plans, show one, and apply exactly one of them.
+// `run --plan` is plan, show, ask and apply in one command; these are the steps on their own, for a
+// plan reviewed by someone else, applied later, or made by a drift check.
 import type { Argv } from 'yargs';
 import { type Ctx, listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
@@ -59,6 +59,14 @@ export function planCommands(y: Argv, run: Handler): Argv {
       run(async (ctx, a) => {
         const page = await listAll(ctx, 'listPlans', { limit: a.limit }, a.all, { name: a.name });
         ctx.show(page, () => table(page.items, planColumns) + (page.next_cursor ? '(more: --all)\n' : ''));
+      }))
+    .command('plan-report <name> <plan_id>', 'show one plan: per host each step that would change, with its diff (waits while hosts are checked)',
+      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+        .positional('plan_id', { type: 'string', demandOption: true, describe: 'from incarnations plans, or the drift.plan_id of incarnations get' })
+        .example('$0 incarnations plan-report motd-demo motd-demo.create.drift.mi3x2k', 'what the last drift check found'),
+      run(async (ctx, a) => {
+        const plan = await readPlan(ctx, a.name, a.plan_id, true);
+        ctx.show(plan, () => planText(plan));
       }))
     .command('apply-plan <name> <plan_id>', 'apply exactly a plan made before (hosts that changed since are refused), and follow the run',
       (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })

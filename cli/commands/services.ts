@@ -81,6 +81,6 @@ function operationsTable(operations: { name: string; inputs: InputInfo[] }[]): s
     { header: 'TYPE', value: (r) => r.input?.type ?? null },
     { header: 'REQUIRED', value: (r) => (r.input ? (r.input.required ? 'yes' : 'no') : null) },
     { header: 'DEFAULT', value: (r) => (r.input && 'default' in r.input ? JSON.stringify(r.input.default) : null) },
-    { header: 'SECRET', value: (r) => (r.input?.secret ? 'yes' : null) },
+    { header: 'SECRET', value: (r) => (r.input ? (r.input.secret ? 'yes' : 'no') : null) },
   ]);
 }

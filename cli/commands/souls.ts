@@ -1,4 +1,4 @@
-// keeperctl souls list|get|add|covens|issue-token|revoke|check
+// keeperctl souls list|get|add|covens|check|issue-token|revoke|delete
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { Ctx, listAll } from '../context';
@@ -104,7 +104,17 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         const r = (await ctx.client().call('revokeSoul', { params: { sid: a.sid } })).body as any;
         ctx.show(r, () => `revoked ${a.sid}\n`);
       }))
-    .demandCommand(1, 'name a souls command: list, get, add, covens, issue-token, revoke or check');
+    .command('delete <sid>', 'remove a host from the registry: its stream is closed and its certificate refused; registering it again starts over',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 souls delete web-1.example.org --yes', 'a decommissioned host'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `remove ${a.sid} from the registry? Its stream is closed and its certificate refused.`);
+        await ctx.client().call('deleteSoul', { params: { sid: a.sid } });
+        // 204: no body; scripts get the same fact as JSON.
+        ctx.show({ sid: a.sid, deleted: true }, () => `removed ${a.sid}\n`);
+      }))
+    .demandCommand(1, 'name a souls command: list, get, add, covens, check, issue-token, revoke or delete');
 }
 
 /** What a coven change does, in the order an operator needs it: the new covens, what converges, what is left unmanaged. */

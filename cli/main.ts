@@ -95,9 +95,9 @@ export function buildCli(args: string[]): Argv {
     .option('ca', { type: 'string', global: true, describe: "PEM file of the keeper's CA, pinned (env KEEPER_CA)" })
     .option('token-file', { type: 'string', global: true, describe: 'file holding the operator token (env KEEPER_TOKEN holds the token itself)' })
     .option('output', { alias: 'o', choices: ['table', 'json', 'yaml'] as const, default: 'table' as const, global: true, describe: 'output format' })
-    .command('souls', 'hosts: list, get, add, issue-token, revoke', (y) => soulsCommand(y, handler).example('$0 souls list', 'every soul'))
-    .command('services', 'the catalog: add, list, get, versions', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
-    .command('incarnations', 'incarnations: list, create, get, history, run-report, unlock, upgrade', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
+    .command('souls', 'hosts: list, get, add, covens, check, issue-token, revoke, delete', (y) => soulsCommand(y, handler).example('$0 souls list', 'every soul'))
+    .command('services', 'the catalog: add, list, get, publish, versions, version', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
+    .command('incarnations', 'incarnations: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift, delete', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
     .command('archons', 'operators: list, get, create, token', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',

@@ -1,48 +1,20 @@
-// keeperctl incarnations list|create|get|history|unlock|upgrade, and the top-level `run`.
+// keeperctl incarnations list|create|get|history|run-report|unlock|upgrade, and the top-level `run`;
+// runs, plan/plans/apply-plan, drift and delete are in files of their own beside this one.
 import type { Argv } from 'yargs';
-import { Ctx, listAll } from '../context';
+import { listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
-import { failureLines, followRun, type RunReport } from '../follow';
+import { followRun, type RunReport } from '../follow';
+import { incarnationDetails, incarnationTable } from '../incarnation-view';
 import { parseInput } from '../input';
-import { details, table } from '../output';
-import { planText, type Plan } from '../plan-view';
+import { table } from '../output';
+import { planText } from '../plan-view';
 import { confirm } from '../prompt';
+import { afterAccepted, finish, followOptions } from './accepted';
+import { deleteCommand } from './incarnation-delete';
+import { runsCommand } from './incarnation-runs';
+import { driftCommand } from './drift';
+import { makePlan, planCommands } from './plans';
 import type { Handler } from './types';
-
-const columns = [
-  { header: 'NAME', value: (i: any) => i.name },
-  { header: 'SERVICE', value: (i: any) => i.service },
-  { header: 'STATUS', value: (i: any) => i.status },
-  { header: 'COVENS', value: (i: any) => i.covens },
-  { header: 'SCHEMA', value: (i: any) => i.state_schema_version },
-  { header: 'LAST RUN', value: (i: any) => (i.last_run ? `${i.last_run.operation} ${i.last_run.status}` : null) },
-];
-
-const followOptions = (c: Argv) => c
-  .option('follow', { type: 'boolean', default: true, describe: 'follow the run until it ends (--no-follow returns at once)' })
-  .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; YAML scalars; dotted keys nest)' })
-  .option('input-file', { type: 'string', describe: 'YAML/JSON file with the input mapping (--input values go on top)' });
-
-/** After a 202: follow the run (unless --no-follow), print its failures, exit 1 when it failed. */
-async function afterAccepted(ctx: Ctx, name: string, accepted: any, follow: boolean): Promise<void> {
-  if (!follow) {
-    ctx.show(accepted, () => `accepted: run ${accepted.apply_id} of ${name} (${accepted.operation}); follow it with: keeperctl incarnations run-report ${name} ${accepted.apply_id}\n`);
-    return;
-  }
-  const tty = Boolean(process.stderr.isTTY) && ctx.format === 'table';
-  const report = await followRun(ctx, name, accepted.apply_id, { tty, quiet: ctx.format !== 'table' });
-  finish(ctx, report);
-}
-
-function finish(ctx: Ctx, report: RunReport): void {
-  ctx.show(report, () => {
-    if (report.status === 'succeeded') return `run ${report.apply_id} succeeded: ${name(report)} is ready\n`;
-    return [`run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`, ...failureLines(report).map((l) => `  ${l}`),
-      `fix the cause, then: keeperctl incarnations unlock ${report.incarnation} --retry`, ''].join('\n');
-  });
-  if (report.status === 'failed') throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);
-}
-const name = (r: RunReport) => r.incarnation;
 
 export function runCommand(y: Argv): Argv {
   return followOptions(y)
@@ -74,17 +46,8 @@ export const runHandler = (run: Handler) => run(async (ctx, a) => {
   await afterAccepted(ctx, a.name, accepted, a.follow);
 });
 
-/** POST .../plans, then the plan once every host answered its check. */
-async function makePlan(ctx: Ctx, name: string, operation: string, input: Record<string, unknown> | undefined): Promise<Plan> {
-  const accepted = (await ctx.client().call('createPlan', { params: { name }, body: { operation, ...(input ? { input } : {}) } })).body as { plan_id: string };
-  for (;;) {
-    const plan = (await ctx.client().call('getPlan', { params: { name, plan_id: accepted.plan_id }, query: { wait: '30s' } })).body as Plan;
-    if (plan.status !== 'planning') return plan;
-  }
-}
-
 export function incarnationsCommand(y: Argv, run: Handler): Argv {
-  return y
+  const base = y
     .command('list', 'list incarnations with their status',
       (c) => c.option('status', { type: 'string', describe: 'applying, ready or error_locked' })
         .option('service', { type: 'string', describe: 'only incarnations of this service' })
@@ -93,24 +56,25 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
         .example('$0 incarnations list --status error_locked', 'what needs an operator'),
       run(async (ctx, a) => {
         const page = await listAll(ctx, 'listIncarnations', { status: a.status, service: a.service, limit: a.limit }, a.all);
-        ctx.show(page, () => table(page.items, columns));
+        ctx.show(page, () => incarnationTable(page.items));
       }))
     .command('create <name>', 'create an incarnation of a service on covens, and follow its create run',
-      (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
+      // --version names the service version here, as in upgrade: keeperctl's own --version is off for this command.
+      (c) => followOptions(c).version(false).positional('name', { type: 'string', demandOption: true })
         .option('service', { type: 'string', demandOption: true, describe: 'a catalog service' })
+        .option('version', { type: 'string', describe: "a published version of the service (default: its newest)" })
         .option('coven', { type: 'string', array: true, demandOption: true, describe: 'coven label (repeat for several)' })
         .example('$0 incarnations create motd-web --service motd --coven web --input message=hi', 'motd on every web host'),
       run(async (ctx, a) => {
         const input = parseInput(a.input, a['input-file']);
-        const accepted = (await ctx.client().call('createIncarnation', { body: { name: a.name, service: a.service, covens: a.coven, ...(input ? { input } : {}) } })).body;
+        const accepted = (await ctx.client().call('createIncarnation', { body: { name: a.name, service: a.service, covens: a.coven, ...(a.version !== undefined ? { version: a.version } : {}), ...(input ? { input } : {}) } })).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
       }))
-    .command('get <name>', 'show one incarnation: status, state, last run',
+    .command('get <name>', 'show one incarnation: status, version, drift checks, state, last run',
       (c) => c.positional('name', { type: 'string', demandOption: true }).example('$0 incarnations get motd-demo -o yaml', 'everything, as YAML'),
       run(async (ctx, a) => {
         const i = (await ctx.client().call('getIncarnation', { params: { name: a.name } })).body as any;
-        ctx.show(i, () => details({ ...i, last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null },
-          ['name', 'service', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'state', 'updated_at']));
+        ctx.show(i, () => incarnationDetails(i));
       }))
     .command('history <name>', 'committed state changes, oldest first',
       (c) => c.positional('name', { type: 'string', demandOption: true })
@@ -148,7 +112,8 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
         ctx.show(body, () => `unlocked ${a.name}\n`);
       }))
     .command('upgrade <name>', 'move an incarnation to a published version of its service (or migrate its state at its own version)',
-      (c) => c.positional('name', { type: 'string', demandOption: true })
+      // --version here names the service version: yargs' own --version (keeperctl's) is switched off for this command.
+      (c) => c.version(false).positional('name', { type: 'string', demandOption: true })
         .option('version', { type: 'string', describe: 'a published version of the service (keeperctl services versions <service>)' })
         .option('to-version', { type: 'number', describe: "without --version: target state_schema_version at the incarnation's own version" })
         .option('follow', { type: 'boolean', default: true, describe: 'follow the upgrade run' })
@@ -157,6 +122,8 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
         const body = a.version !== undefined ? { version: a.version } : a['to-version'] !== undefined ? { to_version: a['to-version'] } : {};
         const accepted = (await ctx.client().call('upgradeIncarnation', { params: { name: a.name }, body })).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
-      }))
-    .demandCommand(1, 'name an incarnations command: list, create, get, history, run-report, unlock or upgrade');
+      }));
+  // Commands kept in files of their own (one concept each) join the same `incarnations` group.
+  return [runsCommand, planCommands, driftCommand, deleteCommand].reduce((acc, add) => add(acc, run), base)
+    .demandCommand(1, 'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift or delete');
 }

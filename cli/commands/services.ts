@@ -1,4 +1,4 @@
-// keeperctl services add|list|get|versions
+// keeperctl services add|list|get|publish|versions|version (docs/versions.md)
 import type { Argv } from 'yargs';
 import { listAll } from '../context';
 import { details, table } from '../output';
@@ -39,13 +39,48 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
     .command('versions <name>', 'list the published versions of a service',
       (c) => c.positional('name', { type: 'string', demandOption: true }).example('$0 services versions motd', 'versions an incarnation can upgrade to'),
       run(async (ctx, a) => {
+        // The keeper answers every version in one page (next_cursor null); --all-style following keeps that true if it ever pages.
         const page = await listAll(ctx, 'listServiceVersions', {}, true, { name: a.name });
         ctx.show(page, () => table(page.items, [
           { header: 'VERSION', value: (v: any) => v.version ?? v.ref },
           { header: 'COMMIT', value: (v: any) => v.commit },
           { header: 'SCHEMA', value: (v: any) => String(v.state_schema_version) },
+          { header: 'PUBLISHED BY', value: (v: any) => v.published_by },
           { header: 'PUBLISHED', value: (v: any) => v.published_at },
         ]));
       }))
-    .demandCommand(1, 'name a services command: add, list, get or versions');
+    .command('publish <name> <ref>', 'publish a ref (tag or branch) as a version: resolved and pinned to its commit now, after a lint',
+      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'catalog name' })
+        .positional('ref', { type: 'string', demandOption: true, describe: 'the tag or branch to publish; its name is the version' })
+        .example('$0 services publish motd v2', 'then: keeperctl incarnations upgrade <name> --version v2'),
+      run(async (ctx, a) => {
+        const v = (await ctx.client().call('publishServiceVersion', { params: { name: a.name }, body: { ref: a.ref } })).body as any;
+        ctx.show(v, () => `published ${v.service} ${v.version} at commit ${v.commit} (state_schema_version ${v.state_schema_version})\n` +
+          `upgrade an incarnation to it with: keeperctl incarnations upgrade <name> --version ${v.version}\n`);
+      }))
+    .command('version <name> <ref>', 'show a published version: its commit, and its operations with their inputs',
+      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'catalog name' })
+        .positional('ref', { type: 'string', demandOption: true, describe: 'a published version: the ref it was published as (keeperctl services versions <name>)' })
+        .example('$0 services version motd v1', 'what motd v1 can run, and the inputs each operation takes'),
+      run(async (ctx, a) => {
+        const v = (await ctx.client().call('getServiceVersion', { params: { name: a.name, version: a.ref } })).body as any;
+        ctx.show(v, () => details(v, ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at']) + '\n' + operationsTable(v.operations));
+      }))
+    .demandCommand(1, 'name a services command: add, list, get, publish, versions or version');
+}
+
+/** One line per input of each operation (an operation without inputs gets one line of its own). */
+interface InputInfo { name: string; type: string; required: boolean; default?: unknown; secret: boolean }
+interface OperationRow { op: string; input: InputInfo | null }
+
+function operationsTable(operations: { name: string; inputs: InputInfo[] }[]): string {
+  const rows = operations.flatMap((o): OperationRow[] => (o.inputs.length === 0 ? [{ op: o.name, input: null }] : o.inputs.map((i) => ({ op: o.name, input: i }))));
+  return table<OperationRow>(rows, [
+    { header: 'OPERATION', value: (r) => r.op },
+    { header: 'INPUT', value: (r) => r.input?.name ?? null },
+    { header: 'TYPE', value: (r) => r.input?.type ?? null },
+    { header: 'REQUIRED', value: (r) => (r.input ? (r.input.required ? 'yes' : 'no') : null) },
+    { header: 'DEFAULT', value: (r) => (r.input && 'default' in r.input ? JSON.stringify(r.input.default) : null) },
+    { header: 'SECRET', value: (r) => (r.input ? (r.input.secret ? 'yes' : 'no') : null) },
+  ]);
 }

@@ -1,4 +1,4 @@
-// keeperctl souls list|get|add|issue-token|revoke|check
+// keeperctl souls list|get|add|covens|check|issue-token|revoke|delete
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { Ctx, listAll } from '../context';
@@ -79,6 +79,14 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         }
         ctx.show(r, () => `${a.sid} is reachable: ${r.facts.os_name} ${r.facts.os_release} ${r.facts.architecture}, soul ${r.facts.soul_version}\n`);
       }))
+    .command('covens <sid> <covens..>', "replace a host's covens; incarnations of a coven it gains are brought to it",
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .positional('covens', { type: 'string', array: true, demandOption: true, describe: 'every coven the host carries from now on' })
+        .example('$0 souls covens web-1.example.org web eu-west', 'web-1 now carries exactly web and eu-west'),
+      run(async (ctx, a) => {
+        const r = (await ctx.client().call('changeSoulCovens', { params: { sid: a.sid }, body: { covens: a.covens } })).body as any;
+        ctx.show(r, () => covensText(r));
+      }))
     .command('issue-token <sid>', 'issue a new bootstrap token for a registered host',
       (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
         .option('force', { type: 'boolean', default: false, describe: 'retire an unused token still valid (otherwise 409)' })
@@ -96,7 +104,27 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         const r = (await ctx.client().call('revokeSoul', { params: { sid: a.sid } })).body as any;
         ctx.show(r, () => `revoked ${a.sid}\n`);
       }))
-    .demandCommand(1, 'name a souls command: list, get, add, issue-token, revoke or check');
+    .command('delete <sid>', 'remove a host from the registry: its stream is closed and its certificate refused; registering it again starts over',
+      (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 souls delete web-1.example.org --yes', 'a decommissioned host'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `remove ${a.sid} from the registry? Its stream is closed and its certificate refused.`);
+        await ctx.client().call('deleteSoul', { params: { sid: a.sid } });
+        // 204: no body; scripts get the same fact as JSON.
+        ctx.show({ sid: a.sid, deleted: true }, () => `removed ${a.sid}\n`);
+      }))
+    .demandCommand(1, 'name a souls command: list, get, add, covens, check, issue-token, revoke or delete');
+}
+
+/** What a coven change does, in the order an operator needs it: the new covens, what converges, what is left unmanaged. */
+function covensText(r: { soul: { sid: string; covens: string[] }; gained_covens: string[]; lost_covens: string[]; converging: boolean; left_incarnations: string[] }): string {
+  const lines = [`${r.soul.sid} now carries ${r.soul.covens.join(', ') || 'no coven'} (gained: ${r.gained_covens.join(', ') || 'none'}; lost: ${r.lost_covens.join(', ') || 'none'})`];
+  if (r.converging) lines.push(`the ready incarnations of the gained covens are being brought to it; see keeperctl incarnations runs <name>`);
+  if (r.left_incarnations.length > 0) {
+    lines.push(`no longer managed on this host (their files stay there, nothing was run): ${r.left_incarnations.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function readHostKey(file: string): string {

@@ -51,6 +51,9 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     souls = await startSouls(k, path.join(root, 'souls'), [['edge']]);
   });
   after(async () => {
+    // The drift check's Temporal Schedule outlives this keeper; left on, it would keep a check waiting
+    // on this keeper's task queue for ever, and a later run of this file would find it skipping.
+    if (k) await ctl(['incarnations', 'drift', 'motd-edge', '--off'], { env: { KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken } }).catch(() => undefined);
     try { execFileSync('tmux', ['kill-server'], { stdio: 'ignore', env: { ...process.env, TMUX_TMPDIR: root } }); } catch { /* none running */ }
     await Promise.all((souls ?? []).map((s) => s.run.kill()));
     await k?.stop();
@@ -269,11 +272,217 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.match(same.stdout, /nothing would change on any host of motd-edge; nothing was applied/);
   });
 
+  it('services publish, versions and version; a second publish is 409 (exit 5), an unknown version 404 (exit 4); get/list show the newer version; upgrade --version moves to it', async () => {
+    const repo = path.join(root, 'motd.git');
+    execFileSync('git', ['-C', repo, 'tag', 'v4'], { stdio: 'pipe' });
+    const commit = execFileSync('git', ['-C', repo, 'rev-parse', 'v4^{commit}']).toString().trim();
+    const pub = await ctl(['services', 'publish', 'motd', 'v4', '-o', 'json']);
+    ok(pub);
+    const published = JSON.parse(pub.stdout);
+    assert.deepEqual([published.service, published.version, published.commit, published.state_schema_version, published.published_by], ['motd', 'v4', commit, 3, 'admin']);
+    const again = await ctl(['services', 'publish', 'motd', 'v4']);
+    assert.equal(again.code, 5, again.stderr);
+    assert.match(again.stderr, /Conflict: version v4 of service motd is already published/);
+
+    const versions = JSON.parse((await ctl(['services', 'versions', 'motd', '-o', 'json'])).stdout);
+    assert.deepEqual(versions.items.map((v: any) => v.version), ['v4', 'v3'], 'newest first');
+    const versionsTable = await ctl(['services', 'versions', 'motd']);
+    ok(versionsTable);
+    assert.match(versionsTable.stdout.split('\n')[0]!, /^VERSION\s+COMMIT\s+SCHEMA\s+PUBLISHED BY\s+PUBLISHED$/);
+    assert.match(versionsTable.stdout, new RegExp(`^v4\\s+${commit}\\s+3\\s+admin\\s`, 'm'));
+
+    const v3 = JSON.parse((await ctl(['services', 'version', 'motd', 'v3', '-o', 'json'])).stdout);
+    assert.deepEqual(v3.operations.map((o: any) => o.name), ['create', 'update']);
+    assert.deepEqual(v3.operations[0].inputs.find((i: any) => i.name === 'message'), { name: 'message', type: 'string', required: false, secret: false, default: 'Welcome' });
+    const v3Table = (await ctl(['services', 'version', 'motd', 'v3'])).stdout;
+    assert.match(v3Table, /^OPERATION\s+INPUT\s+TYPE\s+REQUIRED\s+DEFAULT\s+SECRET$/m);
+    assert.match(v3Table, /^create\s+message\s+string\s+no\s+"Welcome"\s+no$/m);
+    assert.match(v3Table, /^update\s+message\s+string\s+yes\s+-\s+no$/m);
+    const unknown = await ctl(['services', 'version', 'motd', 'v9']);
+    assert.equal(unknown.code, 4, unknown.stderr);
+    assert.match(unknown.stderr, /Not Found: version v9 of service motd is not published/);
+
+    const inc = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout);
+    assert.deepEqual([inc.version, inc.newer_version], ['v3', 'v4']);
+    assert.match((await ctl(['incarnations', 'get', 'motd-edge'])).stdout, /^newer_version:\s+v4 \(keeperctl incarnations upgrade motd-edge --version v4\)$/m);
+    const listTable = (await ctl(['incarnations', 'list'])).stdout;
+    assert.match(listTable.split('\n')[0]!, /^NAME\s+SERVICE\s+VERSION\s+NEWER\s+STATUS\s+COVENS\s+DRIFT\s+LAST RUN$/);
+    assert.match(listTable, /^motd-edge\s+motd\s+v3\s+v4\s+ready\s+edge\s+off\s+/m);
+
+    const up = await ctl(['incarnations', 'upgrade', 'motd-edge', '--version', 'v4', '-o', 'json']);
+    ok(up);
+    assert.equal(JSON.parse(up.stdout).status, 'succeeded');
+    const after = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout);
+    assert.deepEqual([after.version, after.newer_version], ['v4', null]);
+  });
+
+  it('incarnations plan shows a plan and how to apply it; apply-plan asks, applies exactly it, and refuses it twice (exit 5); plans and runs list them', async () => {
+    const motd = path.join(out, 'etc', 'motd');
+    const before = fs.readFileSync(motd, 'utf8');
+    const planned = await ctl(['incarnations', 'plan', 'motd-edge', 'create', ...input(['--input', 'message=reviewed plan'])]);
+    ok(planned);
+    const planId = /^plan (\S+) of motd-edge \(create\): ready$/m.exec(planned.stdout)?.[1];
+    assert.ok(planId, planned.stdout);
+    assert.match(planned.stdout, /^ {6}\+.*reviewed plan.*$/m);
+    assert.match(planned.stdout, new RegExp(`^apply exactly this plan with: keeperctl incarnations apply-plan motd-edge ${planId.replace(/\./g, '\\.')}$`, 'm'));
+    assert.equal(fs.readFileSync(motd, 'utf8'), before, 'a plan applies nothing');
+
+    const asJson = await ctl(['incarnations', 'plan', 'motd-edge', 'create', '-o', 'json', ...input(['--input', 'message=reviewed plan'])]);
+    ok(asJson);
+    const other = JSON.parse(asJson.stdout);
+    assert.deepEqual([other.incarnation, other.operation, other.status], ['motd-edge', 'create', 'ready']);
+    assert.ok(other.summary.would_change >= 1, JSON.stringify(other.summary));
+    assert.equal(other.hosts[0].sid, souls[0]!.sid);
+    assert.ok(other.hosts[0].steps.some((st: any) => st.would_change && typeof st.diff?.content?.unified === 'string'), JSON.stringify(other.hosts[0].steps));
+
+    const unasked = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId]);
+    assert.equal(unasked.code, 2, unasked.stderr);
+    assert.match(unasked.stderr, /apply exactly plan .* to motd-edge\? \(not asked: standard input is not a terminal\)/);
+    assert.equal(fs.readFileSync(motd, 'utf8'), before, 'nothing applied without --yes');
+
+    const applied = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId, '--yes', '-o', 'json']);
+    ok(applied);
+    const report = JSON.parse(applied.stdout);
+    assert.deepEqual([report.status, report.plan_id, report.operation], ['succeeded', planId, 'create']);
+    assert.match(fs.readFileSync(motd, 'utf8'), /reviewed plan/);
+
+    const twice = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId, '--yes']);
+    assert.equal(twice.code, 5, twice.stderr);
+    assert.match(twice.stderr, new RegExp(`plan ${planId.replace(/\./g, '\\.')} is applied; only a ready plan can be applied`));
+    // The other plan was made before this apply committed: the keeper itself refuses it as stale (409).
+    const stale = await ctl(['incarnations', 'apply-plan', 'motd-edge', other.plan_id, '--yes']);
+    assert.equal(stale.code, 5, stale.stderr);
+    assert.match(stale.stderr, /Conflict: /);
+
+    const plans = JSON.parse((await ctl(['incarnations', 'plans', 'motd-edge', '-o', 'json', '--all'])).stdout);
+    assert.deepEqual(plans.items.slice(0, 2).map((x: any) => [x.plan_id, x.status]), [[other.plan_id, 'ready'], [planId, 'applied']]);
+    assert.equal(plans.items[1].applied_by, report.apply_id);
+    assert.match((await ctl(['incarnations', 'plans', 'motd-edge'])).stdout.split('\n')[0]!, /^PLAN ID\s+OPERATION\s+STATUS\s+WOULD CHANGE\s+CREATED\s+EXPIRES\s+APPLIED BY$/);
+
+    const runs = JSON.parse((await ctl(['incarnations', 'runs', 'motd-edge', '--all', '--limit', '2', '-o', 'json'])).stdout);
+    const history = JSON.parse((await ctl(['incarnations', 'history', 'motd-edge', '--all', '-o', 'json'])).stdout);
+    assert.equal(runs.next_cursor, null, '--all followed the cursors');
+    assert.equal(runs.items[0].apply_id, report.apply_id, 'newest first');
+    assert.ok(runs.items.length > 2, 'more than one page of 2');
+    assert.ok(history.items.every((h: any) => runs.items.some((r: any) => r.apply_id === h.apply_id)), 'every committed run is listed');
+    assert.ok(runs.items.every((r: any) => !/\.plan\./.test(r.apply_id)), 'plans are not runs');
+    const runsTable = (await ctl(['incarnations', 'runs', 'motd-edge'])).stdout;
+    assert.match(runsTable.split('\n')[0]!, /^APPLY ID\s+OPERATION\s+STATUS\s+VERSION\s+HOSTS\s+STARTED\s+FINISHED$/);
+    assert.match(runsTable, new RegExp(`^${report.apply_id.replace(/\./g, '\\.')}\\s+create\\s+succeeded\\s+v4\\s+1: changed 1\\s`, 'm'));
+
+    const noSuch = await ctl(['incarnations', 'plan', 'nothing-here', 'create']);
+    assert.equal(noSuch.code, 4, noSuch.stderr);
+    assert.match(noSuch.stderr, /Not Found: /);
+  });
+
+  it('incarnations drift --interval 2s checks on a schedule (get shows in_sync), --off stops; neither is a usage error', async () => {
+    const neither = await ctl(['incarnations', 'drift', 'motd-edge']);
+    assert.equal(neither.code, 2, neither.stderr);
+    assert.match(neither.stderr, /give either --interval <duration> or --off/);
+    const tooOften = await ctl(['incarnations', 'drift', 'motd-edge', '--interval', '1s']);
+    assert.equal(tooOften.code, 2, tooOften.stderr);
+    assert.match(tooOften.stderr, /\/body\/interval/);
+
+    const on = await ctl(['incarnations', 'drift', 'motd-edge', '--interval', '2s', '-o', 'json']);
+    ok(on);
+    assert.deepEqual([JSON.parse(on.stdout).drift.interval, JSON.parse(on.stdout).drift.auto_repair], ['2s', false]);
+    let drift: any;
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      drift = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout).drift;
+      if (drift.status !== 'unchecked') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(drift.status, 'in_sync', JSON.stringify(drift));
+    assert.match(drift.plan_id, /^motd-edge\.create\.drift\./, 'a plan of the last committed operation, made by the drift check');
+    assert.deepEqual(drift.drifted_sids, []);
+    const checked = JSON.parse((await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id, '-o', 'json'])).stdout);
+    assert.deepEqual([checked.plan_id, checked.status, checked.summary.would_change], [drift.plan_id, 'ready', 0]);
+    assert.match((await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id])).stdout, new RegExp(`^no change on 1 host\\(s\\): ${souls[0]!.sid.replace(/\./g, '\\.')}$`, 'm'));
+    assert.match((await ctl(['incarnations', 'get', 'motd-edge'])).stdout, /^drift:\s+every 2s: in_sync at \S+$/m);
+    assert.match((await ctl(['incarnations', 'list'])).stdout, /^motd-edge\s+.*\sin_sync\s/m);
+
+    const off = await ctl(['incarnations', 'drift', 'motd-edge', '--off']);
+    ok(off);
+    assert.match(off.stdout, /^motd-edge: drift checks off$/m);
+    const got = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout);
+    assert.equal(got.drift.interval, null);
+    assert.match((await ctl(['incarnations', 'get', 'motd-edge'])).stdout, /^drift:\s+off$/m);
+  });
+
+  it('incarnations delete asks first; a service without destroy is 409 (exit 5); with destroy it runs and frees the name; --force removes the record only; create --version', async () => {
+    const noDestroy = await ctl(['incarnations', 'delete', 'motd-edge', '--yes']);
+    assert.equal(noDestroy.code, 5, noDestroy.stderr);
+    assert.match(noDestroy.stderr, /Conflict: service motd@v4 has no destroy operation/);
+    assert.equal(JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout).status, 'ready');
+
+    // A service with destroy: the fixture plus a destroy scenario that leaves a visible farewell.
+    const src = path.join(root, 'motd-d-src');
+    fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), src, { recursive: true });
+    fs.mkdirSync(path.join(src, 'scenario', 'destroy'), { recursive: true });
+    fs.writeFileSync(path.join(src, 'scenario', 'destroy', 'main.yml'), [
+      'description: Take the message of the day down.', 'input:', '  root:', '    type: string', 'tasks:', '  - name: motd file',
+      '    module: core.file.present', '    params:', '      path: "${input.root}/etc/motd"', '      content: "decommissioned\\n"', '      mode: "0644"', '',
+    ].join('\n'));
+    ok(await ctl(['services', 'add', 'motd-d', '--git', gitRepoFrom(src, path.join(root, 'motd-d.git'), 'v1'), '--ref', 'v1']));
+    const gone = path.join(root, 'out-gone');
+    ok(await ctl(['incarnations', 'create', 'motd-gone', '--service', 'motd-d', '--coven', 'edge', '--input', `root=${gone}`, '--input', 'package=git', '-o', 'json']));
+
+    const unasked = await ctl(['incarnations', 'delete', 'motd-gone']);
+    assert.equal(unasked.code, 2, unasked.stderr);
+    assert.match(unasked.stderr, /run destroy on every host of motd-gone and then remove it\? \(not asked/);
+    const del = await ctl(['incarnations', 'delete', 'motd-gone', '--yes']);
+    ok(del);
+    assert.match(del.stdout, /succeeded: motd-gone is destroyed and removed/);
+    assert.equal(fs.readFileSync(path.join(gone, 'etc', 'motd'), 'utf8'), 'decommissioned\n');
+    const missing = await ctl(['incarnations', 'get', 'motd-gone']);
+    assert.equal(missing.code, 4, missing.stderr);
+    const runs = JSON.parse((await ctl(['incarnations', 'runs', 'motd-gone', '-o', 'json'])).stdout);
+    assert.deepEqual(runs.items.map((r: any) => [r.operation, r.status]), [['destroy', 'succeeded'], ['create', 'succeeded']], 'its runs stay readable');
+
+    const forcedOut = path.join(root, 'out-forced');
+    ok(await ctl(['incarnations', 'create', 'motd-forced', '--service', 'motd', '--version', 'v3', '--coven', 'edge', '--input', `root=${forcedOut}`, '--input', 'package=git', '-o', 'json']));
+    const created = JSON.parse((await ctl(['incarnations', 'get', 'motd-forced', '-o', 'json'])).stdout);
+    assert.deepEqual(['version', 'newer_version'].map((f) => created[f]), ['v3', 'v4']);
+    const forced = await ctl(['incarnations', 'delete', 'motd-forced', '--force', '--yes', '-o', 'json']);
+    ok(forced);
+    assert.deepEqual(JSON.parse(forced.stdout), { name: 'motd-forced', removed: true, forced: true, history: '/v1/incarnations/motd-forced/history' });
+    assert.equal((await ctl(['incarnations', 'get', 'motd-forced'])).code, 4);
+    assert.ok(fs.existsSync(path.join(forcedOut, 'etc', 'motd')), 'force touches no host');
+    assert.equal(JSON.parse((await ctl(['incarnations', 'history', 'motd-forced', '-o', 'json'])).stdout).items.length, 1, 'its history stays readable');
+    const twice = await ctl(['incarnations', 'delete', 'motd-forced', '--force', '--yes']);
+    assert.equal(twice.code, 4, twice.stderr);
+  });
+
+  it('souls covens replaces the covens and says what changes; souls delete asks, removes; an unknown soul is exit 4', async () => {
+    const sid = 'cli-covens.keeper.test';
+    ok(await ctl(['souls', 'add', sid, '--coven', 'web']));
+    const r = await ctl(['souls', 'covens', sid, 'db', 'cache', '-o', 'json']);
+    ok(r);
+    const changed = JSON.parse(r.stdout);
+    assert.deepEqual([changed.soul.covens, changed.gained_covens, changed.lost_covens, changed.converging, changed.left_incarnations],
+      [['db', 'cache'], ['db', 'cache'], ['web'], false, []], 'a host not onboarded yet has nothing brought to it');
+    const back = await ctl(['souls', 'covens', sid, 'web']);
+    ok(back);
+    assert.match(back.stdout, /^cli-covens\.keeper\.test now carries web \(gained: web; lost: db, cache\)$/m);
+    assert.deepEqual(JSON.parse((await ctl(['souls', 'get', sid, '-o', 'json'])).stdout).covens, ['web']);
+    const missing = await ctl(['souls', 'covens', 'nobody.keeper.test', 'web']);
+    assert.equal(missing.code, 4, missing.stderr);
+
+    assert.equal((await ctl(['souls', 'delete', sid])).code, 2, 'deleting asks first; without a terminal it needs --yes');
+    const deleted = await ctl(['souls', 'delete', sid, '--yes', '-o', 'json']);
+    ok(deleted);
+    assert.deepEqual(JSON.parse(deleted.stdout), { sid, deleted: true });
+    assert.equal((await ctl(['souls', 'get', sid])).code, 4);
+    assert.equal((await ctl(['souls', 'delete', sid, '--yes'])).code, 4);
+  });
+
   it('every command has --help with an example; completion scripts for bash and zsh', async () => {
-    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'issue-token'], ['souls', 'revoke'], ['souls', 'check'],
-      ['services'], ['services', 'add'], ['services', 'list'], ['services', 'get'], ['services', 'versions'],
-      ['incarnations'], ['incarnations', 'list'], ['incarnations', 'create'], ['incarnations', 'get'], ['incarnations', 'history'],
-      ['incarnations', 'run-report'], ['incarnations', 'unlock'], ['incarnations', 'upgrade'],
+    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'covens'], ['souls', 'issue-token'], ['souls', 'revoke'], ['souls', 'delete'], ['souls', 'check'],
+      ['services'], ['services', 'add'], ['services', 'list'], ['services', 'get'], ['services', 'publish'], ['services', 'versions'], ['services', 'version'],
+      ['incarnations'], ['incarnations', 'list'], ['incarnations', 'create'], ['incarnations', 'get'], ['incarnations', 'history'], ['incarnations', 'runs'],
+      ['incarnations', 'run-report'], ['incarnations', 'plan'], ['incarnations', 'plans'], ['incarnations', 'plan-report'], ['incarnations', 'apply-plan'], ['incarnations', 'unlock'],
+      ['incarnations', 'upgrade'], ['incarnations', 'drift'], ['incarnations', 'delete'],
       ['archons'], ['archons', 'list'], ['archons', 'get'], ['archons', 'create'], ['archons', 'token'],
       ['run'], ['login'], ['logout'], ['use'], ['clusters'], ['completion']];
     for (const c of commands) {
@@ -287,10 +496,13 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const zsh = await ctl(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
     ok(zsh);
     assert.match(zsh.stdout, /compdef _keeperctl_yargs_completions keeperctl/);
-    // What the scripts call on <TAB>: the subcommands of `souls`.
+    // What the scripts call on <TAB>: the subcommands of `souls` and `incarnations`, from the same command table as --help.
     const tab = await ctl(['--get-yargs-completions', 'keeperctl', 'souls', '']);
     ok(tab);
-    for (const c of ['list', 'get', 'add', 'issue-token', 'revoke']) assert.ok(tab.stdout.split('\n').includes(c), tab.stdout);
+    for (const c of ['list', 'get', 'add', 'covens', 'issue-token', 'revoke', 'delete', 'check']) assert.ok(tab.stdout.split('\n').includes(c), tab.stdout);
+    const incTab = await ctl(['--get-yargs-completions', 'keeperctl', 'incarnations', '']);
+    ok(incTab);
+    for (const c of ['runs', 'plan', 'plans', 'plan-report', 'apply-plan', 'drift', 'delete']) assert.ok(incTab.stdout.split('\n').includes(c), incTab.stdout);
   });
 
   it('on a terminal, run draws a live per-host display and ends with the outcome (tmux)', async () => {

@@ -1,0 +1,44 @@
+// How keeperctl shows an incarnation on the terminal: the columns of `incarnations list` and the
+// fields of `incarnations get`, including the version it runs (and a newer published one) and its
+// drift checks (docs/versions.md, docs/drift.md). JSON and YAML print the API's body unchanged.
+import { details, table } from './output';
+
+export interface Drift { interval: string | null; auto_repair: boolean; status: string; checked_at: string | null; plan_id: string | null; drifted_sids: string[] }
+
+/** "every 10m, auto repair: drifted (web-1) at <time>", or "off". */
+export function driftText(d: Drift | undefined): string {
+  if (!d || d.interval === null) return 'off';
+  const outcome = d.status === 'drifted' ? `drifted (${d.drifted_sids.join(', ')})` : d.status;
+  return `every ${d.interval}${d.auto_repair ? ', auto repair' : ''}: ${outcome}${d.checked_at ? ` at ${d.checked_at}` : ''}`;
+}
+
+/** The list's short form: the outcome only, with the number of drifted hosts. */
+function driftCell(d: Drift | undefined): string {
+  if (!d || d.interval === null) return 'off';
+  return d.status === 'drifted' ? `drifted ${d.drifted_sids.length}` : d.status;
+}
+
+const columns = [
+  { header: 'NAME', value: (i: any) => i.name },
+  { header: 'SERVICE', value: (i: any) => i.service },
+  { header: 'VERSION', value: (i: any) => i.version },
+  { header: 'NEWER', value: (i: any) => i.newer_version },
+  { header: 'STATUS', value: (i: any) => i.status },
+  { header: 'COVENS', value: (i: any) => i.covens },
+  { header: 'DRIFT', value: (i: any) => driftCell(i.drift) },
+  { header: 'LAST RUN', value: (i: any) => (i.last_run ? `${i.last_run.operation} ${i.last_run.status}` : null) },
+];
+
+export function incarnationTable(items: readonly any[]): string {
+  return table(items, columns);
+}
+
+export function incarnationDetails(i: any): string {
+  return details({
+    ...i,
+    newer_version: i.newer_version ? `${i.newer_version} (keeperctl incarnations upgrade ${i.name} --version ${i.newer_version})` : null,
+    last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
+    drift: driftText(i.drift),
+    drift_plan: i.drift?.plan_id ?? null,
+  }, ['name', 'service', 'version', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'state', 'updated_at']);
+}

@@ -86,7 +86,7 @@ describe('drift: scheduled checks of an incarnation against its committed state'
     const conn = await connectStackTemporal();
     try {
       const client = new Client({ connection: conn, namespace: k.doc.temporal?.namespace ?? 'default' });
-      await assert.rejects(client.schedule.getHandle('keeper-drift-drifty').describe(), ScheduleNotFoundError);
+      await assert.rejects(client.schedule.getHandle(`keeper-drift-${k.doc.temporal.task_queue}-drifty`).describe(), ScheduleNotFoundError);
     } finally {
       await conn.close();
     }

@@ -5,7 +5,7 @@
 import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan, listPlans } from '../../db/repos/plans';
-import { getRun, lastCommittedInput, runReport, type RunRecord } from '../../db/repos/runs';
+import { getRun, lastCommittedInput, loadPlans, runReport, type RunRecord } from '../../db/repos/runs';
 import type { ApiDeps } from '../deps';
 import { newApplyId, startPlanWorkflow } from '../../runs/client';
 import { decodeCursor, pageBody } from '../pagination';
@@ -167,6 +167,8 @@ export const planRoutes = [
       if (!plan || plan.kind !== 'plan' || plan.incarnation !== params.name) throw problems.notFound(`incarnation ${params.name} has no plan ${params.plan_id}`);
       if (waitMs !== undefined && plan.status === 'running') plan = await waitForEnd(deps, caller.aid, plan, waitMs);
       const report = await runReport(deps.runtime.db, plan.apply_id);
+      // The facts render used for each host: what an apply compares before the host's first step.
+      const facts = await loadPlans(deps.runtime.db, plan.apply_id, report.hosts.map((h) => h.sid));
       const stepsBySid = new Map<string, typeof report.steps>();
       for (const s of report.steps) (stepsBySid.get(s.sid) ?? stepsBySid.set(s.sid, []).get(s.sid)!).push(s);
       return {
@@ -174,7 +176,7 @@ export const planRoutes = [
         body: {
           ...planSummary(plan), input: plan.input, render_errors: plan.render_errors,
           hosts: report.hosts.map((h) => ({
-            sid: h.sid, status: h.status, reason: h.reason,
+            sid: h.sid, status: h.status, reason: h.reason, facts: facts.get(h.sid)?.soulprint ?? null,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index, name: s.name, module: s.module, status: s.status, would_change: s.changed, output: s.output,
               skip_reason: s.skip_reason ?? null, diff: s.diff ?? null,

@@ -77,6 +77,7 @@ export const planSchema = named('Plan', {
         properties: {
           sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'] },
           reason: nullableString, steps: { type: 'array', items: planStepSchema },
+          facts: { type: ['object', 'null'], description: 'the facts render used for this host (its soulprint and covens); an apply refuses the host when they changed' },
         },
       },
     },

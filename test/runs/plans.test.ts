@@ -80,6 +80,7 @@ describe('plans: plan, then apply exactly the plan', function () {
 
     const ha = host(p, a);
     assert.equal(ha.status, 'changed');
+    assert.deepEqual([ha.facts.fqdn, ha.facts.covens], [a.sid, ['web', 'pkg']], 'the facts the plan depended on');
     const [conf, motd, pkg] = ha.steps;
     assert.deepEqual([conf.status, conf.would_change, motd.would_change, pkg.would_change], ['changed', true, true, true]);
     assert.equal(conf.diff.content.unified, [

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestKeeper } from '../support/keeper';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import { repoRoot } from '../support/repo';
+import { waitFor } from '../agents/harness';
 import { launch, newPage, shot, signIn } from './browser';
 
 describe('web UI: plans and drift', function () {
@@ -40,6 +41,8 @@ describe('web UI: plans and drift', function () {
     await signIn(page, k.adminToken);
   });
   after(async () => {
+    // A schedule left on would keep firing in the shared Temporal.
+    await api(k, 'PUT', '/v1/incarnations/shop/drift-check', { interval: null }).catch(() => undefined);
     await close?.();
     await browser?.close();
     await Promise.all(souls.map((s) => s.run.kill()));
@@ -174,5 +177,30 @@ describe('web UI: plans and drift', function () {
     assert.match(conf(b), /^port=7070$/m);
     assert.equal(fs.readFileSync(path.join(root, a.sid, 'app.conf'), 'utf8'), '# edited by hand\nport=1\n', 'nothing was applied on the drifted host');
     await shot(page, '35-run-drift-refused');
+  });
+
+  it('drift: the badge names the drifted hosts on the list and the page, and links to what changed on each', async () => {
+    const [a, b] = souls as [TestSoul, TestSoul];
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/unlock')).status, 200);
+    assert.equal((await api(k, 'PUT', '/v1/incarnations/shop/drift-check', { interval: '2s' })).status, 200);
+    // a was edited by hand, b holds what the refused run applied: neither is as last committed (port 8081).
+    await waitFor('a check that finds both hosts drifted', async () => {
+      const d = (await api(k, 'GET', '/v1/incarnations/shop')).body.drift;
+      return d.status === 'drifted' && d.drifted_sids.length === 2;
+    }, 60_000, 250);
+    await page.goto(`${k.baseUrl}/ui/incarnations/shop`);
+    const onPage = page.getByTestId('drift').getByTestId('drift-badge');
+    assert.equal(await onPage.innerText(), 'drifted: 2 hosts');
+    const listed = await page.getByTestId('drifted-hosts').locator('li').allInnerTexts();
+    assert.deepEqual(listed.sort(), [a.sid, b.sid].sort());
+    await page.getByRole('link', { name: 'See what changed on each host' }).click();
+    await page.waitForURL('**/ui/incarnations/shop/plans/**');
+    const text = await page.locator('body').innerText();
+    assert.match(text, /\+port=8081/);
+    assert.match(text, /-port=7070/);
+    await page.goto(`${k.baseUrl}/ui/incarnations`);
+    const inList = page.getByTestId('incarnations-table').locator('tr[data-name="shop"]').getByTestId('drift-badge');
+    assert.equal(await inList.innerText(), 'drifted: 2 hosts');
+    await shot(page, '36-drift-list');
   });
 });

@@ -127,7 +127,7 @@ describe('applyStep', () => {
     assert.deepEqual(calls[1]?.ctx, { dryRun: true, showContent: true });
     assert.deepEqual(await ledger.list('apply-7'), []);
     await applyStep(step(), deps);
-    assert.equal(calls.length, 2, 'the real run after a dry run still acts');
+    assert.equal(calls.length, 3, 'the real run after two dry runs still acts');
   });
 
   it('refuses an invalid step key without running the module', async () => {

@@ -203,4 +203,20 @@ describe('web UI: plans and drift', function () {
     assert.equal(await inList.innerText(), 'drifted: 2 hosts');
     await shot(page, '36-drift-list');
   });
+
+  it('the incarnation page lists its runs newest first, with status, hosts and the plan each applied', async () => {
+    await page.goto(`${k.baseUrl}/ui/incarnations/shop`);
+    const rows = page.getByTestId('runs-table').locator('tbody tr');
+    await rows.first().waitFor({ timeout: 10_000 });
+    const runs = (await api(k, 'GET', '/v1/incarnations/shop/runs')).body.items;
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run'))), runs.map((r: any) => r.apply_id));
+    const refused = runs.find((r: any) => r.status === 'failed' && r.plan_id);
+    const row = page.locator(`tr[data-run="${refused.apply_id}"]`);
+    assert.equal(await row.getAttribute('data-status'), 'failed');
+    assert.match(await row.innerText(), /1 changed, 1 failed/);
+    assert.equal(await row.getByRole('link', { name: refused.plan_id }).getAttribute('href'), `/ui/incarnations/shop/plans/${encodeURIComponent(refused.plan_id)}`);
+    await row.getByRole('link', { name: refused.apply_id }).click();
+    await page.waitForURL(`**/ui/incarnations/shop/runs/${encodeURIComponent(refused.apply_id)}`);
+    await shot(page, '37-runs-list');
+  });
 });

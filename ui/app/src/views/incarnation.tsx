@@ -9,6 +9,7 @@ import { DriftPanel, type Drift } from './drift';
 import { History } from './history';
 import { PlanForm } from './plan-form';
 import { PlanList } from './plan-list';
+import { RunList } from './run-list';
 import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
@@ -105,6 +106,7 @@ export function Incarnation({ name }: { name: string }) {
           <RunOperation name={name} disabled={i.status !== 'ready'} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
           <PlanForm name={name} service={i.service} version={i.version} lastOperation={i.last_run?.operation} />
           {runId && <RunReportView incarnation={name} applyId={runId} />}
+          <RunList incarnation={name} />
           <PlanList incarnation={name} />
           <History incarnation={name} onShowRun={setShownRun} />
         </>

@@ -89,15 +89,16 @@ export async function savePlanUpgrade(db: Knex, planId: string, upgrade: PlanUpg
 /** How a plan ended: `ready` (every targeted host answered its check) or `failed`. */
 export async function finishPlan(db: Knex, planId: string, reason?: string): Promise<{ status: 'ready' | 'failed'; hosts: Record<string, number> }> {
   return db.transaction(async (trx) => {
-    const hosts = await hostCounts(trx, planId);
-    // A host never reached was not checked: the plan cannot say what would happen there.
+    // A host never reached was not checked: the plan cannot say what would happen there. (A
+    // `pending` host with a reason was never targeted: registered, not onboarded; it is no failure.)
     await trx('run_hosts').where({ apply_id: planId, status: 'pending' }).whereNull('reason').update({ status: 'unknown', reason: 'not checked' });
-    const bad = hosts.failed + hosts.unknown + hosts.pending;
-    const error = reason ?? (bad > 0 ? `${hosts.failed} host(s) failed their check, ${hosts.unknown + hosts.pending} did not answer; this plan cannot be applied` : null);
+    const hosts = await hostCounts(trx, planId);
+    const bad = hosts.failed + hosts.unknown;
+    const error = reason ?? (bad > 0 ? `${hosts.failed} host(s) failed their check, ${hosts.unknown} did not answer; this plan cannot be applied` : null);
     const status = error === null ? 'succeeded' : 'failed';
     const wouldChange = Number((await trx('run_steps').where({ apply_id: planId, changed: true }).count<{ n: string }[]>({ n: '*' }))[0]?.n ?? 0);
     await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan', status: 'running' }).update({
-      status, phase: 'done', error, summary: JSON.stringify({ hosts: await hostCounts(trx, planId), would_change: wouldChange }), finished_at: trx.fn.now(),
+      status, phase: 'done', error, summary: JSON.stringify({ hosts, would_change: wouldChange }), finished_at: trx.fn.now(),
     });
     return { status: status === 'succeeded' ? 'ready' as const : 'failed' as const, hosts };
   });

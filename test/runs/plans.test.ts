@@ -160,7 +160,11 @@ describe('plans: plan, then apply exactly the plan', function () {
   });
 
   it('a plan made before another run committed is stale; bad requests change nothing', async () => {
+    // A soul registered in the covens but never onboarded is reported, not targeted: the plan is still ready.
+    assert.equal((await api(k, 'POST', '/v1/souls', { sid: 'never-onboarded.plans.keeper.test', transport: 'agent', covens: ['web'] })).status, 201);
     const p = await plan({ operation: 'update', input: { root, port: 7070 } });
+    assert.equal(p.status, 'ready', JSON.stringify(p));
+    assert.deepEqual(p.hosts.filter((h: any) => h.status === 'pending').map((h: any) => h.sid), ['never-onboarded.plans.keeper.test']);
     const other = await api(k, 'POST', '/v1/incarnations/shop/runs', { operation: 'update', input: { root, port: 9090, greeting: 'welcome' } });
     assert.equal(other.status, 202);
     assert.equal((await settled(k, 'shop')).status, 'ready');

@@ -195,6 +195,7 @@ describe('web UI: plans and drift', function () {
     assert.deepEqual(listed.sort(), [a.sid, b.sid].sort());
     await page.getByRole('link', { name: 'See what changed on each host' }).click();
     await page.waitForURL('**/ui/incarnations/shop/plans/**');
+    await page.waitForFunction(() => document.body.innerText.includes('+port=8081'), undefined, { timeout: 15_000 });
     const text = await page.locator('body').innerText();
     assert.match(text, /\+port=8081/);
     assert.match(text, /-port=7070/);

@@ -22,6 +22,6 @@ export function driftCommand(y: Argv, run: Handler): Argv {
       if (a.off && a['auto-repair']) throw new CliError(ExitCode.Usage, '--auto-repair goes with --interval, not with --off', 'drop --auto-repair');
       const body = a.off ? { interval: null } : { interval: a.interval, auto_repair: a['auto-repair'] };
       const inc = (await ctx.client().call('setDriftCheck', { params: { name: a.name }, body })).body as any;
-      ctx.show(inc, () => `${inc.name}: ${inc.drift.interval === null ? 'drift checks off' : `drift checked every ${driftText(inc.drift)}`}\n`);
+      ctx.show(inc, () => `${inc.name}: ${inc.drift.interval === null ? 'drift checks off' : `drift checked ${driftText(inc.drift)}`}\n`);
     }));
 }

@@ -12,7 +12,9 @@ export interface RunWorkflowInput {
 export type SerialSpec = number | string | null;
 
 export type RenderOutcome =
-  | { ok: true; sids: string[]; serial: SerialSpec }
+  /** `batches`: the hosts per `serial:` batch as the scenario engine cut them (absent in runs
+   *  recorded before render stored them: the workflow then cuts `sids` by `serial` itself). */
+  | { ok: true; sids: string[]; serial: SerialSpec; batches?: string[][] }
   | { ok: false; errorCount: number };
 
 export interface RouteGroup { kid: string; queue: string; sids: string[] }

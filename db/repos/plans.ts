@@ -42,7 +42,7 @@ export async function claimPlan(trx: Knex | Knex.Transaction, planId: string, ap
  * A run that applies a plan takes the plan's render as its own: the per-host steps, the hosts not
  * targeted, the input as resolved and the state changes. Nothing is rendered again.
  */
-export async function adoptPlan(db: Knex, applyId: string, planId: string): Promise<{ sids: string[]; serial: unknown }> {
+export async function adoptPlan(db: Knex, applyId: string, planId: string): Promise<{ sids: string[]; serial: unknown; batches?: string[][] }> {
   return db.transaction(async (trx) => {
     const plan = (await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan' }).first()) as RunRecord | undefined;
     if (!plan) throw new Error(`plan ${planId} does not exist`);
@@ -57,7 +57,9 @@ export async function adoptPlan(db: Knex, applyId: string, planId: string): Prom
       select ?, h.sid, case when p.sid is null then h.status else 'pending' end, case when p.sid is null then h.reason else null end
       from run_hosts h left join run_plans p on p.apply_id = h.apply_id and p.sid = h.sid where h.apply_id = ?`, [applyId, planId]);
     const sids = (await trx('run_plans').select('sid').where({ apply_id: applyId }).orderBy('sid')).map((r: { sid: string }) => r.sid);
-    return { sids, serial: (plan.orchestration as { serial?: unknown } | null)?.serial ?? null };
+    const orch = plan.orchestration as { serial?: unknown; batches?: string[][] } | null;
+    // Plans stored before render kept its batches carry only `serial` (the workflow cuts them then).
+    return { sids, serial: orch?.serial ?? null, ...(Array.isArray(orch?.batches) ? { batches: orch.batches } : {}) };
   });
 }
 

@@ -2,13 +2,14 @@
 // host, and its report per host and per step. The plan lives here rather than in the workflow's
 // history because rendered content may carry secrets; the workflow only ever sees host names.
 import type { Knex } from 'knex';
+import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
 export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 /** Why a step did not run on a host (docs/runs.md "The run report"). */
-export type SkipReason = 'on' | 'where' | 'when' | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
+export type SkipReason = RenderSkip | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
 /** What a plan for a create would make: the incarnation does not exist until it is applied. */
 export interface PlanTarget { service: string; covens: string[]; version: string | null }
 /** A plan of an upgrade (docs/plans.md): the version it moves to, and once rendered the migrations
@@ -19,29 +20,6 @@ export interface PlanUpgrade {
 }
 /** A run applies steps; a plan (docs/plans.md) sends them in check mode and changes nothing. */
 export type RunKind = 'run' | 'plan';
-
-/** One rendered step for one host; apply-time expressions stay CEL source until dispatch. */
-export interface PlannedStep {
-  index: number;
-  name: string;
-  module: string;
-  params: Record<string, unknown>;
-  when?: string;
-  changed_when?: string;
-  failed_when?: string;
-  until?: string;
-  /** Extra attempts allowed while `until` is false (bounded; see runs/activities/apply-host.ts). */
-  retries?: number;
-  delay_ms?: number;
-  register?: string;
-  /** Requisites: run only if these earlier steps succeeded on this host. */
-  require?: number[];
-  /** Run only if at least one of these earlier steps changed something on this host. */
-  onchanges?: number[];
-  /** Left out on this host at render (its `on:`, `where:` or render-time `when:`): not sent, but
-   *  reported, and its `register:` name holds a skipped result. */
-  skip?: 'on' | 'where' | 'when';
-}
 
 export interface NewRun {
   applyId: string;
@@ -118,7 +96,7 @@ export async function setPhase(db: Knex, applyId: string, phase: RunPhase): Prom
 /** Stores a successful render: plan per host (replacing any earlier attempt's), hosts `pending`. */
 export async function saveRender(db: Knex, applyId: string, render: {
   serviceCommit: string; input: Record<string, unknown>; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
-  hosts: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }[];
+  hosts: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }[];
   /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
    *  `on:`/`where:`) or `pending` (registered, never onboarded). */
   notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
@@ -150,9 +128,9 @@ export async function saveRenderErrors(db: Knex, applyId: string, serviceCommit:
   });
 }
 
-export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, { steps: PlannedStep[]; soulprint: Record<string, unknown> | null }>> {
+export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, { steps: PlanStep[]; soulprint: Record<string, unknown> | null }>> {
   const rows = await db('run_plans').select('sid', 'steps', 'soulprint').where({ apply_id: applyId }).whereIn('sid', sids);
-  return new Map(rows.map((r: { sid: string; steps: PlannedStep[]; soulprint: Record<string, unknown> | null }) => [r.sid, { steps: r.steps, soulprint: r.soulprint }]));
+  return new Map(rows.map((r: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }) => [r.sid, { steps: r.steps, soulprint: r.soulprint }]));
 }
 
 /** Upserts hosts' outcomes: a retried dispatch overwrites what an interrupted attempt wrote. */

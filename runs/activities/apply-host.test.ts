@@ -2,7 +2,7 @@
 // what each step reports, and what later expressions can read.
 import assert from 'node:assert/strict';
 import { evaluateExpression } from '../../scenario';
-import type { PlannedStep } from '../../db/repos/runs';
+import type { PlanStep } from '../../scenario/render/plan';
 import { applyHost, SKIPPED_RESULT } from './apply-host';
 
 function fakeSoul(answers: Record<number, { changed: boolean; ok?: boolean }>) {
@@ -21,9 +21,9 @@ function fakeSoul(answers: Record<number, { changed: boolean; ok?: boolean }>) {
   };
 }
 
-const step = (index: number, extra: Partial<PlannedStep> = {}): PlannedStep => ({ index, name: `s${index}`, module: 'core.file.present', params: {}, ...extra });
+const step = (index: number, extra: Partial<PlanStep> = {}): PlanStep => ({ index, name: `s${index}`, module: 'core.file.present', params: {}, ...extra });
 
-async function run(steps: PlannedStep[], answers: Record<number, { changed: boolean; ok?: boolean }>, opts: { input?: Record<string, unknown>; owed?: Set<number> } = {}) {
+async function run(steps: PlanStep[], answers: Record<number, { changed: boolean; ok?: boolean }>, opts: { input?: Record<string, unknown>; owed?: Set<number> } = {}) {
   const soul = fakeSoul(answers);
   const out = await applyHost({
     applyId: 'a.create.1', sid: 'h1', steps, sender: soul.sender, evaluate: evaluateExpression, stepTimeoutMs: 1000,

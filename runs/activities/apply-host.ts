@@ -19,7 +19,8 @@
 // apply_id `<apply_id>:u<attempt>` so it is a new key, and a crash-retried activity replays the
 // same keys in the same order and gets the recorded answers.
 import { expressionValues } from './expression-values';
-import type { HostStatus, PlannedStep, SkipReason, StepRow, StepStatus } from '../../db/repos/runs';
+import type { HostStatus, SkipReason, StepRow, StepStatus } from '../../db/repos/runs';
+import type { PlanStep } from '../../scenario/render/plan';
 import type { StepSender } from './deps';
 
 export const MAX_UNTIL_RETRIES = 20;
@@ -28,7 +29,7 @@ export const MAX_UNTIL_DELAY_MS = 60_000;
 export interface HostRun {
   applyId: string;
   sid: string;
-  steps: PlannedStep[];
+  steps: PlanStep[];
   context: Record<string, unknown>;
   sender: StepSender;
   evaluate(src: string, context: Record<string, unknown>): unknown;
@@ -40,7 +41,7 @@ export interface HostRun {
   /** Check mode (a plan, docs/plans.md): every step is sent as a dry run, `changed` means "would
    *  change", `until:` is not waited for. `showContent(step)` says whether the soul may show the
    *  file's content in a unified diff (false for a step that carries a secret). */
-  check?: { showContent(step: PlannedStep): boolean };
+  check?: { showContent(step: PlanStep): boolean };
 }
 
 /** What `register:` holds for a step that did not run on this host. */
@@ -77,11 +78,11 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
   const outcome = new Map<number, StepStatus>();
   let hostStatus: HostStatus = 'ok';
   let reason: string | null = null;
-  const row = (step: PlannedStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
+  const row = (step: PlanStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
     apply_id: run.applyId, sid: run.sid, step_index: step.index, name: step.name, module: step.module, status,
     changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, skip_reason: null, ...extra,
   });
-  const skip = (step: PlannedStep, why: SkipReason, detail?: string) => {
+  const skip = (step: PlanStep, why: SkipReason, detail?: string) => {
     rows.push(row(step, 'skipped', { skip_reason: why, output: detail ?? SKIP_TEXT[why] }));
     outcome.set(step.index, 'skipped');
     if (step.register) registered[step.register] = { ...SKIPPED_RESULT };

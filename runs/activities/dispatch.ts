@@ -12,7 +12,8 @@ import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { checkRunHoldsLock } from '../../db/repos/run-lock';
 import { incarnationOf, planStepRows } from '../../db/repos/plans';
-import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type PlannedStep, type StepRow } from '../../db/repos/runs';
+import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../../db/repos/runs';
+import type { PlanStep } from '../../scenario/render/plan';
 import { getSouls } from '../../db/repos/souls';
 import type { DispatchInput, DispatchOutcome } from '../messages';
 import { applyHost } from './apply-host';
@@ -56,7 +57,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       // Values are read now, for this dispatch only, and never written back (issue 12).
       // Markers are bound to the apply_id that rendered them: a plan's, for a run that applies one.
       const secrets = await resolvePlanSecrets(deps.secrets, run.plan_id ?? applyId, plans);
-      const check = run.kind === 'plan' ? { showContent: (step: PlannedStep) => !holdsSecret(step.params) } : undefined;
+      const check = run.kind === 'plan' ? { showContent: (step: PlanStep) => !holdsSecret(step.params) } : undefined;
       const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
       const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
       // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers

@@ -1,6 +1,6 @@
 // The render phase: everything is resolved for every targeted host before anything is applied
 // (ARCHITECTURE 2). Loads the service at its catalog ref, selects the incarnation's hosts (souls
-// carrying one of its covens), renders, applies `on:`/`where:`, and stores the plan per host.
+// carrying one of its covens), renders (the engine applies `on:`/`where:`), and stores the plan per host.
 // A render error is stored with the run and nothing is sent to any soul. A run that applies a plan
 // adopts the plan's render instead (docs/plans.md).
 import type { Knex } from 'knex';
@@ -13,7 +13,7 @@ import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { renderSecrets } from './render-secrets';
 import { schemaMismatch } from './schema-guard';
-import type { RenderError, ScenarioPort } from './scenario-port';
+import type { RenderError } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
 
@@ -33,31 +33,6 @@ async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[];
   };
 }
 
-function truthy(v: unknown): boolean {
-  return v === true;
-}
-
-/** `on:` keeps hosts carrying one of the listed covens; `where:` keeps hosts whose expression is true. */
-function selectHosts(scenario: ScenarioPort, hosts: Host[], orch: { on?: string | string[]; where?: string }, ctx: Record<string, unknown>): { keep: Set<string>; errors: RenderError[] } {
-  // Bare coven names and `coven:<name>` selectors both name a coven here.
-  const on = orch.on === undefined ? undefined : new Set((Array.isArray(orch.on) ? orch.on : [orch.on]).map((c) => c.replace(/^coven:/, '')));
-  const keep = new Set<string>();
-  const errors: RenderError[] = [];
-  for (const h of hosts) {
-    if (on && !h.covens.some((c) => on.has(c))) continue;
-    if (orch.where !== undefined) {
-      try {
-        if (!truthy(scenario.evaluate(orch.where, { ...ctx, soulprint: { self: h.soulprint } }))) continue;
-      } catch (err) {
-        errors.push({ file: 'scenario', line: 0, col: 0, rule: 'where', message: `where: on ${h.sid}: ${(err as Error).message}` });
-        continue;
-      }
-    }
-    keep.add(h.sid);
-  }
-  return { keep, errors };
-}
-
 export async function renderRun(deps: SharedActivityDeps, applyId: string): Promise<RenderOutcome> {
   const { db, scenario } = deps;
   const run = await getRun(db, applyId);
@@ -68,7 +43,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   // A run that applies a plan renders nothing: it takes the plan's steps as they were checked.
   if (run.plan_id) {
     const adopted = await adoptPlan(db, applyId, run.plan_id);
-    return { ok: true, sids: adopted.sids, serial: adopted.serial as SerialSpec };
+    return { ok: true, sids: adopted.sids, serial: adopted.serial as SerialSpec, ...(adopted.batches ? { batches: adopted.batches } : {}) };
   }
   const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
     await saveRenderErrors(db, applyId, commit, errors);
@@ -113,21 +88,19 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;
-  const { keep, errors } = selectHosts(scenario, hosts, plan.orchestration, { input: run.input, state });
-  if (errors.length > 0) return fail(loaded.commit, errors);
-
+  // The engine alone decides targets: hosts its `on:`/`where:` left out are in plan.excluded.
   const soulprints = new Map(hosts.map((h) => [h.sid, h.soulprint]));
-  const planned = plan.hosts.filter((h) => keep.has(h.sid));
+  const planned = plan.hosts;
   await saveRender(db, applyId, {
     serviceCommit: loaded.commit,
     input: plan.input,
     stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
-    orchestration: { ...plan.orchestration },
+    orchestration: { ...plan.orchestration, batches: plan.batches },
     hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
     notTargeted: [
       ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
       ...pending.map((sid) => ({ sid, status: 'pending' as const, reason: NOT_ONBOARDED })),
     ],
   });
-  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null };
+  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null, batches: plan.batches };
 }

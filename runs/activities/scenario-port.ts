@@ -1,9 +1,10 @@
 // What the run activities need from the scenario engine (scenario/, issue 5), as one narrow port.
 // The activities depend on this interface only; `scenario-adapter.ts` binds it to scenario/index.ts
-// and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlannedStep).
+// and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlanStep).
 import type { GitCredential } from '../../scenario/load/git';
 import type { GitPolicy } from '../../scenario/load/git-policy';
-import type { PlannedStep } from '../../db/repos/runs';
+import type { PlanStep } from '../../scenario/render/plan';
+import type { LoadedService as EngineService } from '../../scenario/model';
 
 export interface LoadedService {
   /** The commit the ref resolved to: recorded on the run and in history. */
@@ -11,7 +12,7 @@ export interface LoadedService {
   name: string;
   stateSchemaVersion: number;
   /** The engine's own representation, handed back to render and migrate. */
-  service: unknown;
+  service: EngineService;
   /** Per operation, the inputs declared `secret: true` (the API stores their values in the secrets store). */
   secretInputs?: Record<string, string[]>;
   /** service.yml `secrets:`. */
@@ -29,23 +30,22 @@ export interface OperationInfo {
 
 export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }
 
+/** What the workflow needs of the scenario's orchestration; targets (`on:`, `where:`) are already applied. */
 export interface Orchestration {
   /** Host count or "p%" per batch. */
   serial?: number | string;
-  /** Covens: only the incarnation's hosts carrying one of these. */
-  on?: string | string[];
-  /** A CEL expression over soulprint.self.*, input.*, state.*: only hosts where it is true. */
-  where?: string;
 }
 
 export interface RenderedPlan {
   /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
-  hosts: { sid: string; steps: PlannedStep[] }[];
+  hosts: { sid: string; steps: PlanStep[] }[];
   /** The input as render resolved it (defaults filled in): what apply-time expressions read. */
   input: Record<string, unknown>;
   /** Hosts the scenario's own `on:`/`where:` left out, with the reason. */
   excluded: { sid: string; reason: string }[];
   orchestration: Orchestration;
+  /** The targeted hosts cut into `serial:` batches, in order (one batch without `serial:`). */
+  batches: string[][];
   /** `state_changes.sets`, already evaluated: merged into the state at commit. */
   stateSets: Record<string, unknown>;
 }

@@ -7,7 +7,7 @@
 // with the reason; hosts that need none go on (interface spec 7, outage table).
 import { createHmac } from 'node:crypto';
 import { SecretText, SecretValue, isSecret, scrubValues, underPrefix, type SecretRef } from '../../common/secret';
-import type { PlannedStep } from '../../db/repos/runs';
+import type { PlanStep } from '../../scenario/render/plan';
 import { mapStrings, splitMarkers } from '../../scenario/secrets/markers';
 import type { StepSender } from './deps';
 
@@ -29,7 +29,7 @@ export function markerNonce(key: Uint8Array, applyId: string): string {
 export interface HostSecrets {
   /** Set when this host cannot be sent its steps; nothing may be sent then. */
   error?: string;
-  steps: PlannedStep[];
+  steps: PlanStep[];
   values: SecretValue[];
 }
 
@@ -38,7 +38,7 @@ const FOREIGN = '«secret:';
 
 /** Resolves the markers of every host's plan of this dispatch; a host without any is passed through. */
 export async function resolvePlanSecrets(secrets: DispatchSecrets | undefined, applyId: string,
-  plans: Map<string, { steps: PlannedStep[] }>): Promise<Map<string, HostSecrets>> {
+  plans: Map<string, { steps: PlanStep[] }>): Promise<Map<string, HostSecrets>> {
   const nonce = secrets ? markerNonce(secrets.nonceKey, applyId) : '';
   const needs = new Map<string, { refs: SecretRef[]; foreign: boolean }>();
   for (const [sid, plan] of plans) {

@@ -46,7 +46,8 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
     return failedRun<RunResult>({ applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } }, reason);
   }
 
-  const batches = splitBatches(render.sids, batchSize(render.sids.length, render.serial));
+  // The engine's batches; runs recorded before render returned them are cut here the same way.
+  const batches = render.batches ?? splitBatches(render.sids, batchSize(render.sids.length, render.serial));
   progress.phase = 'dispatch';
   progress.batches = batches.length;
   let dispatched = 0;

@@ -29,6 +29,15 @@ function validatorFor(name: string, wire = false): ValidateFunction | undefined 
   return v;
 }
 
+/** The params as the soul receives them: render's own inputs (core.file.rendered's `template`
+ *  and `vars`) dropped, keeping only what the module's `wire` schema names. */
+export function toWireParams(module: string, params: Record<string, unknown>): Record<string, unknown> {
+  const wire = MODULES.get(module)?.wire as { properties?: Record<string, unknown> } | undefined;
+  if (!wire?.properties) return params;
+  const keep = wire.properties;
+  return Object.fromEntries(Object.entries(params).filter(([k]) => k in keep));
+}
+
 /** Checks the params a soul received for a step (after render) against the module's contract. */
 export function checkWireParams(module: string, params: unknown): ParamProblem[] | null {
   const v = validatorFor(module, true);

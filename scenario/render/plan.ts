@@ -3,33 +3,46 @@
  * and gRPC). Step indexes are the task's position in the scenario, the same
  * on every host, so `(apply_id, host, step index)` identifies an effect.
  */
+
+/** Why render left a step out on a host: its `on:`, its `where:`, or a render-time `when:`. */
+export type RenderSkip = 'on' | 'where' | 'when';
+
+/**
+ * One step for one host: the one shape from render to the database (run_steps.step) to the
+ * dispatcher, which sends `module` and `params` as they are. Apply-time expressions stay CEL source.
+ */
 export interface PlanStep {
   index: number;
   name: string;
   module: string;
-  /** Fully resolved. For core.file.rendered, `content` holds the rendered file. */
+  /** Fully resolved, in the module's wire shape (its contract's `wire` schema): for
+   *  core.file.rendered the rendered `content`, without `template` and `vars`. */
   params: Record<string, unknown>;
   /** Apply-time expressions (CEL source), present only when they read registered results or `result`. */
   when?: string;
   changed_when?: string;
   failed_when?: string;
   until?: string;
+  /** Extra attempts allowed while `until` is false. */
   retries?: number;
-  delay?: number;
+  /** Wait between `until` attempts (the scenario's `delay:` is in seconds). */
+  delay_ms?: number;
   register?: string;
   /** Indexes of earlier steps that must have succeeded on this host. */
   require?: number[];
   /** Indexes of earlier steps of which at least one must have changed on this host. */
   onchanges?: number[];
+  /** Left out on this host at render: not sent, but reported, and its `register:` name holds a
+   *  skipped result (`params` is then empty). */
+  skip?: RenderSkip;
 }
 
 export interface HostPlan {
   sid: string;
   /** The soulprint as rendered, for `soulprint.self` in apply-time expressions. */
   soulprint: Record<string, unknown>;
+  /** Every step of the scenario in order; those left out on this host carry `skip`. */
   steps: PlanStep[];
-  /** Steps left out on this host, with the reason (on/where/when evaluated at render). */
-  skipped: Array<{ index: number; reason: string }>;
 }
 
 export interface RenderPlan {

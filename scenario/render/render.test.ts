@@ -31,7 +31,8 @@ describe('render', function () {
     assert.deepEqual(pkg, { index: 0, name: 'motd package', module: 'core.pkg.installed', params: { name: 'figlet' }, register: 'pkg' });
     assert.equal(file!.params['path'], '/tmp/t/etc/motd');
     assert.equal(file!.params['content'], 'Welcome to web-1.example.com (DEBIAN)\nAdministrators: ann, bob\n');
-    assert.deepEqual(file!.params['vars'], { message: 'Welcome', host: 'web-1.example.com', os: 'debian', admins: ['ann', 'bob'] });
+    // The soul receives the rendered content only: the template and its vars stay on the keeper.
+    assert.deepEqual(Object.keys(file!.params).sort(), ['content', 'mode', 'path']);
     // `when` reads a registered result: kept for apply time; onchanges names step 1.
     assert.equal(marker!.when, 'motd.changed');
     assert.deepEqual(marker!.onchanges, [1]);
@@ -67,9 +68,10 @@ describe('render', function () {
       'scenario/create/main.yml': 'tasks:\n  - name: web only\n    module: core.pkg.installed\n    params: {name: nginx}\n    on: ["coven:web"]\n  - name: debian only\n    module: core.pkg.installed\n    params: {name: apt-utils}\n    when: soulprint.self.os_family == "debian"\n  - name: db glob\n    module: core.pkg.installed\n    params: {name: pg}\n    on: "db-*.example.com"\n',
     });
     const plan = ok(render({ service: loadServiceFromDir(dir), operation: 'create', input: {}, state: {}, hosts: [web, db] }));
-    assert.deepEqual(plan.hosts[0]!.steps.map((s) => s.index), [0, 1]);
-    assert.deepEqual(plan.hosts[1]!.steps.map((s) => s.index), [2]);
-    assert.deepEqual(plan.hosts[1]!.skipped, [{ index: 0, reason: 'not matched by `on:`' }, { index: 1, reason: '`when:` is false' }]);
+    // Every host's plan holds every step; those left out carry the reason and no params.
+    assert.deepEqual(plan.hosts[0]!.steps.map((s) => [s.index, s.skip ?? null]), [[0, null], [1, null], [2, 'on']]);
+    assert.deepEqual(plan.hosts[1]!.steps.map((s) => [s.index, s.skip ?? null]), [[0, 'on'], [1, 'when'], [2, null]]);
+    assert.deepEqual(plan.hosts[1]!.steps[0]!.params, {});
   });
 
   it('is all-or-nothing: one host missing a fact fails the whole render with its position', function () {

@@ -21,7 +21,7 @@ import { ExpressionError } from '../cel/evaluate';
 import { resolveInputs } from './inputs';
 import { renderStepParams } from './step-params';
 import { batchSize, batches, matchesSelectors, setPath } from './targets';
-import type { HostPlan, PlanStep, RenderHost, RenderPlan } from './plan';
+import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip } from './plan';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -100,23 +100,30 @@ export function render(req: RenderRequest): RenderResult {
 }
 
 function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost, env: EvalEnv, errors: ErrorList): HostPlan {
-  const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [], skipped: [] };
+  const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [] };
   const indexByName = new Map(scenario.tasks.map((t) => [t.name, t.index]));
+  // A step left out stays in the plan, marked, so the report lists it and a later step can read its
+  // registered (skipped) result.
+  const leftOut = (task: Task, skip: RenderSkip) => {
+    const step: PlanStep = { index: task.index, name: task.name, module: task.module, params: {}, skip };
+    if (task.register) step.register = task.register.name;
+    plan.steps.push(step);
+  };
   for (const task of scenario.tasks) {
     if (errors.full()) break;
     if (task.on && !matchesSelectors(task.on.selectors, host.sid, host.soulprint ?? {})) {
-      plan.skipped.push({ index: task.index, reason: 'not matched by `on:`' });
+      leftOut(task, 'on');
       continue;
     }
     if (task.where && errors.guard(() => evalBool(task.where!, env)) === false) {
-      plan.skipped.push({ index: task.index, reason: '`where:` is false' });
+      leftOut(task, 'where');
       continue;
     }
     let applyWhen: string | undefined;
     if (task.when) {
       if (renderTime(task.when, env.scope)) {
         if (errors.guard(() => evalBool(task.when!, env)) === false) {
-          plan.skipped.push({ index: task.index, reason: '`when:` is false' });
+          leftOut(task, 'when');
           continue;
         }
       } else applyWhen = task.when.src;
@@ -135,7 +142,7 @@ function buildStep(task: Task, params: Record<string, unknown>, when: string | u
   if (task.failedWhen) step.failed_when = task.failedWhen.src;
   if (task.until) step.until = task.until.src;
   if (task.retries !== undefined) step.retries = task.retries;
-  if (task.delay !== undefined) step.delay = task.delay;
+  if (task.delay !== undefined) step.delay_ms = task.delay * 1000;
   if (task.register) step.register = task.register.name;
   if (task.require.length) step.require = task.require.map((r) => indexByName.get(r.name)!);
   if (task.onchanges.length) step.onchanges = task.onchanges.map((r) => indexByName.get(r.name)!);

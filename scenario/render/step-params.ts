@@ -2,12 +2,13 @@
  * Resolves one task's params for one host and checks them against the
  * module schema with their final values. For core.file.rendered the
  * template is executed with `vars` as its data and the result is added as
- * `content`, so the soul writes it like core.file.present.
+ * `content`, so the soul writes it like core.file.present; the step keeps
+ * only its wire params (the soul never receives the template or its vars).
  */
 import * as path from 'node:path';
 import { ScenarioError } from '../errors';
 import type { LoadedService, Task } from '../model';
-import { checkModuleParams } from '../modules';
+import { checkModuleParams, toWireParams } from '../modules';
 import { resolveNode, type EvalEnv } from './resolve';
 import { templateProblem } from '../check/params';
 import { runTemplate } from '../template';
@@ -37,5 +38,5 @@ export function renderStepParams(service: LoadedService, task: Task, env: EvalEn
   for (const prob of checkModuleParams(task.module, params) ?? []) {
     throw new ScenarioError(where(prob.param), 'SL010', `${env.label}${task.module}: ${prob.message}`, 'fix the parameter value');
   }
-  return params;
+  return toWireParams(task.module, params);
 }

@@ -3,7 +3,7 @@
 // route hosts to the keeper holding each soul's stream and dispatch -> commit or lock.
 // Any host failed or unknown ends the run `error_locked` with nothing committed, and the workflow
 // itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not Completed.
-import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, proxyLocalActivities, setHandler, type RetryPolicy } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
@@ -23,11 +23,24 @@ export const runProgressQuery = defineQuery<RunProgress>('keeper.run.progress');
 /** Above this many hosts a batch is split across child workflows, keeping each history small. */
 export const SHARD_HOSTS = 500;
 
-const shared = proxyActivities<SharedActivities>({
-  startToCloseTimeout: '2m',
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10, nonRetryableErrorTypes: ['RunGone'] },
-});
+const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10, nonRetryableErrorTypes: ['RunGone'] };
+const shared = proxyActivities<SharedActivities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry });
+
+/**
+ * The short activities (routing, marking hosts, commit, lock: one Redis read or one database
+ * transaction each, all idempotent) run as local activities: in the workflow's own worker, their
+ * results recorded with the workflow task, without a round trip through the Temporal server's
+ * matching per call (docs/performance.md). A worker that dies mid-call re-runs them on replay, which
+ * their idempotence allows. Render stays a regular activity: it may clone a repository and write
+ * thousands of plans. Histories recorded before this patch keep regular activities.
+ */
+export const LOCAL_SHORT_ACTIVITIES_PATCH = 'short-activities-local';
+const local = proxyLocalActivities<SharedActivities>({ startToCloseTimeout: '1m', retry, localRetryThreshold: '10s' });
+
+/** The proxy for short activities: local ones unless the history predates the patch. */
+function shortActivities(): SharedActivities {
+  return patched(LOCAL_SHORT_ACTIVITIES_PATCH) ? local : shared;
+}
 
 function add(a: BatchOutcome, b: BatchOutcome): BatchOutcome {
   return { ok: a.ok + b.ok, changed: a.changed + b.changed, failed: a.failed + b.failed, unknown: a.unknown + b.unknown };
@@ -38,10 +51,11 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   const progress: RunProgress = { phase: 'render', batch: 0, batches: 0, hosts: { ok: 0, changed: 0, failed: 0, unknown: 0 } };
   setHandler(runProgressQuery, () => progress);
 
+  const short = shortActivities();
   const render = await shared.renderRun({ applyId });
   if (!render.ok) {
     const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
-    await shared.lockRun({ applyId, reason, phase: 'render' });
+    await short.lockRun({ applyId, reason, phase: 'render' });
     progress.phase = 'done';
     return failedRun<RunResult>({ applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } }, reason);
   }
@@ -58,28 +72,28 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
         workflowId: `${applyId}-b${i + 1}-s${s + 1}`,
         args: [{ applyId, sids: shard, batch: i + 1 }],
       })))).reduce(add)
-      : await dispatchBatch(shared, { applyId, sids, batch: i + 1 });
+      : await dispatchBatch(short, { applyId, sids, batch: i + 1 });
     progress.hosts = add(progress.hosts, outcome);
     dispatched += sids.length;
     if (outcome.failed + outcome.unknown > 0) break;
   }
 
   const skipped = render.sids.length - dispatched;
-  if (skipped > 0) await shared.markSkipped({ applyId, sids: render.sids.slice(dispatched) });
+  if (skipped > 0) await short.markSkipped({ applyId, sids: render.sids.slice(dispatched) });
   const hosts = { ...progress.hosts, skipped };
   progress.phase = 'commit';
   if (hosts.failed + hosts.unknown > 0) {
     const reason = `${hosts.failed} host(s) failed, ${hosts.unknown} unknown; nothing was committed`;
-    await shared.lockRun({ applyId, reason, phase: 'dispatch' });
+    await short.lockRun({ applyId, reason, phase: 'dispatch' });
     progress.phase = 'done';
     return failedRun<RunResult>({ applyId, status: 'failed', phase: 'dispatch', hosts }, reason);
   }
-  const committed = await shared.commitRun({ applyId });
+  const committed = await short.commitRun({ applyId });
   progress.phase = 'done';
   return failedRun<RunResult>({ applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts }, 'the run no longer held the incarnation lock; nothing was committed');
 }
 
 /** One shard of a large batch, in its own history. */
 export async function dispatchShard(input: ShardInput): Promise<BatchOutcome> {
-  return dispatchBatch(shared, input);
+  return dispatchBatch(shortActivities(), input);
 }

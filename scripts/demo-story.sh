@@ -76,8 +76,10 @@ YAML
   if running "$STATE/soul-$n.pid"; then
     say "$sid is running (pid $(cat "$STATE/soul-$n.pid"))"
   else
-    # unshare and sh exec into node, so $! is the soul's own pid (what stack.sh down stops).
-    nohup unshare --uts sh -c 'hostname "$0" && exec node "$@"' "$sid" bin/soul run --config="$dir/soul.yml" \
+    # unshare and sh exec into node, so $! is the soul's own pid (what stack.sh down stops). The
+    # node flags are the soul package's own (packaging/soul/node-flags: its idle footprint).
+    # shellcheck disable=SC2046
+    nohup unshare --uts sh -c 'hostname "$0" && exec node "$@"' "$sid" $(cat packaging/soul/node-flags) bin/soul run --config="$dir/soul.yml" \
       >>"$STATE/logs/soul-$n.log" 2>&1 </dev/null &
     echo $! > "$STATE/soul-$n.pid"
     say "started $sid (pid $!, log $STATE/logs/soul-$n.log)"

@@ -88,9 +88,14 @@ build_one() {
   # Launchers: the package's own node, never one on PATH.
   local cmds=("$pkg")
   [ "$pkg" = keeper ] && cmds+=(keeperctl)
+  # The soul lives on every host, mostly idle and waiting on I/O: packaging/soul/node-flags (V8's
+  # lite mode: no optimizing compiler, feedback allocated lazily; a small young generation) keeps
+  # its resident memory about 15 MB lower at no cost its work shows (docs/performance.md).
+  local node_flags=''
+  if [ "$pkg" = soul ]; then node_flags="$(cat packaging/soul/node-flags) "; fi
   for cmd in "${cmds[@]}"; do
-    printf '#!/bin/sh\n# %s from the %s package: its own Node.js runtime (docs/install.md).\nexec /usr/lib/%s/node/bin/node /usr/lib/%s/app/bin/%s.js "$@"\n' \
-      "$cmd" "$pkg" "$pkg" "$pkg" "$cmd" > "$stage/usr/bin/$cmd"
+    printf '#!/bin/sh\n# %s from the %s package: its own Node.js runtime (docs/install.md).\nexec /usr/lib/%s/node/bin/node %s/usr/lib/%s/app/bin/%s.js "$@"\n' \
+      "$cmd" "$pkg" "$pkg" "$node_flags" "$pkg" "$cmd" > "$stage/usr/bin/$cmd"
     chmod 0755 "$stage/usr/bin/$cmd"
   done
 

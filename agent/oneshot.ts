@@ -15,6 +15,7 @@ import type { Writable, Readable } from 'node:stream';
 import { collectSoulprint } from './facts';
 import { findFqdn } from './fqdn';
 import { Ledger, LedgerLockedError, applyStep, createProcessRunner, createStateRegistry } from './state/index';
+import { dpkgStatusReader } from './exec/dpkg-status';
 
 /** Where `soul apply` keeps its ledger when the keeper names no other folder. */
 export const DEFAULT_SSH_STATE_DIR = '/var/lib/soul/ssh';
@@ -58,7 +59,7 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
   }
   try {
     const soulprint = collectSoulprint(sid);
-    const registry = createStateRegistry({ facts: { ...soulprint }, runner: createProcessRunner() });
+    const registry = createStateRegistry({ facts: { ...soulprint }, runner: createProcessRunner(), installed: dpkgStatusReader() });
     await line(opts.output, { hello: { sid, soulprint } });
     // One step at a time, in the order sent: the keeper sends a host's steps in order and waits.
     for await (const text of readline.createInterface({ input: opts.input, crlfDelay: Infinity })) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Soulprint } from '../proto/types';
 import type { SoulConfig } from './config';
 import { Ledger, applyStep, createProcessRunner, createStateRegistry } from './state/index';
+import { dpkgStatusReader } from './exec/dpkg-status';
 
 export interface DeliveredStep {
   requestId: string;
@@ -55,7 +56,8 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   prune();
   const pruner = setInterval(prune, PRUNE_EVERY_MS);
   pruner.unref();
-  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: createProcessRunner() });
+  // One reader per soul: its parse of the package database is kept while the database is unchanged.
+  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: createProcessRunner(), installed: dpkgStatusReader() });
   return {
     async handle(req) {
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;

@@ -1,5 +1,7 @@
-// Debian family: dpkg-query reads, apt-get installs.
+// Debian family: the dpkg database (read in-process when the soul passes it, else dpkg-query)
+// says what is installed, apt-get installs.
 import { assertPackageRequest, type NameRules } from './package-name';
+import type { InstalledPackages } from './dpkg-status';
 import { tail, type CommandRunner } from './runner';
 import { osFamilyOf, type PackageManager, type PackagePlatform, type PackageState } from './types';
 
@@ -18,7 +20,7 @@ export const APT_RULES: NameRules = {
 // One line per match: a multi-arch package can answer with several.
 const SHOW_FORMAT = '${Status} ${Version}\n';
 
-export function createApt(runner: CommandRunner): PackageManager {
+export function createApt(runner: CommandRunner, installed?: InstalledPackages): PackageManager {
   const validate = (name: string, version?: string) => assertPackageRequest(name, version, APT_RULES);
   return {
     tool: 'apt',
@@ -32,6 +34,11 @@ export function createApt(runner: CommandRunner): PackageManager {
         const m = p.code === 0 ? /^\s*Candidate:\s*(\S+)\s*$/m.exec(p.stdout) : null;
         return m && m[1] !== '(none)' ? { ...state, candidate: m[1] } : state;
       };
+      const known = await installed?.lookup(name);
+      if (known) {
+        if (!known.installed) return withCandidate({ installed: false, satisfied: false });
+        return { installed: true, version: known.version, satisfied: version === undefined || version === known.version };
+      }
       const r = await runner({ file: 'dpkg-query', args: ['-W', '-f', SHOW_FORMAT, '--', name] });
       // Exit 1 with "no packages found matching" is the normal "not installed" answer.
       if (r.code !== 0) {

@@ -3,6 +3,7 @@
 import { apkPlatform } from './apk';
 import { aptPlatform } from './apt';
 import { dnfPlatform } from './dnf';
+import type { InstalledPackages } from './dpkg-status';
 import type { CommandRunner } from './runner';
 import { osFamilyOf, type HostFacts, type PackageManager, type PackagePlatform } from './types';
 
@@ -21,6 +22,7 @@ export function selectPackageManager(
   facts: HostFacts,
   runner: CommandRunner,
   platforms: readonly PackagePlatform[] = PACKAGE_PLATFORMS,
+  installed?: InstalledPackages,
 ): PackageManager {
   const platform = platforms.find((p) => p.matches(facts));
   if (!platform) {
@@ -29,5 +31,5 @@ export function selectPackageManager(
     const known = platforms.map((p) => `${p.tool} (${p.appliesTo})`).join(', ');
     throw new NoPlatformError(`no package manager for this host: os.family is ${family}; supported: ${known}`);
   }
-  return platform.create(runner);
+  return platform.create(runner, installed);
 }

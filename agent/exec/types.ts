@@ -1,5 +1,6 @@
 // Execution modules: "how to do it on this OS". A state module (agent/state) says what should be
 // true and asks the package manager chosen for this host's facts to read or change the system.
+import type { InstalledPackages } from './dpkg-status';
 import type { CommandRunner } from './runner';
 
 /**
@@ -43,5 +44,6 @@ export interface PackagePlatform {
   /** Human description of when it applies, for the "no platform" error. */
   readonly appliesTo: string;
   matches(facts: HostFacts): boolean;
-  create(runner: CommandRunner): PackageManager;
+  /** `installed`: the Debian database read in-process (dpkg-status.ts); absent: the tool is asked. */
+  create(runner: CommandRunner, installed?: InstalledPackages): PackageManager;
 }

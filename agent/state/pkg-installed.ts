@@ -21,7 +21,7 @@ export function createPkgInstalled(deps: StateDeps): StateModule {
       const name = requireString(p, 'name');
       const version = optionalString(p, 'version');
       // Selecting the platform runs nothing; validation happens here, before read() runs a command.
-      const pm = selectPackageManager(deps.facts, deps.runner);
+      const pm = selectPackageManager(deps.facts, deps.runner, undefined, deps.installed);
       pm.validate(name, version);
       return version === undefined ? { name, pm } : { name, version, pm };
     },

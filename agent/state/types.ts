@@ -1,4 +1,5 @@
 // The contract between the step applier and the state modules ("what should be true").
+import type { InstalledPackages } from '../exec/dpkg-status';
 import type { CommandRunner } from '../exec/runner';
 import type { HostFacts } from '../exec/types';
 
@@ -42,6 +43,8 @@ export interface AccountFiles {
 export interface StateDeps {
   facts: HostFacts;
   runner: CommandRunner;
+  /** The Debian package database read in-process (agent/exec/dpkg-status.ts); absent: dpkg-query. */
+  installed?: InstalledPackages;
   accounts?: AccountFiles;
 }
 

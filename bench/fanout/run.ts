@@ -102,8 +102,11 @@ async function runOnce(n: number, client: Client): Promise<Record<string, unknow
   await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: 3_600_000, aid: 'bench', credentialOut: credential });
   const sids = Array.from({ length: n }, (_, i) => `fanout-${String(i).padStart(5, '0')}.keeper.test`);
   // Registered straight in the registry, as bench/streams does: onboarding is not what is measured.
+  // Marked onboarded (their certificates are signed by the PKI below): a run targets only onboarded
+  // souls and refuses to start when its covens hold none.
+  const onboardedAt = new Date();
   for (let i = 0; i < n; i += 1000) {
-    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending' })));
+    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })));
   }
   await core.close();
   const token = fs.readFileSync(credential, 'utf8').trim();

@@ -4,9 +4,11 @@
 // that handler reads only `paths.seed` (its ledger is <seed>/ledger) and `ledger.retention_days`;
 // the rest (endpoints, CA, modules folder) is about connecting, which the swarm does itself, so the
 // configuration built here leaves it empty. Each soul's seed is <root>/<sid>, so every soul has its
-// own ledger directory and its own lock on it, as on a host of its own.
+// own ledger directory and its own lock on it, as on a host of its own. The one thing not the
+// soul's default is where commands are spawned from (`runner`, see spawner.ts).
 import path from 'node:path';
 import { DEFAULT_LEDGER_RETENTION_DAYS, type SoulConfig } from '../../agent/config';
+import type { CommandRunner } from '../../agent/exec/runner';
 import { createStateStepHandler, type StepHandler, type StepReply } from '../../agent/steps';
 import { swarmSoulprint } from '../streams/swarm';
 
@@ -71,8 +73,8 @@ export class StepTally {
 }
 
 /** The real step handler of one swarm soul, timed into `tally`. close() releases its ledger lock. */
-export async function openRealStepHandler(sid: string, root: string, tally: StepTally): Promise<StepHandler> {
-  const inner = await createStateStepHandler({ sid, config: swarmSoulConfig(sid, root), soulprint: swarmSoulprint(sid) });
+export async function openRealStepHandler(sid: string, root: string, tally: StepTally, runner: CommandRunner): Promise<StepHandler> {
+  const inner = await createStateStepHandler({ sid, config: swarmSoulConfig(sid, root), soulprint: swarmSoulprint(sid), runner });
   return {
     async handle(req, ctx) {
       const t0 = performance.now();

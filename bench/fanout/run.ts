@@ -9,12 +9,13 @@
 // - --real-modules (or FANOUT_REAL_MODULES=1): every soul applies its steps with the soul's own step
 //   handler (bench/fanout/real-steps.ts: the state modules and a ledger per soul) and the service is
 //   test/fixtures/services/fleet (package `git`, a 0600 file, a rendered 0644 file under
-//   <input.root>/<sid>/). Three runs: a change run into a fresh input.root (cold), the same input
+//   <input.root>/<sid>/); the modules' commands (dpkg-query) are spawned from one small helper
+//   process per CPU (spawner.ts). Three runs: a change run into a fresh input.root (cold), the same input
 //   again (no-op), a change run into another fresh input.root (warm); the files of every host are
 //   checked after each change run and must be untouched by the no-op (else the bench fails).
 // Each run reports the Temporal history events and actions (parent and child workflows), the
-// keeper's CPU seconds (/proc/<pid>/stat), this process's CPU and that of its finished children
-// (the state modules' commands), when the souls saw the first step and sent the last result, and the
+// keeper's CPU seconds (/proc/<pid>/stat), this process's CPU and that of the state modules'
+// commands and their spawners, when the souls saw the first step and sent the last result, and the
 // load average. Writes bench/results/fanout.json (a result per N and mode). Needs `make stack`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,30 +35,13 @@ import type { StepHandler } from '../../agent/steps';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
 import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
 import { commitRepo } from './git-repo';
+import { childrenCpuSeconds, cpuSeconds } from './proc-cpu';
 import { StepTally, openRealStepHandler } from './real-steps';
+import { SpawnerPool } from './spawner';
 
 type Mode = 'answer' | 'real-modules';
 
 const EventType = temporal.api.enums.v1.EventType;
-const CLK_TCK = 100; // Linux USER_HZ: /proc/<pid>/stat times are in 1/100 s
-
-function procStat(pid: number): string[] {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-function cpuSeconds(pid: number): number {
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const f = procStat(pid);
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
-/** CPU of a process's children that have ended and been waited for (cutime + cstime). */
-function childrenCpuSeconds(pid: number): number {
-  const f = procStat(pid);
-  return (Number(f[13]) + Number(f[14])) / CLK_TCK;
-}
-
 function round(x: number): number { return Math.round(x * 100) / 100; }
 
 async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -150,6 +134,7 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
   const souls: SwarmSoul[] = [];
   const handlers: StepHandler[] = [];
   const tally = new StepTally();
+  let spawners: SpawnerPool | undefined;
   // Everything the bench writes besides the keeper's files: the service repository and, with real
   // modules, the souls' ledgers (souls/<sid>/ledger) and the hosts' input roots (hosts-<k>/<sid>/).
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fanout-'));
@@ -159,8 +144,11 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
     const ca = fs.readFileSync(config.listen.grpc.event_stream.tls.ca);
     const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
     if (real) {
+      // One command spawner per CPU: the swarm's forks are spread over the cores like its souls' work.
+      spawners = await SpawnerPool.start(os.cpus().length);
+      const runner = spawners.runner;
       const opened: StepHandler[] = new Array(n);
-      await pool(certs.map((_, i) => i), 50, async (i) => { opened[i] = await openRealStepHandler(certs[i]!.sid, path.join(root, 'souls'), tally); });
+      await pool(certs.map((_, i) => i), 50, async (i) => { opened[i] = await openRealStepHandler(certs[i]!.sid, path.join(root, 'souls'), tally, runner); });
       handlers.push(...opened);
     }
     for (const [i, c] of certs.entries()) {
@@ -185,7 +173,8 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
       lag.enable();
       const cpu0 = cpuSeconds(keeper.pid!);
       const self0 = cpuSeconds(process.pid);
-      const children0 = childrenCpuSeconds(process.pid);
+      const spawn0 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const commands0 = childrenCpuSeconds(process.pid) + spawn0.commands;
       const t0 = performance.now();
       const r = await start();
       if (r.status !== 202) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
@@ -196,10 +185,11 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
       const seconds = (performance.now() - t0) / 1000;
       const cpu = cpuSeconds(keeper.pid!) - cpu0;
       const selfCpu = cpuSeconds(process.pid) - self0;
-      const childrenCpu = childrenCpuSeconds(process.pid) - children0;
+      const spawn1 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const commandsCpu = childrenCpuSeconds(process.pid) + spawn1.commands - commands0;
       lag.disable();
       const rep = (await api('GET', `/v1/incarnations/fanout-bench/runs/${r.body.apply_id}`)).body;
-      if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status}: ${JSON.stringify(rep?.hosts?.find((h: any) => h.status === 'failed') ?? rep?.error ?? null)}`);
+      if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);
       const steps = rep.hosts.reduce((a: number, h: any) => a + h.steps.length, 0);
       if (rep.hosts.length !== n || steps !== 3 * n) throw new Error(`report has ${rep.hosts.length} hosts and ${steps} steps`);
       if (expect) {
@@ -212,7 +202,10 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
       return {
         ...(expect ? { kind: expect } : {}),
         post_to_ready_seconds: round(seconds), keeper_cpu_seconds: round(cpu), steps,
-        swarm_cpu_seconds: round(selfCpu), swarm_children_cpu_seconds: round(childrenCpu),
+        // This process (the souls' streams, modules and ledgers), the commands the modules ran, and
+        // the helpers that spawned them (no commands in the default mode).
+        swarm_cpu_seconds: round(selfCpu), commands_cpu_seconds: round(commandsCpu),
+        ...(spawners ? { spawners_cpu_seconds: round(spawn1.helpers - spawn0.helpers) } : {}),
         // POST -> the first step request any soul got, -> the last step result any soul sent.
         first_step_request_seconds: firsts.length ? round((Math.min(...firsts) - t0) / 1000) : null,
         last_step_result_seconds: lasts.length ? round((Math.max(...lasts) - t0) / 1000) : null,
@@ -242,16 +235,27 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
       mode, n, first_run: change, second_run: noop, third_run: warmChange,
       // Every host's two files, after each change run: content and mode; untouched by the no-op run.
       files_checked: { hosts: n, files_per_change_run: 2 * n, no_op_left_them_untouched: true },
+      command_spawners: spawners!.size,
       steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
     };
   } finally {
     for (const s of souls) s.close();
     await Promise.allSettled(handlers.map((h) => h.close?.()));
+    await spawners?.close();
     keeper.kill('SIGTERM');
     await new Promise((r) => keeper.once('exit', r));
     await cleanupKeeperFiles(files);
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Why a run did not end ready, briefly: its error, hosts by status, and the first host not done. */
+function runTrouble(rep: any): string {
+  const hosts: any[] = rep?.hosts ?? [];
+  const byStatus: Record<string, number> = {};
+  for (const h of hosts) byStatus[h.status] = (byStatus[h.status] ?? 0) + 1;
+  const bad = hosts.find((h) => h.status === 'failed' || h.status === 'unknown');
+  return `${JSON.stringify(rep?.error ?? null)}; hosts ${JSON.stringify(byStatus)}; e.g. ${JSON.stringify(bad ?? null)}`;
 }
 
 /** Connected souls of the bench coven, counted through the API's pages. */

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Soulprint } from '../proto/types';
 import type { SoulConfig } from './config';
-import { Ledger, applyStep, createProcessRunner, createStateRegistry } from './state/index';
+import { Ledger, applyStep, createProcessRunner, createStateRegistry, type CommandRunner } from './state/index';
 import { dpkgStatusReader } from './exec/dpkg-status';
 
 export interface DeliveredStep {
@@ -43,8 +43,11 @@ export function ledgerDir(config: SoulConfig): string {
 /**
  * The state-module applier. Opening the ledger takes its directory lock, so a second `soul run`
  * with the same paths.seed stops at start instead of applying steps beside the first.
+ * `runner` runs the modules' commands: by default as child processes of this process; the
+ * benchmark swarm (bench/fanout), a thousand souls in one process, passes one that spawns them
+ * from small helper processes instead.
  */
-export async function createStateStepHandler(ctx: { sid: string; config: SoulConfig; soulprint: Soulprint }): Promise<StepHandler> {
+export async function createStateStepHandler(ctx: { sid: string; config: SoulConfig; soulprint: Soulprint; runner?: CommandRunner }): Promise<StepHandler> {
   const ledger = await Ledger.open(ledgerDir(ctx.config));
   // Journals are pruned at start and every PRUNE_EVERY_MS, keeping `ledger.retention_days` (30 by
   // default). A pruned apply's steps, delivered again, would be applied again, so retention must
@@ -56,8 +59,8 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   prune();
   const pruner = setInterval(prune, PRUNE_EVERY_MS);
   pruner.unref();
-  // One reader per soul: its parse of the package database is kept while the database is unchanged.
-  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: createProcessRunner(), installed: dpkgStatusReader() });
+  // One reader per soul: its read of the package database is kept while the database is unchanged.
+  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: ctx.runner ?? createProcessRunner(), installed: dpkgStatusReader() });
   return {
     async handle(req) {
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;

@@ -1,16 +1,27 @@
 // Benchmark (not a test): one incarnation run fanned out to N souls.
-//   node --max-old-space-size=8192 dist/bench/fanout/run.js [N ...]   (default: 100 1000)
+//   node --max-old-space-size=8192 dist/bench/fanout/run.js [--real-modules] [N ...]   (default: 100 1000)
 // Per N: a fresh keeper (`bin/keeper run`, its own process, database and queue), N swarm souls in
-// this process (each its own TLS stream and PKI-signed certificate, answering every step as already
-// satisfied), a three-step service from a local git repository rendered by the real scenario
-// engine. Measures POST /v1/incarnations -> `ready` (cold: first load of the service) and a second
-// run of the same operation (warm), the Temporal history events and actions of each run (parent
-// and child workflows), and the keeper's CPU seconds (/proc/<pid>/stat). Writes
-// bench/results/fanout.json. Needs `make stack`.
-import { execFileSync, spawn } from 'node:child_process';
+// this process (each its own TLS stream and PKI-signed certificate), a three-step service from a
+// local git repository rendered by the real scenario engine. Two modes:
+// - default ("answer"): the souls answer every step as already satisfied and the service writes
+//   three files; measures POST /v1/incarnations -> `ready` (cold: first load of the service) and a
+//   second run of the same operation (warm);
+// - --real-modules (or FANOUT_REAL_MODULES=1): every soul applies its steps with the soul's own step
+//   handler (bench/fanout/real-steps.ts: the state modules and a ledger per soul) and the service is
+//   test/fixtures/services/fleet (package `git`, a 0600 file, a rendered 0644 file under
+//   <input.root>/<sid>/); the modules' commands (dpkg-query) are spawned from one small helper
+//   process per CPU (spawner.ts). Three runs: a change run into a fresh input.root (cold), the same input
+//   again (no-op), a change run into another fresh input.root (warm); the files of every host are
+//   checked after each change run and must be untouched by the no-op (else the bench fails).
+// Each run reports the Temporal history events and actions (parent and child workflows), the
+// keeper's CPU seconds (/proc/<pid>/stat), this process's CPU and that of the state modules'
+// commands and their spawners, when the souls saw the first step and sent the last result, and the
+// load average. Writes bench/results/fanout.json (a result per N and mode). Needs `make stack`.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { silentLogger } from '../../common/logger';
@@ -20,18 +31,17 @@ import { openCore } from '../../platform/runtime';
 import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
+import type { StepHandler } from '../../agent/steps';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
+import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
+import { commitRepo } from './git-repo';
+import { childrenCpuSeconds, cpuSeconds } from './proc-cpu';
+import { StepTally, openRealStepHandler } from './real-steps';
+import { SpawnerPool } from './spawner';
+
+type Mode = 'answer' | 'real-modules';
 
 const EventType = temporal.api.enums.v1.EventType;
-const CLK_TCK = 100; // Linux USER_HZ: /proc/<pid>/stat times are in 1/100 s
-
-function cpuSeconds(pid: number): number {
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
 function round(x: number): number { return Math.round(x * 100) / 100; }
 
 async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -39,7 +49,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<vo
   await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
 }
 
-/** A three-step service in a new local git repository; returns its file:// URL. */
+/** The default mode's three-step service in a new local git repository; returns its file:// URL. */
 function serviceRepo(dir: string): string {
   fs.mkdirSync(path.join(dir, 'scenario', 'create'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'service.yml'), 'name: fanout\nstate_schema_version: 1\n');
@@ -52,9 +62,7 @@ function serviceRepo(dir: string): string {
 `;
   fs.writeFileSync(path.join(dir, 'scenario', 'create', 'main.yml'),
     `description: Three files per host.\ninput:\n  tag:\n    type: string\n    default: one\ntasks:\n${task('a')}${task('b')}${task('c')}`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@keeper.test', ...args], { cwd: dir, stdio: 'pipe' });
-  git('init', '-q'); git('add', '-A'); git('commit', '-q', '-m', 'fanout'); git('tag', 'v1');
-  return `file://${dir}`;
+  return commitRepo(dir);
 }
 
 /**
@@ -88,7 +96,11 @@ async function temporalCost(client: Client, workflowId: string): Promise<{ workf
   return out;
 }
 
-async function runOnce(n: number, client: Client): Promise<Record<string, unknown>> {
+/** Each host's step statuses a real-modules run must end with (package already there, then two files). */
+const EXPECTED_STATUSES = { change: ['ok', 'changed', 'changed'], 'no-op': ['ok', 'ok', 'ok'] } as const;
+
+async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<string, unknown>> {
+  const real = mode === 'real-modules';
   const loadStart = round(os.loadavg()[0]!);
   // hub.accept_rate off (as high as it goes): the swarm's connect fails on a busy refusal, and
   // the handshake rate measured here is the keeper's capacity, not its configured bound.
@@ -102,8 +114,11 @@ async function runOnce(n: number, client: Client): Promise<Record<string, unknow
   await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: 3_600_000, aid: 'bench', credentialOut: credential });
   const sids = Array.from({ length: n }, (_, i) => `fanout-${String(i).padStart(5, '0')}.keeper.test`);
   // Registered straight in the registry, as bench/streams does: onboarding is not what is measured.
+  // Marked onboarded (their certificates are signed by the PKI below): a run targets only onboarded
+  // souls and refuses to start when its covens hold none.
+  const onboardedAt = new Date();
   for (let i = 0; i < n; i += 1000) {
-    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending' })));
+    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })));
   }
   await core.close();
   const token = fs.readFileSync(credential, 'utf8').trim();
@@ -117,23 +132,49 @@ async function runOnce(n: number, client: Client): Promise<Record<string, unknow
   const keeper = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
     { stdio: ['ignore', 'ignore', 'inherit'] });
   const souls: SwarmSoul[] = [];
+  const handlers: StepHandler[] = [];
+  const tally = new StepTally();
+  let spawners: SpawnerPool | undefined;
+  // Everything the bench writes besides the keeper's files: the service repository and, with real
+  // modules, the souls' ledgers (souls/<sid>/ledger) and the hosts' input roots (hosts-<k>/<sid>/).
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fanout-'));
   try {
     await waitFor(`${base}/readyz ok`, async () => (await fetch(`${base}/readyz`)).ok, 60_000);
     const { keyPem, certs } = await signSwarmCerts(sids);
     const ca = fs.readFileSync(config.listen.grpc.event_stream.tls.ca);
     const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
-    for (const c of certs) souls.push(new SwarmSoul(c.sid, target, SwarmSoul.credentials(ca, keyPem, c.certPem), { answerSteps: true }));
+    if (real) {
+      // One command spawner per CPU: the swarm's forks are spread over the cores like its souls' work.
+      spawners = await SpawnerPool.start(os.cpus().length);
+      const runner = spawners.runner;
+      const opened: StepHandler[] = new Array(n);
+      await pool(certs.map((_, i) => i), 50, async (i) => { opened[i] = await openRealStepHandler(certs[i]!.sid, path.join(root, 'souls'), tally, runner); });
+      handlers.push(...opened);
+    }
+    for (const [i, c] of certs.entries()) {
+      souls.push(new SwarmSoul(c.sid, target, SwarmSoul.credentials(ca, keyPem, c.certPem), real ? { handler: handlers[i]! } : { answerSteps: true }));
+    }
     await pool(souls, 100, async (s) => { await s.connect(); });
     await waitFor(`${n} souls connected`, async () => (await api('GET', `/v1/souls?status=connected&limit=1&coven=bench`)).status === 200
       && await connectedCount(api, n) >= n, 120_000);
 
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fanout-svc-'));
-    const url = serviceRepo(path.join(root, 'fanout'));
-    const reg = await api('POST', '/v1/services', { name: 'fanout', git: url, ref: 'v1' });
+    const service = real ? 'fleet' : 'fanout';
+    const url = real ? fleetRepo(path.join(root, 'fleet')) : serviceRepo(path.join(root, 'fanout'));
+    const reg = await api('POST', '/v1/services', { name: service, git: url, ref: 'v1' });
     if (reg.status !== 201) throw new Error(`POST /v1/services: ${reg.status} ${JSON.stringify(reg.body)}`);
 
-    const measure = async (start: () => Promise<{ status: number; body: any }>) => {
+    const measure = async (start: () => Promise<{ status: number; body: any }>, expect?: keyof typeof EXPECTED_STATUSES) => {
+      tally.reset();
+      for (const s of souls) s.resetWindow();
+      const loadavg = os.loadavg().map(round);
+      // How late this process's timers ran: with every soul in one event loop, a busy loop delays
+      // step requests and results, which a process per host would not.
+      const lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
       const cpu0 = cpuSeconds(keeper.pid!);
+      const self0 = cpuSeconds(process.pid);
+      const spawn0 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const commands0 = childrenCpuSeconds(process.pid) + spawn0.commands;
       const t0 = performance.now();
       const r = await start();
       if (r.status !== 202) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
@@ -143,23 +184,78 @@ async function runOnce(n: number, client: Client): Promise<Record<string, unknow
       }, 600_000, 50);
       const seconds = (performance.now() - t0) / 1000;
       const cpu = cpuSeconds(keeper.pid!) - cpu0;
-      if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status}`);
+      const selfCpu = cpuSeconds(process.pid) - self0;
+      const spawn1 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const commandsCpu = childrenCpuSeconds(process.pid) + spawn1.commands - commands0;
+      lag.disable();
       const rep = (await api('GET', `/v1/incarnations/fanout-bench/runs/${r.body.apply_id}`)).body;
+      if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);
       const steps = rep.hosts.reduce((a: number, h: any) => a + h.steps.length, 0);
       if (rep.hosts.length !== n || steps !== 3 * n) throw new Error(`report has ${rep.hosts.length} hosts and ${steps} steps`);
-      return { post_to_ready_seconds: round(seconds), keeper_cpu_seconds: round(cpu), steps, temporal: await temporalCost(client, r.body.apply_id) };
+      if (expect) {
+        const want = EXPECTED_STATUSES[expect].join(',');
+        const off = rep.hosts.filter((h: any) => h.steps.map((st: any) => st.status).join(',') !== want);
+        if (off.length > 0) throw new Error(`${off.length} host(s) did not end ${want}, e.g. ${JSON.stringify(off[0])}`);
+      }
+      const firsts = souls.map((s) => s.firstRequestAt).filter((x): x is number => x !== undefined);
+      const lasts = souls.map((s) => s.lastResultAt).filter((x): x is number => x !== undefined);
+      return {
+        ...(expect ? { kind: expect } : {}),
+        post_to_ready_seconds: round(seconds), keeper_cpu_seconds: round(cpu), steps,
+        // This process (the souls' streams, modules and ledgers), the commands the modules ran, and
+        // the helpers that spawned them (no commands in the default mode).
+        swarm_cpu_seconds: round(selfCpu), commands_cpu_seconds: round(commandsCpu),
+        ...(spawners ? { spawners_cpu_seconds: round(spawn1.helpers - spawn0.helpers) } : {}),
+        // POST -> the first step request any soul got, -> the last step result any soul sent.
+        first_step_request_seconds: firsts.length ? round((Math.min(...firsts) - t0) / 1000) : null,
+        last_step_result_seconds: lasts.length ? round((Math.max(...lasts) - t0) / 1000) : null,
+        swarm_event_loop_delay_ms: { p99: round(lag.percentile(99) / 1e6), max: round(lag.max / 1e6) },
+        loadavg_start: loadavg,
+        ...(real ? { soul_steps: tally.summary() } : {}),
+        temporal: await temporalCost(client, r.body.apply_id),
+      };
     };
-    const cold = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service: 'fanout', covens: ['bench'] }));
-    const warm = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { tag: 'two' } }));
+    if (!real) {
+      const cold = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'] }));
+      const warm = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { tag: 'two' } }));
+      const stepsAnswered = souls.reduce((a, s) => a + s.steps, 0);
+      return { mode, n, first_run: cold, second_run: warm, steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!) };
+    }
+    // A fresh input.root per change run, so a change run writes every file; the no-op run repeats
+    // the first run's input, so every module finds its state already there.
+    const [rootA, rootB] = [path.join(root, 'hosts-1'), path.join(root, 'hosts-2')];
+    const change = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'], input: { root: rootA } }), 'change');
+    const written = checkFleetFiles(rootA, sids);
+    const noop = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootA } }), 'no-op');
+    checkUnchanged(written);
+    const warmChange = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootB } }), 'change');
+    checkFleetFiles(rootB, sids);
     const stepsAnswered = souls.reduce((a, s) => a + s.steps, 0);
-    fs.rmSync(root, { recursive: true, force: true });
-    return { n, first_run: cold, second_run: warm, steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!) };
+    return {
+      mode, n, first_run: change, second_run: noop, third_run: warmChange,
+      // Every host's two files, after each change run: content and mode; untouched by the no-op run.
+      files_checked: { hosts: n, files_per_change_run: 2 * n, no_op_left_them_untouched: true },
+      command_spawners: spawners!.size,
+      steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
+    };
   } finally {
     for (const s of souls) s.close();
+    await Promise.allSettled(handlers.map((h) => h.close?.()));
+    await spawners?.close();
     keeper.kill('SIGTERM');
     await new Promise((r) => keeper.once('exit', r));
     await cleanupKeeperFiles(files);
+    fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Why a run did not end ready, briefly: its error, hosts by status, and the first host not done. */
+function runTrouble(rep: any): string {
+  const hosts: any[] = rep?.hosts ?? [];
+  const byStatus: Record<string, number> = {};
+  for (const h of hosts) byStatus[h.status] = (byStatus[h.status] ?? 0) + 1;
+  const bad = hosts.find((h) => h.status === 'failed' || h.status === 'unknown');
+  return `${JSON.stringify(rep?.error ?? null)}; hosts ${JSON.stringify(byStatus)}; e.g. ${JSON.stringify(bad ?? null)}`;
 }
 
 /** Connected souls of the bench coven, counted through the API's pages. */
@@ -184,23 +280,27 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>
 }
 
 async function main(): Promise<void> {
-  const ns = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  const args = process.argv.slice(2);
+  const mode: Mode = args.includes('--real-modules') || process.env.FANOUT_REAL_MODULES === '1' ? 'real-modules' : 'answer';
+  const ns = args.map(Number).filter((x) => x > 0);
   const sizes = ns.length ? ns : [100, 1000];
   const out = path.join(repoRoot(), 'bench', 'results', 'fanout.json');
   const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
-  const runs = previous.filter((r) => !sizes.includes(r.n as number));
+  // Results written before there were modes are the default mode's.
+  const modeOf = (r: Record<string, unknown>) => (r.mode as Mode | undefined) ?? 'answer';
+  const runs = previous.filter((r) => modeOf(r) !== mode || !sizes.includes(r.n as number));
   const connection = await connectStackTemporal();
   try {
     const client = new Client({ connection, namespace: 'default' });
     for (const n of sizes) {
-      const r = await runOnce(n, client);
+      const r = await runOnce(n, client, mode);
       console.log(JSON.stringify(r));
       runs.push(r);
     }
   } finally {
     await connection.close();
   }
-  runs.sort((a, b) => (a.n as number) - (b.n as number));
+  runs.sort((a, b) => (a.n as number) - (b.n as number) || modeOf(a).localeCompare(modeOf(b)));
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ benchmark: 'fanout', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs }, null, 2) + '\n');
 }

@@ -4,8 +4,9 @@
 // is the fastest way to get thousands of distinct soul identities.
 import * as grpc from '@grpc/grpc-js';
 import { createCsr, generateKey, privateKeyPem } from '../../agent/csr';
+import type { StepHandler, StepReply } from '../../agent/steps';
 import { services } from '../../proto/load';
-import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
+import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../../proto/types';
 import { stackEnv } from '../../test/support/stack-env';
 
 export interface SoulCert { sid: string; certPem: string }
@@ -30,7 +31,8 @@ export async function signSwarmCerts(sids: string[], concurrency = 16): Promise<
   return { keyPem: privateKeyPem(key), certs };
 }
 
-function soulprint(sid: string): Soulprint {
+/** A swarm member's soulprint: a Debian host named by its SID (so core.pkg.installed picks apt). */
+export function swarmSoulprint(sid: string): Soulprint {
   return { fqdn: sid, hostname: sid, os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64',
     cpu_count: 1, memory_bytes: 1 << 30, addresses: [], soul_version: 'swarm' };
 }
@@ -38,16 +40,27 @@ function soulprint(sid: string): Soulprint {
 /**
  * One swarm member: connect, hello, wait for Welcome, heartbeat at the keeper's interval. With
  * `answerSteps` (bench/fanout) it answers every step request at once as already satisfied
- * (changed:false), so a run measures the keeper and Temporal, not state modules.
+ * (changed:false), so a run measures the keeper and Temporal, not state modules. With `handler`
+ * (bench/fanout --real-modules) each step request goes to that StepHandler, the interface `soul
+ * run` hands its requests to, and its reply is sent back as the real soul's stream session sends it.
  */
 export class SwarmSoul {
+  /** Step results sent. */
   steps = 0;
+  /** performance.now() of the first step request and of the last step result since resetWindow(). */
+  firstRequestAt: number | undefined;
+  lastResultAt: number | undefined;
   private client: grpc.Client | undefined;
   private call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
   private hb: NodeJS.Timeout | undefined;
 
   constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials,
-    private readonly opts: { answerSteps?: boolean } = {}) {}
+    private readonly opts: { answerSteps?: boolean; handler?: StepHandler } = {}) {}
+
+  resetWindow(): void {
+    this.firstRequestAt = undefined;
+    this.lastResultAt = undefined;
+  }
 
   static credentials(ca: Buffer, keyPem: string, certPem: string): grpc.ChannelCredentials {
     return grpc.credentials.createSsl(ca, Buffer.from(keyPem), Buffer.from(certPem));
@@ -67,7 +80,11 @@ export class SwarmSoul {
           let seq = 0;
           this.hb = setInterval(() => call.write({ heartbeat: { seq: ++seq } }), m.welcome.heartbeat_interval_ms);
           resolve(performance.now() - t0);
+        } else if (m.msg === 'step_request' && this.opts.handler) {
+          this.firstRequestAt ??= performance.now();
+          void this.runStep(call, m.step_request, this.opts.handler);
         } else if (m.msg === 'step_request' && this.opts.answerSteps) {
+          this.firstRequestAt ??= performance.now();
           const r = m.step_request;
           const now = Date.now();
           this.steps++;
@@ -75,11 +92,38 @@ export class SwarmSoul {
             request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: false, ok: true,
             output: 'already as desired (bench swarm)', started_at_ms: now, finished_at_ms: now, replayed: false,
           } });
+          this.lastResultAt = performance.now();
         }
       });
       call.on('error', (e: Error) => { clearTimeout(t); reject(e); });
-      call.write({ hello: { soulprint: soulprint(this.sid), soul_version: 'swarm' } });
+      call.write({ hello: { soulprint: swarmSoulprint(this.sid), soul_version: 'swarm' } });
     });
+  }
+
+  /**
+   * What agent/stream-session.ts does with a step request (its runStep is private to the session):
+   * parse the params, hand the step to the handler, answer with its reply or with the failure. No
+   * cancellation: the state handler does not pass it on (a module runs to its end, agent/steps.ts).
+   */
+  private async runStep(call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>, r: StepRequestMsg, handler: StepHandler): Promise<void> {
+    const startedAt = Date.now();
+    const send = (m: OutgoingSoulMessage) => { if (!call.writableEnded && !call.destroyed) call.write(m); };
+    let answer: StepReply;
+    try {
+      answer = await handler.handle(
+        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params: JSON.parse(r.params_json || '{}'), dryRun: r.dry_run, showContent: r.show_content === true },
+        { signal: new AbortController().signal, progress: (message) => send({ step_progress: { request_id: r.request_id, message } }) },
+      );
+    } catch (err) {
+      answer = { changed: false, ok: false, replayed: false, output: `step failed on the soul: ${(err as Error).message}` };
+    }
+    this.steps++;
+    send({ step_result: {
+      request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: answer.changed, ok: answer.ok,
+      output: answer.output, started_at_ms: startedAt, finished_at_ms: Date.now(), replayed: answer.replayed,
+      diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
+    } });
+    this.lastResultAt = performance.now();
   }
 
   close(): void {

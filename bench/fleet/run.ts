@@ -59,9 +59,16 @@ function cpuNow(rig: Rig) {
   };
 }
 
+/** A run that did not end `ready`: what the report says, short enough for the results file. */
+class RunFailed extends Error {
+  constructor(readonly summary: { run: string; apply_id: string; status: string; error: string | null; hosts_by_status: Record<string, number>; reasons: Record<string, number> }) {
+    super(`${summary.run} (${summary.apply_id}) ended ${summary.status}: ${summary.error ?? ''} ${JSON.stringify(summary.reasons)}`);
+  }
+}
+
 interface Timed { apply_id: string; postedAt: number; observedAt: number; post_to_ready_ms: number; post_answered_ms: number; cpu: Record<string, number> }
 
-async function timedRun(rig: Rig, name: string, start: () => Promise<{ status: number; body: any }>): Promise<Timed> {
+async function timedRun(rig: Rig, name: string, what: string, start: () => Promise<{ status: number; body: any }>): Promise<Timed> {
   const c0 = cpuNow(rig);
   const postedAt = Date.now();
   const t0 = performance.now();
@@ -73,8 +80,15 @@ async function timedRun(rig: Rig, name: string, start: () => Promise<{ status: n
   const observedAt = Date.now();
   const c1 = cpuNow(rig);
   if (status !== 'ready') {
-    const rep = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${r.body.apply_id}`)).body;
-    throw new Error(`run ${r.body.apply_id} ended ${status}: ${rep?.error ?? ''} ${JSON.stringify(rep?.hosts?.filter((h: any) => h.status !== 'ok' && h.status !== 'changed').slice(0, 3))}`);
+    const rep = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${r.body.apply_id}`)).body as { error: string | null; hosts: { status: string; reason: string | null }[] };
+    const hosts: Record<string, number> = {};
+    const reasons: Record<string, number> = {};
+    for (const h of rep.hosts) {
+      hosts[h.status] = (hosts[h.status] ?? 0) + 1;
+      // The SID and request id make every reason unique; the rest says what happened.
+      if (h.reason) { const k = h.reason.replace(/\S+\.keeper\.test/g, '<sid>').replace(/[0-9a-f-]{36}/g, '<id>'); reasons[k] = (reasons[k] ?? 0) + 1; }
+    }
+    throw new RunFailed({ run: what, apply_id: r.body.apply_id, status, error: rep.error, hosts_by_status: hosts, reasons });
   }
   const cpu = Object.fromEntries(Object.keys(c0).map((k) => [k, c1[k as keyof typeof c1] - c0[k as keyof typeof c0]]));
   return { apply_id: r.body.apply_id as string, postedAt, observedAt, post_to_ready_ms: elapsed, post_answered_ms: answered, cpu };
@@ -83,19 +97,18 @@ async function timedRun(rig: Rig, name: string, start: () => Promise<{ status: n
 /** Polls GET /v1/souls/{sid} every 10 ms: ms from `soul run` spawn until the registry shows it connected. */
 async function registryConnected(rig: Rig, soul: RunningSoul): Promise<number> {
   await waitFor(`${soul.sid} connected`, async () => {
-    if (rig.souls.running.every((s) => s.pid !== soul.pid)) throw new Error('gone');
+    if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}`);
     return (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status === 'connected';
   }, 30_000, 10).catch((err: Error) => { throw new Error(`${err.message}\n--- soul log ---\n${soul.log()}`); });
   return Date.now() - soul.spawnedAt;
 }
 
 /** Registers, onboards and starts souls [from, to) with the covens of every size they belong to. */
-async function grow(rig: Rig, from: number, to: number, sizes: number[], sids: string[]): Promise<RunningSoul[]> {
+async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<RunningSoul[]> {
   const started: RunningSoul[] = [];
   let done = from;
   await pool(Array.from({ length: to - from }, (_, i) => from + i), ONBOARD_CONCURRENCY, async (i) => {
     const sid = uniqueSid(`fleet${i + 1}`);
-    sids[i] = sid;
     const r = await api(rig.k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: sizes.filter((n) => i < n).map((n) => `n${n}`) });
     if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
     await rig.souls.init(sid, r.body.bootstrap_token as string);
@@ -112,15 +125,17 @@ async function connectedCount(rig: Rig, coven: string): Promise<number> {
 
 /** The first soul alone: `soul run` -> connected, started once and restarted three times, then its idle RSS. */
 async function idleSoul(rig: Rig, soul: RunningSoul): Promise<Record<string, unknown>> {
-  const registry = [await registryConnected(rig, soul)];
-  const own = [soul.connectedAt! - soul.spawnedAt];
-  for (let i = 0; i < 3; i++) {
-    await rig.souls.stopOne(soul);
-    await waitFor(`${soul.sid} disconnected`, async () => (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status !== 'connected', 30_000, 50);
-    soul = rig.souls.run(soul.sid);
+  const registry: number[] = [];
+  const own: number[] = [];
+  for (let i = 0; ; i++) {
     registry.push(await registryConnected(rig, soul));
     await waitFor('the connected log line', async () => soul.connectedAt !== undefined, 5000, 10);
     own.push(soul.connectedAt! - soul.spawnedAt);
+    if (i === 3) break;
+    // SIGTERM: the soul says goodbye, the registry shows it gone, and the next start is a fresh one.
+    await rig.souls.stopOne(soul);
+    await waitFor(`${soul.sid} disconnected`, async () => (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status !== 'connected', 30_000, 50);
+    soul = rig.souls.run(soul.sid);
   }
   progress(`idle soul connected in ${registry.join(', ')} ms (registry); settling 10 s for its RSS`);
   await sleep(10_000);
@@ -136,7 +151,7 @@ async function batch(rig: Rig, name: string, n: number, label: string, reps: num
   const before: DbSnapshot = await rig.db.snapshot();
   const runs: Timed[] = [];
   for (let r = 1; r <= reps; r++) {
-    const t = await timedRun(rig, name, () => api(rig.k, 'POST', `/v1/incarnations/${name}/runs`, { operation: 'create', input: input(r) }));
+    const t = await timedRun(rig, name, `N=${n} ${label} run ${r}/${reps}`, () => api(rig.k, 'POST', `/v1/incarnations/${name}/runs`, { operation: 'create', input: input(r) }));
     runs.push(t);
     progress(`N=${n} ${label} run ${r}/${reps}: ${(t.post_to_ready_ms / 1000).toFixed(3)} s`);
     await sleep(1000);
@@ -180,7 +195,7 @@ async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>
   const reps = repsFor(n);
   const input = (tag: string) => ({ root: path.join(rig.root, 'out', `${name}-${tag}`), package: PACKAGE, message: 'bench' });
   const loadStart = round(os.loadavg()[0]!);
-  const first = await timedRun(rig, name, () => api(rig.k, 'POST', '/v1/incarnations', { name, service: 'fleet', covens: [`n${n}`], input: input('first') }));
+  const first = await timedRun(rig, name, `N=${n} first run`, () => api(rig.k, 'POST', '/v1/incarnations', { name, service: 'fleet', covens: [`n${n}`], input: input('first') }));
   progress(`N=${n} first run (creates the incarnation): ${(first.post_to_ready_ms / 1000).toFixed(3)} s; measuring the keeper's idle database rate (${(2 * FLUSH_MS) / 1000} s)`);
   await sleep(FLUSH_MS);
   const i0 = await rig.db.snapshot();
@@ -191,7 +206,11 @@ async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>
   const rss = rig.souls.pids().map(rssMb);
   return {
     n, repetitions: reps, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
-    first_run: { post_to_ready_ms: Math.round(first.post_to_ready_ms), keeper_cpu_s: round(first.cpu.keeper!), keeper_children_cpu_s: round(first.cpu.keeperChildren!) },
+    // The souls' first run loads their state modules and opens their ledgers: their CPU shows it.
+    first_run: {
+      post_to_ready_ms: Math.round(first.post_to_ready_ms), keeper_cpu_s: round(first.cpu.keeper!), keeper_children_cpu_s: round(first.cpu.keeperChildren!),
+      souls_cpu_s: round(first.cpu.souls!), souls_children_cpu_s: round(first.cpu.soulsChildren!),
+    },
     change_run: { ...(await summarize(rig, name, n, change.runs, 'changed')), db: change.db, loadavg_1m_end: change.loadavg_1m },
     noop_run: { ...(await summarize(rig, name, n, noop.runs, 'ok')), db: noop.db, loadavg_1m_end: noop.loadavg_1m },
     keeper_idle_db_transactions_per_s: round(idle.transactionsPerSecond, 1),
@@ -201,12 +220,15 @@ async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>
 
 function targets(sizes: Record<number, any>, idle: any) {
   const at = (n: number, run: string) => sizes[n]?.[run]?.post_to_ready_ms?.median as number | undefined;
-  const t = (target: number, measured: number | undefined | null, unit: string) => ({ target, measured: measured ?? null, unit, met: measured == null ? null : measured <= target });
+  const t = (target: number, measured: number | undefined | null, unit: string, n?: number) => (n !== undefined && sizes[n]?.failed
+    ? { target, measured: null, unit, met: false, why: `the N=${n} ${sizes[n].failed.run} ended ${sizes[n].failed.status}` }
+    : { target, measured: measured ?? null, unit, met: measured == null ? null : measured <= target });
+  const seconds = (ms: number | undefined) => (ms === undefined ? undefined : round(ms / 1000));
   return {
-    change_100_souls: t(1.0, at(100, 'change_run') === undefined ? null : round(at(100, 'change_run')! / 1000), 's (median)'),
-    noop_100_souls: t(0.8, at(100, 'noop_run') === undefined ? null : round(at(100, 'noop_run')! / 1000), 's (median)'),
-    change_1_soul: t(150, at(1, 'change_run'), 'ms (median)'),
-    noop_1_soul: t(150, at(1, 'noop_run'), 'ms (median)'),
+    change_100_souls: t(1.0, seconds(at(100, 'change_run')), 's (median)', 100),
+    noop_100_souls: t(0.8, seconds(at(100, 'noop_run')), 's (median)', 100),
+    change_1_soul: t(150, at(1, 'change_run'), 'ms (median)', 1),
+    noop_1_soul: t(150, at(1, 'noop_run'), 'ms (median)', 1),
     idle_soul_rss: t(45, idle?.rss_mb, 'MB'),
     soul_run_connected: t(300, idle?.soul_run_to_registry_connected_ms?.median, 'ms (median, registry shows connected)'),
   };
@@ -215,13 +237,15 @@ function targets(sizes: Record<number, any>, idle: any) {
 /** Set by SIGINT/SIGTERM: the clean-up under way, which exits when done (main must not exit first). */
 let interrupted: Promise<void> | undefined;
 
-async function main(): Promise<void> {
+/** Writes bench/results/fleet.json; false when a size failed (its results then say why, and larger sizes are not tried). */
+async function main(): Promise<boolean> {
   const sizes = [...new Set(process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0))].sort((a, b) => a - b);
   if (sizes.length === 0) sizes.push(1, 10, 100);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-fleet-'));
   const out = path.join(repoRoot(), 'bench', 'results', 'fleet.json');
   const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), loadavg_start: os.loadavg().map((x) => round(x)) };
   const rig: Partial<Rig> = { root };
+  let ok = true;
   // Whatever ends this process, no soul is left running: groups are killed synchronously on exit,
   // and a signal first gets the orderly clean-up (keeper database and secret too).
   process.on('exit', () => { rig.souls?.killNow(); rig.keeper?.child.kill('SIGKILL'); });
@@ -248,8 +272,7 @@ async function main(): Promise<void> {
     const svc = await api(r.k, 'POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' });
     if (svc.status !== 201) throw new Error(`POST /v1/services: ${svc.status} ${JSON.stringify(svc.body)}`);
 
-    const sids: string[] = [];
-    const [firstSoul] = await grow(r, 0, 1, sizes, sids);
+    const [firstSoul] = await grow(r, 0, 1, sizes);
     const idle = await idleSoul(r, firstSoul!);
     const results: Record<number, Record<string, unknown>> = {};
     let have = 1;
@@ -257,18 +280,28 @@ async function main(): Promise<void> {
       let onboarding: Record<string, unknown> | undefined;
       if (n > have) {
         const t0 = Date.now();
-        const started = await grow(r, have, n, sizes, sids);
+        const started = await grow(r, have, n, sizes);
         await waitFor(`${n} souls connected`, async () => (await connectedCount(r, `n${n}`)) >= n, 300_000, 250);
         await waitFor('every connected log line', async () => started.every((s) => s.connectedAt !== undefined), 30_000, 50);
         onboarding = {
           souls: n - have, seconds: round((Date.now() - t0) / 1000, 1), concurrency: ONBOARD_CONCURRENCY,
           soul_run_to_welcome_ms: { ...stats(started.map((s) => s.connectedAt! - s.spawnedAt)), what: `while onboarding ${ONBOARD_CONCURRENCY} at a time` },
         };
-        progress(`N=${n}: all ${n} souls connected in ${onboarding.seconds} s`);
+        progress(`N=${n}: all ${n} souls connected in ${onboarding.seconds} s; settling 10 s`);
         have = n;
+        // The last souls started are still finishing their start-up (facts, first heartbeats).
+        await sleep(10_000);
       }
-      results[n] = { ...(await measureSize(r, n)), ...(onboarding ? { onboarding } : {}) };
-      console.log(JSON.stringify(results[n]));
+      try {
+        results[n] = { ...(await measureSize(r, n)), ...(onboarding ? { onboarding } : {}) };
+        console.log(JSON.stringify(results[n]));
+      } catch (err) {
+        if (!(err instanceof RunFailed)) throw err;
+        progress(`${err.message}; not trying larger sizes`);
+        results[n] = { n, failed: err.summary, loadavg_1m: round(os.loadavg()[0]!), ...(onboarding ? { onboarding } : {}) };
+        ok = false;
+        break;
+      }
     }
     const doc = {
       benchmark: 'fleet', date: new Date().toISOString(), machine: { ...machine, loadavg_end: os.loadavg().map((x) => round(x)) },
@@ -286,6 +319,7 @@ async function main(): Promise<void> {
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
     progress(`wrote ${out}`);
+    return ok;
   } finally {
     if (!interrupted) await cleanup(rig);
     else await interrupted;
@@ -306,4 +340,4 @@ async function cleanup(rig: Partial<Rig>): Promise<void> {
   if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then((ok) => process.exit(ok ? 0 : 1), (err) => { console.error(err); process.exit(1); });

@@ -17,6 +17,8 @@ export interface RunningSoul {
   spawnedAt: number;
   /** The `time` of the soul's own `connected` log line (its Welcome), once it has one. */
   connectedAt?: number;
+  /** Set when the process has exited (its exit code, null after a signal). */
+  exitCode?: number | null;
   /** The tail of what it wrote (JSON log lines on stderr). */
   log: () => string;
   exited: Promise<number | null>;
@@ -48,6 +50,7 @@ export class SoulProcesses {
     const spawnedAt = Date.now();
     const { child, exited } = this.spawn(sid, ['run', `--config=${this.configOf(sid)}`], {});
     const soul: RunningSoul = { sid, pid: child.pid!, spawnedAt, log: tail(child), exited };
+    void exited.then((code) => { soul.exitCode = code; });
     let partial = '';
     child.stderr!.on('data', (d: Buffer) => {
       if (soul.connectedAt !== undefined) return;

@@ -3,8 +3,13 @@
 // them), each also in its own process group (detached) so that stopping one stops whatever it
 // started too, and so that a benchmark that fails or is interrupted can kill them all by group.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { SOUL_BIN, writeSoulConfig, type EndpointSpec } from '../../test/agents/harness';
+import { repoRoot } from '../../test/support/repo';
+
+/** packaging/soul/node-flags: what /usr/bin/soul passes to node (scripts/package.sh). */
+const SOUL_NODE_FLAGS = fs.readFileSync(path.join(repoRoot(), 'packaging', 'soul', 'node-flags'), 'utf8').trim().split(/\s+/);
 
 /** How much of a soul's output is kept: enough to say why it failed, bounded for 100 souls. */
 const TAIL = 4000;
@@ -102,8 +107,9 @@ export class SoulProcesses {
   }
 
   private spawn(hostname: string, args: string[], env: NodeJS.ProcessEnv): Tracked {
-    // $0 is the host name and "$@" the launcher and its arguments: no value is parsed by the shell.
-    const child = spawn('unshare', ['--uts', 'sh', '-c', 'hostname "$0" && exec node "$@"', hostname, SOUL_BIN(), ...args], {
+    // $0 is the host name and "$@" the node flags, launcher and arguments: no value is parsed by the
+    // shell. The node flags are the soul package's own (its launcher runs node with them).
+    const child = spawn('unshare', ['--uts', 'sh', '-c', 'hostname "$0" && exec node "$@"', hostname, ...SOUL_NODE_FLAGS, SOUL_BIN(), ...args], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -56,6 +56,27 @@ describe('loading a service from git', function () {
     assert.ok(fs.existsSync(path.join(cacheDir, 'commits', a.commit, 'service.yml')));
   });
 
+  it('loads a commit its source has produced without git, and never serves it to another source', async function () {
+    const copy = path.join(work, 'motd-copy');
+    fs.cpSync(repo, copy, { recursive: true });
+    const first = await loadServiceFromGit({ git: copy, ref: 'v1.0.0', cacheDir, policy: OPEN });
+    // The origin is gone: a tag needs a fetch and fails; the pinned commit loads from this process.
+    fs.rmSync(copy, { recursive: true, force: true });
+    await assert.rejects(loadServiceFromGit({ git: copy, ref: 'v1.0.0', cacheDir, policy: OPEN }), GitLoadError);
+    const pinned = await loadServiceFromGit({ git: copy, ref: first.commit, cacheDir, policy: OPEN });
+    assert.equal(pinned.service, first.service);
+    // The policy still decides: a source it refuses now loads nothing, pinned or not.
+    await assert.rejects(loadServiceFromGit({ git: copy, ref: first.commit, cacheDir, policy: { ...OPEN, schemes: ['https'] } }), GitLoadError);
+    // Another repository that never held this commit is not served it from the cache.
+    const other = path.join(work, 'other');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'README'), 'x\n');
+    sh(other, 'init', '-q', '-b', 'main');
+    sh(other, 'add', '.');
+    sh(other, 'commit', '-q', '-m', 'other');
+    await assert.rejects(loadServiceFromGit({ git: other, ref: first.commit, cacheDir, policy: OPEN }), /not found/);
+  });
+
   it('refuses unknown refs and refs that look like options', async function () {
     await assert.rejects(loadServiceFromGit({ git: repo, ref: 'v9', cacheDir, policy: OPEN }), /ref "v9" not found/);
     await assert.rejects(loadServiceFromGit({ git: repo, ref: '--upload-pack=x', cacheDir, policy: OPEN }), GitLoadError);

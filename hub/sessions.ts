@@ -38,6 +38,8 @@ export class Sessions {
   private readonly rotating = new Map<string, { until: number; waiters: ((s: Session | undefined) => void)[] }>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** When the last tick judged silence: a tick far later than its interval means this process stalled. */
+  private lastTickAt = 0;
 
   constructor(private readonly deps: SessionsDeps) {}
 
@@ -186,11 +188,19 @@ export class Sessions {
 
   /** One pass: close silent sessions, refresh leases (closing fenced ones), retry snapshot writes. */
   async tick(): Promise<void> {
+    // The ticker fires in the event loop's timer phase, before the poll phase reads the sockets:
+    // after this process was busy (a burst of handshakes, a large dispatch), heartbeats that did
+    // arrive are still unread. One turn of the loop lets them be read before silence is judged, and
+    // a tick that comes more than two intervals late (this process stalled, not the souls) judges
+    // none: the next one, on time, does.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const now = Date.now();
+    const stalled = this.lastTickAt > 0 && now - this.lastTickAt > 2 * this.heartbeatIntervalMs;
+    this.lastTickAt = now;
     const ttl = this.deps.presence.ttlMs;
     const touch: { sid: string; epoch: number; seen: Date }[] = [];
     await Promise.all([...this.bySid.values()].map(async (s) => {
-      if (now - s.lastHeartbeat > ttl) {
+      if (!stalled && now - s.lastHeartbeat > ttl) {
         s.close('no heartbeat within the lease TTL', 'silent');
         return this.end(s, 'silent');
       }

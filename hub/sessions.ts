@@ -38,6 +38,8 @@ export class Sessions {
   private readonly rotating = new Map<string, { until: number; waiters: ((s: Session | undefined) => void)[] }>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** The ticker's database writes (snapshots, last_seen_at), apart from the lease refreshes. */
+  private writing: Promise<void> | undefined;
   /** When the last tick judged silence: a tick far later than its interval means this process stalled. */
   private lastTickAt = 0;
 
@@ -199,6 +201,7 @@ export class Sessions {
     this.lastTickAt = now;
     const ttl = this.deps.presence.ttlMs;
     const touch: { sid: string; epoch: number; seen: Date }[] = [];
+    const unrecorded: Session[] = [];
     await Promise.all([...this.bySid.values()].map(async (s) => {
       if (!stalled && now - s.lastHeartbeat > ttl) {
         s.close('no heartbeat within the lease TTL', 'silent');
@@ -217,19 +220,26 @@ export class Sessions {
         s.close(superseded ? `superseded by a stream on keeper ${lease.kid}` : 'presence lease lost', superseded ? 'superseded' : 'fenced');
         return this.end(s, superseded ? 'superseded' : 'fenced');
       }
-      if (!s.recorded) await this.record(s);
-      else if (now - s.lastSeenWritten > LAST_SEEN_EVERY_MS) {
-        s.lastSeenWritten = now;
-        touch.push({ sid: s.sid, epoch: s.epoch, seen: new Date(s.lastHeartbeat) });
-      }
+      if (!s.recorded) unrecorded.push(s);
+      else if (now - s.lastSeenWritten > LAST_SEEN_EVERY_MS) touch.push({ sid: s.sid, epoch: s.epoch, seen: new Date(s.lastHeartbeat) });
     }));
-    await touchLastSeen(this.deps.db, touch).catch((err: Error) => this.deps.log.warn('cannot update last_seen_at', { error: err.message }));
+    // The database writes do not hold the tick: a run writing thousands of steps can keep the pool
+    // busy for seconds, and a tick waiting on it would refresh no lease, so live souls would lose
+    // theirs (seen at 100 real souls: "presence lease lost" mid-run). One batch of writes at a time;
+    // what a busy tick leaves (a snapshot not recorded, a last_seen_at not touched) the next one does.
+    if (this.writing || (unrecorded.length === 0 && touch.length === 0)) return;
+    for (const t of touch) { const live = this.bySid.get(t.sid); if (live) live.lastSeenWritten = now; }
+    this.writing = (async () => {
+      for (const s of unrecorded) if (!s.ended) await this.record(s);
+      await touchLastSeen(this.deps.db, touch).catch((err: Error) => this.deps.log.warn('cannot update last_seen_at', { error: err.message }));
+    })().finally(() => { this.writing = undefined; });
   }
 
   /** Keeper shutdown: goodbye to every soul (they reconnect elsewhere), leases released, snapshot updated. */
   async closeAll(): Promise<void> {
     clearInterval(this.timer);
     await this.ticking;
+    await this.writing;
     const all = [...this.bySid.values()];
     this.bySid.clear();
     this.deps.metrics.soulsConnected.set(0);

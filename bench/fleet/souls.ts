@@ -109,7 +109,9 @@ export class SoulProcesses {
   private spawn(hostname: string, args: string[], env: NodeJS.ProcessEnv): Tracked {
     // $0 is the host name and "$@" the node flags, launcher and arguments: no value is parsed by the
     // shell. The node flags are the soul package's own (its launcher runs node with them).
-    const child = spawn('unshare', ['--uts', 'sh', '-c', 'hostname "$0" && exec node "$@"', hostname, ...SOUL_NODE_FLAGS, SOUL_BIN(), ...args], {
+    // At nice 10: on a fleet every soul has its own machine; here 100 souls share the keeper's two
+    // cores, and at equal priority a burst of them starves the keeper past its presence lease.
+    const child = spawn('nice', ['-n', '10', 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec node "$@"', hostname, ...SOUL_NODE_FLAGS, SOUL_BIN(), ...args], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -23,7 +23,9 @@ export function createSharedActivities(deps: SharedActivityDeps) {
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
       await guard(applyId, 'refuse', 'allow');
-      Context.current().heartbeat('rendering');
+      // A local activity (runs/workflows/run.ts) cannot heartbeat: its worker keeps its workflow task alive.
+      const ctx = Context.current();
+      if (!ctx.info.isLocal) ctx.heartbeat('rendering');
       return renderRun(deps, applyId);
     },
 

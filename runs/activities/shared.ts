@@ -23,9 +23,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
       await guard(applyId, 'refuse', 'allow');
-      // A local activity (runs/workflows/run.ts) cannot heartbeat: its worker keeps its workflow task alive.
-      const ctx = Context.current();
-      if (!ctx.info.isLocal) ctx.heartbeat('rendering');
+      Context.current().heartbeat('rendering');
       return renderRun(deps, applyId);
     },
 

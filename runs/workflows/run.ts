@@ -42,17 +42,6 @@ function shortActivities(): SharedActivities {
   return patched(LOCAL_SHORT_ACTIVITIES_PATCH) ? local : shared;
 }
 
-/**
- * Render runs as a local activity too: for a run of a few hosts it is tens of milliseconds of work
- * behind a queue and a workflow task of about as much (docs/performance.md). It stays durable:
- * render stores the plan under the apply_id and a second render stores the same plan (or, applying
- * a plan, adopts it again), so a worker that dies mid-render makes the next worker render again. A
- * long render (a cold clone, thousands of hosts) keeps the workflow task alive by the worker's own
- * heartbeats, as the SDK does for every local activity. Histories recorded before keep a regular one.
- */
-export const LOCAL_RENDER_PATCH = 'render-local';
-const localRender = proxyLocalActivities<Pick<SharedActivities, 'renderRun'>>({ startToCloseTimeout: '2m', retry, localRetryThreshold: '10s' });
-
 function add(a: BatchOutcome, b: BatchOutcome): BatchOutcome {
   return { ok: a.ok + b.ok, changed: a.changed + b.changed, failed: a.failed + b.failed, unknown: a.unknown + b.unknown };
 }
@@ -63,7 +52,7 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   setHandler(runProgressQuery, () => progress);
 
   const short = shortActivities();
-  const render = await (patched(LOCAL_RENDER_PATCH) ? localRender : shared).renderRun({ applyId });
+  const render = await shared.renderRun({ applyId });
   if (!render.ok) {
     const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
     await short.lockRun({ applyId, reason, phase: 'render' });

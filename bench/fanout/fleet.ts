@@ -1,18 +1,17 @@
 // The service of bench/fanout --real-modules: test/fixtures/services/fleet, the push-mode scenario
 // (a package present, a 0600 file, a rendered 0644 file, the files under
 // `${input.root}/${soulprint.self.fqdn}/` because the swarm's hosts share one file system). Its
-// package is `git` by default, installed on this machine, so core.pkg.installed really asks dpkg
-// and installs nothing. The files are checked here after a run, because a benchmark whose hosts did
+// package is `git` by default, installed on this machine, so core.pkg.installed really reads the
+// dpkg database and installs nothing. The files are checked here after a run, because a benchmark whose hosts did
 // not end as the service says measured nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../test/support/repo';
-import { commitRepo } from './git-repo';
+import { gitRepoFrom } from '../../test/runs/keeper';
 
-/** The fixture copied to `dir` and committed; returns its file:// URL. */
+/** The fixture copied to `dir` and committed, tagged v1; returns its file:// URL. */
 export function fleetRepo(dir: string): string {
-  fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'), dir, { recursive: true });
-  return commitRepo(dir);
+  return gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'), dir, 'v1');
 }
 
 /** Each host's files with the content and mode the fixture gives them (default input.message). */

@@ -31,10 +31,10 @@ import { openCore } from '../../platform/runtime';
 import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
+import { gitRepoFrom } from '../../test/runs/keeper';
 import type { StepHandler } from '../../agent/steps';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
 import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
-import { commitRepo } from './git-repo';
 import { childrenCpuSeconds, cpuSeconds } from './proc-cpu';
 import { StepTally, openRealStepHandler } from './real-steps';
 import { SpawnerPool } from './spawner';
@@ -49,10 +49,11 @@ async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<vo
   await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
 }
 
-/** The default mode's three-step service in a new local git repository; returns its file:// URL. */
+/** The default mode's three-step service in a new local git repository (tag v1); returns its file:// URL. */
 function serviceRepo(dir: string): string {
-  fs.mkdirSync(path.join(dir, 'scenario', 'create'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'service.yml'), 'name: fanout\nstate_schema_version: 1\n');
+  const src = `${dir}.src`;
+  fs.mkdirSync(path.join(src, 'scenario', 'create'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'service.yml'), 'name: fanout\nstate_schema_version: 1\n');
   const task = (name: string) => `  - name: ${name}
     module: core.file.present
     params:
@@ -60,9 +61,9 @@ function serviceRepo(dir: string): string {
       content: "${name} \${input.tag}\\n"
       mode: "0644"
 `;
-  fs.writeFileSync(path.join(dir, 'scenario', 'create', 'main.yml'),
+  fs.writeFileSync(path.join(src, 'scenario', 'create', 'main.yml'),
     `description: Three files per host.\ninput:\n  tag:\n    type: string\n    default: one\ntasks:\n${task('a')}${task('b')}${task('c')}`);
-  return commitRepo(dir);
+  return gitRepoFrom(src, dir, 'v1');
 }
 
 /**

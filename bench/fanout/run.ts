@@ -35,7 +35,7 @@ import { gitRepoFrom } from '../../test/runs/keeper';
 import type { StepHandler } from '../../agent/steps';
 import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
 import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
-import { childrenCpuSeconds, cpuSeconds } from './proc-cpu';
+import { cpuTimes } from '../fleet/proc';
 import { StepTally, openRealStepHandler } from './real-steps';
 import { SpawnerPool } from './spawner';
 
@@ -172,10 +172,10 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
       // step requests and results, which a process per host would not.
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
-      const cpu0 = cpuSeconds(keeper.pid!);
-      const self0 = cpuSeconds(process.pid);
+      const cpu0 = cpuTimes(keeper.pid!).self;
+      const self0 = cpuTimes(process.pid).self;
       const spawn0 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
-      const commands0 = childrenCpuSeconds(process.pid) + spawn0.commands;
+      const commands0 = cpuTimes(process.pid).children + spawn0.commands;
       const t0 = performance.now();
       const r = await start();
       if (r.status !== 202) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
@@ -184,10 +184,10 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
         return g.body.status !== 'applying' ? g.body : undefined;
       }, 600_000, 50);
       const seconds = (performance.now() - t0) / 1000;
-      const cpu = cpuSeconds(keeper.pid!) - cpu0;
-      const selfCpu = cpuSeconds(process.pid) - self0;
+      const cpu = cpuTimes(keeper.pid!).self - cpu0;
+      const selfCpu = cpuTimes(process.pid).self - self0;
       const spawn1 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
-      const commandsCpu = childrenCpuSeconds(process.pid) + spawn1.commands - commands0;
+      const commandsCpu = cpuTimes(process.pid).children + spawn1.commands - commands0;
       lag.disable();
       const rep = (await api('GET', `/v1/incarnations/fanout-bench/runs/${r.body.apply_id}`)).body;
       if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);

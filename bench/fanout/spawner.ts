@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { CommandResult, CommandRunner } from '../../agent/exec/runner';
-import { childrenCpuSeconds, cpuSeconds } from './proc-cpu';
+import { cpuTimes } from '../fleet/proc';
 import type { SpawnAnswer, SpawnRequest } from './spawner-child';
 
 interface Pending { child: number; resolve: (r: CommandResult) => void; reject: (e: Error) => void }
@@ -55,8 +55,8 @@ export class SpawnerPool {
   /** CPU of the helpers themselves (forking, IPC) and of the ended commands they ran (each is waited for). */
   cpuSeconds(): { helpers: number; commands: number } {
     return {
-      helpers: this.children.reduce((a, c) => a + cpuSeconds(c.pid!), 0),
-      commands: this.children.reduce((a, c) => a + childrenCpuSeconds(c.pid!), 0),
+      helpers: this.children.reduce((a, c) => a + cpuTimes(c.pid!).self, 0),
+      commands: this.children.reduce((a, c) => a + cpuTimes(c.pid!).children, 0),
     };
   }
 

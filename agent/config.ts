@@ -1,10 +1,11 @@
-// The soul's configuration file (interface spec 4.5, agent config): YAML validated with ajv. Paths
+// The soul's configuration file (interface spec 4.5, agent config): YAML checked against its schema
+// (agent/config-schema.ts: no schema compiler at the soul's start-up). Paths
 // are resolved against the file's folder. `keeper.tls.ca` is checked apart from the schema so that
 // its absence gets the spec's own message ("keeper.tls.ca is empty") rather than a schema line.
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
 import yaml from 'js-yaml';
+import { schemaProblems, type Schema } from './config-schema';
 import { SoulError, caEmpty } from './errors';
 
 export interface Endpoint { host: string; bootstrap_port: number; event_stream_port: number; priority: number }
@@ -23,8 +24,9 @@ export interface SoulConfig {
 /** Default ledger retention: far beyond the keeper's longest redelivery window (agent/steps.ts). */
 export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 
-const port = { type: 'integer', minimum: 1, maximum: 65535 };
-const schema = {
+const port: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
+/** The configuration's JSON schema (exported for agent/config-schema.test.ts, which checks it with ajv too). */
+export const SOUL_CONFIG_SCHEMA: Schema = {
   type: 'object', additionalProperties: false, required: ['sid', 'paths', 'keeper'],
   properties: {
     sid: { type: 'string', minLength: 1, maxLength: 253 },
@@ -54,9 +56,7 @@ const schema = {
       properties: { port },
     },
   },
-} as const;
-
-const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(schema);
+};
 
 export function loadSoulConfig(file: string): SoulConfig {
   let doc: unknown;
@@ -65,9 +65,9 @@ export function loadSoulConfig(file: string): SoulConfig {
   } catch (err) {
     throw new SoulError(`cannot read the configuration ${file}: ${(err as Error).message.split('\n')[0]}`, 'pass --config=<path> to a readable YAML file', 2);
   }
-  if (!validate(doc)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)'} ${e.message}` +
-      (e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''));
+  const broken = schemaProblems(SOUL_CONFIG_SCHEMA, doc);
+  if (broken.length > 0) {
+    const problems = broken.map((p) => `${p.at || '(top level)'} ${p.message}`);
     throw new SoulError(`invalid configuration ${file}: ${problems.join('; ')}`, 'correct those keys (see docs/agents.md)', 2);
   }
   const c = doc as Omit<SoulConfig, 'file'>;

@@ -1,7 +1,6 @@
 // The `soul` command: `init` (onboard this host once), `run` (hold the stream), and for push mode over
 // SSH `apply` (steps on stdin, one shot) and `facts` (agent/oneshot.ts).
 // Exit codes: 0 done, 1 the command failed (reason and fix on stderr), 2 usage or configuration.
-import yargs from 'yargs';
 import { createLogger } from '../common/logger';
 import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
@@ -9,7 +8,8 @@ import { SoulError } from './errors';
 // once per SSH dispatch or check, docs/ssh.md) do not need; this halves their start-up time.
 import type * as InitModule from './init';
 import type * as RunModule from './run';
-import { DEFAULT_SSH_STATE_DIR, soulApply, soulFacts } from './oneshot';
+import { parseSoulArgs } from './cli-args';
+import { soulApply, soulFacts } from './oneshot';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
 const NO_TOKEN = new SoulError('no bootstrap token',
@@ -62,30 +62,19 @@ async function runRun(argv: { config: string }): Promise<void> {
 }
 
 export function main(args: string[]): void {
-  void yargs(args)
-    .scriptName('soul')
-    .version(SOUL_VERSION)
-    .command('init', 'onboard this host: enroll with a bootstrap token and store the identity under paths.seed',
-      (y) => y
-        .option('config', { type: 'string', demandOption: true, describe: 'path to the soul configuration (YAML)' })
-        .option('token', { type: 'string', describe: 'bootstrap token (else SOUL_BOOTSTRAP_TOKEN, else stdin)' }),
-      (argv) => runInit(argv).catch(fail))
-    .command('run', 'hold the event stream to the keeper',
-      (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to the soul configuration (YAML)' }),
-      (argv) => runRun(argv).catch(fail))
-    .command('apply', 'push mode (SSH): apply step requests read as JSON lines on stdin with the ledger, answer on stdout',
-      (y) => y.option('state-dir', { type: 'string', default: DEFAULT_SSH_STATE_DIR, describe: 'folder of the ledger (<state-dir>/<sid>/ledger)' }),
-      (argv) => soulApply({ stateDir: argv['state-dir'], input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail))
-    .command('facts', 'print this host\'s SID and soulprint as one JSON line',
-      (y) => y,
-      () => soulFacts({ output: process.stdout }).then(() => process.exit(0), fail))
-    .demandCommand(1, 'name a command: init, run, apply or facts')
-    .strict()
-    .fail((msg, err) => {
-      if (err) fail(err);
-      process.stderr.write(`soul: ${msg}\n(see soul --help)\n`);
-      process.exit(2);
-    })
-    .help()
-    .parse();
+  const parsed = parseSoulArgs(args);
+  switch (parsed.kind) {
+    case 'help': process.stdout.write(parsed.text); process.exit(0); break;
+    case 'version': process.stdout.write(`${SOUL_VERSION}\n`); process.exit(0); break;
+    case 'usage': process.stderr.write(`soul: ${parsed.message}\n(see soul --help)\n`); process.exit(2); break;
+    case 'command': {
+      const o = parsed.options;
+      switch (parsed.command) {
+        case 'init': void runInit({ config: o.config!, token: o.token }).catch(fail); break;
+        case 'run': void runRun({ config: o.config! }).catch(fail); break;
+        case 'apply': void soulApply({ stateDir: o['state-dir']!, input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail); break;
+        case 'facts': void soulFacts({ output: process.stdout }).then(() => process.exit(0), fail); break;
+      }
+    }
+  }
 }

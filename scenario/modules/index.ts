@@ -2,7 +2,8 @@
  * The module registry: name -> parameter schema. Adding a module is one file
  * here and one line below. Used by render, soul-lint and the soul.
  */
-import Ajv, { type ValidateFunction, type ErrorObject } from 'ajv';
+import type AjvClass from 'ajv';
+import type { ValidateFunction, ErrorObject } from 'ajv';
 import type { ModuleSpec } from './types';
 import { corePkgInstalled } from './core-pkg-installed';
 import { coreFilePresent } from './core-file-present';
@@ -14,7 +15,10 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
   [corePkgInstalled, coreFilePresent, coreFileRendered].map((m) => [m.name, m]),
 );
 
-const ajv = new Ajv({ allErrors: true, strict: true });
+// ajv is loaded at the first check, not with this module: the soul imports it for checkWireParams,
+// and a soul that starts (every host; in push mode every SSH dispatch) pays ajv's load only when a
+// step arrives (docs/performance.md).
+let ajv: AjvClass | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(name: string, wire = false): ValidateFunction | undefined {
@@ -23,6 +27,7 @@ function validatorFor(name: string, wire = false): ValidateFunction | undefined 
   if (!v) {
     const spec = MODULES.get(name);
     if (!spec) return undefined;
+    ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({ allErrors: true, strict: true });
     v = ajv.compile(wire ? spec.wire ?? spec.params : spec.params);
     validators.set(key, v);
   }

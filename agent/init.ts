@@ -3,7 +3,7 @@
 // priority) whose TLS checks out against keeper.tls.ca, verify what comes back, store the
 // identity under paths.seed, exit. Nothing of the token or the key is ever printed.
 import * as grpc from '@grpc/grpc-js';
-import { services } from '../proto/load';
+import { bootstrapService } from '../proto/load';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
 import { byPriority, readCa, type Endpoint, type SoulConfig } from './config';
 import { createCsr, generateKey, privateKeyPem } from './csr';
@@ -48,7 +48,7 @@ export async function soulInit(opts: InitOptions): Promise<InitResult> {
 }
 
 function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: number): Promise<EnrollResponse | { unreachable: SoulError }> {
-  const Client = services().bootstrap;
+  const Client = bootstrapService();
   const client = new Client(`${ep.host}:${ep.bootstrap_port}`, grpc.credentials.createSsl(ca), { 'grpc.use_local_subchannel_pool': 1 });
   return new Promise<EnrollResponse | { unreachable: SoulError }>((resolve, reject) => {
     (client as any).Enroll(req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res: EnrollResponse) => {

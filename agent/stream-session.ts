@@ -3,7 +3,7 @@
 // through the StepHandler (cancellable), and report how the stream ended.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
-import { services } from '../proto/load';
+import { eventStreamService } from '../proto/load';
 import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
 import { busyRetryAfterMs } from './busy';
 import type { Endpoint } from './config';
@@ -42,7 +42,7 @@ export interface HoldOptions {
 export function holdStream(o: HoldOptions): Promise<StreamEnd> {
   const where = `${o.endpoint.host}:${o.endpoint.event_stream_port}`;
   const started = Date.now();
-  const Client = services().eventStream;
+  const Client = eventStreamService();
   const client = new Client(where, grpc.credentials.createSsl(o.creds.ca, Buffer.from(o.creds.keyPem), Buffer.from(o.creds.certPem)), {
     // Each soul identity needs its own connection (its own client certificate).
     'grpc.use_local_subchannel_pool': 1,

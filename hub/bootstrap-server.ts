@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
 import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
-import { services } from '../proto/load';
+import { bootstrapService } from '../proto/load';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
 import { tokenSid } from '../db/repos/enrollment';
 import { enroll, type EnrollDeps } from './enroll';
@@ -74,7 +74,7 @@ export function bootstrapComponent(deps: BootstrapDeps): Component {
   };
 
   const server = new grpc.Server(SERVER_OPTIONS);
-  server.addService(services().bootstrap.service, { Enroll });
+  server.addService(bootstrapService().service, { Enroll });
   const { addr, tls } = deps.config.listen.grpc.bootstrap;
   // No client certificate is asked for: the soul proves itself with the token. The leaf comes from
   // the renewable source (hub/server-leaf.ts), so a renewed certificate is served without a restart.

@@ -10,7 +10,7 @@ import { normalSerial, promotePending } from '../db/repos/certificates';
 import { agentAdmission } from '../db/repos/presence';
 import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
-import { services } from '../proto/load';
+import { eventStreamService } from '../proto/load';
 import type { KeeperMessage, SoulMessage, Soulprint } from '../proto/types';
 import { AcceptRate, retryAfterValue } from './accept-rate';
 import { SERVER_OPTIONS, grpcComponent } from './grpc-listen';
@@ -179,7 +179,7 @@ export function eventStreamComponent(deps: EventStreamDeps): Component {
   const server = new grpc.Server(SERVER_OPTIONS);
   const { per_second, burst } = deps.config.hub.accept_rate;
   const acceptRate = new AcceptRate({ perSecond: per_second, burst });
-  server.addService(services().eventStream.service, {
+  server.addService(eventStreamService().service, {
     Connect: (call: Call) => handleConnect(deps, acceptRate, call),
   });
   const tls = deps.config.listen.grpc.event_stream.tls;

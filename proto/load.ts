@@ -27,14 +27,20 @@ function load(file: string): grpc.GrpcObject {
 }
 
 type ServiceCtor = grpc.ServiceClientConstructor;
-let cached: { bootstrap: ServiceCtor; eventStream: ServiceCtor } | undefined;
+let bootstrap: ServiceCtor | undefined;
+let eventStream: ServiceCtor | undefined;
 
-/** The two service constructors (client classes; `.service` is the definition for a server). */
-export function services(): { bootstrap: ServiceCtor; eventStream: ServiceCtor } {
-  if (!cached) {
-    const b = load('keeper/bootstrap/v1/bootstrap.proto') as any;
-    const s = load('keeper/stream/v1/event_stream.proto') as any;
-    cached = { bootstrap: b.keeper.bootstrap.v1.Bootstrap, eventStream: s.keeper.stream.v1.EventStream };
-  }
-  return cached;
+// One loader per service: `soul run` needs only the event stream, `soul init` only the bootstrap, and
+// each .proto parsed is start-up time of the soul (docs/performance.md).
+
+/** The Bootstrap client class (`.service` is the definition for a server). */
+export function bootstrapService(): ServiceCtor {
+  bootstrap ??= (load('keeper/bootstrap/v1/bootstrap.proto') as any).keeper.bootstrap.v1.Bootstrap as ServiceCtor;
+  return bootstrap;
+}
+
+/** The EventStream client class (`.service` is the definition for a server). */
+export function eventStreamService(): ServiceCtor {
+  eventStream ??= (load('keeper/stream/v1/event_stream.proto') as any).keeper.stream.v1.EventStream as ServiceCtor;
+  return eventStream;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as protoLoader from '@grpc/proto-loader';
-import { LOADER_OPTIONS, services } from './load';
+import { LOADER_OPTIONS, bootstrapService, eventStreamService } from './load';
 
 function fieldsOf(file: string, message: string): string[] {
   let root = __dirname;
@@ -15,8 +15,8 @@ function fieldsOf(file: string, message: string): string[] {
 
 describe('proto contracts', () => {
   it('loads both services from the repository proto/ folder', () => {
-    assert.ok(services().bootstrap.service.Enroll);
-    assert.ok(services().eventStream.service.Connect.requestStream && services().eventStream.service.Connect.responseStream);
+    assert.ok(bootstrapService().service.Enroll);
+    assert.ok(eventStreamService().service.Connect.requestStream && eventStreamService().service.Connect.responseStream);
   });
 
   it('has the fields proto/types.ts describes', () => {

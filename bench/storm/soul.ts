@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Backoff } from '../../agent/backoff';
 import { busyDelay, busyRetryAfterMs } from '../../agent/busy';
-import { services } from '../../proto/load';
+import { eventStreamService } from '../../proto/load';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
 
 const STABLE_MS = 10_000;
@@ -49,7 +49,7 @@ export class StormSoul {
     const started = performance.now();
     let welcomed = false;
     let goodbye: string | undefined;
-    const client = new (services().eventStream)(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
+    const client = new (eventStreamService())(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
     const call = (client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
     this.client = client;
     this.call = call;

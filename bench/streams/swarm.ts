@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createCsr, generateKey, privateKeyPem } from '../../agent/csr';
 import type { StepHandler, StepReply } from '../../agent/steps';
-import { services } from '../../proto/load';
+import { eventStreamService } from '../../proto/load';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../../proto/types';
 import { stackEnv } from '../../test/support/stack-env';
 
@@ -69,7 +69,7 @@ export class SwarmSoul {
   /** Resolves at Welcome with the time it took. */
   connect(timeoutMs = 30_000): Promise<number> {
     const t0 = performance.now();
-    this.client = new (services().eventStream)(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
+    this.client = new (eventStreamService())(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
     const call = (this.client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
     this.call = call;
     return new Promise((resolve, reject) => {

@@ -3,14 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { services } from '../../proto/load';
+import { bootstrapService, eventStreamService } from '../../proto/load';
 import type { EnrollRequest, EnrollResponse, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
 import { stackFile } from '../support/stack-env';
 
 export function caPem(): Buffer { return fs.readFileSync(stackFile('tls', 'ca.pem')); }
 
 export function enroll(addr: string, req: EnrollRequest): Promise<EnrollResponse> {
-  const client = new (services().bootstrap)(addr.replace('127.0.0.1', 'localhost'), grpc.credentials.createSsl(caPem()));
+  const client = new (bootstrapService())(addr.replace('127.0.0.1', 'localhost'), grpc.credentials.createSsl(caPem()));
   return new Promise((resolve, reject) => (client as any).Enroll(req, (err: Error | null, res: EnrollResponse) => {
     client.close();
     if (err) reject(err); else resolve(res);
@@ -28,7 +28,7 @@ export interface RawStream {
 
 /** Opens EventStream.Connect with the key and certificate of a seed directory. */
 export function openStream(addr: string, seed: { key: Buffer; cert: Buffer }): RawStream {
-  const client = new (services().eventStream)(addr.replace('127.0.0.1', 'localhost'), grpc.credentials.createSsl(caPem(), seed.key, seed.cert),
+  const client = new (eventStreamService())(addr.replace('127.0.0.1', 'localhost'), grpc.credentials.createSsl(caPem(), seed.key, seed.cert),
     { 'grpc.use_local_subchannel_pool': 1 });
   const call = (client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
   const received: ReceivedKeeperMessage[] = [];

@@ -13,7 +13,7 @@ import { repoRoot } from '../support/repo';
 import { deleteSecret, putSecret } from '../support/secretstore';
 import { api, uniqueSid } from '../agents/harness';
 import { gitRepoFrom, settled, spawnKeeper, tempDir, waitFor, type KeeperProcess } from '../runs/keeper';
-import { keygen, startSshd, type TestSshd } from './sshd';
+import { keygen, startSshd, type TestSshd, TEST_USER } from './sshd';
 
 const STEPS = 4;
 
@@ -72,7 +72,7 @@ describe('push mode over SSH survives a keeper killed mid-dispatch (SIGKILL, res
       const sshd = await startSshd(root, sid, client.publicKey);
       sshds.push(sshd);
       sids.push(sid);
-      const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'ssh', covens: ['slow'], ssh: { address: '127.0.0.1', port: sshd.port, user: 'root', host_key: sshd.hostKey.publicKey, credential_ref: keyRef } });
+      const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'ssh', covens: ['slow'], ssh: { address: '127.0.0.1', port: sshd.port, user: TEST_USER, host_key: sshd.hostKey.publicKey, credential_ref: keyRef } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       assert.equal((await api(k, 'POST', `/v1/souls/${sid}/check`)).body.reachable, true);
     }

@@ -106,7 +106,7 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
       const expect: [string, RegExp, RegExp][] = [
         [changed.sid, /^host key changed: .* presented SHA256:.*, the registration pins SHA256:.*; nothing was run on this host$/, /^host key changed/],
         [wrong.sid, new RegExp(`^wrong host: 127\\.0\\.0\\.1:${good.sshd.port} says its FQDN is "${good.sid.replace(/\./g, '\\.')}", not ${wrong.sid.replace(/\./g, '\\.')}`), /^wrong host/],
-        [refused.sid, /^authentication failed for user root .*credential_ref is not accepted/, /^authentication failed/],
+        [refused.sid, /^authentication failed for user soul-push-test .*credential_ref is not accepted/, /^authentication failed/],
         [stopped.sid, /^connection refused at 127\.0\.0\.1:\d+ \(is sshd running\?\)/, /^connection refused/],
       ];
       for (const [sid, reason, lastError] of expect) {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { uniqueSid } from '../agents/harness';
 import { tempDir } from '../runs/keeper';
-import { keygen, startSshd } from './sshd';
+import { keygen, startSshd, TEST_USER } from './sshd';
 import { startSshRig, type SshRig } from './rig';
 
 describe('SSH souls: registration, views and the reachability check', function () {
@@ -16,7 +16,7 @@ describe('SSH souls: registration, views and the reachability check', function (
   after(async () => { await rig?.stop(); });
 
   const body = (ssh: Record<string, unknown>, sid = uniqueSid('bad')) => ({ sid, transport: 'ssh', covens: ['x'], ssh });
-  const good = () => ({ address: '127.0.0.1', user: 'root', host_key: keygen(rig.root, `k-${Math.random().toString(16).slice(2)}`).publicKey, credential_ref: rig.keyRef });
+  const good = () => ({ address: '127.0.0.1', user: TEST_USER, host_key: keygen(rig.root, `k-${Math.random().toString(16).slice(2)}`).publicKey, credential_ref: rig.keyRef });
 
   it('answers 400 naming the field for each broken rule, and registers nothing', async () => {
     const cases: [Record<string, unknown> | undefined, string][] = [
@@ -48,7 +48,7 @@ describe('SSH souls: registration, views and the reachability check', function (
     assert.equal(soul.status, 'pending');
     assert.equal(soul.bootstrap_token_expires_at, null);
     assert.deepEqual(soul.ssh, {
-      address: '127.0.0.1', port: sshd.port, user: 'root', host_key: sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '),
+      address: '127.0.0.1', port: sshd.port, user: TEST_USER, host_key: sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '),
       credential_ref: rig.keyRef, sudo: false, trust_on_first_use: false,
     });
     assert.equal(soul.last_contact_at, null);
@@ -96,7 +96,7 @@ describe('SSH souls: registration, views and the reachability check', function (
     const sid = uniqueSid('tofu');
     const d = await startSshd(rig.root, sid, rig.client.publicKey);
     try {
-      const r = await rig.api('POST', '/v1/souls', { sid, transport: 'ssh', covens: [], ssh: { address: '127.0.0.1', port: d.port, user: 'root', credential_ref: rig.keyRef, trust_on_first_use: true } });
+      const r = await rig.api('POST', '/v1/souls', { sid, transport: 'ssh', covens: [], ssh: { address: '127.0.0.1', port: d.port, user: TEST_USER, credential_ref: rig.keyRef, trust_on_first_use: true } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       assert.equal(r.body.ssh.host_key, null);
       assert.equal(r.body.ssh.trust_on_first_use, true);

@@ -11,7 +11,7 @@ import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { deleteSecret, putSecret } from '../support/secretstore';
 import { api as rawApi, uniqueSid } from '../agents/harness';
-import { keygen, startSshd, type KeyPair, type TestSshd } from './sshd';
+import { keygen, startSshd, type KeyPair, type TestSshd, TEST_USER } from './sshd';
 
 export interface SshRig {
   k: TestKeeper;
@@ -56,7 +56,7 @@ export async function startSshRig(root: string, keeperOpts: { mutateSsh?: Record
       sshds.push(sshd);
       const r = await api('POST', '/v1/souls', {
         sid, transport: 'ssh', covens: o.covens,
-        ssh: { address: '127.0.0.1', port: sshd.port, user: 'root', host_key: o.hostKey ?? sshd.hostKey.publicKey, credential_ref: o.credentialRef ?? keyRef },
+        ssh: { address: '127.0.0.1', port: sshd.port, user: TEST_USER, host_key: o.hostKey ?? sshd.hostKey.publicKey, credential_ref: o.credentialRef ?? keyRef },
       });
       if (r.status !== 201) throw new Error(`POST /v1/souls (ssh): ${r.status} ${JSON.stringify(r.body)}`);
       return { sid, sshd };

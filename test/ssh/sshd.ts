@@ -9,6 +9,36 @@ import { freePort } from '../support/ports';
 
 export interface KeyPair { privateKey: string; publicKey: string }
 
+/**
+ * The test user the keeper logs in as: uid 0 (the steps write under root-owned folders and the
+ * ledger as the soul package's root service would), but its own entry with /bin/sh as its shell and
+ * an empty home. Logging in as `root` ran this machine's /root/.bashrc for every SSH command (bash
+ * reads it when started by sshd; here it runs pyenv's init: 0.7 s per command, measured), so the
+ * tests and bench/ssh measured a developer's shell set-up rather than Keeper; a host's real login
+ * user is the operator's choice (docs/ssh.md).
+ */
+export const TEST_USER = 'soul-push-test';
+const TEST_HOME = '/var/lib/soul-push-test';
+let userReady = false;
+
+/** Creates the test user once per machine (useradd: uid 0 shared, no files copied into its home, no
+ *  password: `*` rather than useradd's `!`, which sshd treats as a locked account). */
+export function ensureTestUser(): void {
+  if (userReady) return;
+  fs.mkdirSync(TEST_HOME, { recursive: true, mode: 0o700 });
+  try {
+    execFileSync('id', ['-u', TEST_USER], { stdio: 'pipe' });
+  } catch {
+    try {
+      execFileSync('useradd', ['-o', '-u', '0', '-g', '0', '-M', '-p', '*', '-d', TEST_HOME, '-s', '/bin/sh', '-c', 'Keeper SSH push tests', TEST_USER], { stdio: 'pipe' });
+    } catch (err) {
+      // Another test process created it meanwhile: useradd exits 9 (the name is taken).
+      if ((err as { status?: number }).status !== 9) throw err;
+    }
+  }
+  userReady = true;
+}
+
 /** A new ed25519 key pair in OpenSSH form (what an operator stores in the secrets store). */
 export function keygen(dir: string, name: string): KeyPair {
   const file = path.join(dir, name);
@@ -42,8 +72,9 @@ function listening(port: number, timeoutMs: number): Promise<void> {
   });
 }
 
-/** Starts `sshd -D` as `hostname` (UTS namespace), authorizing `authorized` for root. */
+/** Starts `sshd -D` as `hostname` (UTS namespace), authorizing `authorized` for TEST_USER. */
 export async function startSshd(root: string, hostname: string, authorized: string): Promise<TestSshd> {
+  ensureTestUser();
   const dir = fs.mkdtempSync(path.join(root, 'sshd-'));
   const hostKey = keygen(dir, 'host_ed25519');
   fs.writeFileSync(path.join(dir, 'authorized_keys'), `${authorized}\n`, { mode: 0o600 });

@@ -1,11 +1,11 @@
 // The soul's configuration file (interface spec 4.5, agent config): YAML checked against its schema
-// (agent/config-schema.ts: no schema compiler at the soul's start-up). Paths
+// (common/schema-check.ts: no schema compiler at the soul's start-up). Paths
 // are resolved against the file's folder. `keeper.tls.ca` is checked apart from the schema so that
 // its absence gets the spec's own message ("keeper.tls.ca is empty") rather than a schema line.
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { schemaProblems, type Schema } from './config-schema';
+import { checkSchema, type Schema } from '../common/schema-check';
 import { SoulError, caEmpty } from './errors';
 
 export interface Endpoint { host: string; bootstrap_port: number; event_stream_port: number; priority: number }
@@ -25,7 +25,7 @@ export interface SoulConfig {
 export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 
 const port: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
-/** The configuration's JSON schema (exported for agent/config-schema.test.ts, which checks it with ajv too). */
+/** The configuration's JSON schema (exported for common/schema-check.test.ts, which checks it with ajv too). */
 export const SOUL_CONFIG_SCHEMA: Schema = {
   type: 'object', additionalProperties: false, required: ['sid', 'paths', 'keeper'],
   properties: {
@@ -65,9 +65,10 @@ export function loadSoulConfig(file: string): SoulConfig {
   } catch (err) {
     throw new SoulError(`cannot read the configuration ${file}: ${(err as Error).message.split('\n')[0]}`, 'pass --config=<path> to a readable YAML file', 2);
   }
-  const broken = schemaProblems(SOUL_CONFIG_SCHEMA, doc);
+  const broken = checkSchema(SOUL_CONFIG_SCHEMA, doc);
   if (broken.length > 0) {
-    const problems = broken.map((p) => `${p.at || '(top level)'} ${p.message}`);
+    const problems = broken.map((e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)'} ${e.message}` +
+      (e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''));
     throw new SoulError(`invalid configuration ${file}: ${problems.join('; ')}`, 'correct those keys (see docs/agents.md)', 2);
   }
   const c = doc as Omit<SoulConfig, 'file'>;

@@ -4,6 +4,7 @@
  */
 import type AjvClass from 'ajv';
 import type { ValidateFunction, ErrorObject } from 'ajv';
+import { checkSchema, type Schema, type SchemaError } from '../../common/schema-check';
 import type { ModuleSpec } from './types';
 import { corePkgInstalled } from './core-pkg-installed';
 import { coreFilePresent } from './core-file-present';
@@ -15,23 +16,28 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
   [corePkgInstalled, coreFilePresent, coreFileRendered].map((m) => [m.name, m]),
 );
 
-// ajv is loaded at the first check, not with this module: the soul imports it for checkWireParams,
-// and a soul that starts (every host; in push mode every SSH dispatch) pays ajv's load only when a
-// step arrives (docs/performance.md).
+// ajv is loaded at the first render or lint check, not with this module: the soul imports this
+// module for checkWireParams, which walks the wire schema without a compiler (common/schema-check.ts),
+// so the soul never loads ajv (docs/performance.md).
 let ajv: AjvClass | undefined;
 const validators = new Map<string, ValidateFunction>();
 
-function validatorFor(name: string, wire = false): ValidateFunction | undefined {
-  const key = `${wire ? 'wire' : 'params'}:${name}`;
-  let v = validators.get(key);
+function validatorFor(name: string): ValidateFunction | undefined {
+  let v = validators.get(name);
   if (!v) {
     const spec = MODULES.get(name);
     if (!spec) return undefined;
     ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({ allErrors: true, strict: true });
-    v = ajv.compile(wire ? spec.wire ?? spec.params : spec.params);
-    validators.set(key, v);
+    v = ajv.compile(spec.params);
+    validators.set(name, v);
   }
   return v;
+}
+
+/** The schema the soul checks a received step's params with (exported for its test against ajv). */
+export function wireSchema(module: string): Schema | undefined {
+  const spec = MODULES.get(module);
+  return spec ? (spec.wire ?? spec.params) as Schema : undefined;
 }
 
 /** The params as the soul receives them: render's own inputs (core.file.rendered's `template`
@@ -45,10 +51,9 @@ export function toWireParams(module: string, params: Record<string, unknown>): R
 
 /** Checks the params a soul received for a step (after render) against the module's contract. */
 export function checkWireParams(module: string, params: unknown): ParamProblem[] | null {
-  const v = validatorFor(module, true);
-  if (!v) return null;
-  if (v(params)) return [];
-  return problemsOf(v.errors);
+  const schema = wireSchema(module);
+  if (!schema) return null;
+  return checkSchema(schema, params).map(describe);
 }
 
 export interface ParamProblem {
@@ -67,7 +72,7 @@ export function checkModuleParams(module: string, params: unknown): ParamProblem
   return problemsOf(v.errors);
 }
 
-function describe(e: ErrorObject): ParamProblem {
+function describe(e: ErrorObject | SchemaError): ParamProblem {
   const p = e.params as Record<string, string>;
   const param = e.instancePath.split('/')[1];
   if (e.keyword === 'additionalProperties') return { pointer: e.instancePath, param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };

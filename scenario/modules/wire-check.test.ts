@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import Ajv from 'ajv';
+import { checkSchema } from '../../common/schema-check';
+import { MODULES, checkWireParams, wireSchema } from './index';
+
+// The soul checks the params of each step it receives by walking the module's wire schema
+// (common/schema-check.ts, no ajv in the soul); ajv, which render and soul-lint use, is the judge:
+// for every params object below, both find the same errors with the same keyword, params and words.
+const ajv = new Ajv({ allErrors: true, strict: true });
+
+function judged(module: string, params: unknown) {
+  const v = ajv.compile(wireSchema(module)!);
+  if (v(params)) return [];
+  return (v.errors ?? []).filter((e) => !e.schemaPath.includes('/contains/'))
+    .map((e) => ({ instancePath: e.instancePath, keyword: e.keyword, params: e.params, message: e.message })).sort(byText);
+}
+
+const byText = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+
+const file = { path: '/etc/app/app.conf', content: 'x\n', mode: '0644', owner: 'root', group: '0', validate: ['/usr/bin/check', '%s'] };
+const cases: Array<[string, string, unknown]> = [
+  ['a good package', 'core.pkg.installed', { name: 'nginx', version: '1:1.22.1-9' }],
+  ['a package named like an option', 'core.pkg.installed', { name: '-oDebug::pkgProblemResolver=1' }],
+  ['a package with an empty name and a 129-character version', 'core.pkg.installed', { name: '', version: 'a'.repeat(129) }],
+  ['a package without a name, with an unknown key', 'core.pkg.installed', { nmae: 'curl' }],
+  ['a package as a list', 'core.pkg.installed', ['curl']],
+  ['a package name as a number', 'core.pkg.installed', { name: 7 }],
+  ['a good file', 'core.file.present', file],
+  ['a relative path climbing out', 'core.file.present', { ...file, path: 'etc/../../x' }],
+  ['an absolute path with ..', 'core.file.present', { ...file, path: '/etc/app/../../root/.ssh/authorized_keys' }],
+  ['a mode of 0999 and an owner with a space', 'core.file.present', { ...file, mode: '0999', owner: 'a b' }],
+  ['a validate command without %s', 'core.file.present', { ...file, validate: ['/usr/bin/check', '--strict'] }],
+  ['an empty validate command', 'core.file.present', { ...file, validate: [] }],
+  ['a validate command of 65 words, one empty', 'core.file.present', { ...file, validate: ['%s', '', ...Array.from({ length: 63 }, () => 'x')] }],
+  ['a validate command that is not a list', 'core.file.present', { ...file, validate: '/usr/bin/check %s' }],
+  ['no content, no path', 'core.file.present', { mode: '0644' }],
+  ['a rendered file as the soul receives it', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'rendered\n', mode: '0644' }],
+  ['a rendered file still carrying its template and vars', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'x', template: 'a.tmpl', vars: {} }],
+  ['a key with a slash and a tilde', 'core.file.present', { ...file, 'a/b~c': 1 }],
+  ['a group of 65 characters', 'core.file.present', { ...file, group: 'g'.repeat(65) }],
+];
+
+describe("the soul's check of a step's params, against ajv", () => {
+  it('covers every module', () => {
+    assert.deepEqual(new Set(cases.map(([, m]) => m)), new Set(MODULES.keys()));
+  });
+
+  for (const [what, module, params] of cases) {
+    it(`finds what ajv finds: ${what}`, () => {
+      const ours = checkSchema(wireSchema(module)!, params).sort(byText);
+      assert.deepEqual(ours, judged(module, params));
+    });
+  }
+
+  it('says what is wrong in the words render uses', () => {
+    assert.deepEqual(checkWireParams('core.pkg.installed', { name: '-oDebug' }),
+      [{ pointer: '/name', param: 'name', message: 'parameter "name" has an invalid value (must match ^[A-Za-z0-9][A-Za-z0-9+._:-]*$)' }]);
+    assert.deepEqual(checkWireParams('core.file.present', { ...file, validate: ['/usr/bin/check'] }),
+      [{ pointer: '/validate', param: 'validate', message: 'parameter "validate" must name the candidate file with %s in one of its arguments' }]);
+    assert.equal(checkWireParams('core.nothing.here', {}), null);
+  });
+});

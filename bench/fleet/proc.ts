@@ -58,3 +58,10 @@ export function commOf(pid: number): string | undefined {
 export function pidsNamed(comm: string): number[] {
   return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => commOf(pid) === comm);
 }
+
+/** CPU seconds the whole machine spent busy (every core, /proc/stat: all but idle and iowait). */
+export function machineBusySeconds(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = cpu;
+  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / CLK_TCK;
+}

@@ -1,22 +1,21 @@
 import assert from 'node:assert/strict';
-import * as grpc from '@grpc/grpc-js';
 import { busyDelay, busyRetryAfterMs } from './busy';
+import { GrpcStatus } from './grpc-stream';
 
-function md(v?: string): grpc.Metadata {
-  const m = new grpc.Metadata();
-  if (v !== undefined) m.set('retry-after', v);
-  return m;
+/** The trailers' fields other than the status, as agent/grpc-stream.ts gives them. */
+function md(v?: string): Record<string, string> {
+  return v === undefined ? { 'grpc-message': 'busy' } : { 'grpc-message': 'busy', 'retry-after': v };
 }
 
 describe('agent/busy', () => {
   it('reads retry-after (seconds, fractional) from a RESOURCE_EXHAUSTED refusal only', () => {
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, md('1.25')), 1250);
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, md('30')), 30_000);
-    assert.equal(busyRetryAfterMs(grpc.status.UNAVAILABLE, md('1')), undefined);
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, md()), undefined);
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, md('soon')), undefined);
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, md('-1')), undefined);
-    assert.equal(busyRetryAfterMs(grpc.status.RESOURCE_EXHAUSTED, undefined), undefined);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, md('1.25')), 1250);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, md('30')), 30_000);
+    assert.equal(busyRetryAfterMs(GrpcStatus.UNAVAILABLE, md('1')), undefined);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, md()), undefined);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, md('soon')), undefined);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, md('-1')), undefined);
+    assert.equal(busyRetryAfterMs(GrpcStatus.RESOURCE_EXHAUSTED, undefined), undefined);
   });
 
   it('waits at least the hint, jittered by at most a fifth of it and 2 s', () => {

@@ -2,12 +2,12 @@
 // `retry-after` (seconds) naming the slot it keeps for this soul. The soul waits at least that long,
 // plus a jitter of up to a fifth of it (at most 2 s), so souls given neighbouring slots do not
 // arrive together; it never gives up: a busy keeper is a live one.
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-stream';
 
 /** The keeper's hint in milliseconds, when the status is a load refusal that carries one. */
-export function busyRetryAfterMs(code: grpc.status | undefined, metadata: grpc.Metadata | undefined): number | undefined {
-  if (code !== grpc.status.RESOURCE_EXHAUSTED || !metadata) return undefined;
-  const v = metadata.get('retry-after')[0];
+export function busyRetryAfterMs(code: number | undefined, metadata: Record<string, string> | undefined): number | undefined {
+  if (code !== GrpcStatus.RESOURCE_EXHAUSTED || !metadata) return undefined;
+  const v = metadata['retry-after'];
   const seconds = typeof v === 'string' ? Number(v) : NaN;
   // A malformed or absurd hint is ignored (the ordinary backoff applies); one hour bounds a typo.
   if (!Number.isFinite(seconds) || seconds < 0 || seconds > 3600) return undefined;

@@ -8,7 +8,6 @@
 // Certificates rotate on the live stream (agent/rotation.ts); goodbye{rotated} means reconnect at
 // once with the staged identity, which becomes the main one once it has connected. A certificate
 // that expired while the soul was away cannot be renewed: the soul stops and says what to do.
-import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
 import { Backoff, type BackoffOptions } from './backoff';
 import { busyDelay } from './busy';
@@ -16,6 +15,7 @@ import { byPriority, readCa, type SoulConfig } from './config';
 import { SoulError, certificateExpired, sidMismatch } from './errors';
 import { collectSoulprint, type FactSources } from './facts';
 import { findFqdn } from './fqdn';
+import { GrpcStatus } from './grpc-stream';
 import { discardStagedIdentity, loadIdentity, loadStagedIdentity, promoteStagedIdentity, stageIdentity, type Identity } from './identity';
 import { Rotation } from './rotation';
 import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
@@ -123,7 +123,7 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
         delay = 0;
         break;
       }
-      if (staged && !end.welcomed && end.code === grpc.status.PERMISSION_DENIED) {
+      if (staged && !end.welcomed && end.code === GrpcStatus.PERMISSION_DENIED) {
         // The keeper does not know the staged certificate (the soul was onboarded again meanwhile):
         // the main identity decides from here on.
         log.warn('the renewed certificate was refused; using the previous one', { endpoint: where, reason: end.reason });

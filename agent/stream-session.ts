@@ -1,11 +1,11 @@
 // One attempt at holding the EventStream to one endpoint: Hello with the soulprint, wait for
 // Welcome, heartbeat at the keeper's interval, send Facts when they change, run step requests
 // through the StepHandler (cancellable), and report how the stream ended.
-import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../common/logger';
-import { eventStreamService } from '../proto/load';
+import { soulStreamCodec } from '../proto/codec';
 import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
 import { busyRetryAfterMs } from './busy';
+import { GrpcStream, type GrpcError } from './grpc-stream';
 import type { Endpoint } from './config';
 import { sameSoulprint } from './facts';
 import type { Rotation } from './rotation';
@@ -20,8 +20,8 @@ export interface StreamEnd {
   durationMs: number;
   reason: string;
   goodbye?: GoodbyeReason;
-  /** gRPC status code of the end, when it was an error. */
-  code?: grpc.status;
+  /** gRPC status code of the end, when it was an error (agent/grpc-stream.ts GrpcStatus). */
+  code?: number;
   /** The keeper was at its accept rate: it asks the soul to come back after this many ms (agent/busy.ts). */
   retryAfterMs?: number;
 }
@@ -42,14 +42,12 @@ export interface HoldOptions {
 export function holdStream(o: HoldOptions): Promise<StreamEnd> {
   const where = `${o.endpoint.host}:${o.endpoint.event_stream_port}`;
   const started = Date.now();
-  const Client = eventStreamService();
-  const client = new Client(where, grpc.credentials.createSsl(o.creds.ca, Buffer.from(o.creds.keyPem), Buffer.from(o.creds.certPem)), {
-    // Each soul identity needs its own connection (its own client certificate).
-    'grpc.use_local_subchannel_pool': 1,
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.keepalive_timeout_ms': 10_000,
-  });
-  const call = (client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
+  const codec = soulStreamCodec();
+  // Its own connection, with this identity's client certificate.
+  const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
+    target: where, path: codec.path, ca: o.creds.ca, keyPem: o.creds.keyPem, certPem: o.creds.certPem,
+    userAgent: `soul/${SOUL_VERSION}`, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
+  }, codec.encode, codec.decode);
   const steps = new Map<string, AbortController>();
   let welcomed = false;
   let goodbye: GoodbyeReason | undefined;
@@ -58,7 +56,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
   let seq = 0;
   let sent = o.soulprint();
 
-  const send = (m: OutgoingSoulMessage) => { if (!call.writableEnded && !call.destroyed) call.write(m); };
+  const send = (m: OutgoingSoulMessage) => call.write(m);
   const onAbort = () => call.cancel();
   o.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -88,7 +86,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
 
   return new Promise<StreamEnd>((resolve) => {
     let finished = false;
-    const finish = (reason: string, code?: grpc.status, retryAfterMs?: number) => {
+    const finish = (reason: string, code?: number, retryAfterMs?: number) => {
       if (finished) return;
       finished = true;
       clearInterval(heartbeat);
@@ -97,7 +95,6 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
       o.signal.removeEventListener('abort', onAbort);
       for (const ac of steps.values()) ac.abort();
       call.cancel();
-      client.close();
       resolve({ welcomed, durationMs: Date.now() - started, reason, goodbye, code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     };
 
@@ -122,7 +119,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
         default: return;
       }
     });
-    call.on('error', (err: grpc.ServiceError) => finish(err.details || err.message, err.code, busyRetryAfterMs(err.code, err.metadata)));
+    call.on('error', (err: GrpcError) => finish(err.details || err.message, err.code, busyRetryAfterMs(err.code, err.metadata)));
     call.on('end', () => finish(goodbye ? `keeper said goodbye: ${goodbye}` : 'the keeper ended the stream'));
     send({ hello: { soulprint: sent, soul_version: SOUL_VERSION } });
   });

@@ -1,24 +1,10 @@
-// The one loader of the .proto contracts, shared by the keeper (hub/) and the soul (agent/), so both
-// sides decode with the same options. Compiled code runs from dist/, so the .proto files are found by
-// walking up to the repository (or installed package) root rather than relative to this file.
-import fs from 'node:fs';
+// The grpc-js services of the .proto contracts: the keeper's servers (hub/) and the soul's one-time
+// enrolment (agent/init.ts). The soul's stream does not load grpc-js: it speaks gRPC over node:http2
+// with proto/codec.ts (docs/performance.md). Both read the contracts with LOADER_OPTIONS.
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-
-/**
- * keepCase: field names stay snake_case as in the .proto (docs/proto.md uses the same names);
- * longs as Number: every int64 here is a count or a unix-ms time, far below 2^53;
- * oneofs: the virtual field `msg` names which member of a oneof is set.
- */
-export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
-
-function protoRoot(): string {
-  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'proto', 'keeper'))) return path.join(dir, 'proto');
-  }
-  throw new Error(`cannot find the proto/ folder above ${__dirname}`);
-}
+import { LOADER_OPTIONS, protoRoot } from './contracts';
 
 function load(file: string): grpc.GrpcObject {
   const root = protoRoot();

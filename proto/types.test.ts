@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as protoLoader from '@grpc/proto-loader';
-import { LOADER_OPTIONS, bootstrapService, eventStreamService } from './load';
+import { LOADER_OPTIONS } from './contracts';
+import { bootstrapService, eventStreamService } from './load';
 
 function fieldsOf(file: string, message: string): string[] {
   let root = __dirname;

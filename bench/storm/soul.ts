@@ -77,7 +77,7 @@ export class StormSoul {
         if (performance.now() - started >= STABLE_MS) this.backoff.reset();
         delay = goodbye === 'shutdown' ? Math.round(Math.random() * 500) : this.backoff.next();
       } else {
-        const hint = busyRetryAfterMs(s.code, s.metadata);
+        const hint = busyRetryAfterMs(s.code, Object.fromEntries(Object.entries(s.metadata.getMap()).map(([k, v]) => [k, String(v)])));
         if (hint !== undefined) { this.busy++; delay = busyDelay(hint); } else { this.failed++; delay = this.backoff.next(); }
       }
       this.retry = setTimeout(() => this.attempt(), delay);

@@ -1,0 +1,152 @@
+// The soul's stream client (agent/grpc-stream.ts, gRPC over node:http2) against a grpc-js server
+// with the keeper's own EventStream definition, over mutual TLS: messages both ways decode as the
+// keeper's proto-loader side has them, a refusal's status and `retry-after` arrive as the keeper
+// sent them, a keeper that goes away ends the call UNAVAILABLE, and a keeper that is silent (the
+// connection open, nothing answering) is found out by the keepalive rather than waited on forever.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import tls from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus, GrpcStream, type GrpcError } from '../../agent/grpc-stream';
+import { soulStreamCodec } from '../../proto/codec';
+import { eventStreamService } from '../../proto/load';
+import type { OutgoingSoulMessage, ReceivedKeeperMessage } from '../../proto/types';
+import { tempDir } from '../runs/keeper';
+import { openssl } from './harness';
+
+interface Pki { ca: Buffer; serverKey: Buffer; serverCert: Buffer; clientKey: string; clientCert: string }
+
+async function pki(dir: string): Promise<Pki> {
+  const f = (n: string) => path.join(dir, n);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await openssl(['req', '-x509', ...ec, '-subj', '/CN=stream test root', '-days', '1', '-keyout', f('ca.key'), '-out', f('ca.pem')]);
+  for (const [name, cn, ext] of [['server', 'localhost', 'subjectAltName=DNS:localhost'], ['client', 'stream-test.keeper.test', 'extendedKeyUsage=clientAuth']] as const) {
+    await openssl(['req', ...ec, '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
+    fs.writeFileSync(f(`${name}.ext`), `${ext}\n`);
+    await openssl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`)]);
+  }
+  const read = (n: string) => fs.readFileSync(f(n));
+  return { ca: read('ca.pem'), serverKey: read('server.key'), serverCert: read('server.pem'), clientKey: read('client.key').toString(), clientCert: read('client.pem').toString() };
+}
+
+type Call = grpc.ServerDuplexStream<any, any>;
+
+async function serve(p: Pki, onCall: (call: Call) => void): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server();
+  server.addService(eventStreamService().service, { Connect: onCall });
+  const creds = grpc.ServerCredentials.createSsl(p.ca, [{ private_key: p.serverKey, cert_chain: p.serverCert }], true);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', creds, (err, n) => (err ? reject(err) : resolve(n))));
+  return { server, port };
+}
+
+function open(p: Pki, port: number, keepalive = { keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000 }) {
+  const codec = soulStreamCodec();
+  return new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
+    target: `localhost:${port}`, path: codec.path, ca: p.ca, keyPem: p.clientKey, certPem: p.clientCert, userAgent: 'soul/test', ...keepalive,
+  }, codec.encode, codec.decode);
+}
+
+/** How the call ends: the messages it received, then `end` or the error. */
+function outcome(call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>): Promise<{ got: ReceivedKeeperMessage[]; err?: GrpcError; ms: number }> {
+  const t0 = Date.now();
+  const got: ReceivedKeeperMessage[] = [];
+  call.on('data', (m: ReceivedKeeperMessage) => got.push(m));
+  return new Promise((resolve) => {
+    call.on('end', () => resolve({ got, ms: Date.now() - t0 }));
+    call.on('error', (err: GrpcError) => resolve({ got, err, ms: Date.now() - t0 }));
+  });
+}
+
+describe("the soul's stream client (gRPC over node:http2) against a grpc-js keeper", function () {
+  this.timeout(30_000);
+  const dir = tempDir('grpc-stream-');
+  let p: Pki;
+  const servers: grpc.Server[] = [];
+  before(async () => { p = await pki(dir); });
+  after(() => { for (const s of servers) s.forceShutdown(); fs.rmSync(dir, { recursive: true, force: true }); });
+
+  it('sends and receives the contract\'s messages as the keeper encodes them, and ends with the keeper\'s OK', async () => {
+    const seen: any[] = [];
+    const { server, port } = await serve(p, (call) => {
+      call.on('data', (m: any) => {
+        seen.push(m);
+        if (m.msg === 'hello') {
+          call.write({ welcome: { session_id: 's-1', epoch: 7, heartbeat_interval_ms: 1170, kid: 'k1' } });
+          call.write({ step_request: { request_id: 'r-1', apply_id: 'a-1', step_index: 2, module: 'core.file.present', params_json: '{"path":"/x"}', dry_run: true, show_content: false } });
+        }
+        if (m.msg === 'step_result') { call.write({ goodbye: { reason: 'shutdown' } }); call.end(); }
+      });
+    });
+    servers.push(server);
+    const call = open(p, port);
+    const done = outcome(call);
+    call.write({ hello: { soulprint: { fqdn: 'stream-test.keeper.test', hostname: 'stream-test', os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64', cpu_count: 2, memory_bytes: 25_000_000_000, addresses: ['10.0.0.5'], soul_version: '0.1.0' }, soul_version: '0.1.0' } });
+    call.on('data', (m: ReceivedKeeperMessage) => {
+      if (m.msg === 'step_request') call.write({ step_result: { request_id: m.step_request.request_id, apply_id: 'a-1', step_index: 2, changed: true, ok: true, output: 'created', started_at_ms: 1_790_000_000_000, finished_at_ms: 1_790_000_000_025, replayed: false, diff_json: '' } });
+    });
+    const r = await done;
+    assert.equal(r.err, undefined, r.err?.message);
+    assert.deepEqual(r.got.map((m) => m.msg), ['welcome', 'step_request', 'goodbye']);
+    assert.deepEqual(r.got[0], { msg: 'welcome', welcome: { session_id: 's-1', epoch: 7, heartbeat_interval_ms: 1170, kid: 'k1' } });
+    assert.equal((r.got[1] as any).step_request.params_json, '{"path":"/x"}');
+    assert.equal((r.got[1] as any).step_request.dry_run, true);
+    assert.equal((r.got[2] as any).goodbye.reason, 'shutdown');
+    assert.deepEqual(seen.map((m) => m.msg), ['hello', 'step_result']);
+    assert.equal(seen[0].hello.soulprint.memory_bytes, 25_000_000_000, 'a uint64 beyond 2^32 arrives whole');
+    assert.deepEqual(seen[0].hello.soulprint.addresses, ['10.0.0.5']);
+    assert.equal(seen[1].step_result.finished_at_ms, 1_790_000_000_025);
+  });
+
+  it('hands over a refusal as the keeper sent it: the code, the message and retry-after', async () => {
+    const { server, port } = await serve(p, (call) => {
+      const metadata = new grpc.Metadata();
+      metadata.set('retry-after', '1.5');
+      call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: 'accept rate reached; retry in 1.5s (slot kept)', metadata });
+    });
+    servers.push(server);
+    const r = await outcome(open(p, port));
+    assert.equal(r.err?.code, GrpcStatus.RESOURCE_EXHAUSTED);
+    assert.equal(r.err?.details, 'accept rate reached; retry in 1.5s (slot kept)');
+    assert.equal(r.err?.metadata['retry-after'], '1.5');
+  });
+
+  it('ends UNAVAILABLE when the keeper goes away mid-stream, and when nothing listens', async () => {
+    const { server, port } = await serve(p, (call) => { call.write({ welcome: { session_id: 's', epoch: 1, heartbeat_interval_ms: 1000, kid: 'k' } }); });
+    const call = open(p, port);
+    const done = outcome(call);
+    call.on('data', () => server.forceShutdown());
+    const r = await done;
+    assert.deepEqual(r.got.map((m) => m.msg), ['welcome']);
+    assert.equal(r.err?.code, GrpcStatus.UNAVAILABLE, r.err?.message);
+
+    const refused = await outcome(open(p, port));
+    assert.equal(refused.err?.code, GrpcStatus.UNAVAILABLE);
+    assert.match(refused.err!.details, /ECONNREFUSED/);
+  });
+
+  it('refuses a keeper whose certificate is not from the configured root', async () => {
+    const otherDir = path.join(dir, 'other');
+    fs.mkdirSync(otherDir);
+    const other = await pki(otherDir);
+    const { server, port } = await serve(other, () => undefined);
+    servers.push(server);
+    const r = await outcome(open(p, port));
+    assert.equal(r.err?.code, GrpcStatus.UNAVAILABLE);
+    assert.match(r.err!.details, /certificate/i);
+  });
+
+  it('finds out a silent keeper with the keepalive ping instead of waiting on it', async () => {
+    // TLS completes, HTTP/2 is offered, and then nothing: no settings, no ping answers.
+    const silent = tls.createServer({ key: p.serverKey, cert: p.serverCert, ALPNProtocols: ['h2'] }, () => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const r = await outcome(open(p, port, { keepaliveMs: 300, keepaliveTimeoutMs: 300 }));
+      assert.equal(r.err?.code, GrpcStatus.UNAVAILABLE);
+      assert.match(r.err!.details, /no answer to a keepalive ping within 300 ms/);
+    } finally {
+      silent.close();
+    }
+  });
+});

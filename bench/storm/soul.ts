@@ -1,12 +1,16 @@
 // A swarm soul that stays: it holds its stream and, when the stream ends, reconnects the way
 // `soul run` does (agent/run.ts): goodbye{shutdown} -> within 0.5 s; a keeper at its accept rate ->
 // the retry-after it named, jittered (agent/busy.ts); anything else -> the agent's exponential,
-// jittered backoff (agent/backoff.ts), reset after a session of 10 s. It never gives up.
-import * as grpc from '@grpc/grpc-js';
+// jittered backoff (agent/backoff.ts), reset after a session of 10 s. It never gives up. It speaks
+// through the soul's own stream client (agent/grpc-stream.ts), as `soul run` does.
 import { Backoff } from '../../agent/backoff';
 import { busyDelay, busyRetryAfterMs } from '../../agent/busy';
-import { eventStreamService } from '../../proto/load';
+import { GrpcStream, type GrpcError } from '../../agent/grpc-stream';
+import { soulStreamCodec } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
+
+/** What a storm soul connects with: the keeper's CA and its own key and certificate (PEM). */
+export interface StormCredentials { ca: Buffer; keyPem: string; certPem: string }
 
 const STABLE_MS = 10_000;
 
@@ -22,14 +26,13 @@ export class StormSoul {
   failed = 0;
   lastWelcomeAt = 0;
   private stopped = false;
-  private client: grpc.Client | undefined;
-  private call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
+  private call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
   private hb: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff();
   private firstWelcome: (() => void) | undefined;
 
-  constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials) {}
+  constructor(readonly sid: string, private readonly target: string, private readonly creds: StormCredentials) {}
 
   /** Starts holding; resolves at the first Welcome. */
   start(): Promise<void> {
@@ -41,7 +44,6 @@ export class StormSoul {
     clearTimeout(this.retry);
     clearInterval(this.hb);
     this.call?.cancel();
-    this.client?.close();
   }
 
   private attempt(): void {
@@ -49,9 +51,10 @@ export class StormSoul {
     const started = performance.now();
     let welcomed = false;
     let goodbye: string | undefined;
-    const client = new (eventStreamService())(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
-    const call = (client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
-    this.client = client;
+    const codec = soulStreamCodec();
+    const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
+      target: this.target, path: codec.path, ...this.creds, userAgent: 'soul/storm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
+    }, codec.encode, codec.decode);
     this.call = call;
     call.on('data', (m: ReceivedKeeperMessage) => {
       if (m.msg === 'welcome') {
@@ -66,22 +69,21 @@ export class StormSoul {
         goodbye = m.goodbye.reason;
       }
     });
-    call.on('error', () => undefined); // the status below says how it ended
-    call.on('status', (s: grpc.StatusObject) => {
+    const ended = (s: { code: number; metadata: Record<string, string> }) => {
       clearInterval(this.hb);
-      call.cancel();
-      client.close();
       if (this.stopped) return;
       let delay: number;
       if (welcomed) {
         if (performance.now() - started >= STABLE_MS) this.backoff.reset();
         delay = goodbye === 'shutdown' ? Math.round(Math.random() * 500) : this.backoff.next();
       } else {
-        const hint = busyRetryAfterMs(s.code, Object.fromEntries(Object.entries(s.metadata.getMap()).map(([k, v]) => [k, String(v)])));
+        const hint = busyRetryAfterMs(s.code, s.metadata);
         if (hint !== undefined) { this.busy++; delay = busyDelay(hint); } else { this.failed++; delay = this.backoff.next(); }
       }
       this.retry = setTimeout(() => this.attempt(), delay);
-    });
+    };
+    call.on('error', (err: GrpcError) => ended(err));
+    call.on('end', () => ended({ code: 0, metadata: {} }));
     call.write({ hello: { soulprint: soulprint(this.sid), soul_version: 'storm' } });
   }
 }

@@ -43,12 +43,12 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private headers: http2.IncomingHttpHeaders | undefined;
   private ended = false;
   private keepalive: NodeJS.Timeout | undefined;
+  private pingDeadline: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: GrpcStreamOptions, private readonly encode: (m: Out) => Uint8Array, private readonly decode: (b: Uint8Array) => In) {
     super();
     this.session = http2.connect(`https://${o.target}`, { ca: o.ca, key: o.keyPem, cert: o.certPem, ALPNProtocols: ['h2'] });
     this.session.on('error', (err: Error) => this.fail(GrpcStatus.UNAVAILABLE, `connection to ${o.target} failed: ${err.message}`));
-    this.session.on('goaway', () => { /* the stream in flight ends on its own (trailers or close) */ });
     this.session.on('close', () => this.fail(GrpcStatus.UNAVAILABLE, `the connection to ${o.target} closed`));
     this.stream = this.session.request({
       ':method': 'POST', ':path': o.path, 'content-type': 'application/grpc', te: 'trailers',
@@ -117,8 +117,8 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private ping(): void {
     this.keepalive = setTimeout(() => {
       if (this.ended) return;
-      const timeout = setTimeout(() => this.fail(GrpcStatus.UNAVAILABLE, `no answer to a keepalive ping within ${this.o.keepaliveTimeoutMs} ms`), this.o.keepaliveTimeoutMs);
-      this.session.ping((err) => { clearTimeout(timeout); if (!err) this.ping(); });
+      this.pingDeadline = setTimeout(() => this.fail(GrpcStatus.UNAVAILABLE, `no answer to a keepalive ping within ${this.o.keepaliveTimeoutMs} ms`), this.o.keepaliveTimeoutMs);
+      this.session.ping((err) => { clearTimeout(this.pingDeadline); if (!err) this.ping(); });
     }, this.o.keepaliveMs);
     this.keepalive.unref();
   }
@@ -135,6 +135,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.keepalive);
+    clearTimeout(this.pingDeadline);
     emit();
     if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
     this.session.close();

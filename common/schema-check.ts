@@ -25,11 +25,10 @@ export interface Schema {
   pattern?: string;
   minimum?: number;
   maximum?: number;
-  description?: string;
 }
 
 const KNOWN = new Set(['type', 'required', 'additionalProperties', 'properties', 'items', 'minItems', 'maxItems', 'contains',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'description']);
+  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum']);
 
 /** A broken rule, shaped as ajv's ErrorObject: where (a JSON pointer), which keyword, its params, the words. */
 export interface SchemaError { instancePath: string; keyword: string; params: Record<string, unknown>; message: string }

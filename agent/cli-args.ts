@@ -2,7 +2,9 @@
 // parseArgs rather than a CLI framework: the soul starts on every host and, in push mode, once per
 // SSH dispatch, and loading yargs was a sixth of its start-up (docs/performance.md).
 import { parseArgs } from 'node:util';
-import { DEFAULT_SSH_STATE_DIR } from './oneshot';
+
+/** Where `soul apply` keeps its ledger when the keeper names no other folder. */
+export const DEFAULT_SSH_STATE_DIR = '/var/lib/soul/ssh';
 
 interface OptionSpec { describe: string; required?: true; default?: string }
 interface CommandSpec { describe: string; options: Record<string, OptionSpec> }

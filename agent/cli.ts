@@ -4,12 +4,13 @@
 import { createLogger } from '../common/logger';
 import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
-// `init` and `run` are loaded when called: they bring the gRPC stack, which `apply` and `facts` (run
-// once per SSH dispatch or check, docs/ssh.md) do not need; this halves their start-up time.
+// Each command's code is loaded when it is called: `init` and `run` bring the stream stack, which
+// `apply` and `facts` (once per SSH dispatch or check, docs/ssh.md) do not need, and `apply` brings
+// the state modules and child processes, which `run` loads only when its first step arrives.
 import type * as InitModule from './init';
+import type * as OneShotModule from './oneshot';
 import type * as RunModule from './run';
 import { parseSoulArgs } from './cli-args';
-import { soulApply, soulFacts } from './oneshot';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
 const NO_TOKEN = new SoulError('no bootstrap token',
@@ -61,6 +62,8 @@ async function runRun(argv: { config: string }): Promise<void> {
   process.exit(0);
 }
 
+const oneShot = () => require('./oneshot') as typeof OneShotModule;
+
 export function main(args: string[]): void {
   const parsed = parseSoulArgs(args);
   switch (parsed.kind) {
@@ -72,8 +75,8 @@ export function main(args: string[]): void {
       switch (parsed.command) {
         case 'init': void runInit({ config: o.config!, token: o.token }).catch(fail); break;
         case 'run': void runRun({ config: o.config! }).catch(fail); break;
-        case 'apply': void soulApply({ stateDir: o['state-dir']!, input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail); break;
-        case 'facts': void soulFacts({ output: process.stdout }).then(() => process.exit(0), fail); break;
+        case 'apply': void oneShot().soulApply({ stateDir: o['state-dir']!, input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail); break;
+        case 'facts': void oneShot().soulFacts({ output: process.stdout }).then(() => process.exit(0), fail); break;
       }
     }
   }

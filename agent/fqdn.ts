@@ -1,7 +1,6 @@
 // The SID is the host's FQDN (ARCHITECTURE 4): the hostname when it has a dot, else the canonical
 // name the resolver gives (what `hostname -f` prints). A short name is refused: the PKI issues
 // certificates only for names in its allowed domain. No flag bypasses this.
-import { execFile } from 'node:child_process';
 import os from 'node:os';
 import { notFqdn } from './errors';
 
@@ -17,6 +16,9 @@ function normalize(name: string): string {
 }
 
 function resolverName(): Promise<string | undefined> {
+  // Required here: most hosts' names carry their domain, and loading child_process is 14 ms of
+  // every soul's start.
+  const { execFile } = require('node:child_process') as typeof import('node:child_process');
   return new Promise((resolve) => {
     execFile('hostname', ['-f'], { timeout: 3000 }, (err, stdout) => resolve(err ? undefined : normalize(stdout)));
   });

@@ -17,8 +17,6 @@ import { findFqdn } from './fqdn';
 import { Ledger, LedgerLockedError, applyStep, createProcessRunner, createStateRegistry } from './state/index';
 import { dpkgStatusReader } from './exec/dpkg-status';
 
-/** Where `soul apply` keeps its ledger when the keeper names no other folder. */
-export const DEFAULT_SSH_STATE_DIR = '/var/lib/soul/ssh';
 /** A previous session's `soul apply` may still be finishing its step after its connection dropped. */
 const LOCK_WAIT_MS = 20_000;
 

@@ -102,7 +102,8 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
             metrics.certificate(staged.certPem);
             log.info('connected with the renewed certificate', { not_after: staged.notAfter.toISOString() });
           }
-          log.info('connected', { kid: w.kid, epoch: w.epoch, endpoint: w.endpoint });
+          // uptime_ms: how long after its start this process got its Welcome (a slow host shows here).
+          log.info('connected', { kid: w.kid, epoch: w.epoch, endpoint: w.endpoint, uptime_ms: Math.round(process.uptime() * 1000) });
           o.onWelcome?.(w);
         },
         soulprint: () => collectSoulprint(fqdn, o.factSources), factsIntervalMs: o.factsIntervalMs ?? 60_000,

@@ -5,8 +5,10 @@
 import path from 'node:path';
 import type { Soulprint } from '../proto/types';
 import type { SoulConfig } from './config';
-import { Ledger, applyStep, createProcessRunner, createStateRegistry, type CommandRunner } from './state/index';
-import { dpkgStatusReader } from './exec/dpkg-status';
+import { Ledger } from './ledger/ledger';
+import type { CommandRunner } from './exec/runner';
+import type * as StateModules from './state/index';
+import type * as DpkgStatus from './exec/dpkg-status';
 
 export interface DeliveredStep {
   requestId: string;
@@ -59,10 +61,20 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   prune();
   const pruner = setInterval(prune, PRUNE_EVERY_MS);
   pruner.unref();
-  // One reader per soul: its read of the package database is kept while the database is unchanged.
-  const registry = createStateRegistry({ facts: { ...ctx.soulprint }, runner: ctx.runner ?? createProcessRunner(), installed: dpkgStatusReader() });
+  // The state modules (and child_process under them) load at the first step, not at start: an idle
+  // soul on every host of a fleet does not carry them (docs/performance.md, the soul's footprint).
+  let state: { registry: StateModules.StateRegistry; applyStep: typeof StateModules.applyStep } | undefined;
+  const loadState = () => {
+    const m = require('./state/index') as typeof StateModules;
+    const { dpkgStatusReader } = require('./exec/dpkg-status') as typeof DpkgStatus;
+    // One reader per soul: its read of the package database is kept while the database is unchanged.
+    const registry = m.createStateRegistry({ facts: { ...ctx.soulprint }, runner: ctx.runner ?? m.createProcessRunner(), installed: dpkgStatusReader() });
+    return { registry, applyStep: m.applyStep };
+  };
   return {
     async handle(req) {
+      state ??= loadState();
+      const { registry, applyStep } = state;
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;
       // the keeper treats a cancelled request as unknown and a redelivery replays the record.
       const out = await applyStep(

@@ -127,10 +127,12 @@ async function connectedCount(rig: Rig, coven: string): Promise<number> {
 async function idleSoul(rig: Rig, soul: RunningSoul): Promise<Record<string, unknown>> {
   const registry: number[] = [];
   const own: number[] = [];
+  const uptime: number[] = [];
   for (let i = 0; ; i++) {
     registry.push(await registryConnected(rig, soul));
     await waitFor('the connected log line', async () => soul.connectedAt !== undefined, 5000, 10);
     own.push(soul.connectedAt! - soul.spawnedAt);
+    if (soul.connectedUptimeMs !== undefined) uptime.push(soul.connectedUptimeMs);
     if (i === 3) break;
     // SIGTERM: the soul says goodbye, the registry shows it gone, and the next start is a fresh one.
     await rig.souls.stopOne(soul);
@@ -142,6 +144,7 @@ async function idleSoul(rig: Rig, soul: RunningSoul): Promise<Record<string, unk
   return {
     soul_run_to_registry_connected_ms: { ...stats(registry), samples: registry },
     soul_run_to_welcome_ms: { ...stats(own), samples: own, what: "spawn -> the soul's own `connected` log line (its Welcome)" },
+    soul_process_to_welcome_ms: { ...stats(uptime), samples: uptime, what: "the soul's node process started -> its Welcome (the `connected` line's uptime_ms; without nice, unshare and sh)" },
     rss_mb: round(rssMb(soul.pid), 1),
   };
 }
@@ -231,6 +234,7 @@ function targets(sizes: Record<number, any>, idle: any) {
     noop_1_soul: t(150, at(1, 'noop_run'), 'ms (median)', 1),
     idle_soul_rss: t(45, idle?.rss_mb, 'MB'),
     soul_run_connected: t(300, idle?.soul_run_to_registry_connected_ms?.median, 'ms (median, registry shows connected)'),
+    soul_process_connected: t(300, idle?.soul_process_to_welcome_ms?.median, "ms (median, the soul's own process start to its Welcome)"),
   };
 }
 

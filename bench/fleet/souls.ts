@@ -22,6 +22,8 @@ export interface RunningSoul {
   spawnedAt: number;
   /** The `time` of the soul's own `connected` log line (its Welcome), once it has one. */
   connectedAt?: number;
+  /** That line's `uptime_ms`: the soul process's own start (node's, after nice, unshare and sh) to its Welcome. */
+  connectedUptimeMs?: number;
   /** Set when the process has exited (its exit code, null after a signal). */
   exitCode?: number | null;
   /** The tail of what it wrote (JSON log lines on stderr). */
@@ -63,8 +65,12 @@ export class SoulProcesses {
       partial = lines.pop() ?? '';
       for (const line of lines) {
         try {
-          const entry = JSON.parse(line) as { time?: string; msg?: string };
-          if (entry.msg === 'connected' && entry.time) { soul.connectedAt = Date.parse(entry.time); return; }
+          const entry = JSON.parse(line) as { time?: string; msg?: string; uptime_ms?: number };
+          if (entry.msg === 'connected' && entry.time) {
+            soul.connectedUptimeMs = entry.uptime_ms;
+            soul.connectedAt = Date.parse(entry.time);
+            return;
+          }
         } catch { /* not a log line */ }
       }
     });

@@ -26,7 +26,7 @@ export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToS
     memo: { incarnation: run.incarnation, operation: run.operation, service: run.service, service_ref: run.serviceRef },
   };
   try {
-    await client.workflow.start(incarnationRun, { ...common, args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }] });
+    await client.workflow.start(incarnationRun, { ...common, requestEagerStart: true, args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }] });
   } catch (err) {
     throw new TemporalUnavailable(`cannot start the run's workflow: ${(err as Error).message}`);
   }

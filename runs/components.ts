@@ -9,7 +9,6 @@ import type { Component } from '../platform/component';
 import type { RuntimeWithCache } from '../platform/runtime';
 import { withGitSources } from './git-access';
 import { createTemporalClientHolder, temporalClientComponent, type TemporalClientHolder } from './connection';
-import { temporalTlsOptions } from './tls';
 import { temporalWorkersComponent } from './worker';
 
 export interface RunComponentsOptions {
@@ -35,9 +34,9 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
     temporal,
     scenario,
     components: [
-      temporalClientComponent(config, temporal),
+      temporalClientComponent(config, temporal, log),
       temporalWorkersComponent({
-        address: config.temporal.address, tls: temporalTlsOptions(config.temporal.tls), namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
+        temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
         shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms },
         dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets },
           ...(opts.push ? { push: opts.push } : {}) },

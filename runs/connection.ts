@@ -1,34 +1,45 @@
-// The keeper's Temporal client: one gRPC connection from config.temporal, shared by the API (which
-// starts runs) and nothing else; the workers open their own native connection (runs/worker.ts).
-// Both use temporal.tls when it is set (runs/tls.ts).
-import { Client, Connection } from '@temporalio/client';
+// The keeper's Temporal connection: one native connection from config.temporal (with temporal.tls
+// when it is set, runs/tls.ts), shared by the API's client (which starts runs) and the workers
+// (runs/worker.ts). Sharing it is what lets a run's workflow start eagerly (runs/client.ts): the
+// server hands the first workflow task back in the answer to the start, to this keeper's own worker,
+// instead of through the matching service's queue.
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Logger } from '../common/logger';
 import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
+import { installTemporalRuntime } from './runtime-logger';
 import { temporalTlsOptions } from './tls';
 
 /** Holds the client once connected; the API answers 503 while `client` is undefined. */
 export interface TemporalClientHolder {
   client: Client | undefined;
+  /** The connection under `client`, for the workers; set and cleared with it. */
+  connection: NativeConnection | undefined;
   namespace: string;
   taskQueue: string;
   uiUrl: string;
 }
 
 export function createTemporalClientHolder(config: KeeperConfig): TemporalClientHolder {
-  return { client: undefined, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, uiUrl: config.temporal.ui_url };
+  return { client: undefined, connection: undefined, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, uiUrl: config.temporal.ui_url };
 }
 
-export function temporalClientComponent(config: KeeperConfig, holder: TemporalClientHolder): Component {
-  let connection: Connection | undefined;
+export function temporalClientComponent(config: KeeperConfig, holder: TemporalClientHolder, log: Logger): Component {
+  let connection: NativeConnection | undefined;
   return {
     name: 'temporal client',
     async start() {
+      installTemporalRuntime(log); // before the first native connection: the SDK's logs go to ours
       const tls = temporalTlsOptions(config.temporal.tls);
-      connection = await Connection.connect({ address: config.temporal.address, connectTimeout: '10s', ...(tls ? { tls } : {}) });
+      connection = await NativeConnection.connect({ address: config.temporal.address, ...(tls ? { tls } : {}) });
+      holder.connection = connection;
       holder.client = new Client({ connection, namespace: config.temporal.namespace });
     },
+    // Listed before the workers, so stopped after them: the connection outlives its last user.
     async stop() {
       holder.client = undefined;
+      holder.connection = undefined;
       await connection?.close();
     },
   };

@@ -3,7 +3,7 @@
 //    and upgrade activities; any keeper may take them.
 //  - own queue (`<task_queue>-<kid>`): only the dispatch activity, bound to this keeper's live soul
 //    sessions, so a step is always sent by the keeper that holds the soul's stream.
-import { NativeConnection, Worker, type TLSConfig } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
 import type { DispatchActivityDeps, SharedActivityDeps } from './activities/deps';
@@ -11,12 +11,11 @@ import { createSharedActivities } from './activities/shared';
 import type { Component } from '../platform/component';
 import { workflowBundle } from './bundle';
 import { dispatchQueue, sharedQueue } from './queues';
-import { installTemporalRuntime } from './runtime-logger';
+import type { TemporalClientHolder } from './connection';
 
 export interface WorkerOptions {
-  address: string;
-  /** Mutual TLS to the frontend (runs/tls.ts); absent for a plain connection. */
-  tls?: TLSConfig;
+  /** The keeper's Temporal connection (runs/connection.ts), open before the workers start. */
+  temporal: TemporalClientHolder;
   namespace: string;
   taskQueue: string;
   kid: string;
@@ -27,31 +26,25 @@ export interface WorkerOptions {
 }
 
 export function temporalWorkersComponent(opts: WorkerOptions): Component {
-  let connection: NativeConnection | undefined;
   const workers: Worker[] = [];
   const running: Promise<void>[] = [];
   return {
     name: 'temporal workers',
     async start() {
-      installTemporalRuntime(opts.log);
-      connection = await NativeConnection.connect({ address: opts.address, ...(opts.tls ? { tls: opts.tls } : {}) });
-      try {
+      const connection = opts.temporal.connection;
+      if (!connection) throw new Error('the Temporal connection is not open (the client component starts first)');
+      workers.push(await Worker.create({
+        connection, namespace: opts.namespace, taskQueue: sharedQueue(opts.taskQueue),
+        workflowBundle: await workflowBundle(),
+        activities: createSharedActivities(opts.shared),
+        identity: `keeper-${opts.kid}-shared`,
+      }));
+      if (opts.dispatch) {
         workers.push(await Worker.create({
-          connection, namespace: opts.namespace, taskQueue: sharedQueue(opts.taskQueue),
-          workflowBundle: await workflowBundle(),
-          activities: createSharedActivities(opts.shared),
-          identity: `keeper-${opts.kid}-shared`,
+          connection, namespace: opts.namespace, taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
+          activities: createDispatchActivities(opts.dispatch),
+          identity: `keeper-${opts.kid}-dispatch`,
         }));
-        if (opts.dispatch) {
-          workers.push(await Worker.create({
-            connection, namespace: opts.namespace, taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-            activities: createDispatchActivities(opts.dispatch),
-            identity: `keeper-${opts.kid}-dispatch`,
-          }));
-        }
-      } catch (err) {
-        await connection.close();
-        throw err;
       }
       for (const w of workers) {
         running.push(w.run().catch((err: Error) => opts.log.error('temporal worker stopped', { task_queue: w.options.taskQueue, error: err.message })));
@@ -61,7 +54,6 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
     async stop() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.all(running);
-      await connection?.close();
     },
   };
 }

@@ -151,6 +151,7 @@ stop_redis() {
 
 # --- Temporal dev server
 TEMPORAL_SEARCH_ATTRIBUTES=(KeeperIncarnation=Keyword KeeperOperation=Keyword KeeperServiceRef=Keyword KeeperService=Keyword)
+TEMPORAL_SQLITE_PRAGMAS=(journal_mode=wal synchronous=normal)
 
 # Behind mutual TLS only when KEEPER_TEMPORAL_MTLS=1 (off by default; the cost is in
 # docs/security.md): the dev server then runs in a network and PID namespace of its own, where
@@ -222,6 +223,7 @@ start_temporal() {
   fi
   local sa=()
   for a in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
+  for p in "${TEMPORAL_SQLITE_PRAGMAS[@]}"; do sa+=(--sqlite-pragma "$p"); done
   if [ "$TEMPORAL_MTLS" = 1 ]; then start_temporal_mtls "${sa[@]}"; return; fi
   nohup "$TEMPORAL" server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233 \
     --db-filename "$STATE/temporal.db" --log-level warn "${sa[@]}" \

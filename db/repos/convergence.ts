@@ -17,6 +17,8 @@ export async function convergeCandidates(db: Knex, limit: number): Promise<Conve
 
 export interface CovenIncarnation {
   name: string; service: string; status: string; service_version: string | null; last_committed_apply_id: string | null;
+  /** The run in flight while `applying`. */
+  current_apply_id?: string | null;
 }
 
 export async function incarnationsOfCovens(db: Knex, covens: string[]): Promise<CovenIncarnation[]> {
@@ -34,6 +36,12 @@ export async function convergeRunExists(db: Knex, incarnation: string, sid: stri
 
 export async function markConverged(db: Knex, sid: string): Promise<void> {
   await db('souls').where({ sid }).whereNull('converged_at').update({ converged_at: db.fn.now() });
+}
+
+/** The soul is one of that run's hosts, in any status (`pending` included): its render chose it. */
+export async function isHostOfRun(db: Knex, applyId: string, sid: string): Promise<boolean> {
+  const row = await db('run_hosts').select('sid').where({ apply_id: applyId, sid }).first();
+  return row !== undefined;
 }
 
 /** The soul was a host of that run (targeted, or left out by the scenario's `on:`/`where:`), not merely `pending`. */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import knex from 'knex';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { soulRun, waitFor } from '../agents/harness';
@@ -95,5 +96,34 @@ describe('runs: a new soul converges to the ready incarnations of its covens', f
     assert.equal(lose.status, 200);
     assert.deepEqual([lose.body.gained_covens, lose.body.lost_covens, lose.body.converging, lose.body.left_incarnations], [[], ['web'], false, ['conv-web']]);
     assert.equal((await api(k, 'PATCH', '/v1/souls/nobody.keeper.test', { covens: ['web'] })).status, 404);
+  });
+
+  it('a soul that is a host of the run in flight converges during that run, not after it', async () => {
+    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'lifecycle'), path.join(root, 'lifecycle.git'), 'v1');
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'lifecycle', git: url, ref: 'v1' })).status, 201);
+    const [held] = await startSouls(k, path.join(root, 'souls-held'), [['held']]);
+    souls.push(held!);
+    // `stall` keeps the greeting step retrying on that host for 20 s: the run stays in flight.
+    const r = await api(k, 'POST', '/v1/incarnations', { name: 'conv-held', service: 'lifecycle', covens: ['held'], input: { root, greeting: 'hi', stall: held!.sid } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    await waitFor('the stalled step to reach the soul', async () => fs.existsSync(path.join(root, held!.sid, 'motd')), 30_000, 100);
+    // Gaining a coven makes the soul a new host again while the run it is a host of is in flight.
+    const gain = await api(k, 'PATCH', `/v1/souls/${held!.sid}`, { covens: ['held', 'held-more'] });
+    assert.equal(gain.status, 200, JSON.stringify(gain.body));
+    assert.equal(gain.body.converging, true);
+    const db = knex({ client: 'pg', connection: k.db.dsn, pool: { min: 0, max: 1 } });
+    try {
+      await waitFor('the soul converged', async () => {
+        const row = await db('souls').select('converged_at').where({ sid: held!.sid }).first();
+        return row?.converged_at != null;
+      }, 10_000, 100);
+    } finally {
+      await db.destroy();
+    }
+    assert.equal((await api(k, 'GET', '/v1/incarnations/conv-held')).body.status, 'applying', 'converged while the run was still in flight');
+    // The run fails on its stalled step; the soul is not sent a converge run of its own.
+    assert.equal((await settled(k, 'conv-held', 60_000)).status, 'error_locked');
+    await new Promise((res) => setTimeout(res, 2000));
+    assert.deepEqual((await runsOf('conv-held')).map((x) => x.target_sids ?? null), [null]);
   });
 });

@@ -1,15 +1,19 @@
 // A soul swarm: many EventStream sessions from one process, each on its own TLS connection with its
 // own certificate. Certificates are signed straight by the PKI with the stack's root token (one key
 // and one CSR, signed once per SID: the soul role takes names from the request, not the CSR), which
-// is the fastest way to get thousands of distinct soul identities.
-import * as grpc from '@grpc/grpc-js';
+// is the fastest way to get thousands of distinct soul identities. Each member speaks through the
+// soul's own stream client (agent/grpc-stream.ts), as `soul run` does.
 import { createCsr, generateKey, privateKeyPem } from '../../agent/csr';
+import { GrpcStream } from '../../agent/grpc-stream';
 import type { StepHandler, StepReply } from '../../agent/steps';
-import { eventStreamService } from '../../proto/load';
+import { soulStreamCodec } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../../proto/types';
 import { stackEnv } from '../../test/support/stack-env';
 
 export interface SoulCert { sid: string; certPem: string }
+
+/** What a swarm member connects with: the keeper's CA and its own key and certificate (PEM). */
+export interface SwarmCredentials { ca: Buffer; keyPem: string; certPem: string }
 
 export async function signSwarmCerts(sids: string[], concurrency = 16): Promise<{ keyPem: string; certs: SoulCert[] }> {
   const env = stackEnv();
@@ -50,11 +54,10 @@ export class SwarmSoul {
   /** performance.now() of the first step request and of the last step result since resetWindow(). */
   firstRequestAt: number | undefined;
   lastResultAt: number | undefined;
-  private client: grpc.Client | undefined;
-  private call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
+  private call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
   private hb: NodeJS.Timeout | undefined;
 
-  constructor(readonly sid: string, private readonly target: string, private readonly creds: grpc.ChannelCredentials,
+  constructor(readonly sid: string, private readonly target: string, private readonly creds: SwarmCredentials,
     private readonly opts: { answerSteps?: boolean; handler?: StepHandler } = {}) {}
 
   resetWindow(): void {
@@ -62,15 +65,17 @@ export class SwarmSoul {
     this.lastResultAt = undefined;
   }
 
-  static credentials(ca: Buffer, keyPem: string, certPem: string): grpc.ChannelCredentials {
-    return grpc.credentials.createSsl(ca, Buffer.from(keyPem), Buffer.from(certPem));
+  static credentials(ca: Buffer, keyPem: string, certPem: string): SwarmCredentials {
+    return { ca, keyPem, certPem };
   }
 
   /** Resolves at Welcome with the time it took. */
   connect(timeoutMs = 30_000): Promise<number> {
     const t0 = performance.now();
-    this.client = new (eventStreamService())(this.target, this.creds, { 'grpc.use_local_subchannel_pool': 1 });
-    const call = (this.client as any).Connect() as grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>;
+    const codec = soulStreamCodec();
+    const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
+      target: this.target, path: codec.path, ...this.creds, userAgent: 'soul/swarm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
+    }, codec.encode, codec.decode);
     this.call = call;
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`${this.sid}: no welcome in ${timeoutMs} ms`)), timeoutMs);
@@ -105,9 +110,9 @@ export class SwarmSoul {
    * parse the params, hand the step to the handler, answer with its reply or with the failure. No
    * cancellation: the state handler does not pass it on (a module runs to its end, agent/steps.ts).
    */
-  private async runStep(call: grpc.ClientDuplexStream<OutgoingSoulMessage, ReceivedKeeperMessage>, r: StepRequestMsg, handler: StepHandler): Promise<void> {
+  private async runStep(call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>, r: StepRequestMsg, handler: StepHandler): Promise<void> {
     const startedAt = Date.now();
-    const send = (m: OutgoingSoulMessage) => { if (!call.writableEnded && !call.destroyed) call.write(m); };
+    const send = (m: OutgoingSoulMessage) => call.write(m); // dropped once the call has ended
     let answer: StepReply;
     try {
       answer = await handler.handle(
@@ -129,6 +134,5 @@ export class SwarmSoul {
   close(): void {
     clearInterval(this.hb);
     this.call?.cancel();
-    this.client?.close();
   }
 }

@@ -30,6 +30,13 @@ function quantile(sorted: number[], q: number): number {
 
 const ms = (x: number) => Math.round(x * 10) / 10;
 
+/** A tally's raw figures, as a swarm thread sends them to be merged (swarm-threads.ts). */
+export interface TallyData {
+  times: [string, number[]][];
+  counts: { steps: number; changed: number; failed: number; replayed: number };
+  failures: string[];
+}
+
 /**
  * What the handlers did over one measured run: outcomes, and each module's handler wall time
  * (request in -> reply out on the soul, including waiting for the thread pool and child processes
@@ -57,6 +64,21 @@ export class StepTally {
       if (this.failures.length < 5) this.failures.push(`${module}: ${r.output}`);
     }
     if (r.replayed) this.counts.replayed++;
+  }
+
+  data(): TallyData {
+    return { times: [...this.times], counts: { ...this.counts }, failures: [...this.failures] };
+  }
+
+  /** Adds another thread's tally to this one. */
+  absorb(d: TallyData): void {
+    for (const [module, t] of d.times) {
+      const mine = this.times.get(module);
+      if (mine) mine.push(...t);
+      else this.times.set(module, [...t]);
+    }
+    for (const k of Object.keys(this.counts) as (keyof TallyData['counts'])[]) this.counts[k] += d.counts[k];
+    this.failures.push(...d.failures.slice(0, Math.max(0, 5 - this.failures.length)));
   }
 
   summary(): Record<string, unknown> {

@@ -1,7 +1,8 @@
 // Benchmark (not a test): one incarnation run fanned out to N souls.
-//   node --max-old-space-size=8192 dist/bench/fanout/run.js [--real-modules] [N ...]   (default: 100 1000)
+//   node --max-old-space-size=8192 dist/bench/fanout/run.js [--real-modules] [--threads=K] [N ...]   (default: 100 1000)
 // Per N: a fresh keeper (`bin/keeper run`, its own process, database and queue), N swarm souls in
-// this process (each its own TLS stream and PKI-signed certificate), a three-step service from a
+// this process, dealt out over K worker threads (one per CPU by default, swarm-threads.ts; each soul
+// its own TLS stream and PKI-signed certificate), a three-step service from a
 // local git repository rendered by the real scenario engine. Two modes:
 // - default ("answer"): the souls answer every step as already satisfied and the service writes
 //   three files; measures POST /v1/incarnations -> `ready` (cold: first load of the service) and a
@@ -10,7 +11,7 @@
 //   handler (bench/fanout/real-steps.ts: the state modules and a ledger per soul) and the service is
 //   test/fixtures/services/fleet (package `git`, a 0600 file, a rendered 0644 file under
 //   <input.root>/<sid>/); the modules' commands (dpkg-query) are spawned from one small helper
-//   process per CPU (spawner.ts). Three runs: a change run into a fresh input.root (cold), the same input
+//   process per swarm thread (spawner.ts). Three runs: a change run into a fresh input.root (cold), the same input
 //   again (no-op), a change run into another fresh input.root (warm); the files of every host are
 //   checked after each change run and must be untouched by the no-op (else the bench fails).
 // Each run reports the Temporal history events and actions (parent and child workflows), the
@@ -21,7 +22,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { silentLogger } from '../../common/logger';
@@ -32,22 +32,15 @@ import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keep
 import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
 import { gitRepoFrom } from '../../test/runs/keeper';
-import type { StepHandler } from '../../agent/steps';
-import { SwarmSoul, signSwarmCerts } from '../streams/swarm';
+import { signSwarmCerts } from '../streams/swarm';
 import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
+import { SwarmThreads } from './swarm-threads';
 import { cpuTimes } from '../fleet/proc';
-import { StepTally, openRealStepHandler } from './real-steps';
-import { SpawnerPool } from './spawner';
 
 type Mode = 'answer' | 'real-modules';
 
 const EventType = temporal.api.enums.v1.EventType;
 function round(x: number): number { return Math.round(x * 100) / 100; }
-
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
-}
 
 /** The default mode's three-step service in a new local git repository (tag v1); returns its file:// URL. */
 function serviceRepo(dir: string): string {
@@ -100,7 +93,7 @@ async function temporalCost(client: Client, workflowId: string): Promise<{ workf
 /** Each host's step statuses a real-modules run must end with (package already there, then two files). */
 const EXPECTED_STATUSES = { change: ['ok', 'changed', 'changed'], 'no-op': ['ok', 'ok', 'ok'] } as const;
 
-async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<string, unknown>> {
+async function runOnce(n: number, client: Client, mode: Mode, threads: number): Promise<Record<string, unknown>> {
   const real = mode === 'real-modules';
   const loadStart = round(os.loadavg()[0]!);
   // hub.accept_rate off (as high as it goes): the swarm's connect fails on a busy refusal, and
@@ -132,10 +125,7 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
 
   const keeper = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
     { stdio: ['ignore', 'ignore', 'inherit'] });
-  const souls: SwarmSoul[] = [];
-  const handlers: StepHandler[] = [];
-  const tally = new StepTally();
-  let spawners: SpawnerPool | undefined;
+  let swarm: SwarmThreads | undefined;
   // Everything the bench writes besides the keeper's files: the service repository and, with real
   // modules, the souls' ledgers (souls/<sid>/ledger) and the hosts' input roots (hosts-<k>/<sid>/).
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fanout-'));
@@ -144,18 +134,8 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
     const { keyPem, certs } = await signSwarmCerts(sids);
     const ca = fs.readFileSync(config.listen.grpc.event_stream.tls.ca);
     const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
-    if (real) {
-      // One command spawner per CPU: the swarm's forks are spread over the cores like its souls' work.
-      spawners = await SpawnerPool.start(os.cpus().length);
-      const runner = spawners.runner;
-      const opened: StepHandler[] = new Array(n);
-      await pool(certs.map((_, i) => i), 50, async (i) => { opened[i] = await openRealStepHandler(certs[i]!.sid, path.join(root, 'souls'), tally, runner); });
-      handlers.push(...opened);
-    }
-    for (const [i, c] of certs.entries()) {
-      souls.push(new SwarmSoul(c.sid, target, SwarmSoul.credentials(ca, keyPem, c.certPem), real ? { handler: handlers[i]! } : { answerSteps: true }));
-    }
-    await pool(souls, 100, async (s) => { await s.connect(); });
+    swarm = SwarmThreads.start({ target, ca, keyPem, real, soulsRoot: path.join(root, 'souls') }, certs, threads);
+    await swarm.connect();
     await waitFor(`${n} souls connected`, async () => (await api('GET', `/v1/souls?status=connected&limit=1&coven=bench`)).status === 200
       && await connectedCount(api, n) >= n, 120_000);
 
@@ -165,30 +145,25 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
     if (reg.status !== 201) throw new Error(`POST /v1/services: ${reg.status} ${JSON.stringify(reg.body)}`);
 
     const measure = async (start: () => Promise<{ status: number; body: any }>, expect?: keyof typeof EXPECTED_STATUSES) => {
-      tally.reset();
-      for (const s of souls) s.resetWindow();
+      await swarm!.reset();
       const loadavg = os.loadavg().map(round);
-      // How late this process's timers ran: with every soul in one event loop, a busy loop delays
-      // step requests and results, which a process per host would not.
-      const lag = monitorEventLoopDelay({ resolution: 10 });
-      lag.enable();
       const cpu0 = cpuTimes(keeper.pid!).self;
       const self0 = cpuTimes(process.pid).self;
-      const spawn0 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const spawn0 = (await swarm!.collect()).spawners;
       const commands0 = cpuTimes(process.pid).children + spawn0.commands;
-      const t0 = performance.now();
+      const t0 = Date.now();
       const r = await start();
       if (r.status !== 202) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
       const inc = await waitFor('the run to settle', async () => {
         const g = await api('GET', '/v1/incarnations/fanout-bench');
         return g.body.status !== 'applying' ? g.body : undefined;
       }, 600_000, 50);
-      const seconds = (performance.now() - t0) / 1000;
+      const seconds = (Date.now() - t0) / 1000;
       const cpu = cpuTimes(keeper.pid!).self - cpu0;
       const selfCpu = cpuTimes(process.pid).self - self0;
-      const spawn1 = spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 };
+      const window = await swarm!.collect();
+      const spawn1 = window.spawners;
       const commandsCpu = cpuTimes(process.pid).children + spawn1.commands - commands0;
-      lag.disable();
       const rep = (await api('GET', `/v1/incarnations/fanout-bench/runs/${r.body.apply_id}`)).body;
       if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);
       const steps = rep.hosts.reduce((a: number, h: any) => a + h.steps.length, 0);
@@ -198,28 +173,29 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
         const off = rep.hosts.filter((h: any) => h.steps.map((st: any) => st.status).join(',') !== want);
         if (off.length > 0) throw new Error(`${off.length} host(s) did not end ${want}, e.g. ${JSON.stringify(off[0])}`);
       }
-      const firsts = souls.map((s) => s.firstRequestAt).filter((x): x is number => x !== undefined);
-      const lasts = souls.map((s) => s.lastResultAt).filter((x): x is number => x !== undefined);
       return {
         ...(expect ? { kind: expect } : {}),
         post_to_ready_seconds: round(seconds), keeper_cpu_seconds: round(cpu), steps,
-        // This process (the souls' streams, modules and ledgers), the commands the modules ran, and
-        // the helpers that spawned them (no commands in the default mode).
+        // This process (the swarm threads: the souls' streams, modules and ledgers), the commands the
+        // modules ran, and the helpers that spawned them (no commands in the default mode).
         swarm_cpu_seconds: round(selfCpu), commands_cpu_seconds: round(commandsCpu),
-        ...(spawners ? { spawners_cpu_seconds: round(spawn1.helpers - spawn0.helpers) } : {}),
+        ...(real ? { spawners_cpu_seconds: round(spawn1.helpers - spawn0.helpers) } : {}),
         // POST -> the first step request any soul got, -> the last step result any soul sent.
-        first_step_request_seconds: firsts.length ? round((Math.min(...firsts) - t0) / 1000) : null,
-        last_step_result_seconds: lasts.length ? round((Math.max(...lasts) - t0) / 1000) : null,
-        swarm_event_loop_delay_ms: { p99: round(lag.percentile(99) / 1e6), max: round(lag.max / 1e6) },
+        first_step_request_seconds: window.firstRequestAt !== null ? round((window.firstRequestAt - t0) / 1000) : null,
+        last_step_result_seconds: window.lastResultAt !== null ? round((window.lastResultAt - t0) / 1000) : null,
+        // How late the swarm threads' timers ran (the worst thread): a busy loop delays step
+        // requests and results, which a process per host would not.
+        swarm_event_loop_delay_ms: { p99: window.lagP99, max: window.lagMax },
+        swarm_threads: swarm!.size,
         loadavg_start: loadavg,
-        ...(real ? { soul_steps: tally.summary() } : {}),
+        ...(real ? { soul_steps: window.tally.summary() } : {}),
         temporal: await temporalCost(client, r.body.apply_id),
       };
     };
     if (!real) {
       const cold = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'] }));
       const warm = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { tag: 'two' } }));
-      const stepsAnswered = souls.reduce((a, s) => a + s.steps, 0);
+      const stepsAnswered = (await swarm.collect()).steps;
       return { mode, n, first_run: cold, second_run: warm, steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!) };
     }
     // A fresh input.root per change run, so a change run writes every file; the no-op run repeats
@@ -231,18 +207,16 @@ async function runOnce(n: number, client: Client, mode: Mode): Promise<Record<st
     checkUnchanged(written);
     const warmChange = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootB } }), 'change');
     checkFleetFiles(rootB, sids);
-    const stepsAnswered = souls.reduce((a, s) => a + s.steps, 0);
+    const stepsAnswered = (await swarm.collect()).steps;
     return {
       mode, n, first_run: change, second_run: noop, third_run: warmChange,
       // Every host's two files, after each change run: content and mode; untouched by the no-op run.
       files_checked: { hosts: n, files_per_change_run: 2 * n, no_op_left_them_untouched: true },
-      command_spawners: spawners!.size,
+      command_spawners: swarm.size,
       steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
     };
   } finally {
-    for (const s of souls) s.close();
-    await Promise.allSettled(handlers.map((h) => h.close?.()));
-    await spawners?.close();
+    await swarm?.close();
     keeper.kill('SIGTERM');
     await new Promise((r) => keeper.once('exit', r));
     await cleanupKeeperFiles(files);
@@ -284,6 +258,10 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mode: Mode = args.includes('--real-modules') || process.env.FANOUT_REAL_MODULES === '1' ? 'real-modules' : 'answer';
   const ns = args.map(Number).filter((x) => x > 0);
+  // Swarm threads: one per CPU unless --threads=K (1: every soul in one event loop, as before).
+  const threadsArg = args.find((a) => a.startsWith('--threads='));
+  const threads = threadsArg ? Number(threadsArg.slice('--threads='.length)) : os.cpus().length;
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a whole number from 1, got ${threadsArg}`);
   const sizes = ns.length ? ns : [100, 1000];
   const out = path.join(repoRoot(), 'bench', 'results', 'fanout.json');
   const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
@@ -294,7 +272,7 @@ async function main(): Promise<void> {
   try {
     const client = new Client({ connection, namespace: 'default' });
     for (const n of sizes) {
-      const r = await runOnce(n, client, mode);
+      const r = await runOnce(n, client, mode, threads);
       console.log(JSON.stringify(r));
       runs.push(r);
     }

@@ -129,6 +129,13 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
       refuse(deps, call, grpc.status.PERMISSION_DENIED, 'not_registered', `soul ${sid} is not registered`, sid);
       return undefined;
     }
+    // Registered but never onboarded here (registered again after a DELETE, or a registry rebuilt):
+    // a certificate from before cannot stand in for the bootstrap token, even one the PKI signed.
+    if (!admission.onboarded && !admission.revoked) {
+      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'not_onboarded',
+        `soul ${sid} is registered but was never onboarded: run soul init on the host with a bootstrap token (POST /v1/souls/${sid}/issue-token)`, sid);
+      return undefined;
+    }
     if (admission.revoked) {
       refuse(deps, call, grpc.status.PERMISSION_DENIED, 'revoked',
         `soul ${sid} is revoked: an operator must issue a new bootstrap token (with force) and run soul init on the host`, sid);

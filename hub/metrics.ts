@@ -6,7 +6,7 @@ export type HandshakeOutcome =
   // bootstrap listener
   | 'enrolled' | 'token_invalid' | 'token_expired' | 'token_used' | 'token_wrong_sid' | 'rate_limited' | 'bad_request' | 'pki_error' | 'pki_refused' | 'pki_misconfigured' | 'internal'
   // event-stream listener
-  | 'accepted' | 'no_certificate' | 'not_registered' | 'revoked' | 'old_certificate' | 'fqdn_mismatch' | 'invalid_soulprint' | 'no_hello' | 'presence_error' | 'busy';
+  | 'accepted' | 'no_certificate' | 'not_registered' | 'not_onboarded' | 'revoked' | 'old_certificate' | 'fqdn_mismatch' | 'invalid_soulprint' | 'no_hello' | 'presence_error' | 'busy';
 
 export interface HubMetrics {
   soulsConnected: client.Gauge;

@@ -94,8 +94,11 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
   const core = await openCore(config, silentLogger);
   await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: 'bench', ttlMs: 3_600_000, aid: 'bench', credentialOut: path.join(files.dir, 'admin.jwt') });
   const sids = Array.from({ length: n }, (_, i) => `storm-${i}.keeper.test`);
+  // Marked onboarded (their certificates are signed by the PKI below): the event stream admits
+  // only souls that were onboarded.
+  const onboardedAt = new Date();
   for (let i = 0; i < n; i += 1000) {
-    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending' })));
+    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })));
   }
   const readyz = `http://${config.listen.openapi.addr}/readyz`;
   let keeper = spawnKeeper(files.configFile);

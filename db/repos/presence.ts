@@ -76,12 +76,12 @@ export async function isRegisteredAgent(db: Knex, sid: string): Promise<boolean>
   return (await agentAdmission(db, sid)).registered;
 }
 
-export interface Admission { registered: boolean; revoked: boolean; certSerial: string | null; pendingSerial: string | null }
+export interface Admission { registered: boolean; onboarded: boolean; revoked: boolean; certSerial: string | null; pendingSerial: string | null }
 
-/** What the event stream needs to admit a certificate for `sid`: registered, not revoked, which serials. */
+/** What the event stream needs to admit a certificate for `sid`: registered, onboarded, not revoked, which serials. */
 export async function agentAdmission(db: Knex, sid: string): Promise<Admission> {
-  const row = (await db('souls').select('status', 'cert_serial', 'cert_serial_pending').where({ sid, transport: 'agent' }).first()) as
-    { status: string; cert_serial: string | null; cert_serial_pending: string | null } | undefined;
-  if (!row) return { registered: false, revoked: false, certSerial: null, pendingSerial: null };
-  return { registered: true, revoked: row.status === 'revoked', certSerial: row.cert_serial, pendingSerial: row.cert_serial_pending };
+  const row = (await db('souls').select('status', 'onboarded_at', 'cert_serial', 'cert_serial_pending').where({ sid, transport: 'agent' }).first()) as
+    { status: string; onboarded_at: Date | null; cert_serial: string | null; cert_serial_pending: string | null } | undefined;
+  if (!row) return { registered: false, onboarded: false, revoked: false, certSerial: null, pendingSerial: null };
+  return { registered: true, onboarded: row.onboarded_at !== null, revoked: row.status === 'revoked', certSerial: row.cert_serial, pendingSerial: row.cert_serial_pending };
 }

@@ -93,7 +93,7 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     assert.match(plain.body.detail, /is revoked; issue a token with force/);
   });
 
-  it('DELETE removes the soul: its certificate is refused as unregistered, the SID is free again', async () => {
+  it('DELETE removes the soul: its certificate is refused as unregistered, and after registering the SID again until it is onboarded again', async () => {
     const other = uniqueSid('delete');
     const token = await register(k, other);
     const cfg = writeSoulConfig(path.join(dir, other), other, [endpointOf(k)]);
@@ -111,6 +111,22 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     running.push(again);
     await waitFor('the removed soul to be refused when it connects', async () => (await handshakes('not_registered')) > before, 20_000);
     await again.kill();
-    assert.equal((await api(k, 'POST', '/v1/souls', { sid: other, transport: 'agent', covens: ['web'] })).status, 201);
+    const reRegistered = await api(k, 'POST', '/v1/souls', { sid: other, transport: 'agent', covens: ['web'] });
+    assert.equal(reRegistered.status, 201);
+
+    // Registered again, not onboarded again: the old certificate (signed by the same PKI, unexpired)
+    // does not stand in for the bootstrap token.
+    const refusedBefore = await handshakes('not_onboarded');
+    const stale = soulRun(other, cfg);
+    running.push(stale);
+    await waitFor('the old certificate to be refused as not onboarded', async () => (await handshakes('not_onboarded')) > refusedBefore, 20_000);
+    assert.notEqual((await soulStatus(k, other)).status, 'connected');
+    await stale.kill();
+    // Onboarded with the new registration's token, the same host connects.
+    fs.rmSync(path.join(dir, other, 'seed'), { recursive: true, force: true });
+    assert.equal((await soulInit(other, cfg, reRegistered.body.bootstrap_token)).code, 0);
+    const fresh = soulRun(other, cfg);
+    running.push(fresh);
+    await waitForStatus(k, other, 'connected', 20_000, fresh);
   });
 });

@@ -50,7 +50,9 @@ keeper:
   tls: { ca: $STATE/tls/ca.pem }
 YAML
   token=""
+  onboarded=""
   api GET "/v1/souls/$sid"
+  [ "$CODE" = 200 ] && onboarded="$(json d.onboarded_at <<<"$body")"
   if [ "$CODE" = 404 ]; then
     api POST /v1/souls "{\"sid\":\"$sid\",\"transport\":\"agent\",\"covens\":[\"${COVENS[$i]}\"]}"
     [ "$CODE" = 201 ] || die "POST /v1/souls $sid: $CODE $body"
@@ -58,6 +60,19 @@ YAML
     say "registered $sid (coven ${COVENS[$i]})"
   elif [ "$CODE" != 200 ]; then
     die "GET /v1/souls/$sid: $CODE $body"
+  fi
+  # An identity left by an earlier demo database (dropped, or reset by another checkout's stack on
+  # the same PostgreSQL) belongs to a registry that no longer onboarded this soul: the keeper
+  # refuses it, so it goes, with the soul process that holds it, and the soul is onboarded again.
+  if [ -z "$onboarded" ] && [ -d "$dir/seed" ]; then
+    if running "$STATE/soul-$n.pid"; then
+      kill "$(cat "$STATE/soul-$n.pid")" 2>/dev/null || true
+      for _ in $(seq 1 100); do running "$STATE/soul-$n.pid" || break; sleep 0.1; done
+      running "$STATE/soul-$n.pid" && die "$sid (pid $(cat "$STATE/soul-$n.pid")) did not stop; stop it and retry: make demo"
+      rm -f "$STATE/soul-$n.pid"
+    fi
+    rm -rf "$dir/seed"
+    say "$sid: its identity is from an earlier demo database; onboarding it again"
   fi
   # The identity is key.pem, cert.pem and chain.pem under paths.seed (agent/identity.ts).
   if [ ! -f "$dir/seed/key.pem" ] && [ ! -f "$dir/seed/cert.pem" ] && [ ! -f "$dir/seed/chain.pem" ]; then

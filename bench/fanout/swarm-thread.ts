@@ -7,11 +7,12 @@ import type { StepHandler } from '../../agent/steps';
 import { SwarmSoul } from '../streams/swarm';
 import { StepTally, openRealStepHandler } from './real-steps';
 import { SpawnerPool } from './spawner';
-import { lagOf, type ShareWindow, type SwarmAnswer, type SwarmRequest, type SwarmShare } from './swarm-threads';
+import type { ShareWindow, SwarmAnswer, SwarmRequest, SwarmShare } from './swarm-threads';
+import { pool } from '../pool';
 
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
+/** A loop-delay histogram in ms: p99 and max. */
+function lagOf(h: IntervalHistogram): { p99: number; max: number } {
+  return { p99: Math.round(h.percentile(99) / 1e4) / 100, max: Math.round(h.max / 1e4) / 100 };
 }
 
 const epoch = (t: number | undefined) => (t === undefined ? null : Math.round(performance.timeOrigin + t));

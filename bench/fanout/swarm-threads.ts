@@ -6,7 +6,6 @@
 // loop did. The main thread starts the runs and reads the threads' figures: times travel as epoch
 // milliseconds (performance.now() has a different origin in every thread).
 import path from 'node:path';
-import type { IntervalHistogram } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { SoulCert } from '../streams/swarm';
 import { StepTally, type TallyData } from './real-steps';
@@ -109,9 +108,4 @@ export class SwarmThreads {
     await this.ask('close').catch(() => undefined);
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
-}
-
-/** A loop-delay histogram in ms: p99 and max. */
-export function lagOf(h: IntervalHistogram): { p99: number; max: number } {
-  return { p99: Math.round(h.percentile(99) / 1e4) / 100, max: Math.round(h.max / 1e4) / 100 };
 }

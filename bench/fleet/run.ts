@@ -31,6 +31,7 @@ import { DbCounter, FLUSH_MS, delta, idleRate, type DbSnapshot } from './db-coun
 import { cpuTimes, pidsNamed, rssMb, sumCpu } from './proc';
 import { SoulProcesses, type RunningSoul } from './souls';
 import { median, medianRecord, reportSegments, workflowTimes, type RunReport } from './timeline';
+import { pool } from '../pool';
 
 const PACKAGE = 'git'; // installed on the bench machine: core.pkg.installed finds it and changes nothing
 const repsFor = (n: number) => (n === 1 ? 5 : 3);
@@ -38,11 +39,6 @@ const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once o
 const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const progress = (line: string) => process.stderr.write(`fleet: ${line}\n`);
-
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
-}
 
 const stats = (xs: number[], d = 0) => ({ median: round(median(xs), d), max: round(Math.max(...xs), d) });
 

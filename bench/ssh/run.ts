@@ -16,14 +16,10 @@ import { repoRoot } from '../../test/support/repo';
 import { gitRepoFrom, settled } from '../../test/runs/keeper';
 import { startSshRig } from '../../test/ssh/rig';
 import { machineBusySeconds } from '../fleet/proc';
+import { pool } from '../pool';
 
 const round = (x: number) => Math.round(x * 100) / 100;
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
-
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
-}
 
 async function runOnce(n: number, maxSessions: number): Promise<Record<string, unknown>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ssh-'));

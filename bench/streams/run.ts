@@ -14,6 +14,7 @@ import { openCore } from '../../platform/runtime';
 import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { SwarmSoul, signSwarmCerts } from './swarm';
+import { pool } from '../pool';
 
 const SAMPLE = 200;
 
@@ -25,11 +26,6 @@ function rssMb(pid: number): number {
 function pct(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < items.length) await fn(items[next++]!); }));
 }
 
 /**

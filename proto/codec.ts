@@ -1,11 +1,11 @@
-// The EventStream's messages as bytes, for the soul's stream client (agent/grpc-stream.ts): the
-// contract parsed with protobufjs alone, encoded and decoded exactly as grpc-js's proto-loader does
-// on the keeper (fromObject + encode; decode + toObject with the shared LOADER_OPTIONS), without
-// loading grpc-js and proto-loader at the soul's start (docs/performance.md).
-import path from 'node:path';
-import protobuf from 'protobufjs';
-import { LOADER_OPTIONS, protoRoot } from './contracts';
+// The EventStream's messages as bytes, for the soul's stream client (agent/grpc-stream.ts): read and
+// written with proto/wire.ts from the field tables of proto/stream-fields.ts, exactly as grpc-js's
+// proto-loader does on the keeper (fromObject + encode; decode + toObject with the shared
+// LOADER_OPTIONS), without loading grpc-js, proto-loader or protobufjs and parsing the .proto at the
+// soul's start (docs/performance.md). proto/wire.test.ts holds it to protobufjs and the contract.
+import { KEEPER_MESSAGE, SOUL_MESSAGE } from './stream-fields';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage } from './types';
+import { decodeMessage, encodeMessage } from './wire';
 
 export interface SoulStreamCodec {
   /** The gRPC method path of the stream. */
@@ -14,24 +14,12 @@ export interface SoulStreamCodec {
   decode(bytes: Uint8Array): ReceivedKeeperMessage;
 }
 
-let cached: SoulStreamCodec | undefined;
+const codec: SoulStreamCodec = {
+  path: '/keeper.stream.v1.EventStream/Connect',
+  encode: (m) => encodeMessage(SOUL_MESSAGE, m as unknown as Record<string, unknown>),
+  decode: (bytes) => decodeMessage(KEEPER_MESSAGE, bytes) as unknown as ReceivedKeeperMessage,
+};
 
 export function soulStreamCodec(): SoulStreamCodec {
-  if (cached) return cached;
-  const root = new protobuf.Root();
-  const dir = protoRoot();
-  // Imports inside the contracts are relative to proto/, as proto-loader's includeDirs has them.
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(dir, target));
-  root.loadSync('keeper/stream/v1/event_stream.proto', { keepCase: LOADER_OPTIONS.keepCase });
-  root.resolveAll();
-  const soul = root.lookupType('keeper.stream.v1.SoulMessage');
-  const keeper = root.lookupType('keeper.stream.v1.KeeperMessage');
-  const { longs, enums, defaults, oneofs } = LOADER_OPTIONS;
-  const toObject = { longs, enums, defaults, oneofs } as protobuf.IConversionOptions;
-  cached = {
-    path: '/keeper.stream.v1.EventStream/Connect',
-    encode: (m) => soul.encode(soul.fromObject(m as unknown as Record<string, unknown>)).finish(),
-    decode: (bytes) => keeper.toObject(keeper.decode(bytes), toObject) as unknown as ReceivedKeeperMessage,
-  };
-  return cached;
+  return codec;
 }

@@ -1,5 +1,5 @@
-// The soul's gRPC client for its one stream, over node:http2 rather than grpc-js. A soul holds one
-// bidirectional stream for its whole life; grpc-js (channels, resolvers, load balancing, retries,
+// The soul's gRPC client for its one stream (and `soul init`'s one Enroll call), over node:http2
+// rather than grpc-js. A soul holds one bidirectional stream for its whole life; grpc-js (channels, resolvers, load balancing, retries,
 // interceptors) and proto-loader were a third of `soul run`'s start-up and most of the CPU of an
 // idle soul's heartbeat (docs/performance.md). This speaks the gRPC-over-HTTP/2 protocol for that
 // one call: a POST with `content-type: application/grpc` and `te: trailers`, length-prefixed
@@ -10,21 +10,22 @@ import { EventEmitter } from 'node:events';
 
 /** gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html), the ones the soul names. */
 export const GrpcStatus = {
-  OK: 0, CANCELLED: 1, UNKNOWN: 2, INTERNAL: 13, UNAVAILABLE: 14,
-  PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAUTHENTICATED: 16,
+  OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, INTERNAL: 13, UNAVAILABLE: 14,
+  PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, UNAUTHENTICATED: 16,
 } as const;
 
 /** How the call ended when it was not OK: the status, its message, and the trailers' other fields. */
 export interface GrpcError extends Error { code: number; details: string; metadata: Record<string, string> }
 
 export interface GrpcStreamOptions {
-  /** host:port of the keeper's event stream listener. */
+  /** host:port of the keeper's listener. */
   target: string;
   /** The method path, e.g. /keeper.stream.v1.EventStream/Connect. */
   path: string;
   ca: Buffer;
-  keyPem: string;
-  certPem: string;
+  /** The soul's identity, for mutual TLS (the event stream); absent for the bootstrap listener. */
+  keyPem?: string;
+  certPem?: string;
   userAgent: string;
   /** An HTTP/2 PING this often; no answer within `keepaliveTimeoutMs` ends the call UNAVAILABLE. */
   keepaliveMs: number;
@@ -47,7 +48,8 @@ export class GrpcStream<Out, In> extends EventEmitter {
 
   constructor(private readonly o: GrpcStreamOptions, private readonly encode: (m: Out) => Uint8Array, private readonly decode: (b: Uint8Array) => In) {
     super();
-    this.session = http2.connect(`https://${o.target}`, { ca: o.ca, key: o.keyPem, cert: o.certPem, ALPNProtocols: ['h2'] });
+    const identity = o.keyPem !== undefined && o.certPem !== undefined ? { key: o.keyPem, cert: o.certPem } : {};
+    this.session = http2.connect(`https://${o.target}`, { ca: o.ca, ...identity, ALPNProtocols: ['h2'] });
     this.session.on('error', (err: Error) => this.fail(GrpcStatus.UNAVAILABLE, `connection to ${o.target} failed: ${err.message}`));
     this.session.on('close', () => this.fail(GrpcStatus.UNAVAILABLE, `the connection to ${o.target} closed`));
     this.stream = this.session.request({
@@ -73,9 +75,15 @@ export class GrpcStream<Out, In> extends EventEmitter {
     this.stream.write(frame);
   }
 
-  /** Ends the call from this side: `error` CANCELLED, the connection closed. */
-  cancel(): void {
-    this.fail(GrpcStatus.CANCELLED, 'cancelled by the soul');
+  /** Half-closes: this side sends nothing more (a unary call's request is complete); the answer still comes. */
+  end(): void {
+    if (this.ended || this.stream.destroyed) return;
+    this.stream.end();
+  }
+
+  /** Ends the call from this side: `error` CANCELLED (or the code given), the connection closed. */
+  cancel(code: number = GrpcStatus.CANCELLED, details = 'cancelled by the soul'): void {
+    this.fail(code, details);
   }
 
   private receive(chunk: Buffer): void {
@@ -142,6 +150,31 @@ export class GrpcStream<Out, In> extends EventEmitter {
     // A connection that cannot close gracefully (a silent peer) is dropped.
     setTimeout(() => { if (!this.session.destroyed) this.session.destroy(); }, 1000).unref();
   }
+}
+
+/**
+ * A unary call (`soul init`'s Enroll): one request, one answer, or the GrpcError the call ended with;
+ * DEADLINE_EXCEEDED when no answer came within `timeoutMs`, as grpc-js's deadline would.
+ */
+export function unaryCall<Out, In>(
+  o: Omit<GrpcStreamOptions, 'path' | 'keepaliveMs' | 'keepaliveTimeoutMs'>,
+  codec: { path: string; encode(m: Out): Uint8Array; decode(b: Uint8Array): In },
+  request: Out, timeoutMs: number,
+): Promise<In> {
+  return new Promise<In>((resolve, reject) => {
+    const call = new GrpcStream<Out, In>({ ...o, path: codec.path, keepaliveMs: timeoutMs, keepaliveTimeoutMs: timeoutMs }, codec.encode, codec.decode);
+    let answer: In | undefined;
+    const deadline = setTimeout(() => call.cancel(GrpcStatus.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`), timeoutMs);
+    call.on('data', (m: In) => { answer ??= m; });
+    call.on('end', () => {
+      clearTimeout(deadline);
+      if (answer !== undefined) resolve(answer);
+      else reject(Object.assign(new Error(`${GrpcStatus.INTERNAL} the keeper ended the call without an answer`), { code: GrpcStatus.INTERNAL, details: 'the keeper ended the call without an answer', metadata: {} }));
+    });
+    call.on('error', (err: GrpcError) => { clearTimeout(deadline); reject(err); });
+    call.write(request);
+    call.end();
+  });
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2); a malformed one is shown as it came. */

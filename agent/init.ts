@@ -2,13 +2,14 @@
 // a key and a CSR, present token + CSR to the bootstrap listener of the first endpoint (by
 // priority) whose TLS checks out against keeper.tls.ca, verify what comes back, store the
 // identity under paths.seed, exit. Nothing of the token or the key is ever printed.
-import * as grpc from '@grpc/grpc-js';
-import { bootstrapService } from '../proto/load';
+import { enrollCodec } from '../proto/codec';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
+import { VERSION as SOUL_VERSION } from '../common/version';
 import { byPriority, readCa, type Endpoint, type SoulConfig } from './config';
 import { createCsr, generateKey, privateKeyPem } from './csr';
 import { SoulError, identityExists, sidMismatch, tokenRefused } from './errors';
 import { findFqdn } from './fqdn';
+import { GrpcStatus, unaryCall, type GrpcError } from './grpc-stream';
 import { identityExpired, identityPresent, removeIdentity, storeIdentity } from './identity';
 import { checkTls } from './tls-check';
 import { verifyIssued } from './verify-issued';
@@ -47,26 +48,25 @@ export async function soulInit(opts: InitOptions): Promise<InitResult> {
   throw firstProblem ?? new SoulError('no keeper endpoint answered', 'check keeper.endpoints');
 }
 
-function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: number): Promise<EnrollResponse | { unreachable: SoulError }> {
-  const Client = bootstrapService();
-  const client = new Client(`${ep.host}:${ep.bootstrap_port}`, grpc.credentials.createSsl(ca), { 'grpc.use_local_subchannel_pool': 1 });
-  return new Promise<EnrollResponse | { unreachable: SoulError }>((resolve, reject) => {
-    (client as any).Enroll(req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res: EnrollResponse) => {
-      client.close();
-      if (!err) return resolve(res);
-      switch (err.code) {
-        case grpc.status.UNAUTHENTICATED: return reject(tokenRefused(req.sid));
-        case grpc.status.RESOURCE_EXHAUSTED: return reject(new SoulError(err.details, 'wait for the window to pass and check that the token and sid are right'));
-        case grpc.status.INVALID_ARGUMENT: return reject(new SoulError(`the keeper refused the request: ${err.details}`, 'check sid in the configuration'));
-        case grpc.status.FAILED_PRECONDITION:
-          return reject(new SoulError(`the keeper refused to issue a certificate: ${err.details}`,
-            'nothing to change on this host: the token stays valid; once an operator has fixed the PKI role, run soul init again with the same token'));
-        case grpc.status.UNAVAILABLE:
-        case grpc.status.DEADLINE_EXCEEDED:
-          return resolve({ unreachable: new SoulError(`the keeper at ${ep.host}:${ep.bootstrap_port} cannot enroll now: ${err.details}`,
-            'retry later; the keeper needs its database and PKI to enroll a soul') });
-        default: return reject(new SoulError(`enrollment failed: ${err.details}`, 'see the keeper log'));
-      }
-    });
-  });
+async function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs: number): Promise<EnrollResponse | { unreachable: SoulError }> {
+  // Server-only TLS (the soul has no certificate yet), checked against keeper.tls.ca like the stream.
+  const target = { target: `${ep.host}:${ep.bootstrap_port}`, ca, userAgent: `soul/${SOUL_VERSION}` };
+  try {
+    return await unaryCall(target, enrollCodec(), req, timeoutMs);
+  } catch (e) {
+    const err = e as GrpcError;
+    switch (err.code) {
+      case GrpcStatus.UNAUTHENTICATED: throw tokenRefused(req.sid);
+      case GrpcStatus.RESOURCE_EXHAUSTED: throw new SoulError(err.details, 'wait for the window to pass and check that the token and sid are right');
+      case GrpcStatus.INVALID_ARGUMENT: throw new SoulError(`the keeper refused the request: ${err.details}`, 'check sid in the configuration');
+      case GrpcStatus.FAILED_PRECONDITION:
+        throw new SoulError(`the keeper refused to issue a certificate: ${err.details}`,
+          'nothing to change on this host: the token stays valid; once an operator has fixed the PKI role, run soul init again with the same token');
+      case GrpcStatus.UNAVAILABLE:
+      case GrpcStatus.DEADLINE_EXCEEDED:
+        return { unreachable: new SoulError(`the keeper at ${ep.host}:${ep.bootstrap_port} cannot enroll now: ${err.details}`,
+          'retry later; the keeper needs its database and PKI to enroll a soul') };
+      default: throw new SoulError(`enrollment failed: ${err.details ?? err.message}`, 'see the keeper log');
+    }
+  }
 }

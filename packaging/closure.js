@@ -29,7 +29,7 @@ const PACKAGES = {
     assets: ['dist/ui-app', 'proto/keeper'],
     assetOnly: { '@scalar/api-reference': ['package.json', 'LICENSE', 'dist/index.js', 'dist/browser/standalone.js'] },
   },
-  soul: { entries: ['dist/agent/cli.js'], dirs: [], assets: ['proto/keeper'], assetOnly: {} },
+  soul: { entries: ['dist/agent/cli.js'], dirs: [], assets: [], assetOnly: {} },
   'soul-lint': { entries: ['dist/lint/cli.js'], dirs: [], assets: [], assetOnly: {} },
 };
 

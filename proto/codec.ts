@@ -1,25 +1,40 @@
-// The EventStream's messages as bytes, for the soul's stream client (agent/grpc-stream.ts): read and
-// written with proto/wire.ts from the field tables of proto/stream-fields.ts, exactly as grpc-js's
-// proto-loader does on the keeper (fromObject + encode; decode + toObject with the shared
-// LOADER_OPTIONS), without loading grpc-js, proto-loader or protobufjs and parsing the .proto at the
-// soul's start (docs/performance.md). proto/wire.test.ts holds it to protobufjs and the contract.
+// The soul's messages as bytes, for its own gRPC client (agent/grpc-stream.ts): read and written with
+// proto/wire.ts from the field tables of proto/stream-fields.ts and proto/bootstrap-fields.ts, exactly
+// as grpc-js's proto-loader does on the keeper (fromObject + encode; decode + toObject with the shared
+// LOADER_OPTIONS), without loading grpc-js, proto-loader or protobufjs and parsing the .proto files at
+// the soul's start (docs/performance.md). proto/wire.test.ts holds them to protobufjs and the contracts.
+import { ENROLL_REQUEST, ENROLL_RESPONSE } from './bootstrap-fields';
 import { KEEPER_MESSAGE, SOUL_MESSAGE } from './stream-fields';
-import type { OutgoingSoulMessage, ReceivedKeeperMessage } from './types';
+import type { EnrollRequest, EnrollResponse, OutgoingSoulMessage, ReceivedKeeperMessage } from './types';
 import { decodeMessage, encodeMessage } from './wire';
 
-export interface SoulStreamCodec {
-  /** The gRPC method path of the stream. */
+/** One gRPC method as the soul calls it: its path, what it sends, what it receives. */
+export interface Codec<Out, In> {
   path: string;
-  encode(message: OutgoingSoulMessage): Uint8Array;
-  decode(bytes: Uint8Array): ReceivedKeeperMessage;
+  encode(message: Out): Uint8Array;
+  decode(bytes: Uint8Array): In;
 }
 
-const codec: SoulStreamCodec = {
+export type SoulStreamCodec = Codec<OutgoingSoulMessage, ReceivedKeeperMessage>;
+
+const stream: SoulStreamCodec = {
   path: '/keeper.stream.v1.EventStream/Connect',
   encode: (m) => encodeMessage(SOUL_MESSAGE, m as unknown as Record<string, unknown>),
   decode: (bytes) => decodeMessage(KEEPER_MESSAGE, bytes) as unknown as ReceivedKeeperMessage,
 };
 
+const enroll: Codec<EnrollRequest, EnrollResponse> = {
+  path: '/keeper.bootstrap.v1.Bootstrap/Enroll',
+  encode: (m) => encodeMessage(ENROLL_REQUEST, m as unknown as Record<string, unknown>),
+  decode: (bytes) => decodeMessage(ENROLL_RESPONSE, bytes) as unknown as EnrollResponse,
+};
+
+/** keeper.stream.v1.EventStream/Connect: `soul run`'s one stream. */
 export function soulStreamCodec(): SoulStreamCodec {
-  return codec;
+  return stream;
+}
+
+/** keeper.bootstrap.v1.Bootstrap/Enroll: `soul init`'s one call. */
+export function enrollCodec(): Codec<EnrollRequest, EnrollResponse> {
+  return enroll;
 }

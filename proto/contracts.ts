@@ -1,7 +1,7 @@
 // The .proto contracts: where they are, and how both sides read them. Compiled code runs from dist/,
 // so the files are found by walking up to the repository (or installed package) root rather than
-// relative to this file. The options are shared by proto/load.ts (grpc-js services: the keeper, and
-// the soul's one-time enrolment) and proto/codec.ts (the soul's stream), so both decode alike.
+// relative to this file. The options are proto/load.ts' (the keeper's grpc-js services); the soul's own
+// codec (proto/codec.ts) decodes as they do, which proto/wire.test.ts checks with these options.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Options } from '@grpc/proto-loader';

@@ -1,6 +1,6 @@
-// The grpc-js services of the .proto contracts: the keeper's servers (hub/) and the soul's one-time
-// enrolment (agent/init.ts). The soul's stream does not load grpc-js: it speaks gRPC over node:http2
-// with proto/codec.ts (docs/performance.md). Both read the contracts with LOADER_OPTIONS.
+// The grpc-js services of the .proto contracts, for the keeper's servers (hub/) and the tests' raw
+// clients. The soul does not load grpc-js: `soul run` and `soul init` speak gRPC over node:http2
+// with proto/codec.ts (docs/performance.md), which decodes as LOADER_OPTIONS does here.
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -16,8 +16,7 @@ type ServiceCtor = grpc.ServiceClientConstructor;
 let bootstrap: ServiceCtor | undefined;
 let eventStream: ServiceCtor | undefined;
 
-// One loader per service: `soul run` needs only the event stream, `soul init` only the bootstrap, and
-// each .proto parsed is start-up time of the soul (docs/performance.md).
+// One loader per service: a keeper that serves no bootstrap listener does not parse its .proto.
 
 /** The Bootstrap client class (`.service` is the definition for a server). */
 export function bootstrapService(): ServiceCtor {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { soulStreamCodec } from './codec';
 import { LOADER_OPTIONS, protoRoot } from './contracts';
+import { ENROLL_REQUEST, ENROLL_RESPONSE } from './bootstrap-fields';
 import { KEEPER_MESSAGE, SOUL_MESSAGE } from './stream-fields';
 import { decodeMessage, encodeMessage, type FieldSpec, type MessageSpec } from './wire';
 
@@ -15,7 +16,7 @@ function contract(): protobuf.Root {
   const root = new protobuf.Root();
   const dir = protoRoot();
   root.resolvePath = (_o, target) => (path.isAbsolute(target) ? target : path.join(dir, target));
-  root.loadSync('keeper/stream/v1/event_stream.proto', { keepCase: true });
+  root.loadSync(['keeper/stream/v1/event_stream.proto', 'keeper/bootstrap/v1/bootstrap.proto'], { keepCase: true });
   root.resolveAll();
   return root;
 }
@@ -76,18 +77,23 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
   const root = contract();
   const soul = root.lookupType('keeper.stream.v1.SoulMessage');
   const keeper = root.lookupType('keeper.stream.v1.KeeperMessage');
+  const enrollRequest = root.lookupType('keeper.bootstrap.v1.EnrollRequest');
+  const enrollResponse = root.lookupType('keeper.bootstrap.v1.EnrollResponse');
   const theirs = (t: protobuf.Type, m: Record<string, unknown>) => t.encode(t.fromObject(m)).finish();
   const read = (t: protobuf.Type, b: Uint8Array) => t.toObject(t.decode(b), TO_OBJECT);
 
   it('names every field of the .proto with its number and kind, and no other', () => {
     assert.deepEqual(ours(SOUL_MESSAGE), tableOf(soul));
     assert.deepEqual(ours(KEEPER_MESSAGE), tableOf(keeper));
+    assert.deepEqual(ours(ENROLL_REQUEST), tableOf(enrollRequest));
+    assert.deepEqual(ours(ENROLL_RESPONSE), tableOf(enrollResponse));
   });
 
-  for (const [side, spec, type] of [['soul', SOUL_MESSAGE, soul], ['keeper', KEEPER_MESSAGE, keeper]] as const) {
-    it(`reads and writes every ${side} message as protobufjs does (${spec.fields.length} kinds, 60 values each)`, () => {
+  const all = [['soul', SOUL_MESSAGE, soul], ['keeper', KEEPER_MESSAGE, keeper], ['enrol request', ENROLL_REQUEST, enrollRequest], ['enrol response', ENROLL_RESPONSE, enrollResponse]] as const;
+  for (const [side, spec, type] of all) {
+    it(`reads and writes every ${side} message as protobufjs does (60 values of each kind)`, () => {
       const r = rng(spec.fields.length);
-      for (const f of spec.fields) {
+      for (const f of spec.oneof !== undefined ? spec.fields : [spec.fields[0]!]) {
         for (let i = 0; i < 60; i++) {
           const m = sample(spec, r, f.name);
           const what = `${f.name} #${i}: ${JSON.stringify(m).slice(0, 200)}`;

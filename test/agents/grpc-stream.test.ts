@@ -1,5 +1,5 @@
-// The soul's stream client (agent/grpc-stream.ts, gRPC over node:http2) against a grpc-js server
-// with the keeper's own EventStream definition, over mutual TLS: messages both ways decode as the
+// The soul's gRPC client (agent/grpc-stream.ts, gRPC over node:http2: the stream and soul init's Enroll) against a grpc-js server
+// with the keeper's own EventStream and Bootstrap definitions, over TLS (mutual for the stream): messages both ways decode as the
 // keeper's proto-loader side has them, a refusal's status and `retry-after` arrive as the keeper
 // sent them, a keeper that goes away ends the call UNAVAILABLE, and a keeper that is silent (the
 // connection open, nothing answering) is found out by the keepalive rather than waited on forever.
@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
-import { GrpcStatus, GrpcStream, type GrpcError } from '../../agent/grpc-stream';
-import { soulStreamCodec } from '../../proto/codec';
-import { eventStreamService } from '../../proto/load';
+import { GrpcStatus, GrpcStream, unaryCall, type GrpcError } from '../../agent/grpc-stream';
+import { enrollCodec, soulStreamCodec } from '../../proto/codec';
+import { bootstrapService, eventStreamService } from '../../proto/load';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage } from '../../proto/types';
 import { tempDir } from '../runs/keeper';
 import { openssl } from './harness';
@@ -35,7 +35,17 @@ type Call = grpc.ServerDuplexStream<any, any>;
 async function serve(p: Pki, onCall: (call: Call) => void): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server();
   server.addService(eventStreamService().service, { Connect: onCall });
-  const creds = grpc.ServerCredentials.createSsl(p.ca, [{ private_key: p.serverKey, cert_chain: p.serverCert }], true);
+  return bind(server, grpc.ServerCredentials.createSsl(p.ca, [{ private_key: p.serverKey, cert_chain: p.serverCert }], true));
+}
+
+/** The keeper's bootstrap listener: server-only TLS, the Bootstrap service answered by `enroll`. */
+async function serveBootstrap(p: Pki, enroll: grpc.handleUnaryCall<any, any>): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server();
+  server.addService(bootstrapService().service, { Enroll: enroll });
+  return bind(server, grpc.ServerCredentials.createSsl(null, [{ private_key: p.serverKey, cert_chain: p.serverCert }], false));
+}
+
+async function bind(server: grpc.Server, creds: grpc.ServerCredentials): Promise<{ server: grpc.Server; port: number }> {
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', creds, (err, n) => (err ? reject(err) : resolve(n))));
   return { server, port };
 }
@@ -58,7 +68,7 @@ function outcome(call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>): 
   });
 }
 
-describe("the soul's stream client (gRPC over node:http2) against a grpc-js keeper", function () {
+describe("the soul's gRPC client (over node:http2) against a grpc-js keeper", function () {
   this.timeout(30_000);
   const dir = tempDir('grpc-stream-');
   let p: Pki;
@@ -134,6 +144,32 @@ describe("the soul's stream client (gRPC over node:http2) against a grpc-js keep
     const r = await outcome(open(p, port));
     assert.equal(r.err?.code, GrpcStatus.UNAVAILABLE);
     assert.match(r.err!.details, /certificate/i);
+  });
+
+  it("makes soul init's one Enroll call without a client certificate: the answer as the keeper encodes it, a refusal's code, a deadline", async () => {
+    const seen: any[] = [];
+    const { server, port } = await serveBootstrap(p, (call, callback) => {
+      seen.push(call.request);
+      if (call.request.token === 'spent') return callback({ code: grpc.status.UNAUTHENTICATED, details: 'invalid or expired bootstrap token' });
+      if (call.request.token === 'slow') return; // never answers
+      callback(null, { sid: call.request.sid, certificate_pem: 'CERT', chain_pem: ['ISSUER', 'ROOT'], serial: '7f:01', not_after_ms: 1_790_000_000_000 });
+    });
+    servers.push(server);
+    const target = { target: `localhost:${port}`, ca: p.ca, userAgent: 'soul/test' };
+    const req = { token: 'tok-1', sid: 'stream-test.keeper.test', csr_pem: '-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n' };
+    const res = await unaryCall(target, enrollCodec(), req, 5000);
+    assert.deepEqual(res, { sid: 'stream-test.keeper.test', certificate_pem: 'CERT', chain_pem: ['ISSUER', 'ROOT'], serial: '7f:01', not_after_ms: 1_790_000_000_000 });
+    assert.deepEqual(seen[0], req, 'the keeper reads the request the soul wrote');
+
+    const refused = await unaryCall(target, enrollCodec(), { ...req, token: 'spent' }, 5000).then(() => undefined, (e: GrpcError) => e);
+    assert.equal(refused?.code, GrpcStatus.UNAUTHENTICATED);
+    assert.equal(refused?.details, 'invalid or expired bootstrap token');
+
+    const t0 = Date.now();
+    const late = await unaryCall(target, enrollCodec(), { ...req, token: 'slow' }, 400).then(() => undefined, (e: GrpcError) => e);
+    assert.equal(late?.code, GrpcStatus.DEADLINE_EXCEEDED);
+    assert.match(late!.details, /no answer within 400 ms/);
+    assert.ok(Date.now() - t0 < 4000, 'the deadline ends the call rather than waiting on the keeper');
   });
 
   it('finds out a silent keeper with the keepalive ping instead of waiting on it', async () => {

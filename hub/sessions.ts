@@ -30,7 +30,11 @@ const LAST_SEEN_EVERY_MS = 30_000;
 /** How long a step waits for a rotating soul's next stream before it is refused as not connected. */
 export const ROTATION_RECONNECT_MS = 20_000;
 
-export interface SessionsDeps { db: Knex; presence: Presence; kid: string; log: Logger; metrics: HubMetrics }
+export interface SessionsDeps {
+  db: Knex; presence: Presence; kid: string; log: Logger; metrics: HubMetrics;
+  /** The ticker's clock (tests move it to show a stalled process); Date.now otherwise. */
+  now?: () => number;
+}
 
 export class Sessions {
   private readonly bySid = new Map<string, Session>();
@@ -196,7 +200,7 @@ export class Sessions {
     // a tick that comes more than two intervals late (this process stalled, not the souls) judges
     // none: the next one, on time, does.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const now = Date.now();
+    const now = (this.deps.now ?? Date.now)();
     const stalled = this.lastTickAt > 0 && now - this.lastTickAt > 2 * this.heartbeatIntervalMs;
     this.lastTickAt = now;
     const ttl = this.deps.presence.ttlMs;

@@ -111,6 +111,10 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
     assert.deepEqual(codec.decode(bytes), { msg: 'certificate_renewed', certificate_renewed: { certificate_pem: 'C', chain_pem: ['I1', 'I2'], serial: '0a', not_after_ms: 1_790_000_000_000 } });
     assert.deepEqual(codec.decode(theirs(keeper, { welcome: {} })), { msg: 'welcome', welcome: { session_id: '', epoch: 0, heartbeat_interval_ms: 0, kid: '' } });
     assert.deepEqual(read(soul, codec.encode({ heartbeat: { seq: 2 ** 40 } })), { msg: 'heartbeat', heartbeat: { seq: 2 ** 40 } });
+    // A step's output near the keeper's limit, and multi-byte text across it, arrive whole.
+    const output = 'ü€ line of output\n'.repeat(12_000);
+    const result = { request_id: 'r', apply_id: 'a', step_index: 1, changed: true, ok: true, output, started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '{}' };
+    assert.deepEqual(read(soul, codec.encode({ step_result: result })), { msg: 'step_result', step_result: result });
   });
 
   it('skips the fields a newer keeper adds, and the last member of a oneof wins', () => {

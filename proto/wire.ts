@@ -32,9 +32,9 @@ const I32 = 5;
 
 /** Encodes a plain object as the message `spec`; fields left out, null or undefined are not written. */
 export function encodeMessage(spec: MessageSpec, value: Record<string, unknown>): Uint8Array {
-  const out: number[] = [];
+  const out = new Out();
   writeFields(out, spec, value);
-  return Uint8Array.from(out);
+  return out.finish();
 }
 
 /** Decodes bytes as the message `spec`, as proto-loader's toObject with defaults and oneofs would. */
@@ -42,7 +42,7 @@ export function decodeMessage(spec: MessageSpec, bytes: Uint8Array): Record<stri
   return readFields(new Cursor(bytes), bytes.length, spec);
 }
 
-function writeFields(out: number[], spec: MessageSpec, value: Record<string, unknown>): void {
+function writeFields(out: Out, spec: MessageSpec, value: Record<string, unknown>): void {
   if (value === null || typeof value !== 'object') throw new TypeError(`${spec.type}: object expected`);
   for (const f of spec.fields) {
     const v = value[f.name];
@@ -59,11 +59,12 @@ function writeFields(out: number[], spec: MessageSpec, value: Record<string, unk
         break;
       case 'message': {
         if (typeof v !== 'object') throw new TypeError(`${spec.type}.${f.name}: object expected`);
-        const inner: number[] = [];
+        const inner = new Out();
         writeFields(inner, f.fields!, v as Record<string, unknown>);
+        const body = inner.finish();
         writeTag(out, f.no, LEN);
-        writeVarint(out, inner.length);
-        for (const b of inner) out.push(b);
+        writeVarint(out, body.length);
+        out.bytes(body);
         break;
       }
     }
@@ -78,11 +79,11 @@ function toBigInt(spec: MessageSpec, f: FieldSpec, v: unknown): bigint {
   throw new TypeError(`${spec.type}.${f.name}: integer expected`);
 }
 
-function writeTag(out: number[], no: number, wireType: number): void {
+function writeTag(out: Out, no: number, wireType: number): void {
   writeVarint(out, no * 8 + wireType);
 }
 
-function writeVarint(out: number[], v: bigint | number): void {
+function writeVarint(out: Out, v: bigint | number): void {
   if (typeof v === 'number' && v >= 0 && v <= 0x7fffffff) {
     let n = v;
     while (n >= 0x80) { out.push((n & 0x7f) | 0x80); n >>>= 7; }
@@ -97,15 +98,53 @@ function writeVarint(out: number[], v: bigint | number): void {
   out.push(Number(n));
 }
 
-function writeBytes(out: number[], no: number, bytes: Uint8Array): void {
+function writeBytes(out: Out, no: number, bytes: Uint8Array): void {
   writeTag(out, no, LEN);
   writeVarint(out, bytes.length);
-  for (const b of bytes) out.push(b);
+  out.bytes(bytes);
+}
+
+/** The bytes of a message being written: small values gathered byte by byte, large ones kept whole. */
+class Out {
+  private readonly parts: Uint8Array[] = [];
+  private small: number[] = [];
+
+  push(byte: number): void {
+    this.small.push(byte);
+  }
+
+  bytes(b: Uint8Array): void {
+    if (b.length < 64) { for (const x of b) this.small.push(x); return; }
+    this.flush();
+    this.parts.push(b);
+  }
+
+  finish(): Buffer {
+    this.flush();
+    return Buffer.concat(this.parts);
+  }
+
+  private flush(): void {
+    if (this.small.length === 0) return;
+    this.parts.push(Uint8Array.from(this.small));
+    this.small = [];
+  }
 }
 
 class Cursor {
   pos = 0;
-  constructor(readonly bytes: Uint8Array) {}
+  private readonly view: Buffer;
+  constructor(readonly bytes: Uint8Array) {
+    this.view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** A length-delimited string, read in place. */
+  string(): string {
+    const n = Number(this.varint());
+    const start = this.pos;
+    this.take(n);
+    return this.view.toString('utf8', start, start + n);
+  }
 
   varint(): bigint {
     let result = 0n;
@@ -164,8 +203,8 @@ function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, u
     if (f === undefined) { c.skip(wireType); continue; }
     if (wireType !== EXPECTED_WIRE[f.kind]) throw new Error(`${spec.type}.${f.name}: wire type ${wireType}, expected ${EXPECTED_WIRE[f.kind]}`);
     switch (f.kind) {
-      case 'string': o[f.name] = Buffer.from(c.take(Number(c.varint()))).toString('utf8'); break;
-      case 'strings': ((o[f.name] ??= []) as string[]).push(Buffer.from(c.take(Number(c.varint()))).toString('utf8')); break;
+      case 'string': o[f.name] = c.string(); break;
+      case 'strings': ((o[f.name] ??= []) as string[]).push(c.string()); break;
       case 'bool': o[f.name] = c.varint() !== 0n; break;
       case 'uint32': o[f.name] = Number(BigInt.asUintN(32, c.varint())); break;
       case 'uint64': o[f.name] = Number(c.varint()); break;

@@ -1,12 +1,13 @@
 // The soul's gRPC client for its one stream (and `soul init`'s one Enroll call), over node:http2
-// rather than grpc-js. A soul holds one bidirectional stream for its whole life; grpc-js (channels, resolvers, load balancing, retries,
-// interceptors) and proto-loader were a third of `soul run`'s start-up and most of the CPU of an
+// rather than grpc-js. A soul holds one bidirectional stream for its whole life; grpc-js (channels,
+// resolvers, load balancing, retries, interceptors) and proto-loader were a third of `soul run`'s start-up and most of the CPU of an
 // idle soul's heartbeat (docs/performance.md). This speaks the gRPC-over-HTTP/2 protocol for that
 // one call: a POST with `content-type: application/grpc` and `te: trailers`, length-prefixed
 // messages both ways (no compression is offered, so none may come), and the status in the trailers
 // (or in the headers of a trailers-only answer). The keeper serves it with grpc-js, unchanged.
 import http2 from 'node:http2';
 import { EventEmitter } from 'node:events';
+import type { Codec } from '../proto/codec';
 
 /** gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html), the ones the soul names. */
 export const GrpcStatus = {
@@ -20,8 +21,6 @@ export interface GrpcError extends Error { code: number; details: string; metada
 export interface GrpcStreamOptions {
   /** host:port of the keeper's listener. */
   target: string;
-  /** The method path, e.g. /keeper.stream.v1.EventStream/Connect. */
-  path: string;
   ca: Buffer;
   /** The soul's identity, for mutual TLS (the event stream); absent for the bootstrap listener. */
   keyPem?: string;
@@ -46,14 +45,14 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private keepalive: NodeJS.Timeout | undefined;
   private pingDeadline: NodeJS.Timeout | undefined;
 
-  constructor(private readonly o: GrpcStreamOptions, private readonly encode: (m: Out) => Uint8Array, private readonly decode: (b: Uint8Array) => In) {
+  constructor(private readonly o: GrpcStreamOptions, private readonly method: Codec<Out, In>) {
     super();
     const identity = o.keyPem !== undefined && o.certPem !== undefined ? { key: o.keyPem, cert: o.certPem } : {};
     this.session = http2.connect(`https://${o.target}`, { ca: o.ca, ...identity, ALPNProtocols: ['h2'] });
     this.session.on('error', (err: Error) => this.fail(GrpcStatus.UNAVAILABLE, `connection to ${o.target} failed: ${err.message}`));
     this.session.on('close', () => this.fail(GrpcStatus.UNAVAILABLE, `the connection to ${o.target} closed`));
     this.stream = this.session.request({
-      ':method': 'POST', ':path': o.path, 'content-type': 'application/grpc', te: 'trailers',
+      ':method': 'POST', ':path': method.path, 'content-type': 'application/grpc', te: 'trailers',
       'user-agent': o.userAgent, 'grpc-accept-encoding': 'identity',
     }, { endStream: false });
     this.stream.on('response', (h) => { this.headers = h; if (h['grpc-status'] !== undefined) this.status(h); });
@@ -67,7 +66,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
   /** Sends one message (dropped once the call has ended, as grpc-js's write after end would be). */
   write(message: Out): void {
     if (this.ended || this.stream.destroyed) return;
-    const body = this.encode(message);
+    const body = this.method.encode(message);
     const frame = Buffer.allocUnsafe(5 + body.length);
     frame[0] = 0; // not compressed
     frame.writeUInt32BE(body.length, 1);
@@ -97,7 +96,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
       if (compressed) return this.fail(GrpcStatus.INTERNAL, 'the keeper sent a compressed message, which the soul did not offer to read');
       let message: In;
       try {
-        message = this.decode(body);
+        message = this.method.decode(body);
       } catch (err) {
         return this.fail(GrpcStatus.INTERNAL, `a message from the keeper could not be decoded: ${(err as Error).message}`);
       }
@@ -132,10 +131,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
   }
 
   private fail(code: number, details: string, metadata: Record<string, string> = {}): void {
-    this.finish(() => {
-      const err = Object.assign(new Error(`${code} ${details}`), { code, details, metadata }) as GrpcError;
-      this.emit('error', err);
-    });
+    this.finish(() => this.emit('error', grpcError(code, details, metadata)));
   }
 
   /** The one ending: emit it, then release the stream and the connection. */
@@ -157,24 +153,26 @@ export class GrpcStream<Out, In> extends EventEmitter {
  * DEADLINE_EXCEEDED when no answer came within `timeoutMs`, as grpc-js's deadline would.
  */
 export function unaryCall<Out, In>(
-  o: Omit<GrpcStreamOptions, 'path' | 'keepaliveMs' | 'keepaliveTimeoutMs'>,
-  codec: { path: string; encode(m: Out): Uint8Array; decode(b: Uint8Array): In },
-  request: Out, timeoutMs: number,
+  o: Omit<GrpcStreamOptions, 'keepaliveMs' | 'keepaliveTimeoutMs'>, method: Codec<Out, In>, request: Out, timeoutMs: number,
 ): Promise<In> {
   return new Promise<In>((resolve, reject) => {
-    const call = new GrpcStream<Out, In>({ ...o, path: codec.path, keepaliveMs: timeoutMs, keepaliveTimeoutMs: timeoutMs }, codec.encode, codec.decode);
+    const call = new GrpcStream({ ...o, keepaliveMs: timeoutMs, keepaliveTimeoutMs: timeoutMs }, method);
     let answer: In | undefined;
     const deadline = setTimeout(() => call.cancel(GrpcStatus.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`), timeoutMs);
     call.on('data', (m: In) => { answer ??= m; });
     call.on('end', () => {
       clearTimeout(deadline);
       if (answer !== undefined) resolve(answer);
-      else reject(Object.assign(new Error(`${GrpcStatus.INTERNAL} the keeper ended the call without an answer`), { code: GrpcStatus.INTERNAL, details: 'the keeper ended the call without an answer', metadata: {} }));
+      else reject(grpcError(GrpcStatus.INTERNAL, 'the keeper ended the call without an answer'));
     });
     call.on('error', (err: GrpcError) => { clearTimeout(deadline); reject(err); });
     call.write(request);
     call.end();
   });
+}
+
+function grpcError(code: number, details: string, metadata: Record<string, string> = {}): GrpcError {
+  return Object.assign(new Error(`${code} ${details}`), { code, details, metadata });
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2); a malformed one is shown as it came. */

@@ -2,7 +2,7 @@
 // a key and a CSR, present token + CSR to the bootstrap listener of the first endpoint (by
 // priority) whose TLS checks out against keeper.tls.ca, verify what comes back, store the
 // identity under paths.seed, exit. Nothing of the token or the key is ever printed.
-import { enrollCodec } from '../proto/codec';
+import { BOOTSTRAP_ENROLL } from '../proto/codec';
 import type { EnrollRequest, EnrollResponse } from '../proto/types';
 import { VERSION as SOUL_VERSION } from '../common/version';
 import { byPriority, readCa, type Endpoint, type SoulConfig } from './config';
@@ -52,7 +52,7 @@ async function enrollAt(ep: Endpoint, ca: Buffer, req: EnrollRequest, timeoutMs:
   // Server-only TLS (the soul has no certificate yet), checked against keeper.tls.ca like the stream.
   const target = { target: `${ep.host}:${ep.bootstrap_port}`, ca, userAgent: `soul/${SOUL_VERSION}` };
   try {
-    return await unaryCall(target, enrollCodec(), req, timeoutMs);
+    return await unaryCall(target, BOOTSTRAP_ENROLL, req, timeoutMs);
   } catch (e) {
     const err = e as GrpcError;
     switch (err.code) {

@@ -2,7 +2,7 @@
 // Welcome, heartbeat at the keeper's interval, send Facts when they change, run step requests
 // through the StepHandler (cancellable), and report how the stream ended.
 import type { Logger } from '../common/logger';
-import { soulStreamCodec } from '../proto/codec';
+import { EVENT_STREAM_CONNECT } from '../proto/codec';
 import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
 import { busyRetryAfterMs } from './busy';
 import { GrpcStream, type GrpcError } from './grpc-stream';
@@ -42,12 +42,11 @@ export interface HoldOptions {
 export function holdStream(o: HoldOptions): Promise<StreamEnd> {
   const where = `${o.endpoint.host}:${o.endpoint.event_stream_port}`;
   const started = Date.now();
-  const codec = soulStreamCodec();
   // Its own connection, with this identity's client certificate.
-  const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
-    target: where, path: codec.path, ca: o.creds.ca, keyPem: o.creds.keyPem, certPem: o.creds.certPem,
+  const call = new GrpcStream({
+    target: where, ca: o.creds.ca, keyPem: o.creds.keyPem, certPem: o.creds.certPem,
     userAgent: `soul/${SOUL_VERSION}`, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-  }, codec.encode, codec.decode);
+  }, EVENT_STREAM_CONNECT);
   const steps = new Map<string, AbortController>();
   let welcomed = false;
   let goodbye: GoodbyeReason | undefined;

@@ -8,33 +8,23 @@ import { KEEPER_MESSAGE, SOUL_MESSAGE } from './stream-fields';
 import type { EnrollRequest, EnrollResponse, OutgoingSoulMessage, ReceivedKeeperMessage } from './types';
 import { decodeMessage, encodeMessage } from './wire';
 
-/** One gRPC method as the soul calls it: its path, what it sends, what it receives. */
+/** One gRPC method as the soul calls it: its path, how it writes what it sends and reads what it receives. */
 export interface Codec<Out, In> {
   path: string;
   encode(message: Out): Uint8Array;
   decode(bytes: Uint8Array): In;
 }
 
-export type SoulStreamCodec = Codec<OutgoingSoulMessage, ReceivedKeeperMessage>;
-
-const stream: SoulStreamCodec = {
+/** keeper.stream.v1.EventStream/Connect: `soul run`'s one stream. */
+export const EVENT_STREAM_CONNECT: Codec<OutgoingSoulMessage, ReceivedKeeperMessage> = {
   path: '/keeper.stream.v1.EventStream/Connect',
   encode: (m) => encodeMessage(SOUL_MESSAGE, m as unknown as Record<string, unknown>),
   decode: (bytes) => decodeMessage(KEEPER_MESSAGE, bytes) as unknown as ReceivedKeeperMessage,
 };
 
-const enroll: Codec<EnrollRequest, EnrollResponse> = {
+/** keeper.bootstrap.v1.Bootstrap/Enroll: `soul init`'s one call. */
+export const BOOTSTRAP_ENROLL: Codec<EnrollRequest, EnrollResponse> = {
   path: '/keeper.bootstrap.v1.Bootstrap/Enroll',
   encode: (m) => encodeMessage(ENROLL_REQUEST, m as unknown as Record<string, unknown>),
   decode: (bytes) => decodeMessage(ENROLL_RESPONSE, bytes) as unknown as EnrollResponse,
 };
-
-/** keeper.stream.v1.EventStream/Connect: `soul run`'s one stream. */
-export function soulStreamCodec(): SoulStreamCodec {
-  return stream;
-}
-
-/** keeper.bootstrap.v1.Bootstrap/Enroll: `soul init`'s one call. */
-export function enrollCodec(): Codec<EnrollRequest, EnrollResponse> {
-  return enroll;
-}

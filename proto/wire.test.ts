@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { soulStreamCodec } from './codec';
+import { EVENT_STREAM_CONNECT } from './codec';
 import { LOADER_OPTIONS, protoRoot } from './contracts';
 import { ENROLL_REQUEST, ENROLL_RESPONSE } from './bootstrap-fields';
 import { KEEPER_MESSAGE, SOUL_MESSAGE } from './stream-fields';
@@ -106,7 +106,7 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
   }
 
   it('decodes what the soul receives as the keeper meant it', () => {
-    const codec = soulStreamCodec();
+    const codec = EVENT_STREAM_CONNECT;
     const bytes = theirs(keeper, { certificate_renewed: { certificate_pem: 'C', chain_pem: ['I1', 'I2'], serial: '0a', not_after_ms: 1_790_000_000_000 } });
     assert.deepEqual(codec.decode(bytes), { msg: 'certificate_renewed', certificate_renewed: { certificate_pem: 'C', chain_pem: ['I1', 'I2'], serial: '0a', not_after_ms: 1_790_000_000_000 } });
     assert.deepEqual(codec.decode(theirs(keeper, { welcome: {} })), { msg: 'welcome', welcome: { session_id: '', epoch: 0, heartbeat_interval_ms: 0, kid: '' } });

@@ -1,7 +1,8 @@
-// The protocol buffers wire format for the few field kinds the EventStream contract uses, driven by
-// a table of fields per message (proto/stream-fields.ts). It exists so that the soul's stream does
-// not load protobufjs and parse the .proto at every start (30-40 ms of `soul run`'s start-up and
-// its reflection objects in an idle soul's heap, docs/performance.md). It reads and writes what
+// The protocol buffers wire format for the few field kinds the soul's contracts use (EventStream,
+// Bootstrap), driven by a table of fields per message (proto/stream-fields.ts,
+// proto/bootstrap-fields.ts). It exists so that the soul does not load protobufjs and parse the
+// .proto files at every start (30-40 ms of `soul run`'s start-up and its reflection objects in an
+// idle soul's heap, docs/performance.md). It reads and writes what
 // grpc-js's proto-loader does on the keeper with proto/contracts.ts' LOADER_OPTIONS: decoding fills
 // every scalar's default, an unset message field is null, longs come as numbers, and a oneof's set
 // member is named in `msg`; proto/wire.test.ts holds both directions to protobufjs itself.
@@ -51,8 +52,8 @@ function writeFields(out: Out, spec: MessageSpec, value: Record<string, unknown>
       case 'string': writeBytes(out, f.no, Buffer.from(String(v), 'utf8')); break;
       case 'bool': writeTag(out, f.no, VARINT); out.push(v ? 1 : 0); break;
       case 'uint32': writeTag(out, f.no, VARINT); writeVarint(out, Number(v) >>> 0); break;
-      case 'uint64': writeTag(out, f.no, VARINT); writeVarint(out, BigInt.asUintN(64, toBigInt(spec, f, v))); break;
-      case 'int64': writeTag(out, f.no, VARINT); writeVarint(out, BigInt.asUintN(64, toBigInt(spec, f, v))); break;
+      // A negative int64 goes as its 64-bit two's complement: ten bytes, as protobuf has it.
+      case 'uint64': case 'int64': writeTag(out, f.no, VARINT); writeVarint(out, BigInt.asUintN(64, toBigInt(spec, f, v))); break;
       case 'strings':
         if (!Array.isArray(v)) throw new TypeError(`${spec.type}.${f.name}: array expected`);
         for (const s of v) writeBytes(out, f.no, Buffer.from(String(s), 'utf8'));

@@ -6,7 +6,7 @@
 import { Backoff } from '../../agent/backoff';
 import { busyDelay, busyRetryAfterMs } from '../../agent/busy';
 import { GrpcStream, type GrpcError } from '../../agent/grpc-stream';
-import { soulStreamCodec } from '../../proto/codec';
+import { EVENT_STREAM_CONNECT } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
 
 /** What a storm soul connects with: the keeper's CA and its own key and certificate (PEM). */
@@ -51,10 +51,9 @@ export class StormSoul {
     const started = performance.now();
     let welcomed = false;
     let goodbye: string | undefined;
-    const codec = soulStreamCodec();
-    const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
-      target: this.target, path: codec.path, ...this.creds, userAgent: 'soul/storm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-    }, codec.encode, codec.decode);
+    const call = new GrpcStream({
+      target: this.target, ...this.creds, userAgent: 'soul/storm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
+    }, EVENT_STREAM_CONNECT);
     this.call = call;
     call.on('data', (m: ReceivedKeeperMessage) => {
       if (m.msg === 'welcome') {

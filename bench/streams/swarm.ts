@@ -6,7 +6,7 @@
 import { createCsr, generateKey, privateKeyPem } from '../../agent/csr';
 import { GrpcStream } from '../../agent/grpc-stream';
 import type { StepHandler, StepReply } from '../../agent/steps';
-import { soulStreamCodec } from '../../proto/codec';
+import { EVENT_STREAM_CONNECT } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../../proto/types';
 import { stackEnv } from '../../test/support/stack-env';
 
@@ -72,10 +72,9 @@ export class SwarmSoul {
   /** Resolves at Welcome with the time it took. */
   connect(timeoutMs = 30_000): Promise<number> {
     const t0 = performance.now();
-    const codec = soulStreamCodec();
-    const call = new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
-      target: this.target, path: codec.path, ...this.creds, userAgent: 'soul/swarm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-    }, codec.encode, codec.decode);
+    const call = new GrpcStream({
+      target: this.target, ...this.creds, userAgent: 'soul/swarm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
+    }, EVENT_STREAM_CONNECT);
     this.call = call;
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`${this.sid}: no welcome in ${timeoutMs} ms`)), timeoutMs);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { GrpcStatus, GrpcStream, unaryCall, type GrpcError } from '../../agent/grpc-stream';
-import { enrollCodec, soulStreamCodec } from '../../proto/codec';
+import { BOOTSTRAP_ENROLL, EVENT_STREAM_CONNECT } from '../../proto/codec';
 import { bootstrapService, eventStreamService } from '../../proto/load';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage } from '../../proto/types';
 import { tempDir } from '../runs/keeper';
@@ -51,10 +51,9 @@ async function bind(server: grpc.Server, creds: grpc.ServerCredentials): Promise
 }
 
 function open(p: Pki, port: number, keepalive = { keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000 }) {
-  const codec = soulStreamCodec();
-  return new GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>({
-    target: `localhost:${port}`, path: codec.path, ca: p.ca, keyPem: p.clientKey, certPem: p.clientCert, userAgent: 'soul/test', ...keepalive,
-  }, codec.encode, codec.decode);
+  return new GrpcStream({
+    target: `localhost:${port}`, ca: p.ca, keyPem: p.clientKey, certPem: p.clientCert, userAgent: 'soul/test', ...keepalive,
+  }, EVENT_STREAM_CONNECT);
 }
 
 /** How the call ends: the messages it received, then `end` or the error. */
@@ -157,16 +156,16 @@ describe("the soul's gRPC client (over node:http2) against a grpc-js keeper", fu
     servers.push(server);
     const target = { target: `localhost:${port}`, ca: p.ca, userAgent: 'soul/test' };
     const req = { token: 'tok-1', sid: 'stream-test.keeper.test', csr_pem: '-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n' };
-    const res = await unaryCall(target, enrollCodec(), req, 5000);
+    const res = await unaryCall(target, BOOTSTRAP_ENROLL, req, 5000);
     assert.deepEqual(res, { sid: 'stream-test.keeper.test', certificate_pem: 'CERT', chain_pem: ['ISSUER', 'ROOT'], serial: '7f:01', not_after_ms: 1_790_000_000_000 });
     assert.deepEqual(seen[0], req, 'the keeper reads the request the soul wrote');
 
-    const refused = await unaryCall(target, enrollCodec(), { ...req, token: 'spent' }, 5000).then(() => undefined, (e: GrpcError) => e);
+    const refused = await unaryCall(target, BOOTSTRAP_ENROLL, { ...req, token: 'spent' }, 5000).then(() => undefined, (e: GrpcError) => e);
     assert.equal(refused?.code, GrpcStatus.UNAUTHENTICATED);
     assert.equal(refused?.details, 'invalid or expired bootstrap token');
 
     const t0 = Date.now();
-    const late = await unaryCall(target, enrollCodec(), { ...req, token: 'slow' }, 400).then(() => undefined, (e: GrpcError) => e);
+    const late = await unaryCall(target, BOOTSTRAP_ENROLL, { ...req, token: 'slow' }, 400).then(() => undefined, (e: GrpcError) => e);
     assert.equal(late?.code, GrpcStatus.DEADLINE_EXCEEDED);
     assert.match(late!.details, /no answer within 400 ms/);
     assert.ok(Date.now() - t0 < 4000, 'the deadline ends the call rather than waiting on the keeper');

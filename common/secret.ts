@@ -18,30 +18,54 @@ export function referenceText(ref: SecretRef): string {
   return `secretstore:${ref.path}#${ref.field}`;
 }
 
-const PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
+const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 const FIELD = /^[A-Za-z0-9_.-]{1,128}$/;
 const REFERENCE = /^secretstore:([^#\s]+)#([^#\s]+)$/;
 
-/** Why `path`/`field` is not a secret reference, or null when it is one. */
-export function refProblem(path: string, field: string): string | null {
-  if (!PATH.test(path) || path.length > 512 || path.split('/').some((s) => s === '.' || s === '..')) {
-    return `"${path}" is not a secrets-store path (letters, digits, "_-." segments separated by "/", no "..", no leading "/")`;
-  }
-  if (!FIELD.test(field)) return `"${field}" is not a field name (letters, digits, "_-.")`;
+/**
+ * Why `path` is not canonical, or null. A canonical path is the one text the store reads for it:
+ * nothing the store (or a proxy before it) would collapse, decode or trim, so a check on the text
+ * is a check on what is read (issue 28: `a/../../keeper` passed a prefix check and was collapsed).
+ */
+export function pathProblem(path: string): string | null {
+  if (path === '') return 'it is empty';
+  if (path.length > 512) return 'it is longer than 512 characters';
+  if (/[\s\u0000-\u001f\u007f]/.test(path)) return 'it holds whitespace or a control character';
+  if (path.includes('\\')) return 'it holds a backslash';
+  if (path.includes('%')) return 'it holds "%" (percent-encoding is not decoded, so it is refused)';
+  if (path.startsWith('/') || path.endsWith('/')) return 'it starts or ends with "/"';
+  const segments = path.split('/');
+  if (segments.some((x) => x === '')) return 'it holds an empty segment ("//")';
+  if (segments.some((x) => /^\.+$/.test(x))) return 'it holds a "." or ".." segment';
+  if (!segments.every((x) => SEGMENT.test(x))) return 'it holds a character other than letters, digits, "_", "-", "." and "/"';
   return null;
 }
 
-/** Parses `secretstore:<path>#<field>`; null when `text` is not one. */
+/** Why `path`/`field` is not a secret reference, or null when it is one. */
+export function refProblem(path: string, field: string): string | null {
+  const bad = pathProblem(path);
+  if (bad) return `${JSON.stringify(path)} is not a canonical secrets-store path: ${bad}`;
+  if (!FIELD.test(field)) return `${JSON.stringify(field)} is not a field name (letters, digits, "_-.")`;
+  return null;
+}
+
+/** Parses `secretstore:<path>#<field>`; null when `text` is not one (or its path is not canonical). */
 export function parseReference(text: string): SecretRef | null {
   const m = REFERENCE.exec(text);
   if (!m || refProblem(m[1]!, m[2]!) !== null) return null;
   return { path: m[1]!, field: m[2]! };
 }
 
-/** True when `path` is `prefix` itself or lies below it (prefixes are compared segment-wise). */
+/**
+ * True when `path` is `prefix` itself or lies below it, compared segment by segment on canonical
+ * text: a path or prefix that is not canonical is under nothing (a declared prefix may end in "/").
+ */
 export function underPrefix(path: string, prefix: string): boolean {
-  const p = prefix.replace(/\/+$/, '');
-  return p !== '' && (path === p || path.startsWith(`${p}/`));
+  const p = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+  if (pathProblem(path) !== null || pathProblem(p) !== null) return false;
+  const want = p.split('/');
+  const have = path.split('/');
+  return want.length <= have.length && want.every((x, i) => have[i] === x);
 }
 
 const values = new WeakMap<SecretValue, string>();

@@ -28,7 +28,7 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
   const locate = presenceLocator(cache);
   // Routing: agents go to the keeper holding their stream, SSH hosts to this keeper (it can reach them).
   const route = opts.push ? transportLocator(db, locate, config.kid) : locate;
-  // Secret markers: render and dispatch derive each run's nonce from the cluster's signing key.
+  // Secret handles: render and dispatch derive the key that signs them from the cluster's signing key.
   const secretCfg = { nonceKey: opts.runtime.signingKey, scenarioPrefix: config.secretstore.scenario_prefix };
   return {
     temporal,

@@ -41,7 +41,7 @@ export interface SharedActivityDeps {
   taskQueue: string;
   /** Where services are checked out (config.services.cache_dir). */
   cacheDir: string;
-  /** Secret markers in plans (issue 12): the nonce key and secretstore.scenario_prefix. */
+  /** Secret handles in plans (issues 12, 28): the keeper's key (handle keys are derived from it) and secretstore.scenario_prefix. */
   secrets?: RenderSecretsConfig;
   /** config plans.ttl: how long a drift check's plan can be applied (default 1 h). */
   planTtlMs?: number;

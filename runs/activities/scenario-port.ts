@@ -64,8 +64,8 @@ export interface ScenarioPort {
   render(args: {
     service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
     hosts: { sid: string; soulprint: Record<string, unknown> }[];
-    /** The run's marker nonce and the secret policy (issue 12); engines without secrets ignore it. */
-    secrets?: { nonce: string; keeperPrefix: string; inputPrefixes: string[] };
+    /** The handle key and binding, and the secret policy (issues 12, 28); engines without secrets ignore it. */
+    secrets?: { binding: string; handleKey: Uint8Array; keeperPrefix: string; inputPrefixes: string[] };
   }): Promise<RenderResult>;
   /** What can be known about a run before it starts: the operation exists, its input resolves
    *  (declared names, required inputs given, types). Empty when the run may start. */

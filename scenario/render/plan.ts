@@ -35,7 +35,13 @@ export interface PlanStep {
   /** Left out on this host at render: not sent, but reported, and its `register:` name holds a
    *  skipped result (`params` is then empty). */
   skip?: RenderSkip;
+  /** The secrets this step's params hold as `«secret:<n>»` handles: entry n names the path and
+   *  field, with the keeper's MAC binding it to the run, host and step (scenario/secrets/handles.ts). */
+  secrets?: StepSecret[];
 }
+
+/** One secret of a step: what the dispatching keeper reads, once the MAC verifies. */
+export interface StepSecret { path: string; field: string; mac: string }
 
 export interface HostPlan {
   sid: string;

@@ -1,13 +1,14 @@
 /**
  * `secretstore("<path>", "<field>")` in CEL. Render is synchronous, so the
- * run's secret context (nonce and policy) is installed for the duration of
- * one render and read by the function; outside render (apply-time
+ * render's secret context (its record and the policy) is installed for the
+ * duration of one render and read by the function, which checks the literal
+ * path and records it; outside render (apply-time
  * expressions, the soul) the function refuses. The policy: a path must lie
  * under the keeper's `secretstore.scenario_prefix` and under one of the
  * prefixes the service declares in service.yml `secrets:`.
  */
 import { refProblem, underPrefix, type SecretRef } from '../../common/secret';
-import { makeMarker } from './markers';
+import type { SecretRecord } from './record';
 
 export const RULE_SECRET_PATH = 'SL023';
 export const RULE_SECRET_USE = 'SL024';
@@ -19,7 +20,7 @@ export interface SecretPolicy {
   servicePrefixes: string[];
 }
 
-interface Active { nonce: string; policy: SecretPolicy }
+interface Active { record: SecretRecord; policy: SecretPolicy }
 
 let active: Active | undefined;
 
@@ -53,5 +54,5 @@ export function secretstoreFunction(path: string, field: string): string {
   if (!active) throw new Error(`${call} is evaluated at render only, not in apply-time expressions [${RULE_SECRET_PATH}]`);
   const problem = policyProblem({ path, field }, active.policy);
   if (problem) throw new Error(`${call}: ${problem} [${RULE_SECRET_PATH}]`);
-  return makeMarker({ path, field }, active.nonce);
+  return active.record.issue({ path, field });
 }

@@ -1,46 +1,63 @@
 /**
- * How a secret travels through render: as a marker string
- * `«secret:<path>#<field>@<nonce>»`. Render never holds a value (issue 12:
- * resolution at the last moment); `secretstore(...)` and secret inputs give
- * a marker, which `${...}` and templates splice into text like any string.
- * The dispatching keeper replaces markers by values when it sends a host its
- * step. The nonce is the run's own, so text that merely looks like a marker
- * (a host fact, a plain input) is never resolved.
+ * How a secret travels (issue 28: a secret reference cannot be made from text).
+ *
+ * During render, `secretstore(...)` and secret inputs give a marker `«secret:<token>»`: the token is
+ * fresh random bytes per recorded secret and per render (scenario/secrets/record.ts), never derived
+ * from anything a scenario sees, so a scenario can only copy a marker it was given, never build
+ * one. After render every such marker becomes a handle `«secret:<n>»`, an index into the step's own
+ * list of secrets, each entry authenticated by the keeper (scenario/secrets/handles.ts). Both forms
+ * start with `«secret:`, which is how the rest of the keeper knows a step carries a secret.
  */
-import type { SecretRef } from '../../common/secret';
+export const SECRET_MARK = '«secret:';
 
-const MARKER = /«secret:([A-Za-z0-9_./-]+)#([A-Za-z0-9_.-]+)@([0-9a-f]{24})»/g;
+const TOKEN_MARKER = /^«secret:([0-9a-f]{32})»/;
+const HANDLE = /^«secret:(\d{1,4})»/;
 
-export function makeMarker(ref: SecretRef, nonce: string): string {
-  return `«secret:${ref.path}#${ref.field}@${nonce}»`;
+export function tokenMarker(token: string): string {
+  return `${SECRET_MARK}${token}»`;
 }
 
-export type MarkerPart = string | { ref: SecretRef };
+export function handleMarker(n: number): string {
+  return `${SECRET_MARK}${n}»`;
+}
 
-/** Splits `text` into text and the run's markers; markers with another nonce stay text. */
-export function splitMarkers(text: string, nonce: string): MarkerPart[] {
-  const parts: MarkerPart[] = [];
+/** Text, or one whole marker (its token or handle number). */
+export type MarkerPart<T> = string | { marker: T };
+
+/**
+ * Splits `text` at every `«secret:`. A whole marker of the form `re` describes becomes a part;
+ * `bad` is set when some `«secret:` does not start one (text that merely looks like a marker:
+ * forged, cut, or of another form), and that text stays in the string parts.
+ */
+function split<T>(text: string, re: RegExp, conv: (m: string) => T): { parts: MarkerPart<T>[]; bad: boolean } {
+  const parts: MarkerPart<T>[] = [];
+  let bad = false;
   let last = 0;
-  for (const m of text.matchAll(MARKER)) {
-    if (m[3] !== nonce) continue;
-    if (m.index! > last) parts.push(text.slice(last, m.index));
-    parts.push({ ref: { path: m[1]!, field: m[2]! } });
-    last = m.index! + m[0].length;
+  let at = text.indexOf(SECRET_MARK);
+  while (at >= 0) {
+    const m = re.exec(text.slice(at));
+    if (m) {
+      if (at > last) parts.push(text.slice(last, at));
+      parts.push({ marker: conv(m[1]!) });
+      last = at + m[0].length;
+      at = text.indexOf(SECRET_MARK, last);
+    } else {
+      bad = true;
+      at = text.indexOf(SECRET_MARK, at + 1);
+    }
   }
   if (last < text.length || parts.length === 0) parts.push(text.slice(last));
-  return parts;
+  return { parts, bad };
 }
 
-/** The ref when `text` is exactly one marker of this run. */
-export function wholeMarker(text: string, nonce: string): SecretRef | null {
-  const parts = splitMarkers(text, nonce);
-  return parts.length === 1 && typeof parts[0] !== 'string' ? parts[0]!.ref : null;
+/** Render's markers in `text` (tokens, not yet checked against the record). */
+export function splitTokens(text: string): { parts: MarkerPart<string>[]; bad: boolean } {
+  return split(text, TOKEN_MARKER, (m) => m);
 }
 
-/** True when the nonce appears outside a whole marker: a secret went through a transformation. */
-export function mangled(text: string, nonce: string): boolean {
-  const rest = splitMarkers(text, nonce).filter((p): p is string => typeof p === 'string').join('');
-  return rest.toLowerCase().includes(nonce);
+/** A stored step's handles in `text` (numbers, not yet checked against the step's entries). */
+export function splitHandles(text: string): { parts: MarkerPart<number>[]; bad: boolean } {
+  return split(text, HANDLE, (m) => Number(m));
 }
 
 /** Every string in a JSON-like tree, with a setter, for the checks and rewrites after render. */

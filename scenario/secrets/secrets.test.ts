@@ -114,6 +114,16 @@ describe('secrets in render', function () {
     assert.match(r2.errors[0]!.message, /^task "note": .*not a secret this render gave the scenario/);
   });
 
+  it('committed state takes no marker built from text: refused at the state key', function () {
+    const forged = SCENARIO.replace('password_ref: "${input.db_password}"', "password_ref: \"${'«secret:' + 'secret/keeper#signing_key»'}\"");
+    const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': forged }));
+    assert.deepEqual(svc.errors, []);
+    const r = renderWithSecrets({ service: svc, operation: 'create', input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' }, state: {}, hosts: [host], secrets });
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors.map((e) => [e.rule, e.line]), [['SL024', 5]]);
+    assert.match(r.errors[0]!.message, /^state_changes: "password_ref" holds «secret: text that is not a secret this render gave the scenario/);
+  });
+
   it('refuses paths that are not canonical, with the reason: "..", "//", percent-encoding', function () {
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': SCENARIO }));
     for (const [path, why] of [

@@ -114,9 +114,9 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     assert.ok(keeperLog.length > 10);
     noCanary('the keeper log', keeperLog.join('\n'));
     for (const s of souls) noCanary(`the log of ${s.sid}`, s.run.log.stderr);
-    // The keeper's whole database; the stored plan holds the markers (the dump is the right one).
+    // The keeper's whole database; the stored plan holds the handles and their signed entries (the dump is the right one).
     const dump = await pgDump(k.db.dsn);
-    assert.ok(dump.includes(`«secret:${prefix}db#password@`) && dump.includes(applyId));
+    assert.ok(dump.includes('«secret:0»') && dump.includes(`"path": "${prefix}db"`) && dump.includes(applyId));
     noCanary('pg_dump', dump);
     noCanary('the cache', await redisDump());
     const histories = await temporalHistories(applyId);

@@ -60,7 +60,7 @@ export interface DispatchActivityDeps {
   stepTimeoutMs?: number;
   /** How long to wait for a soul to (re)connect to this keeper before handing it back as moved. */
   reconnectGraceMs?: number;
-  /** Reads the secrets a plan's markers name, at send time (runs/activities/secrets.ts). */
+  /** Reads the secrets a plan's verified handles name, at send time (runs/activities/secrets.ts). */
   secrets?: DispatchSecrets;
   /** Hosts registered with transport ssh; absent: this keeper reaches only agents. */
   push?: PushTransport;

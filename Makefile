@@ -58,6 +58,9 @@ test: prepare
 test-unit: build
 	node scripts/run-tests.js --unit
 
+# The demo's Temporal runs behind mutual TLS (docs/stack.md), as a production keeper's must;
+# KEEPER_TEMPORAL_MTLS=0 make demo runs it plain, with its Web UI.
+demo: export KEEPER_TEMPORAL_MTLS ?= 1
 demo: prepare
 	scripts/demo.sh
 

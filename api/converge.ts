@@ -15,12 +15,18 @@
 // it; failed, the incarnation is error_locked, below), else look again next time; `error_locked` or
 // never committed -> done (its unlock-with-retry, or its next run, renders every host of the covens,
 // the new one included). A soul is marked converged when every incarnation of its covens is done.
+//
+// The same loop ends runs whose workflow was closed outside the keeper (terminated, timed out,
+// cancelled, failed in Temporal: runs/run-watch.ts), every RUN_WATCH_EVERY_MS: such a run is
+// locked with what Temporal says happened instead of staying `applying`.
 import type { Logger } from '../common/logger';
 import { RunRefused, beginRun, getIncarnation } from '../db/repos/incarnations';
 import { convergeCandidates, convergeRunExists, incarnationsOfCovens, isHostOfRun, markConverged, wasHostOf, type CovenIncarnation } from '../db/repos/convergence';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
 import { newApplyId } from '../runs/client';
+import type { TemporalClientHolder } from '../runs/connection';
+import { endOrphanedRuns } from '../runs/run-watch';
 import type { ApiDeps } from './deps';
 import { pinned, serviceOf, startRun } from './routes/run-start';
 import { versionToApply } from './routes/service-source';
@@ -89,14 +95,33 @@ export async function convergeNewSouls(deps: ApiDeps, kid: string, log: Logger):
   }
 }
 
+/** How often running runs are checked against their workflows: "within seconds" of a terminate. */
+export const RUN_WATCH_EVERY_MS = 2000;
+
+/** Locks the runs whose workflow closed outside the keeper (runs/run-watch.ts). */
+export async function watchRuns(deps: ApiDeps, log: Logger): Promise<void> {
+  const temporal = (deps as ApiDeps & { temporal?: TemporalClientHolder }).temporal;
+  if (!temporal?.client) return;
+  for (const applyId of await endOrphanedRuns(deps.runtime.db, temporal.client, temporal.namespace)) {
+    log.warn('run watch: the run\'s workflow closed outside the keeper; the run is locked', { apply_id: applyId });
+  }
+}
+
 /** The loop every keeper runs beside its API. */
 export function convergeComponent(deps: ApiDeps, kid: string, log: Logger): Component {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
+  let watched = 0;
+  const watch = async () => {
+    if (Date.now() - watched < RUN_WATCH_EVERY_MS) return;
+    watched = Date.now();
+    await watchRuns(deps, log).catch((err: Error) => log.warn('run watch: asking Temporal about running runs failed; will try again', { error: err.message }));
+  };
   const look = () => {
     running = convergeNewSouls(deps, kid, log)
       .catch((err: Error) => log.warn('converge: reading the registry failed; will try again', { error: err.message }))
+      .then(watch)
       .finally(() => { if (!stopped) timer = setTimeout(look, CONVERGE_EVERY_MS); });
   };
   return {

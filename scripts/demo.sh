@@ -8,11 +8,19 @@ CONFIG="$STATE/keeper.yml"
 CRED="$STATE/credential.jwt"
 cd "$ROOT"
 
-# When the stack runs Temporal behind mutual TLS (KEEPER_TEMPORAL_MTLS=1), the keeper presents the
-# stack's client certificate (scripts/stack.sh writes TEMPORAL_TLS_* into .stack/env then).
+# The demo's Temporal runs behind mutual TLS (`make demo` starts the stack with KEEPER_TEMPORAL_MTLS=1)
+# and the keeper presents the stack's client certificate: scripts/stack.sh writes TEMPORAL_TLS_* into
+# .stack/env then, and the files are under .stack/tls/temporal/. A stack already running Temporal
+# without TLS (`make test` or `make stack` started it) is refused unless KEEPER_TEMPORAL_MTLS=0 says
+# a plain Temporal is wanted.
 TEMPORAL_TLS=""
 if grep -q '^TEMPORAL_TLS_CA=' "$STATE/env" 2>/dev/null; then
   TEMPORAL_TLS=", tls: { ca: tls/temporal/ca.pem, cert: tls/temporal/client.crt, key: tls/temporal/client.key, server_name: temporal.keeper.local }"
+elif [ "${KEEPER_TEMPORAL_MTLS:-1}" != 0 ]; then
+  echo "demo: the stack's Temporal runs without TLS (started by make test or make stack): anyone on this machine could start" >&2
+  echo "      workflows on the keeper's task queue. Stop it with 'make stack-down' and run make demo again (it starts" >&2
+  echo "      Temporal behind mutual TLS), or run 'KEEPER_TEMPORAL_MTLS=0 make demo' for a plain Temporal." >&2
+  exit 1
 fi
 
 cat > "$CONFIG" <<YAML
@@ -80,6 +88,10 @@ curl -fsS -o /dev/null http://127.0.0.1:8080/readyz || { echo "demo: the keeper 
 
 if [ -x scripts/demo-story.sh ]; then scripts/demo-story.sh; fi
 
+# The Web UI has no authentication: behind mutual TLS the stack does not start it.
+TEMPORAL_UI="http://127.0.0.1:8233"
+[ -z "$TEMPORAL_TLS" ] || TEMPORAL_UI="off (Temporal runs behind mutual TLS; the temporal CLI with --tls-ca-path, --tls-cert-path, --tls-key-path from $STATE/tls/temporal/ and --tls-server-name temporal.keeper.local reaches it)"
+
 cat <<TXT
 
 Keeper is running (pid $(cat "$STATE/keeper.pid"), log $STATE/logs/keeper.log)
@@ -87,7 +99,7 @@ Keeper is running (pid $(cat "$STATE/keeper.pid"), log $STATE/logs/keeper.log)
   API docs          http://127.0.0.1:8080/docs
   Readiness         http://127.0.0.1:8080/readyz
   Metrics           http://127.0.0.1:9090/metrics
-  Temporal Web UI   http://127.0.0.1:8233
+  Temporal Web UI   $TEMPORAL_UI
   Operator token    $CRED   (paste it into /docs or /ui; export KEEPER_TOKEN=\$(cat $CRED))
 Stop everything with: make stack-down
 TXT

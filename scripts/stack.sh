@@ -157,10 +157,11 @@ TEMPORAL_SEARCH_ATTRIBUTES=(KeeperIncarnation=Keyword KeeperOperation=Keyword Ke
 # one-host run: 0.12 -> 0.07 s (docs/performance.md). Production Temporal runs on its own database.
 TEMPORAL_SQLITE_PRAGMAS=(journal_mode=wal synchronous=normal)
 
-# Behind mutual TLS only when KEEPER_TEMPORAL_MTLS=1 (off by default; the cost is in
-# docs/security.md): the dev server then runs in a network and PID namespace of its own, where
-# nothing else can reach it; socat bridges a 0600 Unix socket to it and HAProxy on 127.0.0.1:7233
-# admits only clients with a certificate from .stack/tls/temporal/ca.pem (the keeper's client.crt).
+# Behind mutual TLS when KEEPER_TEMPORAL_MTLS=1 (`make demo` sets it unless told 0; `make stack` and
+# `make test` leave it off; the cost is in docs/security.md): the dev server then runs in a network
+# and PID namespace of its own, where nothing else can reach it; socat bridges a 0600 Unix socket
+# to it and HAProxy on 127.0.0.1:7233 admits only clients with a certificate from
+# .stack/tls/temporal/ca.pem (the keeper's client.crt).
 # The Web UI is off in that mode: it would be a door without a certificate.
 TEMPORAL_MTLS="${KEEPER_TEMPORAL_MTLS:-0}"
 TEMPORAL_TLS_DIR="$STATE/tls/temporal"
@@ -173,6 +174,29 @@ fi
 
 temporal_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 "${TEMPORAL_TLS_ARGS[@]}" >/dev/null 2>&1; }
 temporal_plain_healthy() { "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 >/dev/null 2>&1; }
+temporal_mtls_healthy() {
+  [ -s "$TEMPORAL_TLS_DIR/client.crt" ] || return 1
+  "$TEMPORAL" operator cluster health --address 127.0.0.1:7233 --tls-ca-path "$TEMPORAL_TLS_DIR/ca.pem" --tls-cert-path "$TEMPORAL_TLS_DIR/client.crt" \
+    --tls-key-path "$TEMPORAL_TLS_DIR/client.key" --tls-server-name "$TEMPORAL_TLS_NAME" >/dev/null 2>&1
+}
+
+# A running dev server of this stack keeps the mode it was started in (only stack-down and up change
+# it), and .stack/env must say that mode, whatever KEEPER_TEMPORAL_MTLS asks this time: `make demo`
+# asks for mTLS, `make test` does not, and either may find the other's server running.
+keep_running_temporal_mode() {
+  local running=0
+  temporal_mtls_healthy && running=1
+  if [ "$running" != "$TEMPORAL_MTLS" ]; then
+    if [ "$running" = 1 ]; then log "Temporal already runs behind mutual TLS; kept (KEEPER_TEMPORAL_MTLS=$TEMPORAL_MTLS applies after make stack-down)"
+    else log "Temporal already runs without TLS; kept (KEEPER_TEMPORAL_MTLS=$TEMPORAL_MTLS applies after make stack-down)"; fi
+  fi
+  TEMPORAL_MTLS="$running"
+  TEMPORAL_TLS_ARGS=()
+  if [ "$running" = 1 ]; then
+    TEMPORAL_TLS_ARGS=(--tls-ca-path "$TEMPORAL_TLS_DIR/ca.pem" --tls-cert-path "$TEMPORAL_TLS_DIR/client.crt"
+      --tls-key-path "$TEMPORAL_TLS_DIR/client.key" --tls-server-name "$TEMPORAL_TLS_NAME")
+  fi
+}
 
 # A CA, the frontend's certificate and the keeper's client certificate, made once (EC P-256).
 ensure_temporal_certs() {
@@ -219,10 +243,10 @@ own_temporal_pids() { pgrep -f -- "--db-filename $STATE/temporal.db" 2>/dev/null
 
 start_temporal() {
   TEMPORAL="$("$ROOT/scripts/build-tools.sh" path-temporal)"
-  if temporal_healthy || temporal_plain_healthy; then
+  if temporal_plain_healthy || temporal_mtls_healthy; then
     # Reuse a healthy server only if it is this stack's: one left by another checkout (a removed
     # clone, say) answers health checks while its deleted database fails every workflow call.
-    [ -n "$(own_temporal_pids)" ] && return 0
+    [ -n "$(own_temporal_pids)" ] && { keep_running_temporal_mode; return 0; }
     die "a Temporal server that is not this stack's holds 127.0.0.1:7233 (another checkout's? see: pgrep -af 'temporal server'); stop it (scripts/stack.sh down in that checkout, or kill it) and retry"
   fi
   local sa=()

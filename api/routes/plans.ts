@@ -5,6 +5,7 @@
 import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan, listPlans } from '../../db/repos/plans';
+import { recordRunWorkflow } from '../../db/repos/run-lock';
 import { getRun, lastCommittedInput, loadPlans, runReport, type RunRecord } from '../../db/repos/runs';
 import type { ApiDeps } from '../deps';
 import { newApplyId, startPlanWorkflow } from '../../runs/client';
@@ -41,13 +42,16 @@ function planSummary(p: RunRecord) {
 
 /** Starts the recorded plan's workflow; if Temporal refuses, the plan is failed with the reason (503). */
 async function startPlan(deps: ApiDeps, plan: Parameters<typeof startPlanWorkflow>[1], expiresAt: Date) {
+  let runId: string;
   try {
-    await startPlanWorkflow(temporalOf(deps), plan);
+    runId = await startPlanWorkflow(temporalOf(deps), plan);
   } catch {
     await deps.runtime.db('incarnation_runs').where({ apply_id: plan.applyId, status: 'running' })
       .update({ status: 'failed', phase: 'done', error: 'the plan could not be started: the workflow engine did not answer', finished_at: deps.runtime.db.fn.now() });
     throw problems.unavailable('the workflow engine (Temporal)');
   }
+  // The apply_id fence: the plan belongs to the execution the keeper started (db/repos/run-lock.ts).
+  await recordRunWorkflow(deps.runtime.db, plan.applyId, runId);
   const url = `/v1/incarnations/${plan.incarnation}/plans/${plan.applyId}`;
   return {
     status: 202, headers: { Location: url },

@@ -3,6 +3,7 @@
 // taken in PostgreSQL first, then the workflow is started; if Temporal refuses, the run is failed
 // and the incarnation locked with the reason, never left `applying` with nothing running.
 import { lockRun } from '../../db/repos/run-outcome';
+import { recordRunWorkflow } from '../../db/repos/run-lock';
 import { getIncarnation, lastTombstone, type IncarnationRecord } from '../../db/repos/incarnations';
 import type { NewRun } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
@@ -41,13 +42,16 @@ export async function mustIncarnation(deps: ApiDeps, name: string): Promise<Inca
 }
 
 /** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, answers 503. */
-export async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<void>) {
+export async function launch(deps: ApiDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<string>) {
+  let runId: string;
   try {
-    await start(temporalOf(deps));
+    runId = await start(temporalOf(deps));
   } catch (err) {
     await lockRun(deps.runtime.db, run.applyId, `the run could not be started: ${(err as Error).message}`, 'start');
     throw problems.unavailable('the workflow engine (Temporal)');
   }
+  // The apply_id fence: the run belongs to the execution the keeper started (db/repos/run-lock.ts).
+  await recordRunWorkflow(deps.runtime.db, run.applyId, runId);
   return {
     status: 202,
     body: {

@@ -10,7 +10,6 @@
 // there no longer holds (runs/activities/plan-drift.ts).
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
-import { checkRunHoldsLock } from '../../db/repos/run-lock';
 import { incarnationOf, planStepRows } from '../../db/repos/plans';
 import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps, type HostRow, type StepRow } from '../../db/repos/runs';
 import type { PlanStep } from '../../scenario/render/plan';
@@ -18,7 +17,8 @@ import { getSouls } from '../../db/repos/souls';
 import type { DispatchInput, DispatchOutcome } from '../messages';
 import { applyHost } from './apply-host';
 import type { DispatchActivityDeps } from './deps';
-import { NotLockHolder, RunGone } from './errors';
+import { RunGone } from './errors';
+import { fenceRun } from './fence';
 import { factsDrift, stepDrift } from './plan-drift';
 import { holdsSecret, resolvePlanSecrets, secretSender } from './secrets';
 
@@ -46,8 +46,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const signal = ctx.cancellationSignal;
       // Every host in flight (up to the batch size) listens on this one signal for cancellation.
       setMaxListeners(0, signal);
-      const lock = await checkRunHoldsLock(deps.db, applyId, { plan: 'allow' });
-      if (!lock.ok) throw NotLockHolder(lock.reason);
+      await fenceRun(deps.db, applyId, { plan: 'allow' });
       const run = await getRun(deps.db, applyId);
       const inc = run && await incarnationOf(deps.db, run);
       if (!run || !inc) throw RunGone(applyId);

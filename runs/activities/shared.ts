@@ -1,13 +1,13 @@
 // Activities of the shared task queue: any keeper may run them. Built by a factory so the worker
 // wires the real database, cache and scenario engine, and tests the same code on the same stack.
 import { Context } from '@temporalio/activity';
-import { checkRunHoldsLock } from '../../db/repos/run-lock';
 import { recordHosts } from '../../db/repos/runs';
 import { dispatchQueue } from '../queues';
 import type { PlanResult, RenderOutcome, RouteGroup, Routes } from '../messages';
 import { commitRun, lockRun, RunMissing } from '../../db/repos/run-outcome';
 import type { SharedActivityDeps } from './deps';
-import { NotLockHolder, RunGone } from './errors';
+import { RunGone } from './errors';
+import { fenceRun } from './fence';
 import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 import { finishPlan } from '../../db/repos/plans';
@@ -15,14 +15,13 @@ import { createDriftActivities } from './drift';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
-  /** Every entry point first: only the run holding its incarnation's lock may act (db/repos/run-lock.ts). */
-  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse', plan: 'allow' | 'refuse' = 'refuse') => {
-    const v = await checkRunHoldsLock(db, applyId, { finished, plan });
-    if (!v.ok) throw NotLockHolder(v.reason);
-  };
+  /** Every entry point first: only the run holding its incarnation's lock, and only its own workflow
+   *  execution, may act (runs/activities/fence.ts); render, a run's or plan's first activity, claims it. */
+  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse', plan: 'allow' | 'refuse' = 'refuse', claim = false) =>
+    fenceRun(db, applyId, { finished, plan, claim });
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
-      await guard(applyId, 'refuse', 'allow');
+      await guard(applyId, 'refuse', 'allow', true);
       Context.current().heartbeat('rendering');
       return renderRun(deps, applyId);
     },
@@ -73,7 +72,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     ...createDriftActivities(deps),
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
-      await guard(applyId);
+      await guard(applyId, 'refuse', 'refuse', true);
       return upgradeState(deps, applyId, toVersion);
     },
   };

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -14,6 +15,8 @@ import { workflowBundle } from '../../runs/bundle';
 import { installTemporalRuntime } from '../../runs/runtime-logger';
 import { silentLogger } from '../../common/logger';
 import type { DispatchOutcome, RenderOutcome, RouteGroup, Routes, RunResult } from '../../runs/messages';
+import { actingExecution } from '../../runs/activities/fence';
+import { SHARD_HOSTS } from '../../runs/workflows/run';
 import { stackEnv, stackTemporalTlsConfig } from '../support/stack-env';
 
 /** What the fake activities were asked, in order. */
@@ -26,6 +29,8 @@ interface Fleet {
   /** Hosts with no presence (resolveRoutes reports them unknown). */
   silent?: string[];
   commits?: boolean;
+  /** Called by every fake activity with its name and apply_id, inside the activity. */
+  probe?: (name: string, applyId: string) => Promise<void>;
 }
 
 describe('run workflow decisions (SDK test environment, activities replaced)', function () {
@@ -57,25 +62,29 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     const dispatchQueue = `${queue}-k1`;
     const calls: Call[] = [];
     const moves = new Map<string, number>();
-    const record = (name: string, args: Record<string, unknown>) => { calls.push([name, args]); };
+    // Awaited inside each fake activity, so a probe runs in that activity's context.
+    const record = async (name: string, args: Record<string, unknown>) => {
+      calls.push([name, args]);
+      await fleet.probe?.(name, args.applyId as string);
+    };
     const shared = {
-      async renderRun(a: { applyId: string }) { record('renderRun', a); return fleet.render; },
+      async renderRun(a: { applyId: string }) { await record('renderRun', a); return fleet.render; },
       async resolveRoutes(a: { applyId: string; sids: string[]; batch: number }): Promise<Routes> {
-        record('resolveRoutes', a);
+        await record('resolveRoutes', a);
         const unknown = a.sids.filter((s) => fleet.silent?.includes(s));
         const routed = a.sids.filter((s) => !unknown.includes(s));
         const groups: RouteGroup[] = routed.length ? [{ kid: 'k1', queue: dispatchQueue, sids: routed }] : [];
         return { groups, unknown };
       },
-      async markUnknown(a: Record<string, unknown>) { record('markUnknown', a); },
-      async markSkipped(a: Record<string, unknown>) { record('markSkipped', a); },
-      async commitRun(a: Record<string, unknown>) { record('commitRun', a); return fleet.commits ?? true; },
-      async lockRun(a: Record<string, unknown>) { record('lockRun', a); },
+      async markUnknown(a: Record<string, unknown>) { await record('markUnknown', a); },
+      async markSkipped(a: Record<string, unknown>) { await record('markSkipped', a); },
+      async commitRun(a: Record<string, unknown>) { await record('commitRun', a); return fleet.commits ?? true; },
+      async lockRun(a: Record<string, unknown>) { await record('lockRun', a); },
       async upgradeState() { throw new Error('not in these runs'); },
     };
     const dispatch = {
       async dispatchHosts(a: { applyId: string; sids: string[]; batch: number }): Promise<DispatchOutcome> {
-        record('dispatchHosts', a);
+        await record('dispatchHosts', a);
         const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
         for (const sid of a.sids) {
           const o = fleet.outcome?.[sid] ?? 'ok';
@@ -168,5 +177,24 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     const { failure, calls } = await run({ render: { ok: true, sids: hosts(1), serial: null }, commits: false });
     assert.equal(names(calls).at(-1), 'commitRun');
     assert.match(failure?.cause?.message ?? '', /no longer held the incarnation lock/);
+  });
+  it('a batch over SHARD_HOSTS goes to shard workflows whose activities act for the run itself: the fence asks Temporal for the shard\'s parent', async () => {
+    const seen: { name: string; own: string; acting: { workflowId: string; runId: string } }[] = [];
+    const sids = hosts(SHARD_HOSTS + 1);
+    const { result, calls } = await run({
+      render: { ok: true, sids, serial: null },
+      probe: async (name, applyId) => {
+        const own = Context.current().info.workflowExecution!.workflowId;
+        seen.push({ name, own, acting: await actingExecution(applyId) });
+      },
+    });
+    assert.equal(result?.status, 'succeeded', JSON.stringify(result));
+    const run0 = seen.find((s) => s.name === 'renderRun')!;
+    const applyId = calls[0]![1].applyId as string;
+    assert.deepEqual(run0.acting.workflowId, applyId);
+    const shards = seen.filter((s) => s.own !== applyId);
+    assert.deepEqual([...new Set(shards.map((s) => s.own))].sort(), [`${applyId}-b1-s1`, `${applyId}-b1-s2`]);
+    assert.ok(shards.some((s) => s.name === 'resolveRoutes') && shards.some((s) => s.name === 'dispatchHosts'));
+    for (const s of seen) assert.deepEqual(s.acting, run0.acting, `${s.name} in ${s.own} acts for the run's own execution`);
   });
 });

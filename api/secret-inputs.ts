@@ -4,6 +4,7 @@
 // stored: PostgreSQL, Temporal, answers and logs only ever see the reference.
 import { incarnationSecretPrefix, parseReference } from '../common/secret';
 import type { SecretStore } from '../secrets/client';
+import { scenarioPathProblem } from '../secrets/scenario';
 import { problems } from './problems';
 
 /** What the API needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
@@ -44,9 +45,13 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
       throw problems.invalid(`input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'a secret is a string' }]);
     }
     if (v.startsWith('secretstore:')) {
-      if (!parseReference(v)) {
+      const ref = parseReference(v);
+      if (!ref) {
         throw problems.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' }]);
       }
+      // Read with the scenario role's token, which reaches only the scenario prefix (issue 28).
+      const why = scenarioPathProblem(ref.path, a.scenarioPrefix);
+      if (why) throw problems.invalid(`input "${name}": ${why}`, [{ path: `/body/input/${name}`, message: why }]);
       continue;
     }
     values[name] = v;

@@ -45,7 +45,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     // The API checks a run against its service before starting it, with the same engine the workers use.
     // Push mode: hosts registered with transport ssh are reached by this keeper over SSH (docs/ssh.md).
     const ssh = createSshTransport({
-      db: runtime.db, log, secrets: runtime.secrets, maxSessions: config.ssh.max_sessions, connectTimeoutMs: config.ssh.connect_timeout_ms,
+      db: runtime.db, log, secrets: runtime.scenarioSecrets, maxSessions: config.ssh.max_sessions, connectTimeoutMs: config.ssh.connect_timeout_ms,
       commandTimeoutMs: config.ssh.command_timeout_ms, soulCommand: config.ssh.soul_command, stateDir: config.ssh.state_dir,
     });
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });

@@ -7,6 +7,7 @@ import { connectDb } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
 import { connectSecretStore, type SecretStore } from '../secrets/client';
 import { SecretStoreError } from '../secrets/errors';
+import { connectScenarioSecrets, type ScenarioSecrets } from '../secrets/scenario';
 import { decodeSigningKey } from './signing-key';
 import { connectCache, type Cache } from './cache';
 import type { KeeperConfig } from './config/types';
@@ -24,7 +25,11 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export interface RuntimeWithCache extends Runtime { cache: Cache }
+/**
+ * `keeper run` adds the cache and the scenario side of the secrets store: scenario secrets, secret
+ * inputs and credential_refs are read with `scenarioSecrets` (its own AppRole), never with `secrets`.
+ */
+export interface RuntimeWithCache extends Runtime { cache: Cache; scenarioSecrets: ScenarioSecrets }
 
 async function must<T>(what: string, fix: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -59,10 +64,15 @@ export async function openCore(config: KeeperConfig, log: Logger): Promise<Runti
   };
 }
 
-/** The core plus the cache, for `keeper run`. */
+/** The core plus the scenario secrets client and the cache, for `keeper run`. */
 export async function openRuntime(config: KeeperConfig, log: Logger): Promise<RuntimeWithCache> {
   const core = await openCore(config, log);
+  let scenarioSecrets: ScenarioSecrets | undefined;
   try {
+    const own: [string, string][] = [['database.dsn_ref', config.database.dsn_ref], ['cache.password_ref', config.cache.password_ref], ['auth.jwt.signing_key_ref', config.auth.jwt.signing_key_ref]];
+    scenarioSecrets = await must('cannot use the scenario role of the secrets store (secretstore.scenario_auth)', 'check secretstore.scenario_auth and the role\'s policy (docs/secrets.md)',
+      () => connectScenarioSecrets({ ...config.secretstore, logger: log }, core.secrets, own));
+    const scenario = scenarioSecrets;
     const password = config.cache.password_ref === ''
       ? undefined
       : await must(`cannot read the cache password from ${config.cache.password_ref} (field password)`, '',
@@ -70,10 +80,11 @@ export async function openRuntime(config: KeeperConfig, log: Logger): Promise<Ru
     const cache = await must(`cannot connect to the cache at ${config.cache.addr}`, 'start Redis or fix cache.addr',
       () => connectCache(config.cache.addr, password, log));
     return {
-      ...core, cache,
-      async close() { await cache.quit().catch(() => cache.destroy()); await core.close(); },
+      ...core, cache, scenarioSecrets: scenario,
+      async close() { await cache.quit().catch(() => cache.destroy()); scenario.close(); await core.close(); },
     };
   } catch (err) {
+    scenarioSecrets?.close();
     await core.close();
     throw err;
   }

@@ -24,7 +24,8 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
   const { config, db, log: rootLog, cache } = opts.runtime;
   const log = rootLog.child({ component: 'runs' });
   const temporal = createTemporalClientHolder(config);
-  const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), { policy: config.services.git, secrets: opts.runtime.secrets });
+  // Scenario secrets and credential_refs: the scenario role's client, never the keeper's own (issue 28).
+  const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), { policy: config.services.git, secrets: opts.runtime.scenarioSecrets });
   const locate = presenceLocator(cache);
   // Routing: agents go to the keeper holding their stream, SSH hosts to this keeper (it can reach them).
   const route = opts.push ? transportLocator(db, locate, config.kid) : locate;
@@ -38,7 +39,7 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
       temporalWorkersComponent({
         temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
         shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms },
-        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.secrets },
+        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
           ...(opts.push ? { push: opts.push } : {}) },
       }),
     ],

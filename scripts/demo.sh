@@ -42,6 +42,8 @@ cache: { addr: 127.0.0.1:6379, password_ref: "secretstore:secret/keeper" }
 secretstore:
   addr: http://127.0.0.1:8200
   auth: { method: approle, role_id: keeper, secret_id_file: approle-secret-id }
+  # Scenario secrets and credential_refs: the second role, reading only secret/keeper/services/.
+  scenario_auth: { method: approle, role_id: keeper-scenario, secret_id_file: approle-scenario-secret-id }
   pki_mount: pki
   pki_role: soul
 auth:

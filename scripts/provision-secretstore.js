@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Provisions the dev secrets/PKI store the way an operator would in production (interface spec 4.6):
 // KV secrets (dsn, password, signing_key) on a KV v2 mount and a KV v1 mount, a PKI root and roles,
-// the keeper's server leaf as three files, and an AppRole with a narrow policy whose secret_id is
-// written mode 0400. Idempotent: run after every start of the in-memory dev store.
+// the keeper's server leaf as three files, and two AppRoles with narrow policies whose secret_ids
+// are written mode 0400: `keeper` (its own secrets, the PKI) and `keeper-scenario` (scenario
+// secrets and credential_refs only, issue 28). Idempotent: run after every start of the in-memory
+// dev store, and again on a store already provisioned.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -111,19 +113,49 @@ async function provisionServerLeaf() {
 }
 
 // Scenario secrets (docs/secrets.md): the keeper's secretstore.scenario_prefix, on the KV v2 mount
-// `secret/` and the KV v1 mount `kv1/`. Scenarios read below it; the keeper writes the values given
-// to secret inputs below `<prefix>incarnations/`.
+// `secret/` and the KV v1 mount `kv1/`. Scenarios, services' and SSH souls' credential_refs read
+// below it; the keeper writes the values given to secret inputs below `<prefix>incarnations/`.
 const SCENARIO_PREFIXES = ['secret/keeper/services/', 'kv1/keeper/services/'];
+// The second AppRole (issue 28): the keeper reads everything above with this role's token only.
+const SCENARIO_ROLE = 'keeper-scenario';
 
-/** The KV API paths of a logical prefix: `<mount>/data/<rest>` on KV v2, the path itself on v1. */
-function kvApiPath(prefix, version) {
+/** The KV API path of a logical prefix: `<mount>/data/<rest>` (or metadata/) on KV v2, the path itself on v1. */
+function kvApiPath(prefix, version, kind = 'data') {
   const [mount, ...rest] = prefix.split('/');
-  return version === 2 ? `${mount}/data/${rest.join('/')}` : prefix;
+  return version === 2 ? `${mount}/${kind}/${rest.join('/')}` : prefix;
 }
 
+const kvVersionOf = (prefix) => (prefix.startsWith('secret/') ? 2 : 1);
+
+/**
+ * The scenario role's policy: read below each prefix, write (and delete, list: an incarnation's
+ * secret inputs are removed with it) below its `incarnations/`, detect the KV version of paths
+ * below it, keep its own token alive. Nothing else: the store itself refuses the keeper's secrets.
+ */
 function scenarioPolicy(prefixes = SCENARIO_PREFIXES) {
+  const lines = prefixes.flatMap((p) => {
+    const v = kvVersionOf(p);
+    const data = kvApiPath(p, v);
+    const out = [
+      `path "${data}*" { capabilities = ["read"] }`,
+      `path "${data}incarnations/*" { capabilities = ["create", "update", "read", "delete", "list"] }`,
+      `path "sys/internal/ui/mounts/${p}*" { capabilities = ["read"] }`,
+    ];
+    if (v === 2) out.push(`path "${kvApiPath(p, v, 'metadata')}incarnations/*" { capabilities = ["read", "list", "delete"] }`);
+    return out;
+  });
+  return ['# Scenario secrets and credential_refs, and nothing else (docs/secrets.md).', ...lines,
+    'path "auth/token/renew-self" { capabilities = ["update"] }', 'path "auth/token/lookup-self" { capabilities = ["read"] }', ''].join('\n');
+}
+
+// What keepers built before the scenario role (issue 28) used their own token for: read below the
+// scenario prefix, write secret inputs. Kept on the keeper role so such a keeper keeps working
+// against a store provisioned by this script (a shared dev store, a rolling upgrade); a keeper of
+// today never reads or writes there with its own token (platform/runtime.ts), and what least
+// privilege needs holds either way: the scenario role cannot read the keeper's secrets.
+function legacyScenarioGrants(prefixes = SCENARIO_PREFIXES) {
   return prefixes.map((p) => {
-    const api = kvApiPath(p, p.startsWith('secret/') ? 2 : 1);
+    const api = kvApiPath(p, kvVersionOf(p));
     return `path "${api}*" { capabilities = ["read"] }\npath "${api}incarnations/*" { capabilities = ["create", "update", "read"] }`;
   }).join('\n');
 }
@@ -140,38 +172,45 @@ path "${PKI_MOUNT}/sign/${SOUL_ROLE}" { capabilities = ["create", "update"] }
 path "${PKI_MOUNT}/issue/${SERVER_ROLE}" { capabilities = ["create", "update"] }
 path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/token/lookup-self" { capabilities = ["read"] }
-# Scenario secrets: read under the scenario prefix, write values of secret inputs. Nothing else.
-${scenarioPolicy()}
+# Keepers before the scenario role only (see legacyScenarioGrants).
+${legacyScenarioGrants()}
 `;
 
-async function provisionAppRole() {
-  const auths = (await api('GET', 'sys/auth')).data;
-  if (!auths['approle/']) await api('POST', 'sys/auth/approle', { type: 'approle' });
-  await api('PUT', 'sys/policies/acl/keeper', { policy: POLICY });
-  await api('POST', 'auth/approle/role/keeper', {
-    token_policies: ['keeper'], token_ttl: '1h', token_max_ttl: '24h', secret_id_ttl: '0', token_type: 'service',
+const SCENARIO_POLICY = scenarioPolicy();
+
+/** An AppRole `name` with the policy `name`; its secret_id (0400) in `file`, kept while it still logs in. */
+async function provisionAppRole(name, policy, file) {
+  await api('PUT', `sys/policies/acl/${name}`, { policy });
+  await api('POST', `auth/approle/role/${name}`, {
+    token_policies: [name], token_ttl: '1h', token_max_ttl: '24h', secret_id_ttl: '0', token_type: 'service',
   });
-  await api('POST', 'auth/approle/role/keeper/role-id', { role_id: 'keeper' });
-  const file = path.join(state, 'approle-secret-id');
+  await api('POST', `auth/approle/role/${name}/role-id`, { role_id: name });
   if (fs.existsSync(file)) {
     const secretId = fs.readFileSync(file, 'utf8').trim();
     const login = await fetch(`${ADDR}/v1/auth/approle/login`, {
-      method: 'POST', body: JSON.stringify({ role_id: 'keeper', secret_id: secretId }),
+      method: 'POST', body: JSON.stringify({ role_id: name, secret_id: secretId }),
     });
     if (login.ok) return;
   }
-  const secretId = (await api('POST', 'auth/approle/role/keeper/secret-id', {})).data.secret_id;
+  const secretId = (await api('POST', `auth/approle/role/${name}/secret-id`, {})).data.secret_id;
   writeFileMode(file, secretId + '\n', 0o400);
 }
 
-module.exports = { scenarioPolicy, kvApiPath, POLICY };
+async function provisionAppRoles() {
+  const auths = (await api('GET', 'sys/auth')).data;
+  if (!auths['approle/']) await api('POST', 'sys/auth/approle', { type: 'approle' });
+  await provisionAppRole('keeper', POLICY, path.join(state, 'approle-secret-id'));
+  await provisionAppRole(SCENARIO_ROLE, SCENARIO_POLICY, path.join(state, 'approle-scenario-secret-id'));
+}
+
+module.exports = { scenarioPolicy, kvApiPath, POLICY, SCENARIO_POLICY, SCENARIO_ROLE, SCENARIO_PREFIXES };
 if (!isMain) return;
 
 (async () => {
   await provisionKv();
   await provisionPki();
   await provisionServerLeaf();
-  await provisionAppRole();
+  await provisionAppRoles();
 })().catch((err) => {
   console.error(`provision-secretstore: ${err.message}`);
   process.exit(1);

@@ -12,6 +12,8 @@ export interface SecretStoreOptions {
   addr: string;
   token?: string;
   auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
+  /** The config key of `auth`, for error messages: `secretstore.auth` (default) or `secretstore.scenario_auth`. */
+  auth_key?: string;
   pki_mount: string;
   pki_role: string;
   timeout_ms?: number;
@@ -63,25 +65,27 @@ export class SecretStore {
       const c = classify(err, 'logging in with AppRole', this.opts.addr);
       if (c.kind === 'unreachable') throw c;
       throw new SecretStoreError('login_failed',
-        `AppRole login as role_id "${this.opts.auth.role_id}" was refused; check secretstore.auth.role_id and the secret_id (a secret_id can be regenerated with the store's CLI)`);
+        `AppRole login as role_id "${this.opts.auth.role_id}" was refused; check ${this.authKey}.role_id and the secret_id (a secret_id can be regenerated with the store's CLI)`);
     }
     if (!res.auth) throw new SecretStoreError('login_failed', 'AppRole login returned no token');
     this.vault.token = res.auth.client_token;
     this.scheduleRenewal(res.auth.lease_duration, res.auth.renewable);
   }
 
+  private get authKey(): string { return this.opts.auth_key ?? 'secretstore.auth'; }
+
   private readSecretId(): string {
     const a = this.opts.auth!;
     if (a.secret_id_env) {
       const v = process.env[a.secret_id_env];
-      if (!v) throw new SecretStoreError('login_failed', `environment variable ${a.secret_id_env} (secretstore.auth.secret_id_env) is empty`);
+      if (!v) throw new SecretStoreError('login_failed', `environment variable ${a.secret_id_env} (${this.authKey}.secret_id_env) is empty`);
       return v.trim();
     }
     try {
       return fs.readFileSync(a.secret_id_file!, 'utf8').trim();
     } catch (err) {
       throw new SecretStoreError('login_failed',
-        `cannot read secretstore.auth.secret_id_file ${a.secret_id_file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there with mode 0400`);
+        `cannot read ${this.authKey}.secret_id_file ${a.secret_id_file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there with mode 0400`);
     }
   }
 
@@ -163,6 +167,29 @@ export class SecretStore {
     return fields;
   }
 
+  /** The API path of a KV secret: `<mount>data/<rest>` on KV v2, the path itself on KV v1. */
+  async apiPathOf(path: string): Promise<string> {
+    const { mount, version } = await this.detectKv(path);
+    return version === 2 ? `${mount}data/${path.slice(mount.length)}` : path;
+  }
+
+  /**
+   * Whether this client's token may read the API path `apiPath` (found by another client, see
+   * apiPathOf), asked of the store itself: 403 is no; an answer or a 404 (allowed, nothing there)
+   * is yes. The keeper refuses to start when its scenario token can read the keeper's own secrets.
+   */
+  async mayRead(apiPath: string): Promise<boolean> {
+    try {
+      await this.vault.read(apiPath);
+      return true;
+    } catch (err) {
+      const c = classify(err, `reading ${apiPath}`, this.opts.addr);
+      if (c.kind === 'denied') return false;
+      if (c.kind === 'not_found') return true;
+      throw c;
+    }
+  }
+
   /** Reads a KV secret without keeping it: scenario secrets are read at each dispatch, never cached. */
   async readFields(path: string): Promise<Record<string, unknown>> {
     const { mount, version } = await this.detectKv(path);
@@ -180,10 +207,34 @@ export class SecretStore {
   async writeFields(path: string, fields: Record<string, string>): Promise<void> {
     const { mount, version } = await this.detectKv(path);
     try {
-      if (version === 2) await this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields });
-      else await this.vault.write(path, fields);
+      if (version === 2) await this.withToken(() => this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields }));
+      else await this.withToken(() => this.vault.write(path, fields));
     } catch (err) {
       throw classify(err, `writing ${path}`, this.opts.addr);
+    }
+  }
+
+  /** Deletes a KV secret with all its versions (KV v2: its metadata), on KV v1 or v2. */
+  async deleteSecret(path: string): Promise<void> {
+    const { mount, version } = await this.detectKv(path);
+    try {
+      await this.withToken(() => this.vault.delete(version === 2 ? `${mount}metadata/${path.slice(mount.length)}` : path));
+    } catch (err) {
+      throw classify(err, `deleting ${path}`, this.opts.addr);
+    }
+  }
+
+  /** The keys directly below `folder` (names ending in `/` are folders); none when it is empty. */
+  async listKeys(folder: string): Promise<string[]> {
+    const dir = folder.endsWith('/') ? folder : `${folder}/`;
+    const { mount, version } = await this.detectKv(dir);
+    try {
+      const res = await this.withToken(() => this.vault.list(version === 2 ? `${mount}metadata/${dir.slice(mount.length)}` : dir));
+      return (res.data?.keys as string[] | undefined) ?? [];
+    } catch (err) {
+      const c = classify(err, `listing ${dir}`, this.opts.addr);
+      if (c.kind === 'not_found') return [];
+      throw c;
     }
   }
 

@@ -1,6 +1,6 @@
 // Errors from the secrets store, worded for the operator: what failed, where, and the fix. They never
 // carry a secret value or a token.
-export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'refused' | 'failed';
+export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'refused' | 'outside_prefix' | 'failed';
 
 export class SecretStoreError extends Error {
   constructor(readonly kind: SecretStoreFailure, message: string) {

@@ -68,9 +68,9 @@ export const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
 /** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
 export function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
   loaded?: { secretInputs?: Record<string, string[]> }) {
-  const { config, secrets } = deps.runtime;
+  const { config, scenarioSecrets } = deps.runtime;
   return sealSecretInputs({
-    scenario: deps.scenario, secrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
+    scenario: deps.scenario, secrets: scenarioSecrets, scenarioPrefix: config.secretstore.scenario_prefix, cacheDir: config.services.cache_dir,
     service, incarnation, operation, applyId, input, ...(loaded ? { loaded } : {}),
   });
 }

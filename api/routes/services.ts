@@ -6,6 +6,7 @@ import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { checkedLoad } from './service-source';
+import { credentialRefProblem } from '../../secrets/scenario';
 import { pageQuerySchema, problemSchema } from '../schemas/common';
 import {
   SERVICE_NAME_PATTERN, createServiceBody, serviceListSchema, serviceNameParams, serviceSchema, type CreateServiceInput,
@@ -30,6 +31,9 @@ export const serviceRoutes = [
       // The URL is never echoed: it may carry the very credential the rule refuses.
       const refusal = gitUrlRefusal(body.git, deps.runtime.config.services.git, body.credential_ref !== undefined);
       if (refusal) throw problems.invalid(`the git URL ${refusal}`, [{ path: '/body/git', message: refusal }]);
+      // The credential is read with the scenario role's token, which reaches only the scenario prefix (issue 28).
+      const credentialProblem = body.credential_ref === undefined ? null : credentialRefProblem(body.credential_ref, deps.runtime.config.secretstore.scenario_prefix);
+      if (credentialProblem) throw problems.invalid(`credential_ref ${credentialProblem}`, [{ path: '/body/credential_ref', message: credentialProblem }]);
       // Checked before anything is stored (422 with the reason): the repository answers, the ref
       // resolves, soul-lint finds nothing. The registered ref becomes the first published version.
       const source = { name: body.name, git: body.git, credential_ref: body.credential_ref ?? null };

@@ -3,13 +3,14 @@
 // is only named here (`credential_ref`); the keeper reads it at connect time.
 import type { Knex } from 'knex';
 import { parseReference } from '../../common/secret';
+import { credentialRefProblem } from '../../secrets/scenario';
 import { registerSshSoul, type SoulRecord } from '../../db/repos/souls';
 import { parseHostKey } from '../../hub/ssh/host-key';
 import { problems, type FieldError } from '../problems';
 import { named, sidSchema, nullableTimestampSchema, type ObjectSchema } from '../schemas/common';
 import type { RegisterSoulInput } from '../schemas/souls';
 
-export async function registerSshHost(db: Knex, body: RegisterSoulInput): Promise<SoulRecord> {
+export async function registerSshHost(db: Knex, body: RegisterSoulInput, scenarioPrefix: string): Promise<SoulRecord> {
   const ssh = body.ssh;
   if (ssh === undefined) {
     throw problems.invalid('transport ssh needs the ssh block (address, user, host_key, credential_ref)', [{ path: '/body/ssh', message: 'is required for transport ssh' }]);
@@ -17,6 +18,10 @@ export async function registerSshHost(db: Knex, body: RegisterSoulInput): Promis
   const errors: FieldError[] = [];
   if (parseReference(ssh.credential_ref) === null) {
     errors.push({ path: '/body/ssh/credential_ref', message: 'must be secretstore:<path>#<field> naming the private key in the secrets store' });
+  } else {
+    // Read with the scenario role's token, which reaches only the scenario prefix (issue 28).
+    const why = credentialRefProblem(ssh.credential_ref, scenarioPrefix);
+    if (why) errors.push({ path: '/body/ssh/credential_ref', message: why });
   }
   let hostKey: string | null = null;
   if (ssh.host_key !== undefined) {

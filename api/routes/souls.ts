@@ -51,7 +51,7 @@ export const soulRoutes = [
     responses: { 201: { description: 'registered; for transport agent the bootstrap token is in the body, shown once', schema: registeredSoulSchema } },
     async handler({ body, deps }) {
       if (body.transport === 'ssh') {
-        const soul = await registerSshHost(deps.runtime.db, body);
+        const soul = await registerSshHost(deps.runtime.db, body, deps.runtime.config.secretstore.scenario_prefix);
         return { status: 201, body: soulView(soul), headers: { Location: `/v1/souls/${soul.sid}` } };
       }
       if (body.ssh !== undefined) throw problems.invalid('the ssh block is for transport ssh', [{ path: '/body/ssh', message: 'only with transport ssh' }]);

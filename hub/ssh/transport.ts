@@ -12,6 +12,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../../common/logger';
 import { parseReference } from '../../common/secret';
+import { credentialRefProblem, type ScenarioSecrets } from '../../secrets/scenario';
 import { recordSshContact, recordSshError, sshSouls, type SshSettings } from '../../db/repos/souls';
 import { connectSsh, SshFailure, type SshConnection } from './connection';
 import { openApplySession, type ApplySession } from './apply-session';
@@ -20,8 +21,11 @@ import { Slots } from './slots';
 export interface SshTransportOptions {
   db: Knex;
   log: Logger;
-  /** The keeper's secrets-store client (secrets/client.ts): reads the private key at connect time. */
-  secrets: { readFields(path: string): Promise<Record<string, unknown>> };
+  /**
+   * The scenario role's secrets-store client (secrets/scenario.ts): reads the private key at connect
+   * time, below secretstore.scenario_prefix only (issue 28); never the keeper's own client.
+   */
+  secrets: Pick<ScenarioSecrets, 'readFields' | 'prefix'>;
   maxSessions: number;
   connectTimeoutMs: number;
   /** For the short commands (hostname -f, soul facts, the hello of soul apply); steps have the dispatch step timeout. */
@@ -45,8 +49,10 @@ export function createSshTransport(opts: SshTransportOptions) {
   const log = opts.log.child({ component: 'ssh' });
 
   async function privateKey(ssh: SshSettings): Promise<string> {
+    // Refused at registration already (api/routes/souls-ssh.ts); again here for rows older than the rule.
+    const why = credentialRefProblem(ssh.credential_ref, opts.secrets.prefix);
     const ref = parseReference(ssh.credential_ref);
-    if (!ref) throw new SshFailure('credential_ref is not secretstore:<path>#<field>');
+    if (why || !ref) throw new SshFailure(`credential_ref ${why ?? 'is not secretstore:<path>#<field>'}; nothing was read`);
     let fields: Record<string, unknown>;
     try {
       fields = await opts.secrets.readFields(ref.path);

@@ -17,7 +17,10 @@ function valid(): Record<string, any> {
     },
     database: { dsn_ref: 'secretstore:secret/keeper' },
     cache: { addr: '127.0.0.1:6379', password_ref: 'secretstore:secret/keeper' },
-    secretstore: { addr: 'http://127.0.0.1:8200', auth: { method: 'approle', role_id: 'keeper', secret_id_file: 'secret-id' }, pki_mount: 'pki', pki_role: 'soul' },
+    secretstore: {
+      addr: 'http://127.0.0.1:8200', auth: { method: 'approle', role_id: 'keeper', secret_id_file: 'secret-id' },
+      scenario_auth: { method: 'approle', role_id: 'keeper-scenario', secret_id_file: 'scenario-secret-id' }, pki_mount: 'pki', pki_role: 'soul',
+    },
     auth: { jwt: { signing_key_ref: 'secretstore:secret/keeper', issuer: 'keeper', ttl_default: '24h', ttl_bootstrap: '720h' } },
   };
 }
@@ -104,6 +107,26 @@ describe('keeper configuration', () => {
     const doc = valid();
     delete doc.secretstore.auth.secret_id_file;
     assert.match(problems(doc)[0]!, /^secretstore\.auth\.secret_id_file: is required/);
+  });
+
+  it('refuses a keeper without a scenario role, or whose scenario role could reach its own secrets (issue 28)', () => {
+    const doc = valid();
+    delete doc.secretstore.scenario_auth;
+    assert.deepEqual(problems(doc), ['secretstore.scenario_auth: is required: the AppRole (role_id, secret_id_file or secret_id_env) whose policy reads only below ' +
+      "secretstore.scenario_prefix; scenario secrets and credential_refs are never read with the keeper's own token (docs/secrets.md)"]);
+    const same = valid();
+    same.secretstore.scenario_auth.role_id = 'keeper';
+    assert.match(problems(same)[0]!, /^secretstore\.scenario_auth\.role_id: must name a role other than secretstore\.auth\.role_id \("keeper"\)/);
+    const noSecretId = valid();
+    delete noSecretId.secretstore.scenario_auth.secret_id_file;
+    assert.match(problems(noSecretId)[0]!, /^secretstore\.scenario_auth\.secret_id_file: is required/);
+    // The keeper's own secrets below the scenario prefix: the scenario role could read them.
+    const nested = valid();
+    nested.secretstore.scenario_prefix = 'secret/';
+    assert.deepEqual(problems(nested).map((p) => p.split(':')[0]), ['database.dsn_ref', 'cache.password_ref', 'auth.jwt.signing_key_ref']);
+    assert.match(problems(nested)[0]!, /must not lie below secretstore\.scenario_prefix \(secret\/\)/);
+    const file = write(valid());
+    assert.deepEqual(loadConfig(file).secretstore.scenario_auth, { method: 'approle', role_id: 'keeper-scenario', secret_id_file: path.join(path.dirname(file), 'scenario-secret-id') });
   });
 
   it('names the file in the message, and says when it cannot be read or parsed', () => {

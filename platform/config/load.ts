@@ -61,6 +61,39 @@ function resolveFile(dir: string, p: string): string {
   return path.resolve(dir, p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p);
 }
 
+/**
+ * The scenario role (issue 28): scenario secrets and credential_refs are read with a token of their
+ * own, so a bug in the engine cannot reach the keeper's secrets. Refused rather than defaulted:
+ * without `scenario_auth` the only token at hand is the keeper's own, which reads its DSN and
+ * signing key. The same role as `auth`, or a keeper secret below the scenario prefix, would give
+ * that token back to scenarios, so both are refused too.
+ */
+function scenarioAuthProblems(raw: Record<string, any>): string[] {
+  const ss = raw.secretstore;
+  const sa = ss.scenario_auth;
+  if (!sa) {
+    return ['secretstore.scenario_auth: is required: the AppRole (role_id, secret_id_file or secret_id_env) whose policy reads only below ' +
+      'secretstore.scenario_prefix; scenario secrets and credential_refs are never read with the keeper\'s own token (docs/secrets.md)'];
+  }
+  const out: string[] = [];
+  if (!sa.secret_id_file && !sa.secret_id_env) {
+    out.push('secretstore.scenario_auth.secret_id_file: is required (or secretstore.scenario_auth.secret_id_env naming an environment variable)');
+  }
+  if (ss.auth && sa.role_id === ss.auth.role_id) {
+    out.push(`secretstore.scenario_auth.role_id: must name a role other than secretstore.auth.role_id ("${sa.role_id}"): the scenario role's policy reads only below secretstore.scenario_prefix`);
+  }
+  const own: [string, unknown][] = [['database.dsn_ref', raw.database.dsn_ref], ['cache.password_ref', raw.cache.password_ref], ['auth.jwt.signing_key_ref', raw.auth.jwt.signing_key_ref]];
+  const prefix = String(ss.scenario_prefix).replace(/\/+$/, '');
+  for (const [key, ref] of own) {
+    if (typeof ref !== 'string' || ref === '') continue;
+    const p = ref.slice('secretstore:'.length).replace(/^\/+|\/+$/g, '');
+    if (p === prefix || p.startsWith(`${prefix}/`)) {
+      out.push(`${key}: must not lie below secretstore.scenario_prefix (${ss.scenario_prefix}): scenarios may read everything there; keep the keeper's own secrets beside it`);
+    }
+  }
+  return out;
+}
+
 /** Validates an already-parsed document; `file` names the source in errors and anchors relative paths. */
 export function parseConfig(doc: unknown, file: string): KeeperConfig {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
@@ -77,6 +110,8 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
   if (ss.auth && !ss.auth.secret_id_file && !ss.auth.secret_id_env) {
     throw new ConfigError(file, ['secretstore.auth.secret_id_file: is required (or secretstore.auth.secret_id_env naming an environment variable)']);
   }
+  const scenarioProblems = scenarioAuthProblems(raw);
+  if (scenarioProblems.length > 0) throw new ConfigError(file, scenarioProblems);
   return {
     file: path.resolve(file),
     kid: raw.kid,
@@ -109,6 +144,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       } : {}),
       timeout_ms: parseDuration(ss.timeout),
       scenario_prefix: ss.scenario_prefix,
+      scenario_auth: { ...ss.scenario_auth, ...(ss.scenario_auth.secret_id_file ? { secret_id_file: resolveFile(dir, ss.scenario_auth.secret_id_file) } : {}) },
     },
     auth: {
       jwt: {

@@ -9,6 +9,18 @@ const duration = { type: 'string', pattern: DURATION_PATTERN, description: 'dura
 const ref = { type: 'string', pattern: '^secretstore:[A-Za-z0-9_./-]+$', description: 'secretstore:<path>' } as const;
 const file = { type: 'string', minLength: 1, description: 'path to a file' } as const;
 
+// An AppRole login: role_id is not a secret; the secret_id comes from a file (mode 0400) or an
+// environment variable, never from the store itself (interface spec 4.5).
+const appRole = {
+  type: 'object', additionalProperties: false, required: ['method', 'role_id'],
+  properties: {
+    method: { const: 'approle' },
+    role_id: { type: 'string', minLength: 1 },
+    secret_id_file: file,
+    secret_id_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+  },
+} as const;
+
 const listener = { type: 'object', additionalProperties: false, required: ['addr'], properties: { addr } } as const;
 
 export const configSchema = {
@@ -58,15 +70,12 @@ export const configSchema = {
       properties: {
         addr: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'URL' },
         token: { type: 'string', minLength: 1, description: 'dev shortcut only' },
-        auth: {
-          type: 'object', additionalProperties: false, required: ['method', 'role_id'],
-          properties: {
-            method: { const: 'approle' },
-            role_id: { type: 'string', minLength: 1 },
-            secret_id_file: file,
-            secret_id_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-          },
-        },
+        auth: appRole,
+        // The second login (issue 28): scenario secrets, secret inputs and every credential_ref are
+        // read with this role's token, whose store policy reaches only scenario_prefix. Required:
+        // without it the keeper would read them with its own token, which also reads its DSN and
+        // signing key (platform/config/load.ts says so at check-config).
+        scenario_auth: { ...appRole, description: 'the AppRole whose policy reads only below scenario_prefix (docs/secrets.md)' },
         pki_mount: { type: 'string', minLength: 1 },
         pki_role: { type: 'string', minLength: 1 },
         soul_cert_ttl: { ...duration, default: '720h', description: "lifetime of a soul certificate; the PKI role's max_ttl must allow it" },
@@ -82,8 +91,8 @@ export const configSchema = {
           },
         },
         timeout: { ...duration, default: '5s' },
-        // Scenarios read secrets (secretstore(...), secret inputs) only under this prefix; the
-        // keeper's AppRole policy grants read there and nowhere else a scenario could name.
+        // Scenarios read secrets (secretstore(...), secret inputs, credential_refs) only under this
+        // prefix; the scenario_auth role's policy grants read there and nowhere else.
         scenario_prefix: {
           type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/$', default: 'secret/keeper/services/',
           description: 'prefix scenarios may read secrets under, ending in /',

@@ -5,6 +5,7 @@ import type { GitPolicy } from '../../scenario/load/git-policy';
 export interface ListenerConfig { addr: string }
 /** Files resolved to absolute paths; read at connect time. */
 export interface TemporalTls { ca: string; cert: string; key: string; server_name?: string }
+export interface AppRoleAuth { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string }
 export interface TlsFiles { cert: string; key: string; ca?: string }
 
 export interface KeeperConfig {
@@ -24,7 +25,7 @@ export interface KeeperConfig {
   secretstore: {
     addr: string;
     token?: string;
-    auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
+    auth?: AppRoleAuth;
     pki_mount: string;
     pki_role: string;
     soul_cert_ttl_ms: number;
@@ -32,6 +33,8 @@ export interface KeeperConfig {
     timeout_ms: number;
     /** Scenarios read secrets only below this prefix (docs/secrets.md). */
     scenario_prefix: string;
+    /** The AppRole whose token reads scenario secrets and credential_refs (its policy: scenario_prefix only). */
+    scenario_auth: AppRoleAuth;
   };
   auth: {
     jwt: { signing_key_ref: string; issuer: string; ttl_default_ms: number; ttl_bootstrap_ms: number };

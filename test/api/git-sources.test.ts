@@ -33,7 +33,7 @@ function grepFiles(dir: string, needle: string): string[] {
 describe('services: git sources by policy, credentials by reference', function () {
   this.timeout(180_000);
   const canary = `canary-${randomBytes(12).toString('hex')}`;
-  const secretName = `keeper/git-${randomBytes(4).toString('hex')}`;
+  const secretName = `keeper/services/git-${randomBytes(4).toString('hex')}`;
   const credentialRef = `secretstore:secret/${secretName}#token`;
   let tk: TestKeeper;
   let work: string;

@@ -136,7 +136,7 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
       assert.equal(missing.code, 2, missing.stderr);
       assert.match(missing.stderr, /\/body\/ssh\/credential_ref/);
       const add = await ctl(['souls', 'add', sid, '--coven', 'build', '--transport', 'ssh', '--address', '127.0.0.1', '--port', '9', '--user', 'root',
-        '--host-key', `@${keyFile}`, '--credential-ref', 'secretstore:secret/keeper/nowhere#private_key']);
+        '--host-key', `@${keyFile}`, '--credential-ref', 'secretstore:secret/keeper/services/nowhere#private_key']);
       ok(add);
       assert.match(add.stdout, /reached over SSH as root@127\.0\.0\.1:9; no token/);
       assert.doesNotMatch(add.stdout, /kbt_/);
@@ -144,7 +144,7 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
       assert.equal(got.ssh.host_key, pinned, 'the key from the file, pinned without its comment');
       const check = await ctl(['souls', 'check', sid]);
       assert.equal(check.code, 1, check.stderr);
-      assert.match(check.stderr, /cli-ssh\.keeper\.test is not reachable: cannot read the private key at secretstore:secret\/keeper\/nowhere#private_key/);
+      assert.match(check.stderr, /cli-ssh\.keeper\.test is not reachable: cannot read the private key at secretstore:secret\/keeper\/services\/nowhere#private_key/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

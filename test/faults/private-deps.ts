@@ -11,6 +11,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import type { TestDatabase } from '../support/database';
 import { freePort } from '../support/ports';
+import { repoRoot } from '../support/repo';
 
 export interface Restartable { stop(): Promise<void>; start(): Promise<void>; destroy(): Promise<void> }
 
@@ -113,9 +114,10 @@ export async function startPrivateTemporal(parent: string): Promise<PrivateTempo
 
 // --- Secrets store: a Vault dev server (in memory), provisioned as scripts/provision-secretstore.js
 // provisions the stack's: KV v2 `secret/`, the PKI root of the stack imported (souls' and the keeper
-// leaf's chain), the `soul` role, and an AppRole `keeper` with the same narrow policy.
+// leaf's chain), the `soul` role, an AppRole `keeper` with the same narrow policy, and the scenario
+// AppRole `keeper-scenario` with the script's own scenario policy.
 
-export interface PrivateSecretStore extends Restartable { addr: string; secretIdFile: string; putSecret(name: string, fields: Record<string, string>): Promise<void> }
+export interface PrivateSecretStore extends Restartable { addr: string; secretIdFile: string; scenarioSecretIdFile: string; putSecret(name: string, fields: Record<string, string>): Promise<void> }
 
 export async function startPrivateSecretStore(parent: string, stackDir: string): Promise<PrivateSecretStore> {
   const dir = fs.mkdtempSync(path.join(parent, 'vault-'));
@@ -124,6 +126,7 @@ export async function startPrivateSecretStore(parent: string, stackDir: string):
   const token = `root-${randomBytes(8).toString('hex')}`;
   const bin = toolPath('vault', 'vault');
   const secretIdFile = path.join(dir, 'approle-secret-id');
+  const scenarioSecretIdFile = path.join(dir, 'approle-scenario-secret-id');
   const secrets = new Map<string, Record<string, string>>();
   let child: ChildProcess | undefined;
   const api = async (method: string, p: string, body?: unknown) => {
@@ -153,6 +156,15 @@ export async function startPrivateSecretStore(parent: string, stackDir: string):
     const sid = fs.existsSync(secretIdFile) ? fs.readFileSync(secretIdFile, 'utf8').trim() : randomBytes(16).toString('hex');
     await api('POST', 'auth/approle/role/keeper/custom-secret-id', { secret_id: sid });
     if (!fs.existsSync(secretIdFile)) fs.writeFileSync(secretIdFile, sid + '\n', { mode: 0o400 });
+    // The scenario role (issue 28), re-imported the same way.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { scenarioPolicy } = require(path.join(repoRoot(), 'scripts', 'provision-secretstore.js')) as { scenarioPolicy(prefixes?: string[]): string };
+    await api('PUT', 'sys/policies/acl/keeper-scenario', { policy: scenarioPolicy(['secret/keeper/services/']) });
+    await api('POST', 'auth/approle/role/keeper-scenario', { token_policies: ['keeper-scenario'], token_ttl: '1h', token_max_ttl: '24h', secret_id_ttl: '0', token_type: 'service' });
+    await api('POST', 'auth/approle/role/keeper-scenario/role-id', { role_id: 'keeper-scenario' });
+    const ssid = fs.existsSync(scenarioSecretIdFile) ? fs.readFileSync(scenarioSecretIdFile, 'utf8').trim() : randomBytes(16).toString('hex');
+    await api('POST', 'auth/approle/role/keeper-scenario/custom-secret-id', { secret_id: ssid });
+    if (!fs.existsSync(scenarioSecretIdFile)) fs.writeFileSync(scenarioSecretIdFile, ssid + '\n', { mode: 0o400 });
   };
   const start = async () => {
     const logFd = fs.openSync(path.join(dir, 'log'), 'a');
@@ -164,7 +176,7 @@ export async function startPrivateSecretStore(parent: string, stackDir: string):
   const stop = () => killAndWait(child, 'SIGTERM');
   await start();
   return {
-    addr, secretIdFile, start, stop,
+    addr, secretIdFile, scenarioSecretIdFile, start, stop,
     async putSecret(name, fields) { secrets.set(name, fields); await api('POST', `secret/data/${name}`, { data: fields }); },
     async destroy() { await killAndWait(child); fs.rmSync(dir, { recursive: true, force: true }); },
   };

@@ -31,7 +31,11 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     await store.putSecret(secretName, { dsn: db.dsn, password: stackEnv().REDIS_PASSWORD, signing_key: randomBytes(32).toString('base64') });
     rig = await startRig({
       db, secretName, covens: [['web'], ['web']], steps: 2,
-      mutate: (doc) => { doc.secretstore.addr = store.addr; doc.secretstore.auth.secret_id_file = store.secretIdFile; },
+      mutate: (doc) => {
+        doc.secretstore.addr = store.addr;
+        doc.secretstore.auth.secret_id_file = store.secretIdFile;
+        doc.secretstore.scenario_auth.secret_id_file = store.scenarioSecretIdFile;
+      },
     });
   });
   after(async () => {

@@ -186,11 +186,13 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       root.put(path.join(tls, 'ca.pem'), '/etc/keeper/tls/ca.pem');
       root.put(path.join(tls, 'keeper.key'), '/etc/keeper/tls/keeper.key', 0o640);
       root.put(stackFile('approle-secret-id'), '/etc/keeper/approle-secret-id', 0o440);
-      await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/keeper.key', '/etc/keeper/approle-secret-id']);
+      root.put(stackFile('approle-scenario-secret-id'), '/etc/keeper/approle-scenario-secret-id', 0o440);
+      await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/keeper.key', '/etc/keeper/approle-secret-id', '/etc/keeper/approle-scenario-secret-id']);
       const doc = files.doc;
       doc.listen.grpc.bootstrap.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key' };
       doc.listen.grpc.event_stream.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key', ca: 'tls/ca.pem' };
       doc.secretstore.auth.secret_id_file = 'approle-secret-id';
+      doc.secretstore.scenario_auth.secret_id_file = 'approle-scenario-secret-id';
       doc.services.cache_dir = '/var/lib/keeper/services';
       fs.writeFileSync(root.path('/etc/keeper/keeper.yml'), `# edited by the operator\n${yaml.dump(doc)}`);
       configBytes = fs.readFileSync(root.path('/etc/keeper/keeper.yml'));

@@ -78,7 +78,7 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     const wrong = await rig.host({ covens: ['faulty'] });
     const stopped = await rig.host({ covens: ['faulty'] });
     const stranger = keygen(rig.root, 'stranger');
-    const strangerSecret = `keeper/ssh-test/stranger-${path.basename(rig.root)}`;
+    const strangerSecret = `keeper/services/ssh-test/stranger-${path.basename(rig.root)}`;
     const strangerRef = `${await putSecret('secret', strangerSecret, { private_key: stranger.privateKey })}#private_key`;
     const refused = await rig.host({ covens: ['faulty'] });
     try {

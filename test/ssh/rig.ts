@@ -29,7 +29,7 @@ export interface SshRig {
 
 export async function startSshRig(root: string, keeperOpts: { mutateSsh?: Record<string, unknown> } = {}): Promise<SshRig> {
   const client = keygen(root, 'client');
-  const secretName = `keeper/ssh-test/t-${randomBytes(4).toString('hex')}`;
+  const secretName = `keeper/services/ssh-test/t-${randomBytes(4).toString('hex')}`;
   const keyRef = `${await putSecret('secret', secretName, { private_key: client.privateKey })}#private_key`;
   const logs: string[] = [];
   const answers: string[] = [];

@@ -14,7 +14,7 @@ import { openCore } from '../../platform/runtime';
 import { startKeeper, type KeeperOverrides, type RunningKeeper } from '../../keeper/server';
 import { createTestDatabase, type TestDatabase } from './database';
 import { freePort } from './ports';
-import { deleteSecret, putSecret } from './secretstore';
+import { SCENARIO_AUTH, deleteSecret, putSecret } from './secretstore';
 import { stackEnv, stackFile, stackTemporalTlsConfig } from './stack-env';
 
 export interface TestKeeperFiles { dir: string; configFile: string; secretName: string; db: TestDatabase; doc: Record<string, any> }
@@ -49,6 +49,8 @@ export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?
     secretstore: {
       addr: env.SECRETSTORE_ADDR,
       auth: { method: 'approle', role_id: 'keeper', secret_id_file: stackFile('approle-secret-id') },
+      // Scenario secrets and credential_refs: the stack's second role (scripts/provision-secretstore.js).
+      scenario_auth: SCENARIO_AUTH(),
       pki_mount: 'pki', pki_role: 'soul',
     },
     auth: { jwt: { signing_key_ref: ref, issuer: 'keeper-test', ttl_default: '24h', ttl_bootstrap: '720h' } },

@@ -1,5 +1,6 @@
 // Provisioning helpers for tests, with the stack's root token (never the keeper's AppRole).
-import { stackEnv } from './stack-env';
+import fs from 'node:fs';
+import { stackEnv, stackFile } from './stack-env';
 
 async function call(method: string, p: string, body?: unknown): Promise<any> {
   const env = stackEnv();
@@ -25,3 +26,15 @@ export async function deleteSecret(mount: 'secret' | 'kv1', name: string): Promi
 }
 
 export { call as secretStoreCall };
+
+/** The stack's scenario role as a keeper.yml `secretstore.scenario_auth` block. */
+export const SCENARIO_AUTH = () => ({ method: 'approle' as const, role_id: 'keeper-scenario', secret_id_file: stackFile('approle-scenario-secret-id') });
+
+/** Logs in as an AppRole and returns its token (for asking the store directly what that token may do). */
+export async function appRoleToken(roleId: string, secretIdFile: string): Promise<string> {
+  const res = await fetch(`${stackEnv().SECRETSTORE_ADDR}/v1/auth/approle/login`, {
+    method: 'POST', body: JSON.stringify({ role_id: roleId, secret_id: fs.readFileSync(secretIdFile, 'utf8').trim() }),
+  });
+  if (!res.ok) throw new Error(`AppRole login as ${roleId}: HTTP ${res.status}`);
+  return ((await res.json()) as { auth: { client_token: string } }).auth.client_token;
+}

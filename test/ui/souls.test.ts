@@ -73,7 +73,7 @@ describe('web UI: sign-in, souls and services', function () {
     const api = clientFor(tk);
     const body = {
       sid: 'pushed-1.example.com', transport: 'ssh', covens: ['build'],
-      ssh: { address: '10.0.4.7', port: 2222, user: 'deploy', credential_ref: 'secretstore:secret/keeper/ssh/build#private_key', sudo: true, trust_on_first_use: true },
+      ssh: { address: '10.0.4.7', port: 2222, user: 'deploy', credential_ref: 'secretstore:secret/keeper/services/ssh/build#private_key', sudo: true, trust_on_first_use: true },
     };
     assert.equal((await api('POST', '/v1/souls', { body })).status, 201);
     const { context, page } = await newPage(browser, tk.baseUrl);

@@ -4,7 +4,7 @@
 import { countTargetable } from '../../db/repos/incarnations';
 import type { ServiceRecord } from '../../db/repos/services';
 import { displayGitUrl } from '../../scenario/load/git-policy';
-import { schemaMismatch } from '../../runs/activities/schema-guard';
+import { schemaMismatch } from '../../runs/schema-guard';
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 

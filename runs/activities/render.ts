@@ -12,7 +12,7 @@ import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { renderSecrets } from './render-secrets';
-import { schemaMismatch } from './schema-guard';
+import { schemaMismatch } from '../schema-guard';
 import type { RenderError } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }

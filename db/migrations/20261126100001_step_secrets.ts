@@ -25,10 +25,11 @@ export async function up(knex: Knex): Promise<void> {
         then regexp_replace(regexp_replace(regexp_replace(st.params ->> 'path', '/(\\./)+', '/', 'g'), '/{2,}', '/', 'g'), '(.)/$', '\\1')
         else null end,
       secret = st.params::text like '%«secret:%'
-    from run_plans p, lateral (
-      select e -> 'params' as params from jsonb_array_elements(p.steps) e where (e ->> 'index')::int = s.step_index limit 1
+    from (
+      select p.apply_id, p.sid, (e ->> 'index')::int as step_index, e -> 'params' as params
+      from run_plans p, jsonb_array_elements(p.steps) e
     ) st
-    where p.apply_id = s.apply_id and p.sid = s.sid`);
+    where st.apply_id = s.apply_id and st.sid = s.sid and st.step_index = s.step_index`);
   await purgeLeakedDiffs(knex);
 }
 

@@ -11,7 +11,9 @@ function stepLines(s: PlanStep): string[] {
   const d = s.diff ?? {};
   const out = [title];
   if (typeof d.content?.unified === 'string') out.push(...d.content.unified.replace(/\n$/, '').split('\n').map((l: string) => `      ${l}`));
-  else if (d.content) out.push(`      content ${d.content.before?.sha256?.slice(0, 12) ?? '(new)'} -> ${d.content.after?.sha256?.slice(0, 12)}${d.content.unified_withheld ? ` (diff withheld: ${d.content.unified_withheld})` : ' (diff withheld: the step carries a secret)'}`);
+  // Digests are the keeper's keyed ones (docs/secrets.md "Diffs and hashes"), never a plain hash.
+  else if (d.content?.secret === true) out.push(`      secret content changed: ${d.content.before?.digest?.slice(0, 12) ?? '(new)'} -> ${d.content.after?.digest?.slice(0, 12)}`);
+  else if (d.content) out.push(`      content ${d.content.before?.digest?.slice(0, 12) ?? '(new)'} -> ${d.content.after?.digest?.slice(0, 12)}${d.content.unified_withheld ? ` (diff withheld: ${d.content.unified_withheld})` : ' (diff withheld: the file may hold a secret)'}`);
   for (const k of ['mode', 'owner', 'group'] as const) if (d[k] && typeof d[k] === 'object') out.push(`      ${k} ${d[k].from} -> ${d[k].to}`);
   if (d.package) out.push(`      package ${d.package} ${d.from ?? '(not installed)'} -> ${d.to}`);
   return out;

@@ -58,7 +58,7 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'list-plans', method: 'get', path: '/v1/incarnations/{name}/plans' },
   {
     name: 'get-plan', method: 'get', path: '/v1/incarnations/{name}/plans/{plan_id}',
-    hint: 'Per host and step: would_change and the diff (files: a unified diff unless the step carries a secret; packages: from and to version).',
+    hint: 'Per host and step: would_change and the diff (files: a unified diff unless the file holds or will hold a secret, then only "secret content changed"; packages: from and to version).',
   },
   {
     name: 'set-drift-check', method: 'put', path: '/v1/incarnations/{name}/drift-check',

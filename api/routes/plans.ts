@@ -162,7 +162,7 @@ export const planRoutes = [
   }),
   defineRoute<{ name: string; plan_id: string }, RunReportQuery>({
     method: 'get', path: '/v1/incarnations/{name}/plans/{plan_id}', operationId: 'getPlan', tag: 'Incarnations', permission: 'incarnations:read',
-    summary: 'A plan', description: 'Per host and step: would it change something, and the diff (files: content hashes, a unified diff unless the step carries a secret, mode, owner, group; packages: from and to version). `?wait=30s` holds the answer until the plan is ready.',
+    summary: 'A plan', description: 'Per host and step: would it change something, and the diff (files: keyed content digests, a unified diff unless the file holds or will hold a secret, mode, owner, group; packages: from and to version). `?wait=30s` holds the answer until the plan is ready.',
     params: planParams, query: runReportQuery,
     responses: { 200: { description: 'the plan', schema: planSchema } },
     async handler({ params, query, caller, deps }) {

@@ -150,7 +150,7 @@ const stepSchema = {
     changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
     skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'require', 'onchanges', 'earlier_failure', 'secret_unavailable', 'drift', null], description: 'why a `skipped` step did not run on this host' },
-    diff: { type: ['object', 'null'], description: "what the step changed, as the soul described it: file content hashes, mode, owner, group; package versions" },
+    diff: { type: ['object', 'null'], description: "what the step changed, as the soul described it: file content digests (keyed by the keeper; no content and no size for a file that holds a secret), mode, owner, group; package versions" },
     started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
   },
 } as const;

@@ -60,7 +60,7 @@ const planStepSchema = {
     would_change: { type: 'boolean' },
     output: { type: 'string', description: "the state module's answer: what it would do, or why the check failed" },
     skip_reason: { type: ['string', 'null'], description: 'why the step would not run on this host' },
-    diff: { type: ['object', 'null'], description: 'files: content sha256 and size before and after, `unified` (a diff -u of the content; withheld for steps that carry a secret), mode, owner, group; packages: from and to version' },
+    diff: { type: ['object', 'null'], description: 'files: content `digest` (the keeper\'s keyed digest, never a plain hash) and size before and after, `unified` (a diff -u of the content), mode, owner, group; a file that holds or will hold a secret shows no content and no size: `content.secret: true`, "secret content changed"; packages: from and to version' },
   },
 } as const;
 

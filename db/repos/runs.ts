@@ -73,8 +73,13 @@ export interface StepRow {
   apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
   output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
   skip_reason: SkipReason | null;
-  /** What the soul said the step changed (or, in a plan, would change); null when nothing. */
+  /** What the soul said the step changed (or, in a plan, would change), as the keeper keeps it
+   *  (runs/activities/step-diff.ts: keyed digests, no content of a secret step); null when nothing. */
   diff?: Record<string, unknown> | null;
+  /** The file the step manages (its params' path), and whether its params carried a secret: what
+   *  tells a later plan of that path that the file may hold one (db/repos/step-secrets.ts). */
+  path?: string | null;
+  secret?: boolean;
 }
 
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
@@ -167,7 +172,21 @@ export async function runReport(db: Knex, applyId: string): Promise<{ hosts: Hos
     db('run_hosts').where({ apply_id: applyId }).orderBy('sid'),
     db('run_steps').where({ apply_id: applyId }).orderBy(['sid', 'step_index']),
   ]);
-  return { hosts: hosts as HostRow[], steps: steps as StepRow[] };
+  return { hosts: hosts as HostRow[], steps: (steps as StepRow[]).map(shownDiff) };
+}
+
+/**
+ * A report's step as viewers read it: whatever a row holds, no plain content hash (only keyed
+ * digests are kept, docs/secrets.md) and no content of a step that carried a secret.
+ */
+function shownDiff(row: StepRow): StepRow {
+  if (!row.diff) return row;
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'sha256' && !(row.secret && (k === 'unified' || k === 'size'))).map(([k, x]) => [k, strip(x)]));
+  };
+  return { ...row, diff: strip(row.diff) as Record<string, unknown> };
 }
 
 export async function lastRunOf(db: Knex, incarnation: string): Promise<RunRecord | undefined> {

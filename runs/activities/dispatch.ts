@@ -8,6 +8,8 @@
 // Plans (docs/plans.md): a plan's dispatch sends every step in check mode; a run that applies a plan
 // first checks each host again and refuses it, sending nothing for real, when what the plan saw
 // there no longer holds (runs/activities/plan-drift.ts).
+// Diffs (docs/secrets.md "Diffs and hashes"): every answer goes through diffGuard, so what is stored
+// and shown has keyed digests only, and no content for a step whose file holds or will hold a secret.
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { incarnationOf, planStepRows } from '../../db/repos/plans';
@@ -21,6 +23,8 @@ import { RunGone } from './errors';
 import { fenceRun } from './fence';
 import { factsDrift, stepDrift } from './plan-drift';
 import { holdsSecret, resolvePlanSecrets, secretSender } from './secrets';
+import { contentDigestKey, diffGuard, secretSteps, stepPath } from './step-diff';
+import { taintedPaths } from '../../db/repos/step-secrets';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -28,6 +32,7 @@ const HEARTBEAT_MS = 2000;
 export function createDispatchActivities(deps: DispatchActivityDeps) {
   const stepTimeoutMs = deps.stepTimeoutMs ?? 300_000;
   const graceMs = deps.reconnectGraceMs ?? 10_000;
+  const digestKey = contentDigestKey(deps.secrets?.nonceKey);
 
   /** Waits until this keeper holds the soul's stream; 'moved' when another keeper does or none appears. */
   async function awaitSession(sid: string, signal: AbortSignal): Promise<'here' | 'moved'> {
@@ -56,6 +61,11 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       // Values are read now, for this dispatch only, and never written back (issue 12).
       // Markers are bound to the apply_id that rendered them: a plan's, for a run that applies one.
       const secrets = await resolvePlanSecrets(deps.secrets, run.plan_id ?? applyId, plans);
+      // Per host and step: the path it manages and whether it carries a secret (kept on its row), and
+      // which steps are secret steps (their file held or will hold a secret: no content shown).
+      const facts = new Map<string, Map<number, { path: string | null; secret: boolean }>>();
+      for (const [sid, plan] of plans) facts.set(sid, new Map(plan.steps.map((st) => [st.index, { path: stepPath(st.params), secret: holdsSecret(st.params) }])));
+      const tainted = await taintedPaths(deps.db, sids, [...new Set([...facts.values()].flatMap((m) => [...m.values()].map((f) => f.path)).filter((p): p is string => p !== null))]);
       const check = run.kind === 'plan' ? { showContent: (step: PlanStep) => !holdsSecret(step.params) } : undefined;
       const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
       const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
@@ -69,7 +79,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const flush = async () => {
         const [h, s] = [hostRows, stepRows];
         hostRows = []; stepRows = [];
-        await recordSteps(deps.db, s);
+        await recordSteps(deps.db, s.map((r) => ({ ...r, path: null, secret: false, ...facts.get(r.sid)?.get(r.step_index) })));
         await recordHosts(deps.db, h, applyId);
       };
       // Finished hosts are also written with each heartbeat, so the run report shows a long dispatch
@@ -115,8 +125,9 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
               }
             }
             const transport = channel ?? deps.sessions;
+            const guarded = diffGuard(hs ? secretSender(transport, hs.values) : transport, digestKey, secretSteps(plan.steps, tainted.get(sid) ?? new Set()));
             const host = {
-              sid, steps: hs?.steps ?? plan.steps, sender: hs ? secretSender(transport, hs.values) : transport,
+              sid, steps: hs?.steps ?? plan.steps, sender: guarded,
               owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
               // Exactly what render saw: the input with its defaults, the state, the soulprint.
               context: { input: run.rendered_input ?? run.input, state: run.plan_upgrade?.state_after ?? inc.state, soulprint: { self: plan.soulprint ?? {} } },

@@ -141,7 +141,7 @@ describe('plans: plan, then apply exactly the plan', function () {
     const report = (await api(k, 'GET', run.body.run)).body;
     const rb = report.hosts.find((h: any) => h.sid === b.sid);
     assert.equal(rb.status, 'failed');
-    assert.match(rb.reason, new RegExp(`^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"sha256":.*, now .*; nothing was applied on this host$`));
+    assert.match(rb.reason, new RegExp(`^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"digest":.*, now .*; nothing was applied on this host$`));
     assert.deepEqual(rb.steps.map((s: any) => [s.status, s.skip_reason]), [['skipped', 'drift'], ['skipped', 'drift'], ['skipped', 'drift']]);
     assert.equal(read(b, 'app.conf'), 'edited by hand\n', 'the drifted host was not touched');
     assert.match(report.error, /1 host\(s\) failed/);

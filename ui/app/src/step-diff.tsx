@@ -1,17 +1,18 @@
 // What one step would change (in a plan) or changed (in a run report): a file's content as a
-// unified diff, its mode, owner and group; a package's version from -> to. The keeper leaves the
-// content diff out for a step that carries a secret and sends hashes only: this says so in words
-// instead of showing an empty diff, and shows no content at all for it.
+// unified diff, its mode, owner and group; a package's version from -> to. The keeper shows no
+// content of a file that holds or will hold a secret (`content.secret`), and every content hash is
+// its keyed digest (docs/secrets.md "Diffs and hashes"): this says so in words instead of showing
+// an empty diff.
 import { UnifiedDiff } from './unified-diff';
 
-interface Hash { sha256?: string; size?: number }
+interface Hash { digest?: string; size?: number }
 interface Change { from?: unknown; to?: unknown }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const short = (h: Hash | undefined) => (h?.sha256 ? `${h.sha256.slice(0, 12)}… (${h.size ?? '?'} bytes)` : 'none');
+const short = (h: Hash | undefined) => (h?.digest ? `${h.digest.slice(0, 12)}…${h.size === undefined ? '' : ` (${h.size} bytes)`}` : 'none');
 const shown = (v: unknown) => (v === null || v === undefined ? 'none' : String(v));
 
 /** mode/owner/group come as {from, to} on an existing file, as the plain value on a new one. */
@@ -28,9 +29,11 @@ function Content({ content, created }: { content: Record<string, unknown>; creat
   if (typeof content.unified === 'string') return <UnifiedDiff text={content.unified} />;
   const before = isObject(content.before) ? content.before as Hash : undefined;
   const after = isObject(content.after) ? content.after as Hash : undefined;
-  const why = typeof content.unified_withheld === 'string'
-    ? `diff withheld (the file is ${content.unified_withheld})`
-    : 'diff withheld (the step carries a secret)';
+  const why = content.secret === true
+    ? 'secret content changed'
+    : typeof content.unified_withheld === 'string'
+      ? `diff withheld (the file is ${content.unified_withheld})`
+      : 'diff withheld (the file may hold a secret)';
   return (
     <p class="withheld" data-testid="diff-withheld">
       {why}: content {created ? 'new' : short(before)} → {short(after)}

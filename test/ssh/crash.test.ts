@@ -61,7 +61,7 @@ describe('push mode over SSH survives a keeper killed mid-dispatch (SIGKILL, res
   before(async () => {
     root = tempDir('ssh-crash-');
     const client = keygen(root, 'client');
-    secretName = `keeper/ssh-test/crash-${randomBytes(4).toString('hex')}`;
+    secretName = `keeper/services/ssh-test/crash-${randomBytes(4).toString('hex')}`;
     const keyRef = `${await putSecret('secret', secretName, { private_key: client.privateKey })}#private_key`;
     k = await initTestKeeper({
       mutate: (doc) => { doc.ssh = { soul_command: `${process.execPath} ${path.join(repoRoot(), 'bin', 'soul')}`, state_dir: path.join(root, 'ledgers'), connect_timeout: '5s' }; },

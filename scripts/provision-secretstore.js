@@ -123,8 +123,11 @@ function kvApiPath(prefix, version) {
 
 function scenarioPolicy(prefixes = SCENARIO_PREFIXES) {
   return prefixes.map((p) => {
-    const api = kvApiPath(p, p.startsWith('secret/') ? 2 : 1);
-    return `path "${api}*" { capabilities = ["read"] }\npath "${api}incarnations/*" { capabilities = ["create", "update", "read"] }`;
+    const v2 = p.startsWith('secret/');
+    const api = kvApiPath(p, v2 ? 2 : 1);
+    // Secret inputs go with their incarnation: listed and deleted (every version: KV v2's metadata path) when it is deleted.
+    const gone = v2 ? `\npath "${p.replace(/^([^/]+)\//, '$1/metadata/')}incarnations/*" { capabilities = ["list", "delete"] }` : '';
+    return `path "${api}*" { capabilities = ["read"] }\npath "${api}incarnations/*" { capabilities = ["create", "update", "read"${v2 ? '' : ', "list", "delete"'}] }${gone}`;
   }).join('\n');
 }
 

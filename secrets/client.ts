@@ -188,6 +188,38 @@ export class SecretStore {
   }
 
   /**
+   * Deletes every secret below `prefix` (every version and its metadata), on KV v1 or v2; returns
+   * how many. An incarnation's secret inputs go with the incarnation (api/incarnation-secrets.ts).
+   */
+  async deleteTree(prefix: string): Promise<number> {
+    const { mount, version } = await this.detectKv(prefix);
+    const at = (rel: string) => (version === 2 ? `${mount}metadata/${rel}` : `${mount}${rel}`);
+    let deleted = 0;
+    const walk = async (rel: string): Promise<void> => {
+      let keys: unknown;
+      try {
+        keys = ((await this.withToken(() => this.vault.list(at(rel)))) as { data?: { keys?: unknown } }).data?.keys;
+      } catch (err) {
+        const e = classify(err, `listing ${mount}${rel}`, this.opts.addr);
+        if (e.kind === 'not_found') return; // nothing below it
+        throw e;
+      }
+      for (const key of Array.isArray(keys) ? keys : []) {
+        if (typeof key !== 'string' || key === '' || key.includes('..')) continue;
+        if (key.endsWith('/')) { await walk(rel + key); continue; }
+        try {
+          await this.withToken(() => this.vault.delete(at(rel + key)));
+        } catch (err) {
+          throw classify(err, `deleting ${mount}${rel}${key}`, this.opts.addr);
+        }
+        deleted++;
+      }
+    };
+    await walk(prefix.slice(mount.length).replace(/\/*$/, '/'));
+    return deleted;
+  }
+
+  /**
    * Resolves `secretstore:<path>` to the value of `field`. With `useCache`, a value read before is
    * returned without asking the store (for paths that must survive an outage).
    */

@@ -5,7 +5,7 @@ import { incarnationSecretPrefix } from '../../common/secret';
 import type { RenderSecretsConfig } from './deps';
 import { markerNonce } from './secrets';
 
-export function renderSecrets(cfg: RenderSecretsConfig, applyId: string, incarnation: string) {
+export function renderSecrets(cfg: RenderSecretsConfig, applyId: string, incarnation: { name: string; secrets_key: string | null }) {
   return {
     nonce: markerNonce(cfg.nonceKey, applyId),
     keeperPrefix: cfg.scenarioPrefix,

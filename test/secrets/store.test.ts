@@ -43,6 +43,19 @@ describe('secrets store: the keeper policy for scenario secrets, KV v1 and v2', 
       assert.deepEqual(back, { api_token: `tok-${mount}` });
     });
 
+    it(`${mount}/: an incarnation's secret inputs are deleted as a tree below incarnations/, and nothing outside it`, async () => {
+      const base = `${mount}/keeper/services/incarnations/gone-${id}`;
+      await store.writeFields(`${base}/k1/runs/r1`, { a: '1' });
+      await store.writeFields(`${base}/k1/runs/r2`, { a: '2' });
+      await store.writeFields(`${base}/k2/runs/r1`, { a: '3' });
+      assert.equal(await store.deleteTree(`${base}/k1/`), 2);
+      await assert.rejects(store.readFields(`${base}/k1/runs/r1`), (e: unknown) => e instanceof SecretStoreError && e.kind === 'not_found');
+      assert.deepEqual(await store.readFields(`${base}/k2/runs/r1`), { a: '3' }, 'another life of the name is untouched');
+      assert.equal(await store.deleteTree(`${base}/k1/`), 0, 'deleting again finds nothing');
+      assert.equal(await store.deleteTree(`${base}/`), 1);
+      await assert.rejects(store.deleteTree(`${mount}/keeper/services/t-${id}/`), (e: unknown) => e instanceof SecretStoreError && e.kind === 'denied');
+    });
+
     it(`${mount}/: no write outside incarnations/, no read outside the keeper's paths`, async () => {
       await assert.rejects(store.writeFields(`${mount}/keeper/services/t-${id}/db`, { password: 'x' }), (e: unknown) => e instanceof SecretStoreError && e.kind === 'denied');
       await assert.rejects(store.readFields(`${mount}/other-${id}/db`), (e: unknown) => e instanceof SecretStoreError && e.kind === 'denied');

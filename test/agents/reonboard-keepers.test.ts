@@ -83,7 +83,8 @@ describe('re-onboarding closes the old certificate\'s stream on another keeper f
     assert.ok(old.received.some((m) => m.msg === 'goodbye' && m.goodbye.reason === 'superseded'), 'the old stream was told it was superseded');
     const rec = await waitForStatus(a, sid, 'connected', 20_000, soul);
     assert.equal(rec.soul.connected_kid, b!.config.kid, 'the new identity is served by keeper B');
-    assert.deepEqual(openedWhileOldLive, [false], 'keeper A had closed the old stream before B opened the new identity\'s session');
+    assert.ok(openedWhileOldLive.length >= 1 && openedWhileOldLive.every((live) => !live),
+      `keeper A had closed the old stream before B opened the new identity's session (${JSON.stringify(openedWhileOldLive)})`);
     assert.equal(a.keeper.hub.sessions.isConnected(sid), false);
     assert.equal(old.received.filter((m) => m.msg === 'step_request').length, 1, 'the old stream was sent nothing after the re-onboarding');
 

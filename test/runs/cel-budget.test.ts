@@ -73,6 +73,6 @@ describe('CEL budget: the comprehension bomb fails the render, the keeper stays 
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, 'small');
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
-    assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'cube'), 'utf8'), '1000\n');
+    assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'cube'), 'utf8'), '10\n', 'the outer list of 10 lists');
   });
 });

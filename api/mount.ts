@@ -6,9 +6,9 @@ import { PERMISSION_PATTERN } from './roles';
 import { checkPermission } from './auth';
 import { jsonBody } from './body';
 import type { ApiDeps } from './deps';
-import { problems, type FieldError } from './problems';
+import { problems } from './problems';
 import type { Caller, RouteDef } from './route';
-import { compileValidator, fieldErrors } from './validate';
+import { compileQueryValidator, compileValidator, fieldErrors } from './validate';
 
 export class RouteTableError extends Error {
   constructor(message: string) { super(message); this.name = 'RouteTableError'; }
@@ -43,36 +43,17 @@ export function checkRouteTable(routes: readonly RouteDef[]): void {
   }
 }
 
-const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
-
-/**
- * Numbers in a query string are decimal integers written out, once. The schema's type coercion
- * alone would take `1e309` (Infinity), `0x10` or ` 5`, and an infinite `limit` silently drops the
- * database query's LIMIT.
- */
-export function numericQueryErrors(route: RouteDef, query: Record<string, unknown>): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const [k, v] of Object.entries(query)) {
-    const prop = route.query?.properties?.[k] as { type?: unknown } | undefined;
-    if (prop?.type !== 'integer') continue;
-    if (Array.isArray(v)) errors.push({ path: `/query/${k}`, message: 'must be given once' });
-    else if (typeof v !== 'string' || !DECIMAL_INTEGER.test(v)) errors.push({ path: `/query/${k}`, message: 'must be a decimal integer (digits only)' });
-  }
-  return errors;
-}
-
 function runner(route: RouteDef, deps: ApiDeps) {
   const vParams = route.params ? compileValidator(route.params, 'path') : undefined;
-  const vQuery = route.query ? compileValidator(route.query, 'query') : undefined;
+  const vQuery = route.query ? compileQueryValidator(route.query) : undefined;
   const vBody = route.body ? compileValidator(route.body.schema, 'body') : undefined;
   return async (req: Request, res: Response): Promise<void> => {
     const caller = res.locals.caller as Caller;
     const params: Record<string, unknown> = { ...req.params };
     if (vParams && !vParams(params)) throw problems.invalid('a path parameter is not valid', fieldErrors('path', vParams.errors));
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
-    const numbers = numericQueryErrors(route, query);
-    if (numbers.length > 0) throw problems.invalid('a query parameter is not valid', numbers);
-    if (vQuery && !vQuery(query)) throw problems.invalid('a query parameter is not valid', fieldErrors('query', vQuery.errors));
+    const queryErrors = vQuery ? vQuery(query) : [];
+    if (queryErrors.length > 0) throw problems.invalid('a query parameter is not valid', queryErrors);
     if (!vQuery && Object.keys(query).length > 0) {
       throw problems.invalid('this route takes no query parameters', Object.keys(query).slice(0, 20).map((k) => ({ path: `/query/${k}`, message: 'is not a known parameter here' })));
     }

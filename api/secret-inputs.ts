@@ -18,7 +18,8 @@ export interface SealArgs {
   scenarioPrefix: string;
   cacheDir: string;
   service: { name: string; git: string; ref: string; credential_ref?: string | null };
-  incarnation: string;
+  /** The incarnation (its name and secrets_key) the values belong to. */
+  incarnation: { name: string; secrets_key: string | null };
   operation: string;
   applyId: string;
   input: Record<string, unknown>;

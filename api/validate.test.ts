@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { compileValidator, fieldErrors } from './validate';
+import { compileQueryValidator, compileValidator, fieldErrors } from './validate';
 import { registerSoulBody, listSoulsQuery } from './schemas/souls';
 import { createServiceBody } from './schemas/services';
 
@@ -40,6 +40,21 @@ describe('api/validate: field errors that name the field and the rule', () => {
     assert.equal(d.limit, 100);
     assert.equal(errorsOf(listSoulsQuery, 'query', { limit: '1001' })[0].path, '/query/limit');
     assert.equal(errorsOf(listSoulsQuery, 'query', { limit: ['1', '2'] })[0].path, '/query/limit');
+  });
+
+  it('one query check for REST strings and MCP numbers: a limit must be a finite decimal integer, whatever coercion would make of it', () => {
+    const check = compileQueryValidator(listSoulsQuery);
+    for (const limit of ['1e309', 'Infinity', '-Infinity', '1e3', '0x10', ' 5', '5.0', 'NaN', 1.5, Number.MAX_VALUE, true]) {
+      const q: Record<string, unknown> = { limit };
+      assert.deepEqual(check(q), [{ path: '/query/limit', message: 'must be a decimal integer (digits only)' }], String(limit));
+    }
+    for (const [limit, want] of [['25', 25], [25, 25]] as const) {
+      const q: Record<string, unknown> = { limit };
+      assert.deepEqual(check(q), []);
+      assert.equal(q.limit, want);
+    }
+    assert.equal(check({ limit: 1001 })[0].path, '/query/limit', 'the schema\'s maximum still holds');
+    assert.equal(check({ limit: ['1', '2'] })[0].message, 'must be given once');
   });
 
   it('accepts the usual git URLs and refs and refuses ones git would misread', () => {

@@ -24,6 +24,40 @@ export function compileValidator(schema: JsonSchema, location: Location): Valida
   return (location === 'query' ? coercingAjv : strictAjv).compile(schema);
 }
 
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+
+/**
+ * Integers of a query are decimal integers written out, once (or, from a JSON caller such as an MCP
+ * tool, a safe integer number). The schema's type coercion alone takes `1e309` and `Infinity` (as an
+ * infinite number that then passes `maximum`), `0x10` or ` 5`, and an infinite `limit` silently
+ * drops the database query's LIMIT.
+ */
+function integerErrors(schema: JsonSchema, query: Record<string, unknown>): FieldError[] {
+  const properties = ((schema as { properties?: Record<string, { type?: unknown }> }).properties) ?? {};
+  const errors: FieldError[] = [];
+  for (const [k, v] of Object.entries(query)) {
+    if (!Object.hasOwn(properties, k) || properties[k].type !== 'integer') continue;
+    if (Array.isArray(v)) errors.push({ path: `/query/${k}`, message: 'must be given once' });
+    else if (typeof v === 'number' ? !Number.isSafeInteger(v) : typeof v !== 'string' || !DECIMAL_INTEGER.test(v)) {
+      errors.push({ path: `/query/${k}`, message: 'must be a decimal integer (digits only)' });
+    }
+  }
+  return errors;
+}
+
+/**
+ * The one check of a route's query, for the REST call and the MCP tool that mirrors it alike: the
+ * integer rule above, then the schema (coercing, filling defaults into `query`). Empty when valid.
+ */
+export function compileQueryValidator(schema: JsonSchema): (query: Record<string, unknown>) => FieldError[] {
+  const v = compileValidator(schema, 'query');
+  return (query) => {
+    const integers = integerErrors(schema, query);
+    if (integers.length > 0) return integers;
+    return v(query) ? [] : fieldErrors('query', v.errors);
+  };
+}
+
 function fieldPath(location: Location, e: ErrorObject): string {
   let p = e.instancePath;
   if (e.keyword === 'required') p += '/' + String(e.params.missingProperty);

@@ -125,7 +125,13 @@ export function scrubValues(text: string, secrets: Iterable<SecretValue>): strin
   return out;
 }
 
-/** Where the keeper stores values given to an incarnation's secret inputs (docs/secrets.md). */
-export function incarnationSecretPrefix(scenarioPrefix: string, incarnation: string): string {
-  return `${scenarioPrefix.replace(/\/+$/, '')}/incarnations/${incarnation}/`;
+/**
+ * Where the keeper stores values given to an incarnation's secret inputs (docs/secrets.md): below
+ * its name and its `secrets_key` (the apply_id of the run or plan that created it), so a new
+ * incarnation with a deleted one's name cannot reach the deleted one's values. An incarnation made
+ * before the key existed (null) keeps the prefix of its name alone.
+ */
+export function incarnationSecretPrefix(scenarioPrefix: string, incarnation: { name: string; secrets_key: string | null }): string {
+  const base = `${scenarioPrefix.replace(/\/+$/, '')}/incarnations/${incarnation.name}/`;
+  return incarnation.secrets_key === null ? base : `${base}${incarnation.secrets_key}/`;
 }

@@ -25,6 +25,11 @@ export interface EnrollDeps extends SoulSigner {
   db: Knex;
   log: Logger;
   now?: () => Date;
+  /**
+   * Closes, on every keeper, the streams of `sid` opened with any certificate but `keepSerial`
+   * (hub/revocations.ts publishRetired); awaited before the new certificate is handed out.
+   */
+  retire?: (sid: string, keepSerial: string) => Promise<void>;
 }
 
 export type EnrollOutcome =
@@ -65,6 +70,16 @@ export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<Enro
   const signed = issued.signed;
   await markOnboarded(deps.db, spent.sid, signed.serialNumber, new Date(), issued.notAfter).catch((err: Error) =>
     deps.log.warn('cannot record onboarding', { sid, error: err.message }));
+  // Re-onboarding: the streams of the soul's earlier certificates end before the new identity
+  // exists on the host, so none of them is sent another step (a secret among them). Without that
+  // message on its way, no certificate is handed out: the host retries with the same token.
+  try {
+    await deps.retire?.(spent.sid, signed.serialNumber);
+  } catch (err) {
+    const restored = await unspendBootstrapToken(deps.db, req.token).catch(() => false);
+    deps.log.warn('cannot close the streams of earlier certificates; no certificate handed out', { sid, error: (err as Error).message, token_restored: restored });
+    return { ok: false, kind: 'unavailable', outcome: 'presence_error', details: 'the keeper cannot reach its cache to close the streams of earlier certificates; retry' };
+  }
   const notAfter = issued.notAfter.getTime();
   deps.log.info('soul enrolled', { sid: spent.sid, serial: signed.serialNumber });
   return {

@@ -29,7 +29,11 @@ const HELLO_TIMEOUT_MS = 10_000;
 
 type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
 
-export interface EventStreamDeps extends SoulSigner { config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf }
+export interface EventStreamDeps extends SoulSigner {
+  config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf;
+  /** Closes, on every keeper, the streams of `sid` opened with any certificate but `keepSerial` (hub/revocations.ts). */
+  retire?: (sid: string, keepSerial: string) => Promise<void>;
+}
 
 function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
@@ -152,6 +156,9 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
         return undefined;
       }
       deps.metrics.renewals.inc({ outcome: 'promoted' });
+      // The renewed certificate is the live one from now: a stream of the one it replaces (a copy
+      // of the old key elsewhere) ends on every keeper before this one is served.
+      await deps.retire?.(sid, admission.pendingSerial!);
     } else if (admission.certSerial !== null && normalSerial(admission.certSerial) !== normalSerial(serial)) {
       refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate',
         `this certificate of ${sid} was replaced by a newer one; the host must use its current identity (or be onboarded again)`, sid);
@@ -171,7 +178,7 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
   };
   let session: Session;
   try {
-    session = await deps.sessions.open(sid, soulprint, sink);
+    session = await deps.sessions.open(sid, soulprint, sink, serial);
   } catch (err) {
     refuse(deps, call, grpc.status.UNAVAILABLE, 'presence_error', 'the presence store is unavailable; retry', sid);
     deps.log.warn('cannot take presence lease', { sid, error: (err as Error).message });

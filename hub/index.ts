@@ -9,7 +9,7 @@ import { leafRenewalComponent } from './leaf-renewal';
 import { createHubMetrics } from './metrics';
 import { Presence } from './presence';
 import { reconcilerComponent } from './reconciler';
-import { revocationListener } from './revocations';
+import { publishRetired, revocationListener } from './revocations';
 import { ServerLeaf } from './server-leaf';
 import { Sessions } from './sessions';
 
@@ -41,14 +41,15 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
     signCsr: (csr: string, cn: string, ttl?: string) => runtime.secrets.signCsr(csr, cn, ttl),
     soulCertTtlMs: config.secretstore.soul_cert_ttl_ms,
   };
+  const retire = (sid: string, keepSerial: string) => publishRetired(cache, sid, keepSerial);
   const sl = config.secretstore.server_leaf;
   return {
     sessions, presence,
     components: [
       reconcilerComponent({ db, cache, presence, kid: config.kid, intervalMs: config.reaper.interval_ms, log, metrics: hubMetrics }),
       ticker,
-      bootstrapComponent({ config, db, log, metrics: hubMetrics, leaf, ...signer }),
-      eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions, leaf, ...signer }),
+      bootstrapComponent({ config, db, log, metrics: hubMetrics, leaf, retire, ...signer }),
+      eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions, leaf, retire, ...signer }),
       leafRenewalComponent({
         leaf, log, metrics: hubMetrics, issue: (req) => runtime.secrets.issueCertificate(req),
         ...(sl ? { renew: { role: sl.pki_role, commonName: sl.common_name, altNames: sl.alt_names, ipSans: sl.ip_sans, ttlMs: sl.ttl_ms } } : {}),

@@ -79,6 +79,8 @@ export class Session {
   rotating = false;
   /** A renewal request is being answered (one at a time per stream). */
   renewing = false;
+  /** The serial (normalSerial) of the certificate this stream was opened with; null when not known. */
+  serial: string | null = null;
   private closedReason: string | null = null;
   private readonly pending = new Map<string, Pending>();
   private idleWaiters: (() => void)[] = [];

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
+import { normalSerial } from '../db/repos/certificates';
 import { recordConnected, recordDisconnected, touchLastSeen } from '../db/repos/presence';
 import type { Soulprint } from '../proto/types';
 import { SoulNotConnected, StepCancelled } from './dispatch-errors';
@@ -111,10 +112,11 @@ export class Sessions {
   // ---- lifecycle, used by the event-stream server ----
 
   /** Takes the lease, supersedes an older local session, records the snapshot. Throws if the cache fails. */
-  async open(sid: string, soulprint: Soulprint, sink: SessionSink): Promise<Session> {
+  async open(sid: string, soulprint: Soulprint, sink: SessionSink, serial?: string): Promise<Session> {
     const id = randomUUID();
     const epoch = await this.deps.presence.acquire(sid, id);
     const session = new Session(id, sid, epoch, soulprint, sink);
+    if (serial !== undefined) session.serial = normalSerial(serial);
     const previous = this.bySid.get(sid);
     this.bySid.set(sid, session);
     this.deps.metrics.soulsConnected.set(this.bySid.size);
@@ -138,6 +140,20 @@ export class Sessions {
     if (!s) return false;
     s.close('revoked by an operator', 'revoked');
     await this.end(s, 'revoked by an operator');
+    return true;
+  }
+
+  /**
+   * The soul's certificate was replaced (re-onboarded, or its renewed certificate has connected):
+   * closes this keeper's stream of `sid` unless it was opened with `keepSerial`, telling the soul it
+   * was superseded (a copy of the old identity stops; the host onboarded again runs with the new
+   * one). Steps in flight on it are interrupted: their outcome is unknown.
+   */
+  async retire(sid: string, keepSerial: string): Promise<boolean> {
+    const s = this.bySid.get(sid);
+    if (!s || s.serial === normalSerial(keepSerial)) return false;
+    s.close('its certificate was replaced by a newer one', 'superseded');
+    await this.end(s, 'certificate replaced');
     return true;
   }
 

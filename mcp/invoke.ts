@@ -7,7 +7,7 @@ import { checkPermission } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
 import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
 import type { Caller } from '../api/route';
-import { compileValidator, fieldErrors, type Location } from '../api/validate';
+import { compileQueryValidator, compileValidator, fieldErrors, type Location } from '../api/validate';
 import type { ArgPlace, ToolDef } from './tools';
 
 export type ToolInvoker = (args: Record<string, unknown>, caller: Caller) => Promise<CallToolResult>;
@@ -29,12 +29,13 @@ export function problemResult(problem: ApiProblem): CallToolResult {
 
 export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err: unknown) => void): ToolInvoker {
   const { route } = tool;
-  const validators: Partial<Record<ArgPlace, ReturnType<typeof compileValidator>>> = {
+  const validators: Partial<Record<'params' | 'body', ReturnType<typeof compileValidator>>> = {
     params: route.params && compileValidator(route.params, 'path'),
-    query: route.query && compileValidator(route.query, 'query'),
     body: route.body && compileValidator(route.body.schema, 'body'),
   };
-  const location: Record<ArgPlace, Location> = { params: 'path', query: 'query', body: 'body' };
+  // The query's check is the REST call's own (its integer rule, then the schema), not a second copy.
+  const queryCheck = route.query && compileQueryValidator(route.query);
+  const location: Record<'params' | 'body', Location> = { params: 'path', body: 'body' };
 
   return async (args, caller) => {
     try {
@@ -51,6 +52,11 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       // An optional body with no arguments for it is an absent body, as an empty POST is over HTTP.
       const hasBody = route.body !== undefined && (route.body.required || Object.keys(parts.body).length > 0);
       for (const place of ['params', 'query', 'body'] as const) {
+        if (place === 'query') {
+          const errors = queryCheck ? queryCheck(parts.query) : [];
+          if (errors.length > 0) throw problems.invalid('an argument is not valid', asArgumentErrors(errors));
+          continue;
+        }
         const v = validators[place];
         if (!v || (place === 'body' && !hasBody)) continue;
         if (!v(parts[place])) throw problems.invalid('an argument is not valid', asArgumentErrors(fieldErrors(location[place], v.errors)));

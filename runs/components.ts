@@ -1,6 +1,7 @@
 // What the keeper process adds for incarnation runs: the Temporal client (used by the API to start
 // runs) and the two workers (runs/worker.ts). Listed after the hub's components, so at shutdown
 // the workers stop before the soul sessions they dispatch through.
+import { purgeSecretInputs } from '../secrets/incarnation-inputs';
 import { presenceLocator, transportLocator } from './activities/presence-lookup';
 import type { PushTransport, StepSender } from './activities/deps';
 import { defaultScenarioPort } from './activities/scenario-adapter';
@@ -38,7 +39,8 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
       temporalClientComponent(config, temporal, log),
       temporalWorkersComponent({
         temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms },
+        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms,
+          purgeSecretInputs: (inc) => purgeSecretInputs(opts.runtime.scenarioSecrets, config.secretstore.scenario_prefix, inc, log) },
         dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
           ...(opts.push ? { push: opts.push } : {}) },
       }),

@@ -19,6 +19,13 @@ export const LIMITS = {
   maxYamlNodes: 100_000,
   /** Length of one CEL expression source. */
   maxExpressionLength: 4096,
+  /**
+   * Cost of one CEL evaluation: a unit per node evaluated (each comprehension iteration counts its
+   * step) plus the size of each list, map or string a concatenation or call builds.
+   */
+  maxExpressionCost: 500_000,
+  /** Wall-clock budget for one CEL evaluation, a backstop to the cost budget. */
+  maxExpressionMillis: 1000,
   /** Nested {{template}} calls (recursion). */
   maxTemplateDepth: 32,
   /** Actions executed by one template render (a step budget, deterministic unlike a clock). */

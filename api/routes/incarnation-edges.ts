@@ -11,6 +11,7 @@ import { DESTROY } from '../../db/repos/run-outcome';
 import { finishRun, lastCommittedInput } from '../../db/repos/runs';
 import { newApplyId, startUpgradeWorkflow } from '../../runs/client';
 import { FORCE_DELETE_INCARNATION } from '../roles';
+import { purgeSecretInputs } from '../../secrets/incarnation-inputs';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import {
@@ -79,6 +80,7 @@ export const incarnationEdgeRoutes = [
           if (!(await removeIncarnation(trx, inc.name, { by: caller.aid, forced: true }))) throw problems.notFound(`incarnation ${inc.name} does not exist`);
         });
         if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
+        await purgeSecretInputs(deps.runtime.scenarioSecrets, deps.runtime.config.secretstore.scenario_prefix, inc, deps.runtime.log);
         return { status: 200, body: { name: inc.name, removed: true, forced: true, history: `/v1/incarnations/${inc.name}/history` } };
       }
       temporalOf(deps);
@@ -100,7 +102,7 @@ export const incarnationEdgeRoutes = [
         operation: DESTROY, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/query/force',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
       });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, DESTROY, applyId, given, checked);
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, DESTROY, applyId, given, checked);
       const run = { applyId, incarnation: inc.name, operation: DESTROY, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       // A destroyed incarnation has nothing left to check (a check meanwhile finds it applying and skips).
       if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);

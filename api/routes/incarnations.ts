@@ -102,9 +102,10 @@ export const incarnationRoutes = [
         operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
         version: { name: version.version, commit: version.commit },
       });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, body.name, 'create', applyId, body.input ?? {}, loaded);
+      // The create run's apply_id keys the new incarnation's secret inputs for its whole life.
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, { name: body.name, secrets_key: applyId }, 'create', applyId, body.input ?? {}, loaded);
       const run = { applyId, incarnation: body.name, operation: 'create', input, ...pinned(version), createdBy: caller.aid, service: service.name };
-      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, version: version.version, createdBy: caller.aid }, run);
+      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, version: version.version, createdBy: caller.aid, secretsKey: applyId }, run);
       return startRun(deps, run);
     },
   }),
@@ -178,7 +179,7 @@ export const incarnationRoutes = [
         operation: operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
       });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, operation, applyId, given, loaded);
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, operation, applyId, given, loaded);
       const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
@@ -256,7 +257,7 @@ export const incarnationRoutes = [
           operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input',
           version: { name: version.version, commit: version.commit }, incarnation: inc,
         });
-      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc.name, failed.operation, applyId, body.input, loaded) : failed.input;
+      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, body.input, loaded) : failed.input;
       const run = {
         applyId, incarnation: inc.name, operation: failed.operation, input,
         ...pinned(version), createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,

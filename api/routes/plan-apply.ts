@@ -41,7 +41,8 @@ export async function applyPlan(deps: ApiDeps, name: string, planId: string, by:
       applyId, incarnation: name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? t.version ?? '',
       ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: t.service,
     };
-    await createIncarnation(deps.runtime.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by }, run,
+    // The plan sealed its secret inputs under its own id: the incarnation it creates keeps that key.
+    await createIncarnation(deps.runtime.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by, secretsKey: planId }, run,
       { within: (trx) => claim(trx, applyId) });
     return startRun(deps, run);
   }

@@ -76,7 +76,7 @@ async function planCreate(deps: ApiDeps, name: string, body: CreatePlanInput, by
     operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
     version: { name: version.version, commit: version.commit },
   });
-  const input = await sealInputs(deps, { ...service, ref: version.commit }, name, 'create', planId, body.input ?? {}, loaded);
+  const input = await sealInputs(deps, { ...service, ref: version.commit }, { name, secrets_key: planId }, 'create', planId, body.input ?? {}, loaded);
   const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
   const plan = { applyId: planId, incarnation: name, operation: 'create', input, ...pinned(version), createdBy: by, service: service.name };
   await insertPlan(deps.runtime.db, { ...plan, base: null, expiresAt, target: { service: service.name, covens: body.covens, version: version.version } });
@@ -141,7 +141,7 @@ export const planRoutes = [
         operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
       });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc.name, body.operation, planId, given, loaded);
+      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, body.operation, planId, given, loaded);
       const expiresAt = new Date(Date.now() + deps.runtime.config.plans.ttl_ms);
       const plan = { applyId: planId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       await insertPlan(deps.runtime.db, { ...plan, base: inc.last_committed_apply_id, expiresAt });

@@ -66,7 +66,7 @@ export const startRun = (deps: ApiDeps, run: NewRun & { service: string }) =>
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
 /** Secret inputs become references before the run is recorded (api/secret-inputs.ts). */
-export function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: string, operation: string, applyId: string, input: Record<string, unknown>,
+export function sealInputs(deps: ApiDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: { name: string; secrets_key: string | null }, operation: string, applyId: string, input: Record<string, unknown>,
   loaded?: { secretInputs?: Record<string, string[]> }) {
   const { config, scenarioSecrets } = deps.runtime;
   return sealSecretInputs({

@@ -34,6 +34,8 @@ export interface IncarnationRecord {
   drift_checked_at: Date | null;
   drift_plan_id: string | null;
   drifted_sids: string[];
+  /** Where its secret inputs' values are stored (common/secret.ts incarnationSecretPrefix); null: made before keys. */
+  secrets_key: string | null;
 }
 
 export type DriftStatus = 'unchecked' | 'in_sync' | 'drifted' | 'check_failed';
@@ -67,14 +69,14 @@ export function listIncarnations(db: Knex, filter: { status?: IncarnationStatus;
 
 /** Creates the incarnation already `applying` its first run, in one transaction. */
 export async function createIncarnation(
-  db: Knex, inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string }, run: NewRun,
+  db: Knex, inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string; secretsKey: string }, run: NewRun,
   opts: { within?: (trx: Knex.Transaction) => Promise<void> } = {},
 ): Promise<IncarnationRecord> {
   try {
     return await db.transaction(async (trx) => {
       const [row] = await trx('incarnations').insert({
         name: inc.name, service: inc.service, covens: inc.covens, status: 'applying', state: {}, service_version: inc.version ?? null,
-        current_apply_id: run.applyId, last_apply_id: run.applyId, created_by: inc.createdBy ?? null,
+        current_apply_id: run.applyId, last_apply_id: run.applyId, created_by: inc.createdBy ?? null, secrets_key: inc.secretsKey,
       }).returning('*');
       await insertRun(trx, run);
       await opts.within?.(trx);

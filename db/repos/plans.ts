@@ -28,6 +28,8 @@ export async function incarnationOf(db: Knex, run: RunRecord): Promise<Incarnati
     service_commit: null, status: 'ready', current_apply_id: null, last_apply_id: null, last_committed_apply_id: null, created_by: run.created_by,
     created_at: run.created_at, updated_at: run.created_at, drift_interval: null, drift_auto_repair: false, drift_status: 'unchecked',
     drift_checked_at: null, drift_plan_id: null, drifted_sids: [],
+    // Applying the plan creates the incarnation with the plan's id as its key (api/routes/plan-apply.ts).
+    secrets_key: run.apply_id,
   };
 }
 

@@ -22,6 +22,7 @@ import { expressionValues } from './expression-values';
 import type { HostStatus, SkipReason, StepRow, StepStatus } from '../../db/repos/runs';
 import type { PlanStep } from '../../scenario/render/plan';
 import type { StepSender } from './deps';
+import { cleanStepOutput } from './step-output';
 
 export const MAX_UNTIL_RETRIES = 20;
 export const MAX_UNTIL_DELAY_MS = 60_000;
@@ -117,8 +118,10 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
           applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
           ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
         }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
+        // The host's text, escaped and capped before any expression, row or answer sees it.
+        answer = { ...answer, output: cleanStepOutput(answer.output) };
       } catch (err) {
-        rows.push(row(step, 'unknown', { output: (err as Error).message, attempts: attempt, started_at: first, finished_at: new Date() }));
+        rows.push(row(step, 'unknown', { output: cleanStepOutput((err as Error).message), attempts: attempt, started_at: first, finished_at: new Date() }));
         hostStatus = 'unknown'; reason = `step ${step.index} (${step.name}): ${(err as Error).message}`;
         break;
       }

@@ -45,6 +45,8 @@ export interface SharedActivityDeps {
   secrets?: RenderSecretsConfig;
   /** config plans.ttl: how long a drift check's plan can be applied (default 1 h). */
   planTtlMs?: number;
+  /** Removes a destroyed incarnation's secret inputs from the store (secrets/incarnation-inputs.ts). */
+  purgeSecretInputs?: (inc: { name: string; secrets_key: string | null }) => Promise<void>;
 }
 
 export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }

@@ -84,7 +84,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const rendered = await scenario.render({
     service: loaded, operation: run.operation, input: run.input, state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
-    ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc.name) } : {}),
+    ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc) } : {}),
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;

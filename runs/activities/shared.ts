@@ -4,7 +4,9 @@ import { Context } from '@temporalio/activity';
 import { recordHosts } from '../../db/repos/runs';
 import { dispatchQueue } from '../queues';
 import type { PlanResult, RenderOutcome, RouteGroup, Routes } from '../messages';
-import { commitRun, lockRun, RunMissing } from '../../db/repos/run-outcome';
+import { commitRun, DESTROY, lockRun, RunMissing } from '../../db/repos/run-outcome';
+import { getIncarnation } from '../../db/repos/incarnations';
+import { getRun } from '../../db/repos/runs';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { fenceRun } from './fence';
@@ -55,7 +57,12 @@ export function createSharedActivities(deps: SharedActivityDeps) {
 
     async commitRun({ applyId }: { applyId: string }): Promise<boolean> {
       await guard(applyId, 'allow');
-      return commitRun(db, applyId).catch(goneAsFailure);
+      // A committed destroy removes the incarnation: its secret inputs go from the store after it.
+      const run = await getRun(db, applyId);
+      const ending = run?.operation === DESTROY ? await getIncarnation(db, run.incarnation) : undefined;
+      const committed = await commitRun(db, applyId).catch(goneAsFailure);
+      if (committed && ending && !(await getIncarnation(db, ending.name))) await deps.purgeSecretInputs?.(ending);
+      return committed;
     },
 
     async lockRun({ applyId, reason, phase }: { applyId: string; reason: string; phase: string }): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import { environmentFor, summary, rangeStart, checkExpression, type InputType, type Scope } from './env';
 import { toCel, fromCel } from './values';
+import { CelBudgetError, withBudget } from './budget';
 
 export interface ExpressionContext {
   input?: Record<string, unknown>;
@@ -21,6 +22,18 @@ export class ExpressionError extends Error {
     super(message);
     this.name = 'ExpressionError';
   }
+}
+
+/**
+ * For a spent budget, the message naming the expression (its first 80 characters): the render error
+ * adds the file, line and column.
+ */
+export function budgetProblem(e: unknown): ((src: string) => string) | null {
+  if (!(e instanceof CelBudgetError)) return null;
+  return (src) => {
+    const text = src.replace(/\s+/g, ' ').trim();
+    return `CEL ${e.message}: \`${text.length > 80 ? text.slice(0, 79) + '…' : text}\``;
+  };
 }
 
 /** Infers input types from values when no declarations are given (helper use, tests, the soul). */
@@ -58,8 +71,10 @@ export function evaluateExpression(src: string, context: ExpressionContext, inpu
   if (!('input' in celContext)) celContext['input'] = {};
   let value: unknown;
   try {
-    value = env.evaluate(src, celContext);
+    value = withBudget(() => env.evaluate(src, celContext));
   } catch (e) {
+    const budget = budgetProblem(e);
+    if (budget) throw new ExpressionError(budget(src), 0, 'eval');
     throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
   }
   try {

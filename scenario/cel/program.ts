@@ -4,7 +4,8 @@
  * to CEL values. This is what keeps a 1,000-host render fast.
  */
 import { checkExpression, environmentFor, rangeStart, summary, type Scope } from './env';
-import { ExpressionError } from './evaluate';
+import { ExpressionError, budgetProblem } from './evaluate';
+import { withBudget } from './budget';
 import { fromCel } from './values';
 
 export type Program = (celContext: Record<string, unknown>) => unknown;
@@ -31,8 +32,10 @@ export function compileExpression(src: string, scope: Scope): Program {
   const program: Program = (ctx) => {
     let v: unknown;
     try {
-      v = parsed(ctx);
+      v = withBudget(() => parsed(ctx));
     } catch (e) {
+      const budget = budgetProblem(e);
+      if (budget) throw new ExpressionError(budget(src), 0, 'eval');
       throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
     }
     try {

@@ -131,6 +131,19 @@ describe('render', function () {
       assert.ok(Date.now() - started < 5000);
     });
 
+    it('a CEL comprehension bomb stops at the expression budget, named at its file, line and column', function () {
+      const dir = tempService({
+        'scenario/create/main.yml': 'input:\n  l: {type: list}\ntasks:\n  - name: f\n    module: core.file.present\n'
+          + '    params: {path: /etc/cube, content: "${input.l.map(x, input.l.map(y, input.l.map(z, x + y + z))).size()}"}\n',
+      });
+      const l = Array.from({ length: 150 }, (_, i) => i);
+      const e = errs(render({ service: loadServiceFromDir(dir), operation: 'create', input: { l }, state: {}, hosts: [web] }));
+      assert.equal(e.length, 1, JSON.stringify(e));
+      assert.deepEqual([e[0]!.file, e[0]!.line, e[0]!.col, e[0]!.rule], ['scenario/create/main.yml', 6, 43, 'SL021']);
+      assert.match(e[0]!.message, /CEL expression exceeded its (cost|time) budget .*: `input\.l\.map\(x, input\.l\.map\(y/);
+      assert.match(e[0]!.fix ?? '', /less work/);
+    });
+
     it('a file over the size limit is refused without reading it', function () {
       const dir = tempService({ 'templates/big.tmpl': 'x'.repeat(1024 * 1024 + 1) });
       const e = loadServiceFromDir(dir).errors;

@@ -78,5 +78,6 @@ function compiledFor(node: YScalar, scope: Scope): CompiledString {
 export function fixFor(e: ExpressionError): string {
   if (/No such key/.test(e.message)) return 'the value has no such key on this host or input; guard it with has(...) or fix the name';
   if (e.kind === 'syntax') return 'fix the CEL expression syntax';
+  if (/exceeded its (cost|time) budget/.test(e.message)) return 'make the expression do less work (smaller lists, fewer nested comprehensions); the budgets are in docs/scenario.md';
   return 'fix the expression or the data it reads';
 }

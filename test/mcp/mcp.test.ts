@@ -101,6 +101,26 @@ describe('MCP listener', function () {
     assert.ok(!souls.text.includes('not a host'));
   });
 
+  it('takes the page limits of the REST call: a limit that coercion would make infinite is refused over both doors', async () => {
+    for (const sid of ['page-1.example.com', 'page-2.example.com']) {
+      assert.equal((await callTool(admin, 'register-soul', { sid, transport: 'agent', covens: ['paged'] })).isError, false);
+    }
+    for (const limit of ['1e309', 'Infinity', '0x10', 1.5, 1001, 0]) {
+      const mcp = await callTool(admin, 'list-souls', { coven: 'paged', limit });
+      assert.equal(mcp.isError, true, `${limit}: ${mcp.text}`);
+      assert.equal(mcp.data.status, 400);
+      assert.deepEqual(mcp.data.errors.map((e: { path: string }) => e.path), ['/arguments/limit'], mcp.text);
+      const rest = await clientFor(tk)('GET', `/v1/souls?coven=paged&limit=${encodeURIComponent(String(limit))}`);
+      assert.equal(rest.status, 400, `${limit} over REST`);
+      assert.equal(rest.body.errors[0].message, mcp.data.errors[0].message, 'the same rule in the same words');
+    }
+    const first = await callTool(admin, 'list-souls', { coven: 'paged', limit: 1 });
+    assert.equal(first.data.items.length, 1, first.text);
+    assert.equal(typeof first.data.next_cursor, 'string');
+    const asText = await callTool(admin, 'list-souls', { coven: 'paged', limit: '1' });
+    assert.equal(asText.data.items.length, 1, 'a limit written out as digits is the same limit');
+  });
+
   it('refuses a call without the permission, naming it, as the API does', async () => {
     const viewer = await connectMcp(addr, await operatorToken(tk, 'vera', 'viewer'));
     try {

@@ -79,7 +79,7 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     await k?.stop();
     await role?.remove();
     await deleteSecret('secret', `keeper/services/canary-${id}/db`).catch(() => undefined);
-    await secretStoreCall('DELETE', `secret/metadata/keeper/services/incarnations/${inc}/runs/${applyId}`).catch(() => undefined);
+    await secretStoreCall('DELETE', `secret/metadata/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`).catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -101,10 +101,10 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     }
     // The file is reported changed, its content nowhere in the report.
     assert.deepEqual(report.hosts.map((h: any) => [h.status, h.steps[0].status, h.steps[0].changed]), [['changed', 'changed', true], ['changed', 'changed', true]]);
-    const storedAt = `secret/keeper/services/incarnations/${inc}/runs/${applyId}`;
+    const storedAt = `secret/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`;
     assert.equal(report.input.api_token, `secretstore:${storedAt}#api_token`);
     assert.equal(done.state.token_ref, `secretstore:${storedAt}#api_token`);
-    const stored = await secretStoreCall('GET', `secret/data/keeper/services/incarnations/${inc}/runs/${applyId}`);
+    const stored = await secretStoreCall('GET', `secret/data/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`);
     assert.equal(stored.data.data.api_token, CANARY_INPUT);
   });
 

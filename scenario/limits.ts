@@ -29,4 +29,8 @@ export const LIMITS = {
   maxTemplateOutputBytes: 1024 * 1024,
   /** Tasks in one scenario. */
   maxTasks: 500,
+  /** Items of one task's `loop:` on one host. */
+  maxLoopItems: 1000,
+  /** Steps of one host's plan, every loop item counted. */
+  maxStepsPerHost: 2000,
 } as const;

@@ -49,7 +49,12 @@ export interface Task {
   onchanges: TaskRef[];
   on?: { selectors: string[]; pos: Position };
   where?: ExprSource;
+  /** `loop:`: a CEL list expression (or a YAML list, its strings interpolated), evaluated at
+   *  render per host; the task becomes one step per item, each seeing `item` and `loop`. */
+  loop?: TaskLoop;
 }
+
+export type TaskLoop = { kind: 'expr'; expr: ExprSource; pos: Position } | { kind: 'list'; node: YNode; pos: Position };
 
 export interface StateSet {
   key: string;

@@ -4,14 +4,26 @@
  * on every host, so `(apply_id, host, step index)` identifies an effect.
  */
 
-/** Why render left a step out on a host: its `on:`, its `where:`, or a render-time `when:`. */
-export type RenderSkip = 'on' | 'where' | 'when';
+/** Why render left a step out on a host: its `on:`, its `where:`, a render-time `when:`, or a
+ *  `loop:` with no items there. */
+export type RenderSkip = 'on' | 'where' | 'when' | 'loop';
+
+/** A step made from one item of a task's `loop:` (docs/scenario.md "loop"). */
+export interface StepLoop {
+  /** The item's position, from 0 (`index` in its expressions and template). */
+  index0: number;
+  /** Items of the loop on this host; 0 on the one left-out step of an empty loop. */
+  length: number;
+  /** The item, for apply-time expressions (`item`). Absent on the step of an empty loop. */
+  item?: unknown;
+}
 
 /**
  * One step for one host: the one shape from render to the database (run_steps.step) to the
  * dispatcher, which sends `module` and `params` as they are. Apply-time expressions stay CEL source.
  */
 export interface PlanStep {
+  /** The step's position in this host's plan: the task's position when no task has a `loop:`. */
   index: number;
   name: string;
   module: string;
@@ -35,6 +47,9 @@ export interface PlanStep {
   /** Left out on this host at render: not sent, but reported, and its `register:` name holds a
    *  skipped result (`params` is then empty). */
   skip?: RenderSkip;
+  /** Set on the steps of a task with `loop:`, named `<task>[<index0>]`; their `register:` name holds
+   *  a list of results, one per item. */
+  loop?: StepLoop;
 }
 
 export interface HostPlan {

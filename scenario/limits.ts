@@ -33,4 +33,8 @@ export const LIMITS = {
   maxLoopItems: 1000,
   /** Steps of one host's plan, every loop item counted. */
   maxStepsPerHost: 2000,
+  /** One module program shipped with a service (modules/<module>/): it travels with every step using it. */
+  maxModuleProgramBytes: 256 * 1024,
+  /** Modules shipped with one service. */
+  maxServiceModules: 50,
 } as const;

@@ -127,6 +127,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       try {
         answer = await run.sender.sendStep(run.sid, {
           applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
+          ...(step.program ? { program: step.program } : {}),
           ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
         }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
       } catch (err) {

@@ -50,6 +50,19 @@ export interface PlanStep {
   /** Set on the steps of a task with `loop:`, named `<task>[<index0>]`; their `register:` name holds
    *  a list of results, one per item. */
   loop?: StepLoop;
+  /** A module shipped with the service (`<service>.<module>.<state>`): its program, which the soul
+   *  caches by hash under `paths.modules` (docs/state-modules.md). Absent for `core.*` modules. */
+  program?: StepProgram;
+}
+
+export interface StepProgram {
+  /** sha256 of the program's bytes, hex. */
+  sha256: string;
+  /** The program's bytes, base64. */
+  content: string;
+  /** The program answers a dry run; otherwise a dry run reports that it would run, without running it. */
+  dry_run: boolean;
+  timeout_ms: number;
 }
 
 export interface HostPlan {

@@ -24,6 +24,7 @@ import { batchSize, batches, matchesSelectors, setPath } from './targets';
 import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip, StepLoop } from './plan';
 import { itemEnv, loopItems } from './loop';
 import { LIMITS } from '../limits';
+import { serviceModule } from '../load/modules';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -139,6 +140,8 @@ function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost
     if (params === undefined) return true;
     const step = buildStep(task, params, applyWhen, stepsOf);
     step.name = name;
+    const shipped = serviceModule(service, task.module);
+    if (shipped) step.program = { sha256: shipped.program.sha256, content: shipped.program.content, dry_run: shipped.dryRun, timeout_ms: shipped.timeoutMs };
     if (loop) step.loop = loop;
     return push(task, step);
   };

@@ -14,6 +14,7 @@ import { templateProblem } from '../check/params';
 import { runTemplate } from '../template';
 import { LineIndex } from '../yaml/line-index';
 import { pair } from '../yaml/node';
+import { checkServiceModuleParams, serviceModule } from '../load/modules';
 
 export const RULE_TEMPLATE_EXEC = 'SL019';
 
@@ -37,10 +38,11 @@ export function renderStepParams(service: LoadedService, task: Task, env: EvalEn
       params['content'] = r.value;
     }
   }
-  for (const prob of checkModuleParams(task.module, params) ?? []) {
+  const shipped = serviceModule(service, task.module);
+  for (const prob of (shipped ? checkServiceModuleParams(shipped, params) : checkModuleParams(task.module, params)) ?? []) {
     throw new ScenarioError(where(prob.param), 'SL010', `${env.label}${task.module}: ${prob.message}`, 'fix the parameter value');
   }
-  return toWireParams(task.module, params);
+  return shipped ? params : toWireParams(task.module, params);
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {

@@ -126,7 +126,7 @@ function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost
     if (loop) step.loop = loop;
     return push(task, step);
   };
-  const loopScope: Scope = { ...env.scope, loop: true };
+  const loopScope = loopScopeOf(env.scope);
   // One step: its render-time `when:` and its params in `stepEnv` (the host's, or an item's).
   const one = (task: Task, stepEnv: EvalEnv, name: string, loop?: StepLoop): boolean => {
     let applyWhen: string | undefined;
@@ -186,6 +186,15 @@ function buildStep(task: Task, params: Record<string, unknown>, when: string | u
   if (task.require.length) step.require = task.require.flatMap((r) => stepsOf.get(r.name) ?? []);
   if (task.onchanges.length) step.onchanges = task.onchanges.flatMap((r) => stepsOf.get(r.name) ?? []);
   return step;
+}
+
+// One loop scope per host scope (it is shared by every host of a render), so the compiled strings
+// memoised per scope (resolve.ts) are reused across hosts.
+const loopScopes = new WeakMap<Scope, Scope>();
+function loopScopeOf(scope: Scope): Scope {
+  let s = loopScopes.get(scope);
+  if (!s) { s = { ...scope, loop: true }; loopScopes.set(scope, s); }
+  return s;
 }
 
 const renderTimeMemo = new WeakMap<ExprSource, boolean>();

@@ -115,7 +115,9 @@ function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost
     }
     step.index = plan.steps.length;
     plan.steps.push(step);
-    stepsOf.set(task.name, [...(stepsOf.get(task.name) ?? []), step.index]);
+    const mine = stepsOf.get(task.name);
+    if (mine) mine.push(step.index);
+    else stepsOf.set(task.name, [step.index]);
     return true;
   };
   // A step left out stays in the plan, marked, so the report lists it and a later step can read its

@@ -6,9 +6,10 @@
 //
 // Wire (one JSON object per line):
 //   out first  {"hello": {"sid", "soulprint"}}          or {"error": "..."} and exit 1
-//   in         {"id", "applyId", "stepIndex", "module", "params", "dryRun"?, "showContent"?}
+//   in         {"id", "applyId", "stepIndex", "module", "params", "dryRun"?, "showContent"?, "program"?}
 //   out        {"id", "changed", "ok", "output", "replayed", "diff"?} or {"id", "error"}
-// dryRun is check mode (a plan): nothing changes and the ledger is not touched.
+// dryRun is check mode (a plan): nothing changes and the ledger is not touched. program: a module
+// shipped with the service, {sha256, content (base64), dry_run, timeout_ms}, cached in <stateDir>/modules.
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Writable, Readable } from 'node:stream';
@@ -16,6 +17,7 @@ import { collectSoulprint } from './facts';
 import { findFqdn } from './fqdn';
 import { Ledger, LedgerLockedError, applyStep, createProcessRunner, createStateRegistry } from './state/index';
 import { dpkgStatusReader } from './exec/dpkg-status';
+import { withProgram } from './modules/module';
 
 /** A previous session's `soul apply` may still be finishing its step after its connection dropped. */
 const LOCK_WAIT_MS = 20_000;
@@ -64,12 +66,16 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
       if (text.trim() === '') continue;
       let id: unknown = null;
       try {
-        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown; dryRun?: unknown; showContent?: unknown };
+        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown; dryRun?: unknown; showContent?: unknown;
+          program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number } };
+        const p = req.program;
+        const program = p && typeof p.sha256 === 'string' && typeof p.content === 'string'
+          ? { sha256: p.sha256, contentBase64: p.content, dryRun: p.dry_run === true, timeoutMs: Number(p.timeout_ms) || 30_000 } : undefined;
         id = req.id;
         const out = await applyStep({
           applyId: req.applyId, host: sid, index: req.stepIndex, module: req.module, params: req.params,
           dryRun: req.dryRun === true, showContent: req.showContent === true,
-        }, { registry, ledger });
+        }, { registry: withProgram(registry, req.module, program, path.join(opts.stateDir, 'modules')), ledger });
         await line(opts.output, { id, changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed, ...(out.diff ? { diff: out.diff } : {}) });
       } catch (err) {
         await line(opts.output, { id, error: (err as Error).message });

@@ -9,6 +9,8 @@ import { Ledger } from './ledger/ledger';
 import type { CommandRunner } from './exec/runner';
 import type * as StateModules from './state/index';
 import type * as DpkgStatus from './exec/dpkg-status';
+import type * as ServiceModules from './modules/module';
+import type { StepProgram } from './modules/module';
 
 export interface DeliveredStep {
   requestId: string;
@@ -19,6 +21,8 @@ export interface DeliveredStep {
   dryRun: boolean;
   /** Check mode: a file module may answer a unified diff of the content. */
   showContent?: boolean;
+  /** A module shipped with the service: its program (agent/modules/). */
+  program?: StepProgram;
 }
 
 export interface StepReply { changed: boolean; ok: boolean; output: string; replayed: boolean; diff?: Record<string, unknown> }
@@ -63,18 +67,21 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   pruner.unref();
   // The state modules (and child_process under them) load at the first step, not at start: an idle
   // soul on every host of a fleet does not carry them (docs/performance.md, the soul's footprint).
-  let state: { registry: StateModules.StateRegistry; applyStep: typeof StateModules.applyStep } | undefined;
+  let state: { registry: StateModules.StateRegistry; applyStep: typeof StateModules.applyStep; withProgram: typeof ServiceModules.withProgram } | undefined;
   const loadState = () => {
     const m = require('./state/index') as typeof StateModules;
     const { dpkgStatusReader } = require('./exec/dpkg-status') as typeof DpkgStatus;
     // One reader per soul: its read of the package database is kept while the database is unchanged.
     const registry = m.createStateRegistry({ facts: { ...ctx.soulprint }, runner: ctx.runner ?? m.createProcessRunner(), installed: dpkgStatusReader() });
-    return { registry, applyStep: m.applyStep };
+    const { withProgram } = require('./modules/module') as typeof ServiceModules;
+    return { registry, applyStep: m.applyStep, withProgram };
   };
   return {
     async handle(req) {
       state ??= loadState();
-      const { registry, applyStep } = state;
+      const { applyStep } = state;
+      // A module shipped with the service runs from the soul's program cache, paths.modules.
+      const registry = state.withProgram(state.registry, req.module, req.program, ctx.config.paths.modules);
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;
       // the keeper treats a cancelled request as unknown and a redelivery replays the record.
       const out = await applyStep(

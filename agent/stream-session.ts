@@ -68,7 +68,8 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     try {
       params = JSON.parse(r.params_json || '{}');
       answer = await o.handler.handle(
-        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params, dryRun: r.dry_run, showContent: r.show_content === true },
+        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params, dryRun: r.dry_run, showContent: r.show_content === true,
+          ...(r.program?.sha256 ? { program: { sha256: r.program.sha256, contentBase64: r.program.content_base64, dryRun: r.program.dry_run, timeoutMs: r.program.timeout_ms } } : {}) },
         { signal: ac.signal, progress: (message) => send({ step_progress: { request_id: r.request_id, message } }) },
       );
     } catch (err) {

@@ -22,6 +22,8 @@ export interface StepOrder {
   dryRun?: boolean;
   /** Check mode only: the soul may answer a unified diff of a file's content (never for a step with a secret). */
   showContent?: boolean;
+  /** A module shipped with the service (`<service>.<module>.<state>`): its program (bytes base64). */
+  program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
 }
 
 export interface StepReport {
@@ -136,6 +138,7 @@ export class Session {
         step_request: {
           request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
           params_json: revealJson(step.params), dry_run: step.dryRun === true, show_content: step.dryRun === true && step.showContent === true,
+          ...(step.program ? { program: { sha256: step.program.sha256, content_base64: step.program.content, dry_run: step.program.dry_run, timeout_ms: step.program.timeout_ms } } : {}),
         },
       });
     });

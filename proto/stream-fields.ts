@@ -78,6 +78,12 @@ export const KEEPER_MESSAGE: MessageSpec = {
       { name: 'params_json', no: 5, kind: 'string' },
       { name: 'dry_run', no: 6, kind: 'bool' },
       { name: 'show_content', no: 7, kind: 'bool' },
+      { name: 'program', no: 8, kind: 'message', fields: { type: `${P}.ModuleProgram`, fields: [
+        { name: 'sha256', no: 1, kind: 'string' },
+        { name: 'content_base64', no: 2, kind: 'string' },
+        { name: 'dry_run', no: 3, kind: 'bool' },
+        { name: 'timeout_ms', no: 4, kind: 'uint32' },
+      ] } },
     ] } },
     { name: 'cancel', no: 3, kind: 'message', fields: { type: `${P}.Cancel`, fields: [
       { name: 'request_id', no: 1, kind: 'string' },

@@ -31,7 +31,8 @@ describe('proto contracts', () => {
       ['addresses', 'architecture', 'cpu_count', 'fqdn', 'hostname', 'memory_bytes', 'os_family', 'os_name', 'os_release', 'soul_version']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepResult'),
       ['apply_id', 'changed', 'diff_json', 'finished_at_ms', 'ok', 'output', 'replayed', 'request_id', 'started_at_ms', 'step_index']);
-    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepRequest'), ['apply_id', 'dry_run', 'module', 'params_json', 'request_id', 'show_content', 'step_index']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepRequest'), ['apply_id', 'dry_run', 'module', 'params_json', 'program', 'request_id', 'show_content', 'step_index']);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.ModuleProgram'), ['content_base64', 'dry_run', 'sha256', 'timeout_ms']);
     assert.deepEqual(fieldsOf('keeper/bootstrap/v1/bootstrap.proto', 'keeper.bootstrap.v1.EnrollResponse'),
       ['certificate_pem', 'chain_pem', 'not_after_ms', 'serial', 'sid']);
   });

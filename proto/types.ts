@@ -40,7 +40,12 @@ export type SoulMessage =
   | { msg: 'renew_certificate'; renew_certificate: RenewCertificate };
 
 export interface Welcome { session_id: string; epoch: number; heartbeat_interval_ms: number; kid: string }
-export interface StepRequestMsg { request_id: string; apply_id: string; step_index: number; module: string; params_json: string; dry_run: boolean; show_content?: boolean }
+export interface StepRequestMsg {
+  request_id: string; apply_id: string; step_index: number; module: string; params_json: string; dry_run: boolean; show_content?: boolean;
+  /** A module shipped with the service: its program (absent or null for core.* modules). */
+  program?: ModuleProgramMsg | null;
+}
+export interface ModuleProgramMsg { sha256: string; content_base64: string; dry_run: boolean; timeout_ms: number }
 export interface Cancel { request_id: string; reason: string }
 export interface Goodbye { reason: GoodbyeReason }
 export interface CertificateRenewed { certificate_pem: string; chain_pem: string[]; serial: string; not_after_ms: number }

@@ -36,4 +36,12 @@ export const LIMITS = {
   maxTemplateOutputBytes: 1024 * 1024,
   /** Tasks in one scenario. */
   maxTasks: 500,
+  /** Items of one task's `loop:` on one host. */
+  maxLoopItems: 1000,
+  /** Steps of one host's plan, every loop item counted. */
+  maxStepsPerHost: 2000,
+  /** One module program shipped with a service (modules/<module>/): it travels with every step using it. */
+  maxModuleProgramBytes: 256 * 1024,
+  /** Modules shipped with one service. */
+  maxServiceModules: 50,
 } as const;

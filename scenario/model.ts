@@ -49,7 +49,12 @@ export interface Task {
   onchanges: TaskRef[];
   on?: { selectors: string[]; pos: Position };
   where?: ExprSource;
+  /** `loop:`: a CEL list expression (or a YAML list, its strings interpolated), evaluated at
+   *  render per host; the task becomes one step per item, each seeing `item` and `loop`. */
+  loop?: TaskLoop;
 }
+
+export type TaskLoop = { kind: 'expr'; expr: ExprSource; pos: Position } | { kind: 'list'; node: YNode; pos: Position };
 
 export interface StateSet {
   key: string;
@@ -83,6 +88,31 @@ export interface TemplateFile {
   set?: TemplateSet;
 }
 
+/** A module shipped with the service (modules/<module>/module.yml), one per state it declares. */
+export interface ServiceModule {
+  /** `<service>.<module>.<state>`: never `core.*`. */
+  name: string;
+  module: string;
+  state: string;
+  /** JSON schema (draft-07, ajv strict) of the step's params. */
+  params: Record<string, unknown>;
+  /** The program answers a dry run itself; otherwise a plan says it would run, without running it. */
+  dryRun: boolean;
+  timeoutMs: number;
+  program: ModuleProgram;
+  pos: Position;
+}
+
+/** A module program as it travels in a step (PlanStep.program) to the soul, which caches it by hash. */
+export interface ModuleProgram {
+  /** Path in the repository, for messages. */
+  file: string;
+  /** sha256 of the program's bytes, hex: its name in the soul's `paths.modules` cache. */
+  sha256: string;
+  /** The program's bytes, base64. */
+  content: string;
+}
+
 export interface LoadedService {
   root: string;
   name: string;
@@ -92,6 +122,8 @@ export interface LoadedService {
   scenarios: Map<string, Scenario>;
   templates: Map<string, TemplateFile>;
   migrations: Map<number, Migration>;
+  /** modules/<module>/module.yml, by `<service>.<module>.<state>` (docs/state-modules.md). */
+  modules?: Map<string, ServiceModule>;
   /** Every problem found while loading and checking. Render refuses a service with any. */
   errors: RenderError[];
 }

@@ -149,7 +149,7 @@ const stepSchema = {
     status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'] },
     changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
-    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'require', 'onchanges', 'earlier_failure', 'secret_unavailable', 'drift', null], description: 'why a `skipped` step did not run on this host' },
+    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'loop', 'require', 'onchanges', 'earlier_failure', 'secret_unavailable', 'drift', null], description: 'why a `skipped` step did not run on this host' },
     diff: { type: ['object', 'null'], description: "what the step changed, as the soul described it: file content digests (keyed by the keeper; no content and no size for a file that holds a secret), mode, owner, group; package versions" },
     started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
   },

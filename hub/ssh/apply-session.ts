@@ -12,7 +12,8 @@ export interface SshStepAnswer { changed: boolean; ok: boolean; output: string; 
 
 export interface ApplySession {
   readonly soulprint: Record<string, unknown>;
-  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown>; dryRun?: boolean; showContent?: boolean },
+  sendStep(sid: string, step: { applyId: string; stepIndex: number; module: string; params: Record<string, unknown>; dryRun?: boolean; showContent?: boolean;
+    program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number } },
     opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SshStepAnswer>;
   isConnected(sid: string): boolean;
   close(): Promise<void>;
@@ -78,7 +79,7 @@ export async function openApplySession(conn: SshConnection, opts: { sid: string;
           resolve: (a) => { clearTimeout(timer); sopts.signal?.removeEventListener('abort', onAbort); resolve(a); },
           reject: (e) => { clearTimeout(timer); sopts.signal?.removeEventListener('abort', onAbort); reject(e); },
         });
-        ch.write(`{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}${step.dryRun ? `,"dryRun":true,"showContent":${step.showContent === true}` : ''}}\n`);
+        ch.write(`{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}${step.dryRun ? `,"dryRun":true,"showContent":${step.showContent === true}` : ''}${step.program ? `,"program":${JSON.stringify(step.program)}` : ''}}\n`);
       });
       // The soul could not take the request at all (a malformed key): whether anything ran is known (nothing did), but it is not success.
       if (typeof answer.error === 'string') throw new Error(`the host refused the step: ${answer.error}`);

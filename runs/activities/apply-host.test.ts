@@ -72,4 +72,26 @@ describe('applyHost', () => {
     const changed = await run([step(0), step(1, { onchanges: [0] })], { 0: { changed: true } });
     assert.deepEqual(changed.sent, [0, 1]);
   });
+
+  it('loop: the item steps register one list in item order; apply-time when and changed_when see item and index', async () => {
+    const item = (i: number, extra: Partial<PlanStep> = {}): PlanStep =>
+      step(i, { name: `site[${i}]`, register: 'sites', loop: { index0: i, length: 3, item: { name: `n${i}` } }, ...extra });
+    const r = await run([
+      item(0), item(1, { when: 'item.name != "n1"' }), item(2, { changed_when: 'result.changed && index == 2' }),
+      step(3, { when: 'size(sites) == 3 && sites[1].skipped && !sites[0].changed && sites[2].changed && sites.exists(s, s.changed)' }),
+    ], { 0: { changed: false }, 2: { changed: true } });
+    assert.deepEqual(r.sent, [0, 2, 3]);
+    assert.equal(r.byIndex[1]!.skip_reason, 'when');
+    assert.equal(r.byIndex[2]!.status, 'changed');
+  });
+
+  it('loop: a task with no items here registers an empty list', async () => {
+    const r = await run([
+      step(0, { name: 'site', register: 'sites', skip: 'loop', loop: { index0: 0, length: 0 } }),
+      step(1, { when: 'size(sites) == 0' }),
+    ], {});
+    assert.deepEqual(r.sent, [1]);
+    assert.equal(r.byIndex[0]!.skip_reason, 'loop');
+    assert.match(r.byIndex[0]!.output, /no items/);
+  });
 });

@@ -57,6 +57,7 @@ const SKIP_TEXT: Record<SkipReason, string> = {
   earlier_failure: 'not run: an earlier step of this host did not succeed',
   secret_unavailable: 'not sent: a secret this host needs could not be read',
   drift: 'not run: the host no longer matches the plan',
+  loop: 'left out on this host: its `loop:` has no items',
 };
 
 export interface HostOutcome { status: HostStatus; reason: string | null; steps: StepRow[]; startedAt: Date; finishedAt: Date }
@@ -83,16 +84,27 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
     apply_id: run.applyId, sid: run.sid, step_index: step.index, name: step.name, module: step.module, status,
     changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, skip_reason: null, ...extra,
   });
+  // A task with `loop:` registers a list, one result per item, in item order (an empty list when it
+  // made no item here); any other step registers its one result.
+  const register = (step: PlanStep, result: Record<string, unknown>) => {
+    if (!step.register) return;
+    if (!step.loop) { registered[step.register] = result; return; }
+    const list = Array.isArray(registered[step.register]) ? registered[step.register] as unknown[] : [];
+    if (step.loop.length > 0) list[step.loop.index0] = result;
+    registered[step.register] = list;
+  };
   const skip = (step: PlanStep, why: SkipReason, detail?: string) => {
     rows.push(row(step, 'skipped', { skip_reason: why, output: detail ?? SKIP_TEXT[why] }));
     outcome.set(step.index, 'skipped');
-    if (step.register) registered[step.register] = { ...SKIPPED_RESULT };
+    register(step, { ...SKIPPED_RESULT });
   };
+  // The `item` and `index` of a looped step, as render gave them to its params.
+  const loopContext = (step: PlanStep) => (step.loop && step.loop.length > 0 ? { item: step.loop.item, index: step.loop.index0 } : {});
 
   for (const step of run.steps) {
     if (hostStatus === 'failed' || hostStatus === 'unknown') { skip(step, 'earlier_failure'); continue; }
     if (step.skip) { skip(step, step.skip); continue; }
-    const ctx = () => ({ ...run.context, ...registered });
+    const ctx = () => ({ ...run.context, ...registered, ...loopContext(step) });
     const unmet = (step.require ?? []).filter((i) => outcome.get(i) === 'failed' || outcome.get(i) === 'unknown');
     if (unmet.length > 0) { skip(step, 'require', `require: step(s) ${unmet.join(', ')} did not succeed`); continue; }
     if (step.onchanges && !step.onchanges.some((i) => outcome.get(i) === 'changed') && !run.owed?.has(step.index)) {
@@ -116,6 +128,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       try {
         answer = await run.sender.sendStep(run.sid, {
           applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
+          ...(step.program ? { program: step.program } : {}),
           ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
         }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
         // The host's text, escaped and capped before any expression, row or answer sees it.
@@ -148,7 +161,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       }
       if (ok && !untilMet && attempt <= retries && !run.signal.aborted) { await sleep(delay, run.signal); continue; }
       if (ok && !untilMet) { ok = false; answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` }; }
-      if (step.register) registered[step.register] = { ok, changed, failed: !ok, skipped: false, output: answer.output };
+      register(step, { ok, changed, failed: !ok, skipped: false, output: answer.output });
       outcome.set(step.index, ok ? (changed ? 'changed' : 'ok') : 'failed');
       rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
         changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,

@@ -31,6 +31,16 @@ export interface Scope {
   registered: string[];
   /** Whether `result` (the current step's own result) is readable. */
   result: boolean;
+  /** In a task with `loop:`: `item` (the element, any type) and `index` (its position from 0)
+   *  are readable. (`loop`, Jinja's name, is a reserved word of CEL.) */
+  loop?: boolean;
+  /** Registered names that hold a list (a task with `loop:` registers one result per item). */
+  lists?: string[];
+}
+
+/** The cache key of a scope: everything that changes which names and types are declared. */
+export function scopeKeyOf(scope: Scope): string {
+  return JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result, scope.loop === true, scope.lists ?? []]);
 }
 
 export interface CheckProblem {
@@ -43,7 +53,7 @@ export interface CheckProblem {
 const cache = new Map<string, Environment>();
 
 export function environmentFor(scope: Scope): Environment {
-  const key = JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result]);
+  const key = scopeKeyOf(scope);
   let env = cache.get(key);
   if (env) return env;
   env = new Environment({
@@ -58,8 +68,13 @@ export function environmentFor(scope: Scope): Environment {
   env.registerVariable({ name: 'input', schema });
   if (scope.soulprint) env.registerVariable('soulprint', 'map');
   if (scope.state) env.registerVariable('state', 'map');
-  for (const name of scope.registered) env.registerVariable(name, 'map');
+  const lists = new Set(scope.lists ?? []);
+  for (const name of scope.registered) env.registerVariable(name, lists.has(name) ? 'list' : 'map');
   if (scope.result) env.registerVariable('result', 'map');
+  if (scope.loop) {
+    env.registerVariable('item', 'dyn');
+    env.registerVariable('index', 'int');
+  }
   if (cache.size > 256) cache.clear();
   cache.set(key, env);
   return env;

@@ -47,13 +47,18 @@ function inferInputs(input: Record<string, unknown> | undefined): Map<string, In
 }
 
 export function scopeOf(context: ExpressionContext, inputTypes?: Map<string, InputType>): Scope {
-  const reserved = new Set(['input', 'state', 'soulprint', 'result']);
+  // `item` and `index` are a looped step's own (docs/scenario.md "loop"), never registered names.
+  const reserved = new Set(['input', 'state', 'soulprint', 'result', 'item', 'index']);
+  const registered = Object.keys(context).filter((k) => !reserved.has(k)).sort();
+  const lists = registered.filter((k) => Array.isArray(context[k]));
   return {
     inputs: inputTypes ?? inferInputs(context.input),
     soulprint: context.soulprint !== undefined,
     state: context.state !== undefined,
-    registered: Object.keys(context).filter((k) => !reserved.has(k)).sort(),
+    registered,
     result: context.result !== undefined,
+    ...('item' in context ? { loop: true } : {}),
+    ...(lists.length ? { lists } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * parsed once, then evaluated per host against a context already converted
  * to CEL values. This is what keeps a 1,000-host render fast.
  */
-import { checkExpression, environmentFor, rangeStart, summary, type Scope } from './env';
+import { checkExpression, environmentFor, rangeStart, scopeKeyOf, summary, type Scope } from './env';
 import { ExpressionError, budgetProblem } from './evaluate';
 import { withBudget } from './budget';
 import { fromCel } from './values';
@@ -16,7 +16,7 @@ const scopeKeys = new WeakMap<Scope, string>();
 function scopeKey(scope: Scope): string {
   let k = scopeKeys.get(scope);
   if (k === undefined) {
-    k = JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result]);
+    k = scopeKeyOf(scope);
     scopeKeys.set(scope, k);
   }
   return k;

@@ -48,6 +48,11 @@ const CASES: Case[] = [
   { name: 'unterminated ${', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "x-${input.a"\n') }, rule: 'SL017', at: ['scenario/create/main.yml', 5, 16], message: /unterminated/ },
   { name: 'migration without sets', files: { 'service.yml': 'name: demo\nstate_schema_version: 2\n', 'migrations/2.yml': 'description: nothing\n' }, rule: 'SL018', at: ['migrations/2.yml', 1, 1], message: /missing required key "state_changes"/ },
   { name: 'when that is not a boolean', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    when: "1 + 2"\n') }, rule: 'SL022', at: ['scenario/create/main.yml', 6, 11], message: /must be a boolean, but it is int/ },
+  { name: 'loop that is no list (a number)', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    loop: 3\n') }, rule: 'SL007', at: ['scenario/create/main.yml', 6, 11], message: /loop has the wrong shape/ },
+  { name: 'loop expression typed as a string', files: { 'scenario/create/main.yml': `input:\n  n: {type: string, default: a}\n${task('core.pkg.installed', '      name: x\n', '    loop: input.n\n')}` }, rule: 'SL022', at: ['scenario/create/main.yml', 8, 11], message: /loop must be a list, but the expression is string/ },
+  { name: 'loop reading a registered result', files: { 'scenario/create/main.yml': `tasks:\n  - name: a\n    module: core.pkg.installed\n    params: {name: x}\n    register: a_res\n  - name: b\n    module: core.pkg.installed\n    params: {name: "\${item}"}\n    loop: "[a_res.changed]"\n` }, rule: 'SL012', at: ['scenario/create/main.yml', 9, 13], message: /Unknown variable: a_res/ },
+  { name: 'item outside a loop', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "${item}"\n') }, rule: 'SL012', at: ['scenario/create/main.yml', 5, 16], message: /Unknown variable: item/ },
+  { name: 'register named item', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    register: item\n') }, rule: 'SL016', at: ['scenario/create/main.yml', 6, 15], message: /register name "item" is reserved/ },
   { name: 'invalid host selector', files: { 'scenario/create/main.yml': `on: ["web 1"]\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 1, 5], message: /invalid host selector "web 1"/ },
 ];
 
@@ -76,6 +81,17 @@ describe('service checks: one finding per rule', function () {
     assert.equal(noPlaceholder.length, 1, JSON.stringify(noPlaceholder));
     assert.equal(noPlaceholder[0]!.rule, 'SL010');
     assert.match(noPlaceholder[0]!.message, /validate/);
+  });
+
+  it('a loop is clean whether or not its task reads item; a looped register is a list to later tasks', function () {
+    const tasks = 'input:\n  names: {type: list, default: [a, b]}\ntasks:\n' +
+      '  - name: same\n    module: core.pkg.installed\n    params: {name: curl}\n    loop: input.names\n' +
+      '  - name: each\n    module: core.file.rendered\n    loop: input.names\n    when: index < 5 && item != "z"\n    params: {path: "/etc/${item}", template: t.tmpl}\n    register: files\n' +
+      '  - name: after\n    module: core.pkg.installed\n    params: {name: x}\n    when: files.exists(f, f.changed) && files[0].ok\n';
+    assert.deepEqual(loadServiceFromDir(tempService({ 'scenario/create/main.yml': tasks, 'templates/t.tmpl': '{{ .item }} {{ .index }}\n' })).errors, []);
+    // Without loop:, the template's .item is a field no vars provide (SL025).
+    const plain = tasks.replace('    loop: input.names\n    when: index < 5 && item != "z"\n    params: {path: "/etc/${item}"', '    params: {path: "/etc/x"');
+    assert.deepEqual(loadServiceFromDir(tempService({ 'scenario/create/main.yml': plain, 'templates/t.tmpl': '{{ .item }} {{ .index }}\n' })).errors.map((e) => e.message.replace(/.* reads (\.\w+).*/, '$1')), ['.item', '.index']);
   });
 
   it('a service with no problems has no findings', function () {

@@ -12,12 +12,18 @@ import { MODULES, checkModuleParams } from '../modules';
 import { checkInterpolations, type ScopeInfo } from './expressions';
 import { checkTemplateVars } from './template-vars';
 import { pair, toValue } from '../yaml/node';
+import { checkServiceModuleParams, serviceModule } from '../load/modules';
 
 export const RULES = { unknownModule: 'SL009', params: 'SL010', template: 'SL015' } as const;
 
 export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo): RenderError[] {
-  if (!MODULES.has(t.module)) {
-    return [makeError(t.modulePos, RULES.unknownModule, `unknown module "${t.module}"`, `use one of: ${[...MODULES.keys()].join(', ')}`)];
+  const shipped = serviceModule(service, t.module);
+  if (!MODULES.has(t.module) && !shipped) {
+    const own = service.name && t.module.startsWith(`${service.name}.`);
+    const [, mod, state] = t.module.split('.');
+    return [makeError(t.modulePos, RULES.unknownModule, `unknown module "${t.module}"`, own
+      ? `add modules/${mod}/module.yml declaring state "${state}", or use one of: ${[...service.modules?.keys() ?? []].join(', ') || '(this service ships no modules)'}`
+      : `use one of: ${[...MODULES.keys(), ...service.modules?.keys() ?? []].join(', ')}`)];
   }
   const out = checkInterpolations(t.params, info);
   const statics: Record<string, unknown> = {};
@@ -30,11 +36,11 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
       else statics[key] = toValue(p.value);
     }
   }
-  for (const prob of checkModuleParams(t.module, statics) ?? []) {
+  for (const prob of (shipped ? checkServiceModuleParams(shipped, statics) : checkModuleParams(t.module, statics)) ?? []) {
     if (prob.param && dynamic.has(prob.param)) continue;
     const p = prob.param ? pair(t.params, prob.param) : undefined;
     const pos = p ? (prob.message.startsWith('unknown') ? p.key.pos : p.value.pos) : (t.params?.pos ?? t.pos);
-    const fix = prob.message.startsWith('unknown') ? `remove it; ${t.module} takes: ${paramNames(t.module)}`
+    const fix = prob.message.startsWith('unknown') ? `remove it; ${t.module} takes: ${shipped ? Object.keys((shipped.params['properties'] ?? {}) as object).join(', ') : paramNames(t.module)}`
       : prob.message.startsWith('missing') ? `add "${prob.param}" under params` : `fix the value of "${prob.param ?? 'params'}"`;
     out.push(makeError(pos, RULES.params, `${t.module}: ${prob.message}`, fix));
   }

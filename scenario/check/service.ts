@@ -10,11 +10,11 @@ import type { LoadedService, Scenario, Task } from '../model';
 import { matchesType, describeValue, inputTypes } from '../inputs';
 import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressions';
 import { checkTaskParams } from './params';
-import type { Scope } from '../cel/env';
+import { environmentFor, type Scope } from '../cel/env';
 
 export const RULES = { inputDefault: 'SL008', references: 'SL016', selector: 'SL007' } as const;
 
-const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self']);
+const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self', 'item', 'index']);
 const SELECTOR = /^(coven:[A-Za-z0-9._-]+|[A-Za-z0-9.*?_-]+)$/;
 
 export function checkService(service: LoadedService): RenderError[] {
@@ -40,8 +40,11 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
     }
   }
   const allRegistered = s.tasks.flatMap((t) => (t.register ? [t.register.name] : []));
-  const hostScope = (where: string, registered: string[] = [], result = false): ScopeInfo => ({
-    scope: scope(s.inputs, { registered, result }), allRegistered, where,
+  // A task with `loop:` registers a list (one result per item).
+  const lists = s.tasks.flatMap((t) => (t.register && t.loop ? [t.register.name] : []));
+  const hostScope = (where: string, registered: string[] = [], result = false, loop = false): ScopeInfo => ({
+    scope: scope(s.inputs, { registered, result, ...(loop ? { loop } : {}), ...(lists.some((n) => registered.includes(n)) ? { lists: lists.filter((n) => registered.includes(n)) } : {}) }),
+    allRegistered, where,
   });
   if (s.where) out.push(...checkExprSource(s.where, hostScope('in the scenario `where:`'), true));
   out.push(...checkSelectors(s.on));
@@ -54,11 +57,13 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
     if (byName.has(t.name)) {
       out.push(makeError(t.pos, RULES.references, `duplicate task name "${t.name}"`, 'give every task a unique name; requisites refer to tasks by name'));
     }
-    out.push(...checkTaskParams(service, t, hostScope('in `params` (params are resolved at render time)')));
-    if (t.when) out.push(...checkExprSource(t.when, hostScope('in `when:`', [...registered]), true));
+    const looped = t.loop !== undefined;
+    if (t.loop) out.push(...checkLoop(t.loop, hostScope('in `loop:` (the list is made at render time)')));
+    out.push(...checkTaskParams(service, t, hostScope('in `params` (params are resolved at render time)', [], false, looped)));
+    if (t.when) out.push(...checkExprSource(t.when, hostScope('in `when:`', [...registered], false, looped), true));
     if (t.where) out.push(...checkExprSource(t.where, hostScope('in a task `where:`'), true));
     for (const [e, key] of [[t.changedWhen, 'changed_when'], [t.failedWhen, 'failed_when'], [t.until, 'until']] as const) {
-      if (e) out.push(...checkExprSource(e, hostScope(`in \`${key}:\``, [...registered], true), true));
+      if (e) out.push(...checkExprSource(e, hostScope(`in \`${key}:\``, [...registered], true, looped), true));
     }
     out.push(...checkSelectors(t.on));
     for (const ref of [...t.require, ...t.onchanges]) {
@@ -79,6 +84,21 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
     if (!byName.has(t.name)) byName.set(t.name, t);
   }
   return out;
+}
+
+/** A loop's expression reads what params read and must be a list when its type is known offline. */
+function checkLoop(loop: NonNullable<Task['loop']>, info: ScopeInfo): RenderError[] {
+  if (loop.kind === 'list') return checkInterpolations(loop.node, info);
+  const found = checkExprSource(loop.expr, info, false);
+  if (found.length) return found;
+  if (typeof loop.expr.node.value !== 'string') {
+    return [makeError(loop.pos, 'SL022', `loop must be a list, but it is ${String(loop.expr.node.value)}`, 'give `loop:` a YAML list or a CEL expression giving a list')];
+  }
+  const t = environmentFor(info.scope).check(loop.expr.src).type;
+  if (t && t !== 'dyn' && !/^list/.test(t)) {
+    return [makeError(loop.pos, 'SL022', `loop must be a list, but the expression is ${t}`, 'give `loop:` a YAML list or a CEL expression giving a list, e.g. input.names')];
+  }
+  return [];
 }
 
 function checkSelectors(on: Scenario['on']): RenderError[] {

@@ -62,13 +62,15 @@ export function checkTemplateVars(service: LoadedService, t: Task): RenderError[
   // `vars: "${...}"` is a value known at render only: nothing to judge offline.
   if (vars && vars.value.kind !== 'map') return [];
   const offered = new Set(vars && vars.value.kind === 'map' ? vars.value.pairs.map((p) => String(p.key.value)) : []);
+  // A looped task's template also sees the item (render adds them beside `vars`).
+  const loopNames = t.loop ? ['item', 'index'] : [];
   const reads: Read[] = [];
   rootReads(main, reads, true);
   const lines = new LineIndex(file.source, file.file);
   const out: RenderError[] = [];
   const seen = new Set<string>();
   for (const r of reads) {
-    if (offered.has(r.name) || seen.has(r.name)) continue;
+    if (offered.has(r.name) || loopNames.includes(r.name) || seen.has(r.name)) continue;
     seen.add(r.name);
     const at = lines.pos(r.offset);
     out.push(makeError(vars ? vars.key.pos : tpl.key.pos, RULE_TEMPLATE_VARS,

@@ -86,6 +86,9 @@ function buildTask(t: YNode, index: number): Task {
   if (delay?.kind === 'scalar') task.delay = delay.value as number;
   const on = selectors(child(t, 'on'));
   if (on) task.on = on;
+  const loop = child(t, 'loop');
+  if (loop?.kind === 'seq') task.loop = { kind: 'list', node: loop, pos: loop.pos };
+  else if (loop?.kind === 'scalar') task.loop = { kind: 'expr', expr: expr(loop)!, pos: loop.pos };
   return task;
 }
 

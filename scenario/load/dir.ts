@@ -1,7 +1,7 @@
 /**
  * Loads a service from a directory (a checkout, or a commit materialised by
  * the git loader): service.yml, scenario/<operation>/main.yml,
- * templates/**.tmpl and migrations/<version>.yml. Content problems do not
+ * templates/**.tmpl, migrations/<version>.yml and modules/<module>/module.yml. Content problems do not
  * throw: they are collected in `service.errors` (all of them, so soul-lint
  * reports everything at once) and render refuses a service that has any.
  * Only a missing or unreadable directory throws.
@@ -19,6 +19,7 @@ import { LineIndex } from '../yaml/line-index';
 import { compileTemplate, findInterpolationMarkers } from '../template';
 import type { LoadedService, TemplateFile } from '../model';
 import { checkService } from '../check/service';
+import { loadServiceModules } from './modules';
 
 export const RULES = {
   serviceSchema: 'SL003',
@@ -131,6 +132,9 @@ export function loadServiceFromDir(dir: string): LoadedService {
     errors.push(...schemaErrors);
     if (schemaErrors.length === 0) service.migrations.set(v, buildMigration(v, rel, doc));
   }
+
+  // modules/<module>/module.yml: modules shipped with the service, before the tasks that use them are checked.
+  loadServiceModules(repo, service, errors);
 
   errors.push(...checkService(service));
   errors.push(...checkSecrets(service));

@@ -45,23 +45,32 @@ export class RepoFs {
   }
 
   readText(rel: string): string {
+    const buf = this.read(rel).buf;
+    const text = buf.toString('utf8');
+    if (text.includes('\uFFFD') && !buf.includes(Buffer.from('\uFFFD'))) {
+      throw this.error(rel, `"${rel}" is not valid UTF-8`, 'save the file as UTF-8');
+    }
+    return text;
+  }
+
+  /** A file's bytes and its permission bits (a module program must be executable), with the same caps. */
+  readBytes(rel: string, maxBytes: number = LIMITS.maxFileBytes): { buf: Buffer; mode: number } {
+    return this.read(rel, maxBytes);
+  }
+
+  private read(rel: string, maxBytes: number = LIMITS.maxFileBytes): { buf: Buffer; mode: number } {
     const real = this.resolve(rel);
     const st = fs.statSync(real);
     if (!st.isFile()) throw this.error(rel, `"${rel}" is not a regular file`, 'make it a file');
-    if (st.size > LIMITS.maxFileBytes) {
-      throw this.error(rel, `"${rel}" is ${st.size} bytes, over the ${LIMITS.maxFileBytes}-byte limit per file`, 'make the file smaller');
+    if (st.size > maxBytes) {
+      throw this.error(rel, `"${rel}" is ${st.size} bytes, over the ${maxBytes}-byte limit per file`, 'make the file smaller');
     }
     this.bytes += st.size;
     if (this.bytes > LIMITS.maxRepoBytes) {
       throw this.error(rel, `the repository's files exceed ${LIMITS.maxRepoBytes} bytes in total`, 'remove large files from the service');
     }
     if (++this.files > LIMITS.maxFiles) throw this.error(rel, `more than ${LIMITS.maxFiles} files`, 'remove unused files');
-    const buf = fs.readFileSync(real);
-    const text = buf.toString('utf8');
-    if (text.includes('\uFFFD') && !buf.includes(Buffer.from('\uFFFD'))) {
-      throw this.error(rel, `"${rel}" is not valid UTF-8`, 'save the file as UTF-8');
-    }
-    return text;
+    return { buf: fs.readFileSync(real), mode: st.mode };
   }
 
   /** Files under `relDir` (recursively) whose names end with `suffix`, sorted, repository-relative. */

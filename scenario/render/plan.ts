@@ -4,14 +4,26 @@
  * on every host, so `(apply_id, host, step index)` identifies an effect.
  */
 
-/** Why render left a step out on a host: its `on:`, its `where:`, or a render-time `when:`. */
-export type RenderSkip = 'on' | 'where' | 'when';
+/** Why render left a step out on a host: its `on:`, its `where:`, a render-time `when:`, or a
+ *  `loop:` with no items there. */
+export type RenderSkip = 'on' | 'where' | 'when' | 'loop';
+
+/** A step made from one item of a task's `loop:` (docs/scenario.md "loop"). */
+export interface StepLoop {
+  /** The item's position, from 0 (`index` in its expressions and template). */
+  index0: number;
+  /** Items of the loop on this host; 0 on the one left-out step of an empty loop. */
+  length: number;
+  /** The item, for apply-time expressions (`item`). Absent on the step of an empty loop. */
+  item?: unknown;
+}
 
 /**
  * One step for one host: the one shape from render to the database (run_steps.step) to the
  * dispatcher, which sends `module` and `params` as they are. Apply-time expressions stay CEL source.
  */
 export interface PlanStep {
+  /** The step's position in this host's plan: the task's position when no task has a `loop:`. */
   index: number;
   name: string;
   module: string;
@@ -38,6 +50,22 @@ export interface PlanStep {
   /** The secrets this step's params hold as `«secret:<n>»` handles: entry n names the path and
    *  field, with the keeper's MAC binding it to the run, host and step (scenario/secrets/handles.ts). */
   secrets?: StepSecret[];
+  /** Set on the steps of a task with `loop:`, named `<task>[<index0>]`; their `register:` name holds
+   *  a list of results, one per item. */
+  loop?: StepLoop;
+  /** A module shipped with the service (`<service>.<module>.<state>`): its program, which the soul
+   *  caches by hash under `paths.modules` (docs/state-modules.md). Absent for `core.*` modules. */
+  program?: StepProgram;
+}
+
+export interface StepProgram {
+  /** sha256 of the program's bytes, hex. */
+  sha256: string;
+  /** The program's bytes, base64. */
+  content: string;
+  /** The program answers a dry run; otherwise a dry run reports that it would run, without running it. */
+  dry_run: boolean;
+  timeout_ms: number;
 }
 
 /** One secret of a step: what the dispatching keeper reads, once the MAC verifies. */

@@ -21,7 +21,10 @@ import { ExpressionError } from '../cel/evaluate';
 import { resolveInputs } from './inputs';
 import { renderStepParams } from './step-params';
 import { batchSize, batches, matchesSelectors, setPath } from './targets';
-import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip } from './plan';
+import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip, StepLoop } from './plan';
+import { itemEnv, loopItems } from './loop';
+import { LIMITS } from '../limits';
+import { serviceModule } from '../load/modules';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -101,42 +104,80 @@ export function render(req: RenderRequest): RenderResult {
 
 function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost, env: EvalEnv, errors: ErrorList): HostPlan {
   const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [] };
-  const indexByName = new Map(scenario.tasks.map((t) => [t.name, t.index]));
+  // Step indexes are positions in this host's plan: the task's position while no earlier task has
+  // a `loop:`. A requisite names a task, so it stands for every step that task made here.
+  const stepsOf = new Map<string, number[]>();
+  const push = (task: Task, step: PlanStep): boolean => {
+    if (plan.steps.length >= LIMITS.maxStepsPerHost) {
+      errors.add(makeError(task.loop?.pos ?? task.pos, 'SL022', `${env.label}the plan has more than ${LIMITS.maxStepsPerHost} steps for one host (loop items counted)`,
+        'loop over fewer items or split the scenario'));
+      return false;
+    }
+    step.index = plan.steps.length;
+    plan.steps.push(step);
+    const mine = stepsOf.get(task.name);
+    if (mine) mine.push(step.index);
+    else stepsOf.set(task.name, [step.index]);
+    return true;
+  };
   // A step left out stays in the plan, marked, so the report lists it and a later step can read its
   // registered (skipped) result.
-  const leftOut = (task: Task, skip: RenderSkip) => {
-    const step: PlanStep = { index: task.index, name: task.name, module: task.module, params: {}, skip };
+  const leftOut = (task: Task, skip: RenderSkip, name = task.name, loop?: StepLoop): boolean => {
+    const step: PlanStep = { index: 0, name, module: task.module, params: {}, skip };
     if (task.register) step.register = task.register.name;
-    plan.steps.push(step);
+    if (loop) step.loop = loop;
+    return push(task, step);
+  };
+  const loopScope = loopScopeOf(env.scope);
+  // One step: its render-time `when:` and its params in `stepEnv` (the host's, or an item's).
+  const one = (task: Task, stepEnv: EvalEnv, name: string, loop?: StepLoop): boolean => {
+    let applyWhen: string | undefined;
+    if (task.when) {
+      if (renderTime(task.when, stepEnv.scope)) {
+        if (errors.guard(() => evalBool(task.when!, stepEnv)) === false) return leftOut(task, 'when', name, loop);
+      } else applyWhen = task.when.src;
+    }
+    const extra = loop ? { item: loop.item, index: loop.index0 } : undefined;
+    const params = errors.guard(() => renderStepParams(service, task, stepEnv, extra));
+    if (params === undefined) return true;
+    const step = buildStep(task, params, applyWhen, stepsOf);
+    step.name = name;
+    const shipped = serviceModule(service, task.module);
+    if (shipped) step.program = { sha256: shipped.program.sha256, content: shipped.program.content, dry_run: shipped.dryRun, timeout_ms: shipped.timeoutMs };
+    if (loop) step.loop = loop;
+    return push(task, step);
   };
   for (const task of scenario.tasks) {
     if (errors.full()) break;
     if (task.on && !matchesSelectors(task.on.selectors, host.sid, host.soulprint ?? {})) {
-      leftOut(task, 'on');
+      if (!leftOut(task, 'on', task.name, task.loop ? { index0: 0, length: 0 } : undefined)) break;
       continue;
     }
     if (task.where && errors.guard(() => evalBool(task.where!, env)) === false) {
-      leftOut(task, 'where');
+      if (!leftOut(task, 'where', task.name, task.loop ? { index0: 0, length: 0 } : undefined)) break;
       continue;
     }
-    let applyWhen: string | undefined;
-    if (task.when) {
-      if (renderTime(task.when, env.scope)) {
-        if (errors.guard(() => evalBool(task.when!, env)) === false) {
-          leftOut(task, 'when');
-          continue;
-        }
-      } else applyWhen = task.when.src;
+    if (!task.loop) {
+      if (!one(task, env, task.name)) break;
+      continue;
     }
-    const params = errors.guard(() => renderStepParams(service, task, env));
-    if (params === undefined) continue;
-    plan.steps.push(buildStep(task, params, applyWhen, indexByName));
+    const items = errors.guard(() => loopItems(task, env, evalValue));
+    if (items === undefined) continue;
+    if (items.length === 0) {
+      if (!leftOut(task, 'loop', task.name, { index0: 0, length: 0 })) break;
+      continue;
+    }
+    let more = true;
+    for (let i = 0; i < items.length && more && !errors.full(); i++) {
+      more = one(task, itemEnv(env, loopScope, items[i], i), `${task.name}[${i}]`, { index0: i, length: items.length, item: items[i] });
+    }
+    if (!more) break;
   }
   return plan;
 }
 
-function buildStep(task: Task, params: Record<string, unknown>, when: string | undefined, indexByName: Map<string, number>): PlanStep {
-  const step: PlanStep = { index: task.index, name: task.name, module: task.module, params };
+function buildStep(task: Task, params: Record<string, unknown>, when: string | undefined, stepsOf: Map<string, number[]>): PlanStep {
+  const step: PlanStep = { index: 0, name: task.name, module: task.module, params };
   if (when !== undefined) step.when = when;
   if (task.changedWhen) step.changed_when = task.changedWhen.src;
   if (task.failedWhen) step.failed_when = task.failedWhen.src;
@@ -144,9 +185,18 @@ function buildStep(task: Task, params: Record<string, unknown>, when: string | u
   if (task.retries !== undefined) step.retries = task.retries;
   if (task.delay !== undefined) step.delay_ms = task.delay * 1000;
   if (task.register) step.register = task.register.name;
-  if (task.require.length) step.require = task.require.map((r) => indexByName.get(r.name)!);
-  if (task.onchanges.length) step.onchanges = task.onchanges.map((r) => indexByName.get(r.name)!);
+  if (task.require.length) step.require = task.require.flatMap((r) => stepsOf.get(r.name) ?? []);
+  if (task.onchanges.length) step.onchanges = task.onchanges.flatMap((r) => stepsOf.get(r.name) ?? []);
   return step;
+}
+
+// One loop scope per host scope (it is shared by every host of a render), so the compiled strings
+// memoised per scope (resolve.ts) are reused across hosts.
+const loopScopes = new WeakMap<Scope, Scope>();
+function loopScopeOf(scope: Scope): Scope {
+  let s = loopScopes.get(scope);
+  if (!s) { s = { ...scope, loop: true }; loopScopes.set(scope, s); }
+  return s;
 }
 
 const renderTimeMemo = new WeakMap<ExprSource, boolean>();
@@ -161,10 +211,10 @@ function renderTime(e: ExprSource, scope: Scope): boolean {
   return v;
 }
 
-function evalBool(e: ExprSource, env: EvalEnv): boolean {
-  let v: unknown;
+/** One whole-string expression's value, its errors at their position in the source. */
+function evalValue(e: ExprSource, env: EvalEnv): unknown {
   try {
-    v = compileExpression(e.src, env.scope)(env.celContext);
+    return compileExpression(e.src, env.scope)(env.celContext);
   } catch (err) {
     if (err instanceof ExpressionError) {
       const rule = err.kind === 'syntax' ? 'SL011' : err.kind === 'name' ? 'SL012' : err.kind === 'type' ? 'SL022' : 'SL021';
@@ -172,6 +222,10 @@ function evalBool(e: ExprSource, env: EvalEnv): boolean {
     }
     throw err;
   }
+}
+
+function evalBool(e: ExprSource, env: EvalEnv): boolean {
+  const v = evalValue(e, env);
   if (typeof v !== 'boolean') throw new ScenarioError(e.pos, 'SL022', `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`, 'compare the value, e.g. `x == "y"`');
   return v;
 }

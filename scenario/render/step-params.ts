@@ -14,10 +14,12 @@ import { templateProblem } from '../check/params';
 import { runTemplate } from '../template';
 import { LineIndex } from '../yaml/line-index';
 import { pair } from '../yaml/node';
+import { checkServiceModuleParams, serviceModule } from '../load/modules';
 
 export const RULE_TEMPLATE_EXEC = 'SL019';
 
-export function renderStepParams(service: LoadedService, task: Task, env: EvalEnv): Record<string, unknown> {
+/** `loopVars`: a loop item's `item` and `index`, which its template also sees beside `vars`. */
+export function renderStepParams(service: LoadedService, task: Task, env: EvalEnv, loopVars?: Record<string, unknown>): Record<string, unknown> {
   const params = (task.params ? resolveNode(task.params, env) : {}) as Record<string, unknown>;
   const where = (name?: string) => (name && pair(task.params, name)?.value.pos) || task.params?.pos || task.pos;
   if (task.module === 'core.file.rendered') {
@@ -26,7 +28,8 @@ export function renderStepParams(service: LoadedService, task: Task, env: EvalEn
       const problem = templateProblem(service, params['template']);
       if (problem) throw new ScenarioError(where('template'), 'SL015', `${env.label}${problem.message}`, problem.fix);
       const t = service.templates.get(path.posix.normalize(params['template']))!;
-      const r = runTemplate(t.set!, params['vars'] ?? {});
+      const vars = params['vars'] ?? {};
+      const r = runTemplate(t.set!, loopVars && isMap(vars) ? { ...loopVars, ...vars } : vars);
       if (!r.ok) {
         const pos = new LineIndex(t.source, t.file).pos(r.offset);
         throw new ScenarioError(pos, RULE_TEMPLATE_EXEC, `${env.label}template error (task "${task.name}"): ${r.message}`,
@@ -35,8 +38,13 @@ export function renderStepParams(service: LoadedService, task: Task, env: EvalEn
       params['content'] = r.value;
     }
   }
-  for (const prob of checkModuleParams(task.module, params) ?? []) {
+  const shipped = serviceModule(service, task.module);
+  for (const prob of (shipped ? checkServiceModuleParams(shipped, params) : checkModuleParams(task.module, params)) ?? []) {
     throw new ScenarioError(where(prob.param), 'SL010', `${env.label}${task.module}: ${prob.message}`, 'fix the parameter value');
   }
-  return toWireParams(task.module, params);
+  return shipped ? params : toWireParams(task.module, params);
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -43,6 +43,8 @@ export const taskSchema = {
     onchanges: stringOrList,
     on: stringOrList,
     where: expression,
+    // A CEL expression giving a list, or a YAML list (docs/scenario.md "loop").
+    loop: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array' }] },
   },
 };
 

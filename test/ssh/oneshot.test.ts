@@ -3,10 +3,12 @@
 // and the ledger on the host answering a redelivered step (a dispatch retried after a keeper crash)
 // with its recorded result instead of applying it again.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { finished, spawnSoul, uniqueSid } from '../agents/harness';
 import { tempDir } from '../runs/keeper';
+import { repoRoot } from '../support/repo';
 
 async function session(sid: string, stateDir: string, requests: unknown[]): Promise<any[]> {
   const child = spawnSoul(sid, ['apply', `--state-dir=${stateDir}`], { stdin: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
@@ -53,5 +55,23 @@ describe('soul apply: the one-shot soul of push mode', function () {
     assert.match(out[1].output, /apply_id "bad id with spaces" is not valid/);
     assert.equal(out[2].id, 8);
     assert.equal(out[2].ok, true);
+  });
+
+  it('applies a module shipped with a service from the step\'s program, cached by hash in <state-dir>/modules, and replays it from the ledger', async () => {
+    const sid = uniqueSid('oneshot');
+    const kv = fs.readFileSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'kvmod', 'modules', 'kv', 'kv.js'));
+    const program = { sha256: createHash('sha256').update(kv).digest('hex'), content: kv.toString('base64'), dry_run: true, timeout_ms: 10_000 };
+    const env = path.join(root, 'svc', 'app.env');
+    const step = { id: 1, applyId: 'run-m', stepIndex: 0, module: 'kvmod.kv.present', params: { path: env, key: 'port', value: '80' }, program };
+    const out = await session(sid, path.join(root, 'state3'), [{ ...step, dryRun: true }, step, { ...step, id: 2 }]);
+    assert.deepEqual(out.slice(1).map((a) => [a.ok, a.changed, a.replayed, a.output]), [
+      [true, true, false, 'would set port to 80'], [true, true, false, 'set port to 80'], [true, true, true, 'set port to 80'],
+    ]);
+    assert.deepEqual(out[1].diff, { key: 'port', from: null, to: '80' });
+    assert.equal(fs.readFileSync(env, 'utf8'), 'port=80\n');
+    assert.deepEqual(fs.readdirSync(path.join(root, 'state3', 'modules')), [program.sha256]);
+    // Without its program the step names a module this soul does not have.
+    const bare = await session(sid, path.join(root, 'state3'), [{ ...step, applyId: 'run-n', program: undefined }]);
+    assert.deepEqual([bare[1].ok, bare[1].output], [false, 'unknown state module "kvmod.kv.present" on this soul']);
   });
 });

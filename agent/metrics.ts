@@ -2,10 +2,10 @@
 // Prometheus endpoint on 127.0.0.1 only (the soul's metrics are for the host's own scraper or an
 // SSH tunnel, never the network). prom-client is loaded only when it is on, so an idle soul without
 // it carries none of it.
-import fs from 'node:fs';
 import http from 'node:http';
 import { X509Certificate } from 'node:crypto';
 import type { StepReply, StepHandler } from './steps';
+import { ledgerUsage, type LedgerUsage } from './ledger/usage';
 
 export interface SoulMetrics {
   /** Wraps a step handler so every step is counted by module and outcome and timed. */
@@ -37,9 +37,20 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
   const steps = new client.Counter({ name: 'soul_steps_total', help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)', labelNames: ['module', 'outcome'], registers: [registry] });
   const duration = new client.Histogram({ name: 'soul_step_duration_seconds', help: 'time to apply a step, by module', labelNames: ['module'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
   const reconnects = new client.Counter({ name: 'soul_stream_reconnects_total', help: 'times the soul started to reconnect its event stream', registers: [registry] });
+  // The ledger's size on disk, read at each scrape (one stat per journal: a few thousand at most
+  // within the retention, docs/agents.md "Ledger size"); both gauges share one read per scrape.
+  let read: { at: number; usage: Promise<LedgerUsage> } | undefined;
+  const usage = () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), usage: ledgerUsage(o.ledgerDir) };
+    return read.usage;
+  };
   new client.Gauge({
     name: 'soul_ledger_journals', help: 'apply journals in the step ledger', registers: [registry],
-    collect() { this.set(safeCount(o.ledgerDir)); },
+    async collect() { this.set((await usage()).files); },
+  });
+  new client.Gauge({
+    name: 'soul_ledger_bytes', help: "bytes of the step ledger's journals (their file sizes)", registers: [registry],
+    async collect() { this.set((await usage()).bytes); },
   });
   const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
   const expiry = new client.Gauge({ name: 'soul_certificate_not_after_seconds', help: "the soul certificate's expiry (Unix time)", registers: [registry] });
@@ -82,12 +93,4 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
     certificate: (pem) => expiry.set(notAfter(pem)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-function safeCount(dir: string): number {
-  try {
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length;
-  } catch {
-    return 0;
-  }
 }

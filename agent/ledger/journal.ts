@@ -9,6 +9,8 @@ export interface JournalRead<T> {
   entries: T[];
   /** Lines that did not parse or failed the shape check (a torn tail after a crash, typically). */
   skipped: number;
+  /** The file's size in bytes (what its entries cost a cache, roughly). */
+  bytes: number;
 }
 
 /** Reads a journal; a missing file is an empty journal. `accept` filters and types each entry. */
@@ -17,7 +19,7 @@ export async function readJournal<T>(file: string, accept: (value: unknown) => v
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0, bytes: 0 };
     throw err;
   }
   const entries: T[] = [];
@@ -32,21 +34,22 @@ export async function readJournal<T>(file: string, accept: (value: unknown) => v
       skipped++;
     }
   }
-  return { entries, skipped };
+  return { entries, skipped, bytes: Buffer.byteLength(text) };
 }
 
 /**
  * Appends one JSON line and fsyncs it; a newly created file also gets its directory fsynced so the
- * file itself survives a crash. Callers must not append to the same file concurrently.
+ * file itself survives a crash. Callers must not append to the same file concurrently. Returns the
+ * bytes written.
  */
-export async function appendJournal(file: string, value: unknown): Promise<void> {
+export async function appendJournal(file: string, value: unknown): Promise<number> {
   const line = JSON.stringify(value) + '\n';
   const fh = await fs.open(file, 'a+', 0o600);
   let created = false;
+  let prefix = '';
   try {
     const { size } = await fh.stat();
     created = size === 0;
-    let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
       await fh.read(last, 0, 1, size - 1);
@@ -65,4 +68,5 @@ export async function appendJournal(file: string, value: unknown): Promise<void>
       await dir.close();
     }
   }
+  return Buffer.byteLength(prefix + line);
 }

@@ -91,6 +91,67 @@ describe('ledger', () => {
     assert.deepEqual((await fs.readdir(dir)).sort(), ['.lock', 'new.jsonl']);
   });
 
+  it('holds at most cacheApplies applies in memory; an evicted apply is read back from its journal', async () => {
+    ledger = await Ledger.open(dir, { cacheApplies: 3 });
+    for (let i = 0; i < 20; i++) {
+      await ledger.record(`run-${i}`, 0, entry({ output: `out ${i}` }));
+      await ledger.record(`run-${i}`, 1, entry({ output: `second ${i}` }));
+      assert.ok(ledger.cacheUsage().applies <= 3, `after ${i + 1} applies the cache holds ${ledger.cacheUsage().applies}`);
+    }
+    assert.equal(ledger.cacheUsage().applies, 3);
+    // A redelivery of the first apply's step gets its recorded answer, and a second record does not
+    // act again: the journal is the ledger, the cache only a window on it.
+    assert.equal((await ledger.get('run-0', 1))?.output, 'second 0');
+    const again = await ledger.record('run-0', 0, entry({ output: 'applied twice' }));
+    assert.equal(again.output, 'out 0');
+    assert.equal((await fs.readFile(path.join(dir, 'run-0.jsonl'), 'utf8')).trim().split('\n').length, 2);
+    assert.equal(ledger.cacheUsage().applies, 3);
+  });
+
+  it('holds at most cacheBytes of journal lines in memory (the apply used last is kept whole)', async () => {
+    const big = 'x'.repeat(10_000);
+    ledger = await Ledger.open(dir, { cacheBytes: 25_000 });
+    for (let i = 0; i < 10; i++) await ledger.record(`big-${i}`, 0, entry({ output: big }));
+    const { applies, bytes } = ledger.cacheUsage();
+    assert.ok(bytes <= 25_000, `the cache holds ${bytes} bytes`);
+    assert.equal(applies, 2);
+    assert.equal((await ledger.get('big-0', 0))?.output, big);
+    await ledger.record('huge', 0, entry({ output: 'y'.repeat(40_000) }));
+    assert.equal(ledger.cacheUsage().applies, 1, 'only the apply used last');
+    assert.equal((await ledger.get('huge', 0))?.output.length, 40_000);
+  });
+
+  it('answers every step exactly once while concurrent deliveries of many applies evict each other', async () => {
+    ledger = await Ledger.open(dir, { cacheApplies: 2 });
+    const l = ledger;
+    // Each step is recorded by two racing deliveries, mixed with reads of other applies that keep
+    // the cache churning; every pair must agree on the first record, and each journal holds one line per step.
+    await Promise.all(Array.from({ length: 12 }, (_, a) => Array.from({ length: 4 }, async (_, i) => {
+      const [x, y] = await Promise.all([
+        l.record(`c-${a}`, i, entry({ output: `first ${a}.${i}` })),
+        l.get(`c-${(a + 5) % 12}`, i).then(() => l.record(`c-${a}`, i, entry({ output: `second ${a}.${i}` }))),
+      ]);
+      assert.equal(x.output, y.output);
+    })).flat());
+    for (let a = 0; a < 12; a++) {
+      const lines = (await fs.readFile(path.join(dir, `c-${a}.jsonl`), 'utf8')).trim().split('\n');
+      assert.equal(lines.length, 4, `apply c-${a}`);
+      assert.deepEqual((await l.list(`c-${a}`)).map((r) => r.index), [0, 1, 2, 3]);
+    }
+    assert.ok(l.cacheUsage().applies <= 2);
+  });
+
+  it('a read of an evicted apply while its step is being written still sees the step', async () => {
+    ledger = await Ledger.open(dir, { cacheApplies: 1 });
+    for (let k = 0; k < 20; k++) {
+      const writing = ledger.record(`w-${k}`, 0, entry({ output: `step ${k}` }));
+      await ledger.get(`other-${k}`, 0); // evicts w-k while its line is written
+      await ledger.get(`w-${k}`, 1); // reads w-k back: must wait for the write in flight
+      await writing;
+      assert.equal((await ledger.get(`w-${k}`, 0))?.output, `step ${k}`, `apply w-${k}: a redelivery would apply the step again`);
+    }
+  });
+
   it('lets one soul own the directory: a second open fails clearly until the first closes', async () => {
     ledger = await Ledger.open(dir);
     await assert.rejects(Ledger.open(dir), /ledger directory .* is in use by this process .*one soul process owns its ledger/);

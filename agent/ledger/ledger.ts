@@ -7,6 +7,14 @@
 // Format: <dir>/<apply_id>.jsonl, one JSON object per line (see docs/state-modules.md). A line is
 // fsynced before record() resolves, so a result is durable before it is reported. The first record
 // of an index wins; later ones for the same index are not written.
+//
+// Memory: the disk is the ledger; memory holds only the applies used last (an LRU of at most
+// `cacheApplies` applies and `cacheBytes` bytes of journal lines). A redelivery almost always asks
+// for a step of a run in flight, which is cached; a redelivered step of an older apply is read from
+// its journal on demand. Without the bound a soul held every step of `retention_days` (30 by
+// default) in memory, with its output and diff: hundreds of MB on a busy host (issue 36).
+// Cache misses read the journal in the apply's write queue, so a read never misses a record whose
+// append finished before it, and an eviction can never hide a recorded step (exactly-once holds).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { acquireDirLock, type DirLock } from './dir-lock';
@@ -35,7 +43,16 @@ export interface LedgerOptions {
   now?: () => Date;
   /** Told about skipped (torn or corrupt) lines when a journal is loaded. */
   warn?: (message: string) => void;
+  /** Applies whose records are kept in memory (least recently used evicted first); default 64. */
+  cacheApplies?: number;
+  /** Bytes of journal lines kept in memory; default 4 MiB. The apply used last is kept even if larger. */
+  cacheBytes?: number;
 }
+
+export const DEFAULT_CACHE_APPLIES = 64;
+export const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
+
+interface Cached { records: Map<number, LedgerRecord>; bytes: number }
 
 const SUFFIX = '.jsonl';
 const DAY_MS = 86_400_000;
@@ -48,7 +65,9 @@ function isRecord(v: unknown): v is LedgerRecord {
 }
 
 export class Ledger {
-  private readonly cache = new Map<string, Map<number, LedgerRecord>>();
+  /** apply id -> its records; Map order is recency (a hit is moved to the end). */
+  private readonly cache = new Map<string, Cached>();
+  private cachedBytes = 0;
   // Appends to one journal are serialised so the torn-line repair and first-wins check see a
   // consistent file. Different apply ids proceed in parallel.
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -65,7 +84,7 @@ export class Ledger {
 
   async get(applyId: string, index: number): Promise<LedgerRecord | undefined> {
     assertStepIndex(index);
-    return (await this.load(applyId)).get(index);
+    return (await this.load(applyId)).records.get(index);
   }
 
   /** Records a step's result durably; returns the stored record (the earlier one if it existed). */
@@ -73,19 +92,26 @@ export class Ledger {
     assertApplyId(applyId);
     assertStepIndex(index);
     return this.serial(applyId, async () => {
-      const records = await this.load(applyId);
-      const existing = records.get(index);
+      const c = this.hit(applyId) ?? await this.read(applyId);
+      const existing = c.records.get(index);
       if (existing) return existing;
       const rec: LedgerRecord = { apply_id: applyId, index, ...entry };
-      await appendJournal(this.file(applyId), rec);
-      records.set(index, rec);
+      const bytes = await appendJournal(this.file(applyId), rec);
+      c.records.set(index, rec);
+      // Evicted while the line was written: the journal has it and the next miss reads it.
+      if (this.cache.get(applyId) === c) { c.bytes += bytes; this.cachedBytes += bytes; this.evict(); }
       return rec;
     });
   }
 
   /** All recorded steps of an apply, by index. */
   async list(applyId: string): Promise<LedgerRecord[]> {
-    return [...(await this.load(applyId)).values()].sort((a, b) => a.index - b.index);
+    return [...(await this.load(applyId)).records.values()].sort((a, b) => a.index - b.index);
+  }
+
+  /** What the memory holds now (for tests and metrics): applies cached and their journal bytes. */
+  cacheUsage(): { applies: number; bytes: number } {
+    return { applies: this.cache.size, bytes: this.cachedBytes };
   }
 
   /**
@@ -105,7 +131,7 @@ export class Ledger {
       if (st === null || st.mtimeMs >= cutoff) continue;
       await this.serial(applyId, async () => {
         await fs.unlink(path.join(this.dir, name)).catch(() => undefined);
-        this.cache.delete(applyId);
+        this.drop(applyId);
       });
       removed.push(applyId);
     }
@@ -128,20 +154,48 @@ export class Ledger {
     if (this.closed) throw new Error(`ledger ${this.dir} is closed`);
   }
 
-  private async load(applyId: string): Promise<Map<number, LedgerRecord>> {
+  private async load(applyId: string): Promise<Cached> {
     this.assertOpen();
     assertApplyId(applyId);
-    const cached = this.cache.get(applyId);
-    if (cached) return cached;
-    const { entries, skipped } = await readJournal(this.file(applyId), isRecord);
+    // A miss reads in the apply's write queue: after every append queued before it has finished.
+    return this.hit(applyId) ?? this.serial(applyId, async () => this.hit(applyId) ?? this.read(applyId));
+  }
+
+  /** The cached records of an apply, marked as used last. */
+  private hit(applyId: string): Cached | undefined {
+    const c = this.cache.get(applyId);
+    if (c) { this.cache.delete(applyId); this.cache.set(applyId, c); }
+    return c;
+  }
+
+  /** Reads a journal into the cache; call only in the apply's queue (serial). */
+  private async read(applyId: string): Promise<Cached> {
+    const { entries, skipped, bytes } = await readJournal(this.file(applyId), isRecord);
     if (skipped > 0) this.opts.warn?.(`ledger ${this.file(applyId)}: skipped ${skipped} unreadable line(s), e.g. a write torn by a crash`);
-    // Two concurrent loads both read; the first to finish is kept so no caller holds a stale map.
-    const again = this.cache.get(applyId);
-    if (again) return again;
     const records = new Map<number, LedgerRecord>();
     for (const e of entries) if (e.apply_id === applyId && !records.has(e.index)) records.set(e.index, e);
-    this.cache.set(applyId, records);
-    return records;
+    const c: Cached = { records, bytes };
+    this.cache.set(applyId, c);
+    this.cachedBytes += bytes;
+    this.evict();
+    return c;
+  }
+
+  private drop(applyId: string): void {
+    const c = this.cache.get(applyId);
+    if (!c) return;
+    this.cache.delete(applyId);
+    this.cachedBytes -= c.bytes;
+  }
+
+  /** Drops the least recently used applies until both bounds hold; the newest stays regardless. */
+  private evict(): void {
+    const maxApplies = Math.max(1, this.opts.cacheApplies ?? DEFAULT_CACHE_APPLIES);
+    const maxBytes = this.opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
+    for (const applyId of this.cache.keys()) {
+      if (this.cache.size <= 1 || (this.cache.size <= maxApplies && this.cachedBytes <= maxBytes)) break;
+      this.drop(applyId);
+    }
   }
 
   private serial<T>(key: string, fn: () => Promise<T>): Promise<T> {

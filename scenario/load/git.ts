@@ -20,6 +20,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { LruMap } from '../../common/lru';
 import { LIMITS } from '../limits';
 import type { LoadedService } from '../model';
 import { loadServiceFromDir } from './dir';
@@ -197,9 +198,10 @@ function mirrorKey(src: GitSource): string {
  * Commits this process resolved from each mirror (`<mirror key> <commit>`). A run loads its
  * version's pinned commit, twice (the API's checks, then render): a commit is immutable, so once
  * this source has produced it, loading it again needs no `git fetch` (about 0.1 s of git per load).
- * Keyed by source so a commit id resolved from one repository never serves another service.
+ * Keyed by source so a commit id resolved from one repository never serves another service. At most
+ * 4,096 (every push adds one, for the keeper's whole life); one forgotten costs one `git fetch`.
  */
-const resolvedFrom = new Set<string>();
+const resolvedFrom = new LruMap<string, true>(4096);
 
 /** Mirrors (or refreshes) the repository and resolves `ref` to a commit id. */
 export async function resolveRef(src: GitSource): Promise<{ commit: string; bare: string }> {
@@ -234,7 +236,7 @@ export async function resolveRef(src: GitSource): Promise<{ commit: string; bare
     try {
       const commit = (await git(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], { cwd: bare })).trim();
       if (/^[0-9a-f]{40}$/.test(commit)) {
-        resolvedFrom.add(`${key} ${commit}`);
+        resolvedFrom.set(`${key} ${commit}`, true);
         return { commit, bare };
       }
     } catch {
@@ -279,7 +281,7 @@ export async function loadServiceFromGit(src: GitSource): Promise<{ commit: stri
   if (/^[0-9a-f]{40}$/.test(src.ref)) {
     // The source policy is still checked on every load: a source it refuses now loads nothing.
     checkInputs(src);
-    const known = resolvedFrom.has(`${mirrorKey(src)} ${src.ref}`) ? loaded.get(src.ref) : undefined;
+    const known = resolvedFrom.get(`${mirrorKey(src)} ${src.ref}`) ? loaded.get(src.ref) : undefined;
     if (known) return { commit: src.ref, service: known };
   }
   const { commit, bare } = await resolveRef(src);

@@ -1,6 +1,6 @@
 // The soul's metrics listener: off by default; enabled with metrics.port, it listens on 127.0.0.1
 // only, and after a real run its scrape counts the run's steps by module and outcome, their
-// durations, the ledger's journals and the certificate's expiry.
+// durations, the ledger's journals and bytes and the certificate's expiry.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,6 +60,10 @@ describe('soul metrics listener (real soul, real run)', function () {
     assert.equal(pkg[0]! + pkg[1]!, 1, 'the package step is counted once');
     assert.equal(value(text, 'soul_step_duration_seconds_count{module="core.file.rendered"}'), 1);
     assert.equal(value(text, 'soul_ledger_journals'), 1, 'one apply, one journal');
+    const ledger = path.join(root, sid, 'seed', 'ledger');
+    const onDisk = fs.readdirSync(ledger).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + fs.statSync(path.join(ledger, f)).size, 0);
+    assert.ok(onDisk > 0);
+    assert.equal(value(text, 'soul_ledger_bytes'), onDisk, "the ledger's bytes are its journals' sizes");
     const notAfter = value(text, 'soul_certificate_not_after_seconds')!;
     assert.ok(notAfter * 1000 > Date.now(), 'the certificate expiry is in the future');
     assert.ok((value(text, 'soul_process_resident_memory_bytes') ?? 0) > 0, 'process metrics are there');

@@ -1,0 +1,39 @@
+// The soak's two shapes: the long one (bench/soak/run.ts, run by hand for docs/performance.md) and
+// the short one `make test` runs (test/soak/soak.test.ts) so that a new unbounded cache shows.
+//
+// Thresholds are per 1,000 runs of growth of a floor over the second half (bench/soak/analyse.ts).
+// A process that holds nothing per run has a flat floor; one that keeps 1 KB per run grows 1 MB
+// per 1,000 runs. The long soak's limits catch a leak of a few KB per run; the short soak has few
+// runs to fit a slope through, so its limits are wider and catch what keeps a run's worth of data
+// (a report, a plan, a journal: tens of KB and more) per run.
+import type { SoakOptions } from './soak';
+
+export { runSoak } from './soak';
+
+const MB = 2 ** 20;
+
+/** Bytes of the stores per unit of work that the soak holds them to (docs/performance.md "Soak"). */
+export const SOAK_BOUNDS: SoakOptions['bounds'] = {
+  // A journal line is about 330 bytes plus the step's output and diff (docs/agents.md); these steps
+  // have short outputs, three steps per apply.
+  ledger_bytes_per_apply_per_host: 2_000,
+  database_bytes_per_operation: 40_000,
+};
+
+export const LONG_SOAK: Omit<SoakOptions, 'progress'> = {
+  runs: 1000, souls: 3, planEverySec: 5, driftInterval: '2s', tamperEvery: 10, joinLeaveEvery: 100,
+  restartAt: 1 / 3, sampleEvery: 10, temporalEvery: 10,
+  thresholds: { keeper_rss_bytes: 8 * MB, keeper_heap_bytes: 4 * MB, keeper_fds: 5, soul_rss_bytes: 4 * MB, soul_heap_bytes: 2 * MB, soul_fds: 5 },
+  bounds: SOAK_BOUNDS,
+};
+
+// The keeper restarts at run 15, and a fresh keeper's memory climbs for its first hundred-odd runs
+// (measured on a loaded machine over runs 45-90: RSS floor +45 MB, 1,000 MB per 1,000 runs; heap
+// 180 MB per 1,000 runs), so in 90 runs the keeper's limits only catch a leak of megabytes per run.
+// The long soak judges the keeper's memory; here its fds, the souls and the stores are what count.
+export const SHORT_SOAK: Omit<SoakOptions, 'progress'> = {
+  runs: 90, souls: 2, planEverySec: 5, driftInterval: '5s', tamperEvery: 10, joinLeaveEvery: 30,
+  restartAt: 1 / 6, sampleEvery: 3, temporalEvery: 10,
+  thresholds: { keeper_rss_bytes: 3000 * MB, keeper_heap_bytes: 1000 * MB, keeper_fds: 100, soul_rss_bytes: 100 * MB, soul_heap_bytes: 50 * MB, soul_fds: 50 },
+  bounds: SOAK_BOUNDS,
+};

@@ -11,7 +11,7 @@ const show = (v: Record<string, string>) => ({
 
 describe('core.service.* through the systemd driver (argv, no shell)', () => {
   it('running: starts and enables a stopped, disabled unit with systemctl argv, a dry run runs only systemctl show', async () => {
-    const fake = createFakeRunner(show({ ActiveState: 'inactive', UnitFileState: 'disabled', MainPID: '0' }), {});
+    const fake = createFakeRunner((cmd) => (cmd.args[0] === 'show' ? show({ ActiveState: 'inactive', UnitFileState: 'disabled', MainPID: '0' }) : {}));
     const mod = createServiceState('running', { facts: {}, runner: fake.run, init: createSystemd(fake.run) });
     const plan = await mod.run({ name: 'nginx', enabled: true }, { dryRun: true });
     assert.deepEqual(plan, { changed: true, ok: true, output: 'would start nginx, enable nginx at boot (dry run)',
@@ -19,7 +19,7 @@ describe('core.service.* through the systemd driver (argv, no shell)', () => {
     assert.deepEqual(fake.argv(), [['systemctl', 'show', '--property=LoadState,ActiveState,UnitFileState,NeedDaemonReload,MainPID', '--', 'nginx']]);
     const done = await mod.run({ name: 'nginx', enabled: true }, { dryRun: false });
     assert.equal(done.output, 'started nginx, enabled nginx at boot');
-    assert.deepEqual(fake.argv().slice(2), [['systemctl', 'start', '--', 'nginx'], ['systemctl', 'enable', '--', 'nginx']]);
+    assert.deepEqual(fake.argv().slice(1), [fake.argv()[0], ['systemctl', 'start', '--', 'nginx'], ['systemctl', 'enable', '--', 'nginx']]);
   });
 
   it('re-reads unit files first when systemd says the file changed, or an earlier step of the apply wrote a unit file', async () => {
@@ -44,5 +44,13 @@ describe('core.service.* through the systemd driver (argv, no shell)', () => {
     assert.deepEqual(fake.calls, []);
     assert.throws(() => selectInitSystem(fake.run, [{ tool: 'openrc', detectedBy: '/run/openrc exists', running: () => false, create: () => { throw new Error('no'); } }]),
       /no supported init system is running on this host; supported: openrc \(\/run\/openrc exists\)/);
+  });
+});
+
+describe('core.service.* and units that cannot be enabled', () => {
+  it('a static unit asked to be enabled is no change (not a change every run)', async () => {
+    const fake = createFakeRunner(show({ UnitFileState: 'static' }));
+    const r = await createServiceState('running', { facts: {}, runner: fake.run, init: createSystemd(fake.run) }).run({ name: 'systemd-journald', enabled: true }, { dryRun: false });
+    assert.deepEqual([r.ok, r.changed, r.output], [true, false, 'systemd-journald is running']);
   });
 });

@@ -39,8 +39,11 @@ function plan(kind: Kind, p: ServiceParams, cur: Current): Action[] {
   if (kind === 'stopped' && status.active) actions.push('stop');
   if (kind === 'restarted') actions.push(status.active ? 'restart' : 'start');
   if (kind === 'reloaded') actions.push(status.active ? 'reload' : 'start');
-  if (p.enabled === true && status.enabled !== true) actions.push('enable');
-  if (p.enabled === false && status.enabled !== false) actions.push('disable');
+  // A unit file an earlier step creates is not enabled yet; a static, masked or generated unit
+  // (enabled undefined) cannot be enabled or disabled, so asking is no change rather than one every run.
+  const enabled = status.exists ? status.enabled : false;
+  if (p.enabled === true && enabled === false) actions.push('enable');
+  if (p.enabled === false && enabled === true) actions.push('disable');
   return actions;
 }
 
@@ -63,7 +66,6 @@ export function createServiceState(kind: Kind, deps: StateDeps): StateModule {
     },
     diff(p, cur) {
       const actions = plan(kind, p, cur);
-      // enable/disable of a unit that cannot be (static) is not a change we can make: say so, once.
       if (actions.length === 0) return null;
       return {
         summary: actions.map((a) => phrase(a, p.name, false)).join(', '),

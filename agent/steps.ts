@@ -72,7 +72,11 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
     const m = require('./state/index') as typeof StateModules;
     const { dpkgStatusReader } = require('./exec/dpkg-status') as typeof DpkgStatus;
     // One reader per soul: its read of the package database is kept while the database is unchanged.
-    const registry = m.createStateRegistry({ facts: { ...ctx.soulprint }, runner: ctx.runner ?? m.createProcessRunner(), installed: dpkgStatusReader() });
+    const registry = m.createStateRegistry({
+      facts: { ...ctx.soulprint }, runner: ctx.runner ?? m.createProcessRunner(), installed: dpkgStatusReader(),
+      // core.file.absent / core.dir.absent never remove the soul's own folders.
+      soulPaths: [ctx.config.paths.seed, ctx.config.paths.modules],
+    });
     const { withProgram } = require('./modules/module') as typeof ServiceModules;
     return { registry, applyStep: m.applyStep, withProgram };
   };

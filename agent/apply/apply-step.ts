@@ -23,6 +23,7 @@ import type { StateRegistry } from '../state/registry';
 import { errorMessage } from '../state/shape';
 import type { ModuleResult } from '../state/types';
 import { KeyedMutex } from './keyed-mutex';
+import { RunMemory, namesOf, pathsOf } from './run-memory';
 
 export interface StepToApply {
   applyId: string;
@@ -57,6 +58,8 @@ export interface ApplyStepDeps {
   registry: Pick<StateRegistry, 'get'>;
   ledger: StepLedger;
   clock?: Clock;
+  /** The steps this soul ran earlier in each apply; default: one per ledger. */
+  memory?: RunMemory;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -69,6 +72,14 @@ function mutexFor(ledger: StepLedger): KeyedMutex {
   return m;
 }
 
+const memories = new WeakMap<StepLedger, RunMemory>();
+function memoryFor(deps: ApplyStepDeps): RunMemory {
+  if (deps.memory) return deps.memory;
+  let m = memories.get(deps.ledger);
+  if (!m) memories.set(deps.ledger, (m = new RunMemory()));
+  return m;
+}
+
 /** Runs the named module; every failure, including a throwing module, becomes ok:false. */
 async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleResult> {
   const mod = typeof req.module === 'string' ? deps.registry.get(req.module) : undefined;
@@ -78,10 +89,15 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
   if (problems !== null && problems.length > 0) {
     return { changed: false, ok: false, output: `${req.module}: invalid params: ${problems.map((p) => p.message).join('; ')}` };
   }
+  const memory = memoryFor(deps);
   try {
-    const r = await mod.run(req.params, { dryRun: req.dryRun === true, showContent: req.dryRun === true && req.showContent === true });
+    const earlier = memory.earlier(req.applyId, req.index);
+    const r = await mod.run(req.params, {
+      dryRun: req.dryRun === true, showContent: req.dryRun === true && req.showContent === true, ...(earlier.length ? { earlier } : {}),
+    });
     const result: ModuleResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
     if (r.diff !== undefined) result.diff = r.diff;
+    memory.remember(req.applyId, { index: req.index, module: req.module as string, changed: result.changed, paths: pathsOf(req.params), names: namesOf(req.params) });
     return result;
   } catch (err) {
     return { changed: false, ok: false, output: `${req.module}: ${errorMessage(err)}` };

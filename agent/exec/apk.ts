@@ -27,14 +27,23 @@ export function createApk(runner: CommandRunner): PackageManager {
       const any = await runner({ file: 'apk', args: ['info', '-e', '--', name] });
       return { installed: any.code === 0, satisfied: false };
     },
-    async install(name, version) {
-      validate(name, version);
-      const target = spec(name, version);
+    install(name, version) {
+      return this.installAll([version === undefined ? { name } : { name, version }]);
+    },
+    async installAll(requests) {
+      for (const q of requests) validate(q.name, q.version);
+      const targets = requests.map((q) => spec(q.name, q.version));
       // `apk add` only prompts on hosts that opted into interactive mode; no extra flag is passed
       // that older apk-tools would reject.
-      const r = await runner({ file: 'apk', args: ['add', '--', target] });
-      if (r.code !== 0) throw new Error(`apk add ${target} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
-      return `installed ${target} with apk`;
+      const r = await runner({ file: 'apk', args: ['add', '--', ...targets] });
+      if (r.code !== 0) throw new Error(`apk add ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `installed ${targets.join(' ')} with apk`;
+    },
+    async remove(names, purge) {
+      for (const n of names) validate(n);
+      const r = await runner({ file: 'apk', args: ['del', ...(purge ? ['--purge'] : []), '--', ...names] });
+      if (r.code !== 0) throw new Error(`apk del ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `${purge ? 'purged' : 'removed'} ${names.join(' ')} with apk`;
     },
   };
 }

@@ -54,19 +54,33 @@ export function createApt(runner: CommandRunner, installed?: InstalledPackages):
         satisfied: version === undefined || version === installedVersion,
       };
     },
-    async install(name, version) {
-      validate(name, version);
-      const target = version === undefined ? name : `${name}=${version}`;
+    install(name, version) {
+      return this.installAll([version === undefined ? { name } : { name, version }]);
+    },
+    async installAll(requests) {
+      for (const r of requests) validate(r.name, r.version);
+      const targets = requests.map((r) => (r.version === undefined ? r.name : `${r.name}=${r.version}`));
       const r = await runner({
         file: 'apt-get',
-        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', target],
+        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', ...targets],
         // No prompt can ever be answered on a managed host; confold keeps locally edited config files.
         // The dpkg lock is waited for, not failed on: unattended-upgrades, an operator's apt, or
         // another soul's step on the same machine may hold it for a while.
         env: { DEBIAN_FRONTEND: 'noninteractive' },
       });
-      if (r.code !== 0) throw new Error(`apt-get install ${target} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
-      return `installed ${target} with apt-get`;
+      if (r.code !== 0) throw new Error(`apt-get install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `installed ${targets.join(' ')} with apt-get`;
+    },
+    async remove(names, purge) {
+      for (const n of names) validate(n);
+      const verb = purge ? 'purge' : 'remove';
+      const r = await runner({
+        file: 'apt-get',
+        args: [verb, '-y', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', ...names],
+        env: { DEBIAN_FRONTEND: 'noninteractive' },
+      });
+      if (r.code !== 0) throw new Error(`apt-get ${verb} ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `${purge ? 'purged' : 'removed'} ${names.join(' ')} with apt-get`;
     },
   };
 }

@@ -32,12 +32,22 @@ export function createDnf(runner: CommandRunner): PackageManager {
       if (any.code !== 0) return { installed: false, satisfied: false };
       return { installed: true, satisfied: false, version: any.stdout.split('\n')[0] ?? '' };
     },
-    async install(name, version) {
-      validate(name, version);
-      const target = spec(name, version);
-      const r = await runner({ file: 'dnf', args: ['install', '-y', '--', target] });
-      if (r.code !== 0) throw new Error(`dnf install ${target} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
-      return `installed ${target} with dnf`;
+    install(name, version) {
+      return this.installAll([version === undefined ? { name } : { name, version }]);
+    },
+    async installAll(requests) {
+      for (const q of requests) validate(q.name, q.version);
+      const targets = requests.map((q) => spec(q.name, q.version));
+      const r = await runner({ file: 'dnf', args: ['install', '-y', '--', ...targets] });
+      if (r.code !== 0) throw new Error(`dnf install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `installed ${targets.join(' ')} with dnf`;
+    },
+    async remove(names) {
+      // rpm keeps no configuration of a removed package apart from .rpmsave copies: purge is remove.
+      for (const n of names) validate(n);
+      const r = await runner({ file: 'dnf', args: ['remove', '-y', '--', ...names] });
+      if (r.code !== 0) throw new Error(`dnf remove ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      return `removed ${names.join(' ')} with dnf`;
     },
   };
 }

@@ -84,3 +84,17 @@ describe('every execution module refuses a malicious name before running anythin
     });
   }
 });
+
+describe('package lists and removal: one call each, argv only', () => {
+  it('apt installs a list in one apt-get call and purges or removes a list in one', async () => {
+    const fake = createFakeRunner();
+    const apt = createApt(fake.run);
+    assert.equal(await apt.installAll([{ name: 'less' }, { name: 'ed' }]), 'installed less ed with apt-get');
+    assert.equal(await apt.remove(['less', 'ed'], true), 'purged less ed with apt-get');
+    assert.equal(await apt.remove(['less'], false), 'removed less with apt-get');
+    assert.deepEqual(fake.argv().map((a) => [a[0], a[1], ...a.slice(a.indexOf('--'))]), [
+      ['apt-get', 'install', '--', 'less', 'ed'], ['apt-get', 'purge', '--', 'less', 'ed'], ['apt-get', 'remove', '--', 'less']]);
+    await assert.rejects(apt.remove(['less', '--force-yes'], true), /package name/);
+    assert.equal(fake.calls.length, 3, 'a bad name in the list runs nothing');
+  });
+});

@@ -11,6 +11,8 @@ export interface Command {
   /** Added to the soul's own environment (PATH etc. are kept). */
   env?: Readonly<Record<string, string>>;
   timeoutMs?: number;
+  /** Working directory (absolute); default: the soul's. */
+  cwd?: string;
 }
 
 export interface CommandResult {
@@ -40,6 +42,7 @@ export function createProcessRunner(defaults: { timeoutMs?: number } = {}): Comm
           env: { ...process.env, ...cmd.env },
           timeout: cmd.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           maxBuffer: MAX_OUTPUT_BYTES,
+          ...(cmd.cwd === undefined ? {} : { cwd: cmd.cwd }),
           encoding: 'utf8',
           windowsHide: true,
         },

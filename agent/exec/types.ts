@@ -36,7 +36,13 @@ export interface PackageManager {
   read(name: string, version?: string): Promise<PackageState>;
   /** Installs (or moves to `version`); resolves with a one-line summary, throws with the tool's error. */
   install(name: string, version?: string): Promise<string>;
+  /** Installs several packages in one tool call (validated first); a one-line summary. */
+  installAll(requests: readonly PackageRequest[]): Promise<string>;
+  /** Removes packages in one tool call; `purge` also removes their configuration where the tool can. */
+  remove(names: readonly string[], purge: boolean): Promise<string>;
 }
+
+export interface PackageRequest { name: string; version?: string }
 
 /** One supported platform: a predicate over facts and a factory. Adding a platform = one of these. */
 export interface PackagePlatform {

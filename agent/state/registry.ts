@@ -3,13 +3,31 @@
 // one line below.
 import { createFilePresent } from './file-present';
 import { createFileRendered } from './file-rendered';
-import { createPkgInstalled } from './pkg-installed';
+import { createPkgInstalled, createPkgRemoved } from './pkg-installed';
+import { createServiceReloaded, createServiceRestarted, createServiceRunning, createServiceStopped } from './service';
+import { createCmdRun } from './cmd-run';
+import { createGroupAbsent, createGroupPresent, createUserAbsent, createUserPresent } from './accounts-state';
+import { createDirAbsent, createDirPresent, createFileAbsent, createLinkPresent } from './paths-state';
 import type { StateDeps, StateModule, StateModuleFactory } from './types';
 
 export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
   'core.pkg.installed': createPkgInstalled,
   'core.file.present': createFilePresent,
   'core.file.rendered': createFileRendered,
+  'core.pkg.removed': createPkgRemoved,
+  'core.service.running': createServiceRunning,
+  'core.service.stopped': createServiceStopped,
+  'core.service.restarted': createServiceRestarted,
+  'core.service.reloaded': createServiceReloaded,
+  'core.cmd.run': createCmdRun,
+  'core.user.present': createUserPresent,
+  'core.user.absent': createUserAbsent,
+  'core.group.present': createGroupPresent,
+  'core.group.absent': createGroupAbsent,
+  'core.dir.present': createDirPresent,
+  'core.dir.absent': createDirAbsent,
+  'core.file.absent': createFileAbsent,
+  'core.link.present': createLinkPresent,
 };
 
 export interface StateRegistry {

@@ -13,7 +13,7 @@ export interface StateSpec<P, Current> {
   name: string;
   /** Validates and normalises params; throws with a message meant for the operator. */
   parse(params: unknown): P;
-  read(params: P): Promise<Current>;
+  read(params: P, ctx: StateContext): Promise<Current>;
   /** null when the system is already as desired; `ctx` says whether content may be shown. */
   diff(params: P, current: Current, ctx: StateContext): Change | null;
   /** Says what already holds, for the unchanged report ("nginx 1.22 is installed"). */
@@ -30,7 +30,7 @@ export function defineState<P, Current>(spec: StateSpec<P, Current>): StateModul
       try {
         const params = spec.parse(raw);
         phase = 'reading current state failed';
-        const current = await spec.read(params);
+        const current = await spec.read(params, ctx);
         const change = spec.diff(params, current, ctx);
         if (change === null) return { changed: false, ok: true, output: spec.describe(params, current) };
         const withDiff = change.diff === undefined ? {} : { diff: change.diff };

@@ -1,5 +1,6 @@
 // The contract between the step applier and the state modules ("what should be true").
 import type { InstalledPackages } from '../exec/dpkg-status';
+import type { InitSystem } from '../exec/init-types';
 import type { CommandRunner } from '../exec/runner';
 import type { HostFacts } from '../exec/types';
 
@@ -25,6 +26,20 @@ export interface StateContext {
   dryRun: boolean;
   /** In a dry run: the keeper allows a unified diff of a file's content (the step holds no secret). */
   showContent?: boolean;
+  /** The steps of the same apply (run or plan) this soul ran before this one, in order
+   *  (agent/apply/run-memory.ts): core.service.* reloads unit files an earlier step changed. */
+  earlier?: readonly EarlierStep[];
+}
+
+/** A step this soul ran earlier in the same apply: what it named and whether it changed (or would). */
+export interface EarlierStep {
+  index: number;
+  module: string;
+  changed: boolean;
+  /** The paths its params name (`path`), for the modules that write files. */
+  paths: string[];
+  /** The names its params name (`name`: a user, a group, packages). */
+  names: string[];
 }
 
 export interface StateModule {
@@ -46,6 +61,10 @@ export interface StateDeps {
   /** The Debian package database read in-process (agent/exec/dpkg-status.ts); absent: dpkg-query. */
   installed?: InstalledPackages;
   accounts?: AccountFiles;
+  /** The init system; absent: the one running on this host (agent/exec/init-registry.ts). */
+  init?: InitSystem;
+  /** The soul's own folders (config paths.seed, paths.modules): never removed by core.*.absent. */
+  soulPaths?: readonly string[];
 }
 
 export type StateModuleFactory = (deps: StateDeps) => StateModule;

@@ -26,6 +26,7 @@ import { sl023 } from './sl023-secret-path';
 import { sl024 } from './sl024-secret-use';
 import { sl025 } from './sl025-template-vars';
 import { sl026 } from './sl026-suppression';
+import { sl027 } from './sl027-module-use';
 import { sl030 } from './sl030-module-contract';
 
 export type { Rule } from './types';
@@ -57,6 +58,7 @@ export const RULES: readonly Rule[] = [
   sl024,
   sl025,
   sl026,
+  sl027,
   sl030,
 ];
 

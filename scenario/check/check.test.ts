@@ -53,6 +53,11 @@ const CASES: Case[] = [
   { name: 'loop reading a registered result', files: { 'scenario/create/main.yml': `tasks:\n  - name: a\n    module: core.pkg.installed\n    params: {name: x}\n    register: a_res\n  - name: b\n    module: core.pkg.installed\n    params: {name: "\${item}"}\n    loop: "[a_res.changed]"\n` }, rule: 'SL012', at: ['scenario/create/main.yml', 9, 13], message: /Unknown variable: a_res/ },
   { name: 'item outside a loop', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "${item}"\n') }, rule: 'SL012', at: ['scenario/create/main.yml', 5, 16], message: /Unknown variable: item/ },
   { name: 'register named item', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    register: item\n') }, rule: 'SL016', at: ['scenario/create/main.yml', 6, 15], message: /register name "item" is reserved/ },
+  { name: 'restart without a trigger', files: { 'scenario/create/main.yml': task('core.service.restarted', '      name: nginx\n') }, rule: 'SL027', at: ['scenario/create/main.yml', 3, 13], message: /core.service.restarted acts every time it runs, and this task has no trigger/ },
+  { name: 'shell command split in argv', files: { 'scenario/create/main.yml': task('core.cmd.run', '      argv: [nginx, -t]\n      shell: true\n') }, rule: 'SL027', at: ['scenario/create/main.yml', 5, 13], message: /with `shell: true` takes the shell command as one string/ },
+  { name: 'a version for a list of packages', files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: [a1, b1]\n      version: "1.0"\n') }, rule: 'SL027', at: ['scenario/create/main.yml', 6, 16], message: /`version` pins one package, but `name` is a list/ },
+  { name: 'removing a system folder', files: { 'scenario/create/main.yml': task('core.dir.absent', '      path: /etc/\n') }, rule: 'SL027', at: ['scenario/create/main.yml', 5, 13], message: /would remove \/etc\/, a system folder/ },
+  { name: 'a shell as validate', files: { 'scenario/create/main.yml': task('core.file.present', '      path: /etc/x\n      content: y\n      validate: [sh, -c, "nginx -t -c %s"]\n') }, rule: 'SL027', at: ['scenario/create/main.yml', 7, 17], message: /`validate` runs a shell/ },
   { name: 'invalid host selector', files: { 'scenario/create/main.yml': `on: ["web 1"]\n${task('core.pkg.installed', '      name: x\n')}` }, rule: 'SL007', at: ['scenario/create/main.yml', 1, 5], message: /invalid host selector "web 1"/ },
 ];
 
@@ -92,6 +97,27 @@ describe('service checks: one finding per rule', function () {
     // Without loop:, the template's .item is a field no vars provide (SL025).
     const plain = tasks.replace('    loop: input.names\n    when: index < 5 && item != "z"\n    params: {path: "/etc/${item}"', '    params: {path: "/etc/x"');
     assert.deepEqual(loadServiceFromDir(tempService({ 'scenario/create/main.yml': plain, 'templates/t.tmpl': '{{ .item }} {{ .index }}\n' })).errors.map((e) => e.message.replace(/.* reads (\.\w+).*/, '$1')), ['.item', '.index']);
+  });
+
+  it('the core library in use is clean: a reload on a trigger, a guarded command, accounts, a folder, a link, removals, package lists', function () {
+    const tasks = 'tasks:\n  - name: pkgs\n    module: core.pkg.installed\n    params: {name: [nginx-light, less]}\n' +
+      '  - name: old\n    module: core.pkg.removed\n    params: {name: ed, purge: true}\n' +
+      '  - name: grp\n    module: core.group.present\n    params: {name: web, gid: 2001}\n' +
+      '  - name: usr\n    module: core.user.present\n    params: {name: web, uid: 2001, group: web, home: /srv/web, shell: /usr/sbin/nologin, system: true}\n' +
+      '  - name: www\n    module: core.dir.present\n    params: {path: /srv/web/www, mode: "0750", owner: web, group: web}\n' +
+      '  - name: conf\n    module: core.file.present\n    params: {path: /etc/nginx/sites-available/web, content: "x", validate: [/usr/sbin/nginx, -t, -c, "%s"]}\n' +
+      '  - name: link\n    module: core.link.present\n    params: {path: /etc/nginx/sites-enabled/web, target: /etc/nginx/sites-available/web}\n' +
+      '  - name: gone\n    module: core.file.absent\n    params: {path: /etc/nginx/sites-enabled/default}\n' +
+      '  - name: reload\n    module: core.service.reloaded\n    params: {name: nginx}\n    onchanges: [conf, link]\n' +
+      '  - name: up\n    module: core.service.running\n    params: {name: nginx, enabled: true}\n' +
+      '  - name: migrate\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, migrate], cwd: /srv/web, env: {MODE: prod}, timeout: 600, creates: /srv/web/.migrated, unless: [/usr/bin/app, check]}\n' +
+      '  - name: sh\n    module: core.cmd.run\n    params: {argv: ["echo done > /srv/web/done"], shell: true, removes: /srv/web/todo}\n' +
+      '  - name: olddir\n    module: core.dir.absent\n    params: {path: /srv/old}\n' +
+      '  - name: nouser\n    module: core.user.absent\n    params: {name: old, remove_home: true}\n' +
+      '  - name: nogroup\n    module: core.group.absent\n    params: {name: old}\n' +
+      '  - name: down\n    module: core.service.stopped\n    params: {name: apache2, enabled: false}\n' +
+      '  - name: bounce\n    module: core.service.restarted\n    params: {name: nginx}\n    onchanges: pkgs\n';
+    assert.deepEqual(loadServiceFromDir(tempService({ 'scenario/create/main.yml': tasks })).errors, []);
   });
 
   it('a service with no problems has no findings', function () {

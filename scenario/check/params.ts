@@ -11,6 +11,7 @@ import type { LoadedService, Task } from '../model';
 import { MODULES, checkModuleParams } from '../modules';
 import { checkInterpolations, type ScopeInfo } from './expressions';
 import { checkTemplateVars } from './template-vars';
+import { checkModuleUse } from './module-use';
 import { pair, toValue } from '../yaml/node';
 import { checkServiceModuleParams, serviceModule } from '../load/modules';
 
@@ -44,6 +45,7 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
       : prob.message.startsWith('missing') ? `add "${prob.param}" under params` : `fix the value of "${prob.param ?? 'params'}"`;
     out.push(makeError(pos, RULES.params, `${t.module}: ${prob.message}`, fix));
   }
+  out.push(...checkModuleUse(t, statics));
   const authored = t.module === 'core.file.rendered' ? pair(t.params, 'content') : undefined;
   if (authored) {
     out.push(makeError(authored.key.pos, RULES.params, 'core.file.rendered: `content` is produced by rendering the template', 'remove `content`, or use core.file.present'));

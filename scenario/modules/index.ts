@@ -6,14 +6,23 @@ import type AjvClass from 'ajv';
 import type { ValidateFunction, ErrorObject } from 'ajv';
 import { checkSchema, type Schema, type SchemaError } from '../../common/schema-check';
 import type { ModuleSpec } from './types';
-import { corePkgInstalled } from './core-pkg-installed';
+import { corePkgInstalled, corePkgRemoved } from './core-pkg-installed';
 import { coreFilePresent } from './core-file-present';
 import { coreFileRendered } from './core-file-rendered';
+import { coreServiceReloaded, coreServiceRestarted, coreServiceRunning, coreServiceStopped } from './core-service';
+import { coreCmdRun } from './core-cmd-run';
+import { coreGroupAbsent, coreGroupPresent, coreUserAbsent, coreUserPresent } from './core-accounts';
+import { coreDirAbsent, coreDirPresent, coreFileAbsent, coreLinkPresent } from './core-paths';
 
 export type { ModuleSpec, ModuleResult } from './types';
+export { TRIGGERED_MODULES } from './core-service';
 
 export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
-  [corePkgInstalled, coreFilePresent, coreFileRendered].map((m) => [m.name, m]),
+  [
+    corePkgInstalled, corePkgRemoved, coreFilePresent, coreFileRendered, coreFileAbsent, coreDirPresent, coreDirAbsent, coreLinkPresent,
+    coreServiceRunning, coreServiceStopped, coreServiceRestarted, coreServiceReloaded, coreCmdRun,
+    coreUserPresent, coreUserAbsent, coreGroupPresent, coreGroupAbsent,
+  ].map((m) => [m.name, m]),
 );
 
 // ajv is loaded at the first render or lint check, not with this module: the soul imports this
@@ -27,7 +36,7 @@ function validatorFor(name: string): ValidateFunction | undefined {
   if (!v) {
     const spec = MODULES.get(name);
     if (!spec) return undefined;
-    ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({ allErrors: true, strict: true });
+    ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({ allErrors: true, strict: true, allowUnionTypes: true });
     v = ajv.compile(spec.params);
     validators.set(name, v);
   }

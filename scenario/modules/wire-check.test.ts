@@ -6,7 +6,7 @@ import { MODULES, checkWireParams, wireSchema } from './index';
 // The soul checks the params of each step it receives by walking the module's wire schema
 // (common/schema-check.ts, no ajv in the soul); ajv, which render and soul-lint use, is the judge:
 // for every params object below, both find the same errors with the same keyword, params and words.
-const ajv = new Ajv({ allErrors: true, strict: true });
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 
 function judged(module: string, params: unknown) {
   const v = ajv.compile(wireSchema(module)!);
@@ -37,6 +37,26 @@ const cases: Array<[string, string, unknown]> = [
   ['a rendered file as the soul receives it', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'rendered\n', mode: '0644' }],
   ['a rendered file still carrying its template and vars', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'x', template: 'a.tmpl', vars: {} }],
   ['a key with a slash and a tilde', 'core.file.present', { ...file, 'a/b~c': 1 }],
+  ['a list of packages', 'core.pkg.installed', { name: ['nginx-light', 'less'] }],
+  ['a list of packages with an option among them and an empty list', 'core.pkg.removed', { name: ['ed', '--force-yes'], purge: 'yes' }],
+  ['no packages to remove', 'core.pkg.removed', { name: [] }],
+  ['a running service, enabled', 'core.service.running', { name: 'nginx', enabled: true }],
+  ['a service named like an option', 'core.service.stopped', { name: '--all', enabled: 'no' }],
+  ['a restart with enabled (not its parameter)', 'core.service.restarted', { name: 'nginx', enabled: true }],
+  ['a reload of a templated unit', 'core.service.reloaded', { name: 'getty@tty1.service' }],
+  ['a command with every guard', 'core.cmd.run', { argv: ['/usr/sbin/nginx', '-t'], cwd: '/srv', env: { A: 'b' }, timeout: 30, creates: '/srv/x', removes: '/srv/y', unless: ['test', '-e', '/x'], onlyif: ['true'] }],
+  ['a command as a string, a timeout of 0 and a relative cwd', 'core.cmd.run', { argv: 'nginx -t', timeout: 0, cwd: 'srv', shell: 'yes' }],
+  ['a command with an empty word and an empty guard', 'core.cmd.run', { argv: ['x', ''], unless: [] }],
+  ['a user with every property', 'core.user.present', { name: 'web', uid: 2001, group: 'web', groups: ['adm'], home: '/srv/web', shell: '/bin/sh', comment: 'Web', system: true, create_home: false }],
+  ['a user with a negative uid, a numeric name and a comment with a colon', 'core.user.present', { name: '1000', uid: -1, comment: 'a:b' }],
+  ['a user removed with its home', 'core.user.absent', { name: 'web', remove_home: true }],
+  ['a group with a gid', 'core.group.present', { name: 'web', gid: 2001, system: false }],
+  ['a group with a fractional gid and an option as name', 'core.group.absent', { name: '-f', gid: 1.5 }],
+  ['a directory', 'core.dir.present', { path: '/srv/web', mode: '0750', owner: 'web', group: 'web', parents: false }],
+  ['a link', 'core.link.present', { path: '/etc/nginx/sites-enabled/a', target: '../sites-available/a', force: true }],
+  ['a link without a target', 'core.link.present', { path: '/etc/a', target: '' }],
+  ['a file removed', 'core.file.absent', { path: '/etc/nginx/sites-enabled/old' }],
+  ['a directory removed, relative', 'core.dir.absent', { path: 'srv/old' }],
   ['a group of 65 characters', 'core.file.present', { ...file, group: 'g'.repeat(65) }],
 ];
 

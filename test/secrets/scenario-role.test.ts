@@ -31,6 +31,8 @@ describe('secrets: the keeper reads scenario secrets and credential_refs with th
   const CANARY_INPUT = `t28-input-${randomBytes(10).toString('hex')}`;
   const GIT_TOKEN = `t28-git-${randomBytes(10).toString('hex')}`;
   const inc = `t28-${id}`;
+  /** The incarnation's secrets_key: where its secret inputs live (set by the first test). */
+  let life = 'none';
   let root: string;
   let role: TestAppRole;
   let k: TestKeeper;
@@ -76,8 +78,8 @@ describe('secrets: the keeper reads scenario secrets and credential_refs with th
     await server?.close();
     await role?.remove();
     for (const name of [`t28-${id}/app/db`, `t28-${id}/git/motd`]) await deleteSecret('secret', name).catch(() => undefined);
-    const runs = await secretStoreCall('LIST', `secret/metadata/t28-${id}/incarnations/${inc}/runs/`).catch(() => ({ data: { keys: [] } }));
-    for (const r of runs.data.keys as string[]) await deleteSecret('secret', `t28-${id}/incarnations/${inc}/runs/${r}`).catch(() => undefined);
+    const runs = await secretStoreCall('LIST', `secret/metadata/t28-${id}/incarnations/${inc}/${life}/runs/`).catch(() => ({ data: { keys: [] } }));
+    for (const r of runs.data.keys as string[]) await deleteSecret('secret', `t28-${id}/incarnations/${inc}/${life}/runs/${r}`).catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -95,10 +97,12 @@ describe('secrets: the keeper reads scenario secrets and credential_refs with th
     const done = await settled(k, inc, 120_000);
     assert.equal(done.status, 'ready', JSON.stringify(done));
     assert.equal(fs.readFileSync(path.join(root, 'out', souls[0]!.sid, 'app.conf'), 'utf8'), `[db]\npassword = ${CANARY_DB}\n[api]\ntoken = ${CANARY_INPUT}\n`);
-    // The input's value went below this keeper's prefix, written with the scenario token.
-    const storedAt = `${PREFIX}incarnations/${inc}/runs/${created.body.apply_id}`;
+    // The input's value went below this keeper's prefix, written with the scenario token, under the
+    // incarnation's life (its creating run's apply_id: a later incarnation of the name has another).
+    life = created.body.apply_id;
+    const storedAt = `${PREFIX}incarnations/${inc}/${life}/runs/${created.body.apply_id}`;
     assert.equal(done.state.token_ref, `secretstore:${storedAt}#api_token`);
-    assert.equal((await secretStoreCall('GET', `secret/data/t28-${id}/incarnations/${inc}/runs/${created.body.apply_id}`)).data.data.api_token, CANARY_INPUT);
+    assert.equal((await secretStoreCall('GET', `secret/data/t28-${id}/incarnations/${inc}/${life}/runs/${created.body.apply_id}`)).data.data.api_token, CANARY_INPUT);
   });
 
   it('registers a private git service through a credential_ref below the prefix', async () => {

@@ -51,8 +51,9 @@ process.once('exit', () => { for (const r of live) r.killNow(); });
 export class SystemdRoot {
   private constructor(readonly dir: string, readonly pid: number, private readonly boot: ChildProcess) {}
 
-  /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it. */
-  static async boot(hostname = 'modules-root'): Promise<SystemdRoot> {
+  /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it.
+   *  `prepare` edits the unpacked folder before systemd starts (what starts at boot, say). */
+  static async boot(hostname = 'modules-root', prepare?: (dir: string) => void): Promise<SystemdRoot> {
     const tarball = (await script('systemd-testroot.sh')).trim();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'systemd-root-'));
     fs.chmodSync(dir, 0o755);
@@ -66,6 +67,7 @@ export class SystemdRoot {
     for (const unit of ['getty@.service', 'serial-getty@.service', 'console-getty.service']) {
       fs.symlinkSync('/dev/null', path.join(dir, 'etc', 'systemd', 'system', unit));
     }
+    prepare?.(dir);
     const boot = spawn('unshare', ['--pid', '--fork', '--mount', '--uts', '--ipc', 'bash', '-c', BOOT, dir, hostname, fs.realpathSync(repoRoot()), fs.realpathSync(process.execPath)],
       { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';

@@ -1,26 +1,23 @@
 // examples/nginx-site end to end on a clean Debian 12 root with systemd as PID 1 (systemd-root.ts).
 //
-// Which path this is, honestly: the example is rendered by the real render (scenario/: loaded from
-// its directory, its templates and loop of upstreams, for the root's host), and each step of the
-// host's plan is applied inside the root by the soul's own step handler with its ledger
-// (in-root.ts, as core-modules.test.ts does). The keeper's part between steps, deciding `require:`
-// and `onchanges:` from the replies, is done here by `applyPlan` (the same rule as docs/scenario.md:
-// a step runs when every required step succeeded and, with `onchanges:`, one watched step changed).
-// There is no keeper, no stream and no soul process: the full path over the stream is covered for
-// other services by test/runs/, not for this one.
+// Which path this is: the example is rendered by the real render (scenario/: loaded from its
+// directory, its template's range over the upstreams, for the root's host), and each step of the
+// host's plan is applied inside the root by the soul's own step handler with its ledger (in-root.ts,
+// as core-modules.test.ts does). The keeper's part between steps, deciding `require:` and
+// `onchanges:` from the replies, is done here by `applyPlan` (the rule of docs/scenario.md: a step
+// runs when every required step succeeded and, with `onchanges:`, one watched step changed). No
+// keeper, stream or soul process: nginx-site-soul.test.ts applies the same example with all of them;
+// this file adds what is quicker to see step by step (the plan of each step, a refused config).
 //
-// The upstreams are two small HTTP servers of this test process; the root shares the machine's
-// network, so nginx inside it proxies to them, and requests are made from inside the root (node,
-// entered with nsenter). The root's stock default site (port 80) is removed before boot, so this root
-// never holds the machine's port 80.
+// The upstreams are HTTP servers of this test process (nginx-probe.ts); requests to nginx are made
+// from inside the root.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadServiceFromDir, render, type PlanStep } from '../../scenario';
 import { repoRoot } from '../support/repo';
 import { SystemdRoot } from './systemd-root';
+import { answers as answersIn, freePort, nginxPids, reloads as reloadsIn, upstreams, withoutDefaultSite } from './nginx-probe';
 
 interface Reply { changed: boolean; ok: boolean; output: string }
 /** A step's outcome in one run: its reply, or why it did not run. */
@@ -32,38 +29,22 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
   this.timeout(900_000);
   let root: SystemdRoot;
   let runs = 0;
-  const upstreams: http.Server[] = [];
-  const ports: number[] = [];
+  let ups: Awaited<ReturnType<typeof upstreams>>;
+  let ports: number[] = [];
   let listen = 0;
 
   const service = loadServiceFromDir(path.join(repoRoot(), 'examples', 'nginx-site'));
 
-  /** An upstream answering every request with its name. */
-  async function upstream(name: string): Promise<number> {
-    const s = http.createServer((_req, res) => { res.end(`upstream ${name}\n`); });
-    await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
-    upstreams.push(s);
-    return (s.address() as AddressInfo).port;
-  }
-
-  /** A free port on the machine (the root shares its network) for nginx to listen on. */
-  async function freePort(): Promise<number> {
-    const s = http.createServer();
-    await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
-    const { port } = s.address() as AddressInfo;
-    await new Promise((res) => s.close(res));
-    return port;
-  }
-
   before(async () => {
     assert.deepEqual(service.errors, []);
-    ports.push(await upstream('a'), await upstream('b'), await upstream('c'));
+    ups = await upstreams(['a', 'b', 'c']);
+    ports = ups.ports;
     listen = await freePort();
-    root = await SystemdRoot.boot(HOST, (dir) => fs.rmSync(path.join(dir, 'etc', 'nginx', 'sites-enabled', 'default')));
+    root = await SystemdRoot.boot(HOST, withoutDefaultSite);
   });
   after(async () => {
     await root?.stop();
-    for (const s of upstreams) s.close();
+    ups?.close();
   });
 
   function plan(operation: string, input: Record<string, unknown>): PlanStep[] {
@@ -95,21 +76,11 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
   const changedNames = (o: Outcome[]) => o.filter((x) => x.ran && x.reply.changed).map((x) => x.name);
   const skippedNames = (o: Outcome[]) => o.filter((x) => !x.ran).map((x) => x.name);
 
-  /** Eight requests through nginx from inside the root: the upstream names that answered. */
-  async function answers(): Promise<string[]> {
-    const js = `(async () => { const seen = new Set(); for (let i = 0; i < 8; i++) { const r = await fetch('http://127.0.0.1:${listen}/');
-      if (r.status !== 200) throw new Error('status ' + r.status); seen.add((await r.text()).trim()); } console.log([...seen].sort().join(',')); })()`;
-    return (await root.ok(['node', '-e', js])).trim().split(',');
-  }
+  const answers = () => answersIn(root, listen);
+  const reloads = () => reloadsIn(root);
+  const settledPids = (notOf: number[] = []) => nginxPids(root, notOf);
   const site = () => fs.readFileSync(root.path('/etc/nginx/sites-available/app'), 'utf8');
-  const reloads = async () => (await root.ok(['journalctl', '-q', '-o', 'cat', '-u', 'nginx.service'])).split('\n').filter((l) => /^Reloaded /.test(l)).length;
-  /** The master and its workers, once the workers of an earlier configuration have exited. */
-  async function settledPids(notOf: number[] = []): Promise<{ main: number; others: number[] }> {
-    let p = await root.pids('nginx');
-    for (let i = 0; i < 100 && p.others.some((w) => notOf.includes(w)); i++) { await new Promise((res) => setTimeout(res, 100)); p = await root.pids('nginx'); }
-    return p;
-  }
-  const input = (ups: number[]) => ({ listen, upstreams: ups.map((port) => ({ host: '127.0.0.1', port })) });
+  const input = (list: number[]) => ({ listen, upstreams: list.map((port) => ({ host: '127.0.0.1', port })) });
 
   it('create: nginx-light, user, web root, the site from its upstreams checked by nginx -t, the link; nginx answers through both upstreams', async () => {
     const steps = plan('create', input([ports[0]!, ports[1]!]));

@@ -55,6 +55,12 @@ describe('soul-lint', function () {
     assert.ok(report.findings.every((f) => f.message && f.fix));
   });
 
+  it('the example service examples/nginx-site is clean (CI lints it here)', function () {
+    const r = lint(path.join(repoRoot(), 'examples', 'nginx-site'), '--format', 'json');
+    assert.deepEqual(JSON.parse(r.out).findings, []);
+    assert.equal(r.code, 0);
+  });
+
   it('reports the manifest rules: version field, missing create, missing migrations', function () {
     const r = lint(fixtureService('broken-manifest'));
     assert.equal(r.code, 1);

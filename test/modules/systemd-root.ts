@@ -17,9 +17,11 @@ import { repoRoot } from '../support/repo';
 
 export type { Result } from '../packages/debian-root';
 
-// $0 root, $1 host name, $2 the checkout, $3 node: mounted before pivot_root, read-only.
+// $0 root, $1 host name, $2 the checkout, $3 node: mounted before pivot_root, read-only. $4 and $5:
+// a checkout whose node_modules is a symlink (a git worktree's, to the main checkout's) gets the real
+// folder $4 mounted at the link's target $5 inside the root, so the link resolves there too.
 const BOOT = [
-  'set -e; R=$0; H=$1; K=$2; N=$3',
+  'set -e; R=$0; H=$1; K=$2; N=$3; M=$4; T=$5',
   'mount --make-rprivate /',
   'mount --bind "$R" "$R"',
   'mount -t proc proc "$R/proc"',
@@ -30,6 +32,7 @@ const BOOT = [
   'mkdir -p "$R/dev/mqueue"; mount -t mqueue mqueue "$R/dev/mqueue" || true',
   'mount --bind "$K" "$R/opt/keeper"; mount -o remount,ro,bind "$R/opt/keeper"',
   'mount --bind "$N" "$R/usr/local/bin/node"; mount -o remount,ro,bind "$R/usr/local/bin/node"',
+  'if [ -n "$T" ]; then mount --bind "$M" "$R$T"; mount -o remount,ro,bind "$R$T"; fi',
   'hostname "$H"',
   'mkdir -p "$R/.oldroot"; cd "$R"; pivot_root . .oldroot',
   'umount -l /.oldroot',
@@ -51,8 +54,9 @@ process.once('exit', () => { for (const r of live) r.killNow(); });
 export class SystemdRoot {
   private constructor(readonly dir: string, readonly pid: number, private readonly boot: ChildProcess) {}
 
-  /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it. */
-  static async boot(hostname = 'modules-root'): Promise<SystemdRoot> {
+  /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it.
+   *  `prepare` edits the unpacked folder before systemd starts (what starts at boot, say). */
+  static async boot(hostname = 'modules-root', prepare?: (dir: string) => void): Promise<SystemdRoot> {
     const tarball = (await script('systemd-testroot.sh')).trim();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'systemd-root-'));
     fs.chmodSync(dir, 0o755);
@@ -66,7 +70,13 @@ export class SystemdRoot {
     for (const unit of ['getty@.service', 'serial-getty@.service', 'console-getty.service']) {
       fs.symlinkSync('/dev/null', path.join(dir, 'etc', 'systemd', 'system', unit));
     }
-    const boot = spawn('unshare', ['--pid', '--fork', '--mount', '--uts', '--ipc', 'bash', '-c', BOOT, dir, hostname, fs.realpathSync(repoRoot()), fs.realpathSync(process.execPath)],
+    prepare?.(dir);
+    const modules = path.join(repoRoot(), 'node_modules');
+    const link = fs.lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(modules) : '';
+    const linkTarget = path.isAbsolute(link) ? link : '';
+    if (linkTarget) fs.mkdirSync(path.join(dir, linkTarget), { recursive: true });
+    const boot = spawn('unshare', ['--pid', '--fork', '--mount', '--uts', '--ipc', 'bash', '-c', BOOT, dir, hostname, fs.realpathSync(repoRoot()), fs.realpathSync(process.execPath),
+      linkTarget ? fs.realpathSync(modules) : '', linkTarget],
       { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     boot.stderr!.on('data', (d) => { err += d; });

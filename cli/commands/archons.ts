@@ -1,4 +1,4 @@
-// keeperctl archons list|get|create|token (operators)
+// keeperctl archons list|get|create|token|revoke-tokens (operators)
 import type { Argv } from 'yargs';
 import { listAll } from '../context';
 import { details, table } from '../output';
@@ -37,5 +37,12 @@ export function archonsCommand(y: Argv, run: Handler): Argv {
         const t = (await ctx.client().call('issueArchonToken', { params: { aid: a.aid } })).body as any;
         ctx.show(t, () => `token for ${t.aid} (role ${t.role}, valid until ${t.expires_at ?? 'no expiry'}), shown once:\n${t.token}\n`);
       }))
-    .demandCommand(1, 'name an archons command: list, get, create or token');
+    .command('revoke-tokens <aid>', "revoke every token of an operator issued before now (every keeper refuses them at once)",
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .example('$0 archons revoke-tokens alice', "alice's tokens stop working; then: keeperctl archons token alice"),
+      run(async (ctx, a) => {
+        const x = (await ctx.client().call('revokeArchonTokens', { params: { aid: a.aid } })).body as any;
+        ctx.show(x, () => `revoked the tokens of ${x.aid} issued before ${x.tokens_valid_after}; issue a new one with: keeperctl archons token ${x.aid}\n`);
+      }))
+    .demandCommand(1, 'name an archons command: list, get, create, token or revoke-tokens');
 }

@@ -4,9 +4,9 @@ import type { Knex } from 'knex';
 import { RepoConflict, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
-export interface ArchonRecord { aid: string; role: string; created_by: string | null; created_at: Date }
+export interface ArchonRecord { aid: string; role: string; created_by: string | null; created_at: Date; tokens_valid_after: Date | null }
 
-const COLUMNS = ['aid', 'role', 'created_by', 'created_at'];
+const COLUMNS = ['aid', 'role', 'created_by', 'created_at', 'tokens_valid_after'];
 
 export async function createArchon(db: Knex, input: { aid: string; role: string; createdBy?: string }): Promise<ArchonRecord> {
   try {
@@ -35,10 +35,28 @@ export async function getArchonRole(db: Knex, aid: string): Promise<string | und
   return rows[0]?.role;
 }
 
-/** The roles of several operators in one statement; an AID that does not exist is absent from the map. */
-export async function getArchonRoles(db: Knex, aids: readonly string[]): Promise<Map<string, string>> {
-  const { rows } = (await db.raw('select aid, role from archons where aid = any(?)', [aids as string[]])) as { rows: { aid: string; role: string }[] };
-  return new Map(rows.map((r) => [r.aid, r.role]));
+/** What a request needs of its operator: the role and since when its tokens are valid (null: never revoked). */
+export interface ArchonAccess { role: string; tokensValidAfter: Date | null }
+
+/**
+ * The access of several operators in one statement, read on every request (no cache), so a
+ * revocation or removal written by any keeper is in force at every keeper from the next request on.
+ * An AID that does not exist is absent from the map.
+ */
+export async function getArchonAccess(db: Knex, aids: readonly string[]): Promise<Map<string, ArchonAccess>> {
+  const { rows } = (await db.raw('select aid, role, tokens_valid_after from archons where aid = any(?)', [aids as string[]])) as
+    { rows: { aid: string; role: string; tokens_valid_after: Date | null }[] };
+  return new Map(rows.map((r) => [r.aid, { role: r.role, tokensValidAfter: r.tokens_valid_after }]));
+}
+
+/**
+ * Refuses every token of the operator issued before now; undefined when it does not exist. "Now" is
+ * the later of this keeper's clock (which may have issued the tokens) and the database's, so a
+ * keeper whose clock runs a little ahead cannot leave a token it just issued valid.
+ */
+export async function revokeArchonTokens(db: Knex, aid: string, now = new Date()): Promise<ArchonRecord | undefined> {
+  const [row] = await db('archons').where({ aid }).update({ tokens_valid_after: db.raw('greatest(now(), ?::timestamptz)', [now.toISOString()]) }).returning(COLUMNS);
+  return row as ArchonRecord | undefined;
 }
 
 export async function archonRegistryEmpty(db: Knex): Promise<boolean> {

@@ -1,0 +1,67 @@
+// Operators' whole life through the API (issue 31, "Remove and revoke"), on the real stack with two
+// keepers sharing one database: keeper A (in-process) takes the calls that change an operator,
+// keeper B (its own OS process, bin/keeper run) is asked afterwards, so what B refuses it refuses
+// because of what is in PostgreSQL, not because of anything A remembers.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { loadConfig } from '../../platform/config/load';
+import { prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
+import { spawnKeeper, type KeeperProcess } from '../runs/keeper';
+import { assertProblem, call, clientFor, operatorToken, registryFingerprint } from './helpers';
+
+describe('Operator API: removing operators and revoking their tokens', function () {
+  this.timeout(120_000);
+  let a: TestKeeper;
+  let b: { baseUrl: string; proc: KeeperProcess; dir: string };
+
+  before(async () => {
+    a = await startTestKeeper();
+    const files = await prepareKeeperConfig({
+      db: a.db, secretName: a.secretName, mutate: (doc) => { doc.temporal = { ...doc.temporal, ...a.doc.temporal }; },
+    });
+    const config = loadConfig(files.configFile);
+    const baseUrl = `http://${config.listen.openapi.addr}`;
+    b = { baseUrl, dir: files.dir, proc: await spawnKeeper({ baseUrl, adminToken: a.adminToken, config, configFile: files.configFile }) };
+  });
+  after(async () => {
+    if (b && b.proc.child.exitCode === null && b.proc.child.signalCode === null) { b.proc.child.kill('SIGTERM'); await b.proc.exited; }
+    if (b) fs.rmSync(b.dir, { recursive: true, force: true });
+    await a?.stop();
+  });
+
+  it('revoke-tokens: every token issued before is refused by the other keeper on its next request; a token issued after works', async () => {
+    const old = await operatorToken(a, 'rita', 'operator');
+    const second = (await clientFor(a)('POST', '/v1/archons/rita/tokens')).body.token as string;
+    for (const t of [old, second]) assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: t })).status, 200, 'keeper B accepts the tokens before');
+
+    const revoked = await clientFor(a)('POST', '/v1/archons/rita/revoke-tokens');
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal(revoked.body.aid, 'rita');
+    assert.equal(revoked.body.role, 'operator', 'the operator stays, with its role');
+    assert.ok(Date.parse(revoked.body.tokens_valid_after) > 0);
+
+    // The very next request at B, within far less than the 5 s the issue allows: nothing is cached.
+    for (const t of [old, second]) {
+      for (const url of [b.baseUrl, a.baseUrl]) {
+        const r = await call(url, 'GET', '/v1/souls', { token: t });
+        assertProblem(r, 401, /tokens of operator rita issued before .* were revoked; ask a cluster-admin for a new one \(keeperctl archons token rita\)/);
+      }
+    }
+    // A token issued right after, even within the same second, is accepted by both keepers.
+    const fresh = (await clientFor(a)('POST', '/v1/archons/rita/tokens')).body.token as string;
+    for (const url of [b.baseUrl, a.baseUrl]) assert.equal((await call(url, 'GET', '/v1/souls', { token: fresh })).status, 200);
+    assert.equal((await clientFor(a)('GET', '/v1/archons/rita')).body.tokens_valid_after, revoked.body.tokens_valid_after);
+    // Other operators' tokens are untouched.
+    assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
+  });
+
+  it('revoke-tokens of an unknown operator is 404 and an operator without archons:revoke-tokens gets 403; nothing changes', async () => {
+    const opToken = await operatorToken(a, 'otto', 'operator');
+    const before = await registryFingerprint(a.keeper.runtime.db);
+    assertProblem(await clientFor(a)('POST', '/v1/archons/nobody/revoke-tokens'), 404, /operator nobody does not exist/);
+    const denied = await call(a.baseUrl, 'POST', '/v1/archons/admin/revoke-tokens', { token: opToken });
+    assertProblem(denied, 403, /lacks the permission archons:revoke-tokens/);
+    assert.equal(await registryFingerprint(a.keeper.runtime.db), before);
+    assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
+  });
+});

@@ -98,7 +98,7 @@ export function buildCli(args: string[]): Argv {
     .command('souls', 'hosts: list, get, add, covens, check, issue-token, revoke, delete', (y) => soulsCommand(y, handler).example('$0 souls list', 'every soul'))
     .command('services', 'the catalog: add, list, get, publish, versions, version', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
     .command('incarnations', 'incarnations: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift, delete', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
-    .command('archons', 'operators: list, get, create, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
+    .command('archons', 'operators: list, get, create, role, delete, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',
       (y) => y.example('$0 completion >> ~/.bashrc', 'tab completion in bash').example('SHELL=zsh $0 completion >> ~/.zshrc', 'in zsh'),

@@ -1,14 +1,18 @@
-// Operators: create, list, get, token issue/reissue and revocation (ARCHITECTURE 3). Tokens carry
+// Operators: create, list, get, role change, removal, token issue/reissue and revocation (ARCHITECTURE 3). Tokens carry
 // the AID as `sub`; the role and the revocation moment are read from the registry on every request,
 // so the token's `role` claim is only informational and a revocation holds at every keeper at once.
 import { AID_PATTERN, permissionsOf } from '../roles';
 import { issueOperatorToken, tokenIssueTime } from '../jwt';
-import { createArchon, getArchon, listArchons, revokeArchonTokens, type ArchonRecord } from '../../db/repos/archons';
+import { createArchon, deleteArchon, getArchon, listArchons, revokeArchonTokens, setArchonRole, type ArchonRecord } from '../../db/repos/archons';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { pageQuerySchema } from '../schemas/common';
-import { aidParams, archonListSchema, archonSchema, createArchonBody, operatorTokenSchema, type CreateArchonInput } from '../schemas/archons';
+import { pageQuerySchema, problemSchema } from '../schemas/common';
+import {
+  aidParams, archonListSchema, archonSchema, createArchonBody, operatorTokenSchema, updateArchonBody, type CreateArchonInput, type UpdateArchonInput,
+} from '../schemas/archons';
+
+const lastAdmin = { description: 'the operator is the last cluster-admin (the detail names the rule)', schema: problemSchema, contentType: 'application/problem+json' };
 
 function view(a: ArchonRecord) {
   return {
@@ -46,6 +50,29 @@ export const archonRoutes = [
       const archon = await getArchon(deps.runtime.db, params.aid);
       if (!archon) throw problems.notFound(`operator ${params.aid} does not exist`);
       return { status: 200, body: view(archon) };
+    },
+  }),
+  defineRoute<{ aid: string }, Record<string, never>, UpdateArchonInput>({
+    method: 'patch', path: '/v1/archons/{aid}', operationId: 'updateArchon', tag: 'Operators', permission: 'archons:update',
+    summary: "Change an operator's role",
+    description: "The new role holds from the operator's next request, at every keeper, whatever its tokens say (the role is read from the registry). " +
+      'Demoting the last cluster-admin is refused (409).',
+    params: aidParams, body: { schema: updateArchonBody, required: true },
+    responses: { 200: { description: 'the operator with its new role', schema: archonSchema }, 409: lastAdmin },
+    async handler({ params, body, deps }) {
+      return { status: 200, body: view(await setArchonRole(deps.runtime.db, params.aid, body.role)) };
+    },
+  }),
+  defineRoute<{ aid: string }>({
+    method: 'delete', path: '/v1/archons/{aid}', operationId: 'deleteArchon', tag: 'Operators', permission: 'archons:delete',
+    summary: 'Remove an operator',
+    description: "Its tokens are refused (401) from its next request on, at every keeper. What it did stays attributed to its AID (created_by, published_by). " +
+      'Removing the last cluster-admin is refused (409); an operator may remove itself otherwise.',
+    params: aidParams,
+    responses: { 204: { description: 'removed' }, 409: lastAdmin },
+    async handler({ params, deps }) {
+      await deleteArchon(deps.runtime.db, params.aid);
+      return { status: 204, body: undefined };
     },
   }),
   defineRoute<{ aid: string }>({

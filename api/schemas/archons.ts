@@ -20,6 +20,11 @@ export const createArchonBody = named('CreateArchon', {
   properties: { aid: aidSchema, role: roleSchema },
 } as const satisfies ObjectSchema);
 
+export const updateArchonBody = named('UpdateArchon', {
+  type: 'object', additionalProperties: false, required: ['role'],
+  properties: { role: roleSchema },
+} as const satisfies ObjectSchema);
+
 export const aidParams = {
   type: 'object', additionalProperties: false, required: ['aid'], properties: { aid: aidSchema },
 } as const satisfies ObjectSchema;
@@ -36,3 +41,4 @@ export const operatorTokenSchema = named('OperatorToken', {
 } as const satisfies ObjectSchema);
 
 export interface CreateArchonInput { aid: string; role: string }
+export interface UpdateArchonInput { role: string }

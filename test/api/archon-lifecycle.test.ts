@@ -64,4 +64,50 @@ describe('Operator API: removing operators and revoking their tokens', function 
     assert.equal(await registryFingerprint(a.keeper.runtime.db), before);
     assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
   });
+
+  it('DELETE /v1/archons/{aid}: 204, and its tokens are refused by the other keeper on the next request; an unknown one is 404', async () => {
+    const t = await operatorToken(a, 'leo', 'operator');
+    assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: t })).status, 200);
+    const del = await clientFor(a)('DELETE', '/v1/archons/leo');
+    assert.equal(del.status, 204, del.text);
+    assertProblem(await call(b.baseUrl, 'GET', '/v1/souls', { token: t }), 401, /operator leo no longer exists/);
+    assertProblem(await clientFor(a)('GET', '/v1/archons/leo'), 404);
+    assertProblem(await clientFor(a)('DELETE', '/v1/archons/leo'), 404, /operator leo does not exist/);
+  });
+
+  it('the last cluster-admin can be neither removed nor demoted (409 naming the rule); with a second one both work', async () => {
+    const api = clientFor(a);
+    const before = await registryFingerprint(a.keeper.runtime.db);
+    const rule = /operator admin is the last cluster-admin; .* would leave no one able to manage operators: make another operator cluster-admin first \(keeperctl archons role <aid> --role cluster-admin\)/;
+    assertProblem(await api('DELETE', '/v1/archons/admin'), 409, rule);
+    assertProblem(await api('PATCH', '/v1/archons/admin', { body: { role: 'operator' } }), 409, rule);
+    const bad = await api('PATCH', '/v1/archons/admin', { body: { role: 'root' } });
+    assertProblem(bad, 400);
+    assert.equal(bad.body.errors[0].path, '/body/role', bad.text);
+    assert.equal(await registryFingerprint(a.keeper.runtime.db), before, 'a refused change changes nothing');
+
+    const ada = await operatorToken(a, 'ada', 'viewer');
+    assertProblem(await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } }), 403, /lacks the permission archons:create/);
+    const promoted = await api('PATCH', '/v1/archons/ada', { body: { role: 'cluster-admin' } });
+    assert.equal(promoted.status, 200, promoted.text);
+    assert.equal(promoted.body.role, 'cluster-admin');
+    assert.ok(promoted.body.permissions.includes('*'));
+    // The same token, the new role, at the other keeper at once.
+    assert.equal((await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } })).status, 201);
+
+    const demoted = await call(b.baseUrl, 'PATCH', '/v1/archons/admin', { token: ada, body: { role: 'viewer' } });
+    assert.equal(demoted.status, 200, demoted.text);
+    assertProblem(await call(b.baseUrl, 'POST', '/v1/archons', { token: a.adminToken, body: { aid: 'x2', role: 'viewer' } }), 403, /role viewer/);
+    // ada is now the last cluster-admin: she cannot remove herself, but may remove the demoted admin.
+    assertProblem(await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada }), 409, /operator ada is the last cluster-admin/);
+    assert.equal((await call(a.baseUrl, 'PATCH', '/v1/archons/admin', { token: ada, body: { role: 'cluster-admin' } })).status, 200);
+    assert.equal((await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada })).status, 204, 'with another admin, an admin may remove itself');
+    assertProblem(await call(b.baseUrl, 'GET', '/v1/souls', { token: ada }), 401, /operator ada no longer exists/);
+  });
+
+  it('an operator role holds neither archons:update nor archons:delete', async () => {
+    const t = await operatorToken(a, 'opal', 'operator');
+    assertProblem(await call(a.baseUrl, 'DELETE', '/v1/archons/admin', { token: t }), 403, /lacks the permission archons:delete/);
+    assertProblem(await call(a.baseUrl, 'PATCH', '/v1/archons/opal', { token: t, body: { role: 'cluster-admin' } }), 403, /lacks the permission archons:update/);
+  });
 });

@@ -49,4 +49,31 @@ describe('keeperctl: remove and revoke', function () {
     ok(help);
     assert.match(help.stdout, /Examples:\n\s+keeperctl archons revoke-tokens alice/);
   });
+
+  it('archons role and delete: the last cluster-admin is refused (exit 5, naming the rule); delete needs --yes without a terminal', async () => {
+    const last = await ctl(['archons', 'delete', 'admin', '--yes']);
+    assert.equal(last.code, 5, last.stderr);
+    assert.match(last.stderr, /operator admin is the last cluster-admin/);
+    const demote = await ctl(['archons', 'role', 'admin', '--role', 'viewer']);
+    assert.equal(demote.code, 5, demote.stderr);
+
+    ok(await ctl(['archons', 'create', 'vera', '--role', 'viewer']));
+    const t = JSON.parse((await ctl(['archons', 'token', 'vera', '-o', 'json'])).stdout).token as string;
+    const role = await ctl(['archons', 'role', 'vera', '--role', 'operator']);
+    ok(role);
+    assert.match(role.stdout, /^operator vera now has the role operator$/m);
+    ok(await ctl(['souls', 'add', 'vera-host.keeper.test', '--coven', 'web'], t));
+
+    const unasked = await ctl(['archons', 'delete', 'vera']);
+    assert.equal(unasked.code, 2, unasked.stderr);
+    assert.match(unasked.stderr, /pass --yes/);
+    ok(await ctl(['souls', 'list'], t));
+    const del = await ctl(['archons', 'delete', 'vera', '--yes', '-o', 'json']);
+    ok(del);
+    assert.deepEqual(JSON.parse(del.stdout), { aid: 'vera', deleted: true });
+    const gone = await ctl(['souls', 'list'], t);
+    assert.equal(gone.code, 3, gone.stderr);
+    assert.match(gone.stderr, /operator vera no longer exists/);
+    for (const c of ['role', 'delete']) assert.match((await ctl(['archons', c, '--help'])).stdout, /Examples:\n\s+keeperctl archons /);
+  });
 });

@@ -38,6 +38,7 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   },
   { name: 'list-services', method: 'get', path: '/v1/services' },
   { name: 'register-service', method: 'post', path: '/v1/services', hint: 'The repository is cloned and linted first: a missing repository, an unresolvable ref or a lint error is a 422 and nothing is stored.' },
+  { name: 'delete-service', method: 'delete', path: '/v1/services/{name}', hint: 'Refused (409, naming them) while an incarnation uses the service: delete those first.' },
   { name: 'list-service-versions', method: 'get', path: '/v1/services/{name}/versions' },
   { name: 'get-service-version', method: 'get', path: '/v1/services/{name}/versions/{version}', hint: 'Shows the operations at the pinned commit with their inputs: what create-incarnation and run-operation accept.' },
   { name: 'publish-service-version', method: 'post', path: '/v1/services/{name}/versions', hint: 'Pins the ref\'s commit now; incarnations move to it only through upgrade.' },

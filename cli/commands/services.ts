@@ -1,7 +1,8 @@
-// keeperctl services add|list|get|publish|versions|version (docs/versions.md)
+// keeperctl services add|list|get|delete|publish|versions|version (docs/versions.md)
 import type { Argv } from 'yargs';
 import { listAll } from '../context';
 import { details, table } from '../output';
+import { confirm } from '../prompt';
 import type { Handler } from './types';
 
 const columns = [
@@ -36,6 +37,15 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
         const s = (await ctx.client().call('getService', { params: { name: a.name } })).body as any;
         ctx.show(s, () => details(s));
       }))
+    .command('delete <name>', 'remove a service and its versions from the catalog (refused while an incarnation uses it)',
+      (c) => c.positional('name', { type: 'string', demandOption: true })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 services delete motd-test --yes', 'a throwaway service'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `remove service ${a.name} and its published versions from the catalog?`);
+        await ctx.client().call('deleteService', { params: { name: a.name } });
+        ctx.show({ name: a.name, deleted: true }, () => `removed service ${a.name}\n`);
+      }))
     .command('versions <name>', 'list the published versions of a service',
       (c) => c.positional('name', { type: 'string', demandOption: true }).example('$0 services versions motd', 'versions an incarnation can upgrade to'),
       run(async (ctx, a) => {
@@ -66,7 +76,7 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
         const v = (await ctx.client().call('getServiceVersion', { params: { name: a.name, version: a.ref } })).body as any;
         ctx.show(v, () => details(v, ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at']) + '\n' + operationsTable(v.operations));
       }))
-    .demandCommand(1, 'name a services command: add, list, get, publish, versions or version');
+    .demandCommand(1, 'name a services command: add, list, get, delete, publish, versions or version');
 }
 
 /** One line per input of each operation (an operation without inputs gets one line of its own). */

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { serviceRepo } from '../support/service-repo';
 
 interface Result { code: number; stdout: string; stderr: string }
 
@@ -75,5 +76,19 @@ describe('keeperctl: remove and revoke', function () {
     assert.equal(gone.code, 3, gone.stderr);
     assert.match(gone.stderr, /operator vera no longer exists/);
     for (const c of ['role', 'delete']) assert.match((await ctl(['archons', c, '--help'])).stdout, /Examples:\n\s+keeperctl archons /);
+  });
+
+  it('services delete asks first, removes the service, and an unknown one is exit 4', async () => {
+    const repo = serviceRepo({ tags: ['v1'] });
+    ok(await ctl(['services', 'add', 'scratch', '--git', repo.url, '--ref', 'v1']));
+    const unasked = await ctl(['services', 'delete', 'scratch']);
+    assert.equal(unasked.code, 2, unasked.stderr);
+    ok(await ctl(['services', 'get', 'scratch']));
+    const del = await ctl(['services', 'delete', 'scratch', '--yes']);
+    ok(del);
+    assert.match(del.stdout, /^removed service scratch$/m);
+    assert.equal((await ctl(['services', 'get', 'scratch'])).code, 4);
+    assert.equal((await ctl(['services', 'delete', 'scratch', '--yes'])).code, 4);
+    assert.match((await ctl(['services', 'delete', '--help'])).stdout, /Examples:\n\s+keeperctl services delete /);
   });
 });

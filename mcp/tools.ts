@@ -42,6 +42,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
   { name: 'list-service-versions', method: 'get', path: '/v1/services/{name}/versions' },
   { name: 'get-service-version', method: 'get', path: '/v1/services/{name}/versions/{version}', hint: 'Shows the operations at the pinned commit with their inputs: what create-incarnation and run-operation accept.' },
   { name: 'publish-service-version', method: 'post', path: '/v1/services/{name}/versions', hint: 'Pins the ref\'s commit now; incarnations move to it only through upgrade.' },
+  {
+    name: 'yank-service-version', method: 'post', path: '/v1/services/{name}/versions/{version}/yank',
+    hint: 'Give the `reason`. The version is never offered as newer and refused for creates and upgrades; incarnations on it keep running and show `version_yanked`.',
+  },
   { name: 'list-incarnations', method: 'get', path: '/v1/incarnations' },
   { name: 'create-incarnation', method: 'post', path: '/v1/incarnations', hint: 'Accepted asynchronously with an apply_id: call get-run with `wait: "30s"` to get the report when the run ends.' },
   { name: 'get-incarnation', method: 'get', path: '/v1/incarnations/{name}' },

@@ -91,4 +91,23 @@ describe('keeperctl: remove and revoke', function () {
     assert.equal((await ctl(['services', 'delete', 'scratch', '--yes'])).code, 4);
     assert.match((await ctl(['services', 'delete', '--help'])).stdout, /Examples:\n\s+keeperctl services delete /);
   });
+
+  it('services yank withdraws a version with a reason; versions and version show it; a create with it is exit 5', async () => {
+    const repo = serviceRepo({ tags: ['v1', 'v2'] });
+    ok(await ctl(['services', 'add', 'banner', '--git', repo.url, '--ref', 'v1']));
+    ok(await ctl(['services', 'publish', 'banner', 'v2']));
+    const y = await ctl(['services', 'yank', 'banner', 'v2', '--reason', 'breaks the banner']);
+    ok(y);
+    assert.match(y.stdout, /^yanked banner v2: breaks the banner$/m);
+    const versions = (await ctl(['services', 'versions', 'banner'])).stdout.split('\n');
+    assert.match(versions.find((l) => l.startsWith('v2'))!, /^v2 \(yanked: breaks the banner\)\s/);
+    assert.match((await ctl(['services', 'version', 'banner', 'v2'])).stdout, /^yanked:\s+breaks the banner \(by admin at \S+\)$/m);
+    const refused = await ctl(['incarnations', 'create', 'banner-x', '--service', 'banner', '--version', 'v2', '--coven', 'nobody', '--no-follow']);
+    assert.equal(refused.code, 5, refused.stderr);
+    assert.match(refused.stderr, /version v2 of service banner was yanked at .* by admin: breaks the banner/);
+    const missingReason = await ctl(['services', 'yank', 'banner', 'v1']);
+    assert.equal(missingReason.code, 2, missingReason.stderr);
+    assert.match(missingReason.stderr, /reason/);
+    assert.match((await ctl(['services', 'yank', '--help'])).stdout, /Examples:\n\s+keeperctl services yank /);
+  });
 });

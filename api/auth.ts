@@ -1,14 +1,15 @@
 // Authentication and authorization for /v1 (interface spec 5; issue 3 item 2). The order is fixed:
 //   1. registry gate: while no operator exists, every call is 403 (spec 5 rule 1);
 //   2. authenticate: a bearer JWT verified with the pinned algorithm, issuer and expiry (401);
-//   3. the caller's role is read from the archons table (a deleted operator gets 401);
+//   3. the caller's role is read from the archons table (a deleted operator gets 401), with the
+//      moment its tokens were revoked: a token issued before it gets 401, at every keeper at once;
 //   4. authorize: the route's permission against the role's permissions (403, default deny).
 // Neither the token nor the Authorization header is ever logged or echoed.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { decodeJwt } from 'jose';
 import type { Knex } from 'knex';
-import { archonRegistryEmpty, getArchonRoles } from '../db/repos/archons';
-import { TokenRejected, verifyOperatorToken } from './jwt';
+import { archonRegistryEmpty, getArchonAccess, type ArchonAccess } from '../db/repos/archons';
+import { TokenRejected, tokenRevoked, verifyOperatorToken } from './jwt';
 import { AID_PATTERN, permissionsOf, permits } from './roles';
 import { TickBatcher } from './batch';
 import { problems } from './problems';
@@ -54,36 +55,42 @@ export function bearerToken(header: string | undefined): string {
  * and the issuer (fixed for one `authenticate` instance) and the clock, so a hit is checked against
  * the expiry on every use and then skips only the HMAC (the costliest step of a read). Only tokens
  * that passed verification are stored, so junk cannot fill it; it holds at most `max` entries
- * (oldest evicted first). The operator's existence and role are still read on every request.
+ * (oldest evicted first). The operator's existence, role and revocation are still read on every
+ * request: a cached token is checked against them like a fresh one.
  */
 export class VerifiedTokens {
-  private readonly entries = new Map<string, { aid: string; expiresAtMs: number }>();
+  private readonly entries = new Map<string, { aid: string; expiresAtMs: number; iat: number }>();
   constructor(private readonly max = 10_000) {}
 
   /** The AID of a verified token that has not expired at `nowMs`, else undefined. */
   get(token: string, nowMs: number): string | undefined {
+    return this.claims(token, nowMs)?.aid;
+  }
+
+  /** The AID and `iat` (seconds) of a verified token that has not expired at `nowMs`, else undefined. */
+  claims(token: string, nowMs: number): { aid: string; iat: number } | undefined {
     const e = this.entries.get(token);
     if (e === undefined) return undefined;
     if (nowMs >= e.expiresAtMs) {
       this.entries.delete(token);
       return undefined;
     }
-    return e.aid;
+    return { aid: e.aid, iat: e.iat };
   }
 
-  set(token: string, aid: string, expiresAtMs: number): void {
+  set(token: string, aid: string, expiresAtMs: number, iat = 0): void {
     if (this.entries.size >= this.max) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(token, { aid, expiresAtMs });
+    this.entries.set(token, { aid, expiresAtMs, iat });
   }
 
   get size(): number { return this.entries.size; }
 }
 
-async function verifiedAid(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<string> {
-  const hit = cache.get(token, Date.now());
+async function verifiedClaims(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<{ aid: string; iat: number }> {
+  const hit = cache.claims(token, Date.now());
   if (hit !== undefined) return hit;
   try {
     const { aid, expiresAt } = await verifyOperatorToken(signingKey, issuer, token);
@@ -93,8 +100,8 @@ async function verifiedAid(cache: VerifiedTokens, signingKey: Uint8Array, issuer
       throw new TokenRejected(`the token's iat claim lies in the future (more than ${IAT_CLOCK_SKEW_S}s ahead of the keeper's clock); check the issuing clock`);
     }
     // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
-    cache.set(token, aid, expiresAt.getTime());
-    return aid;
+    cache.set(token, aid, expiresAt.getTime(), iat);
+    return { aid, iat };
   } catch (err) {
     if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
     throw err;
@@ -102,24 +109,28 @@ async function verifiedAid(cache: VerifiedTokens, signingKey: Uint8Array, issuer
 }
 
 /**
- * Operators' roles, read for the requests of one event-loop turn in one statement (api/batch.ts):
- * each request's role still comes from a read that started after the request arrived, so a removed
- * or demoted operator is refused from the next request on, as with one query per request.
+ * Operators' roles and revocations, read for the requests of one event-loop turn in one statement
+ * (api/batch.ts): each request's answer still comes from a read that started after the request
+ * arrived, so a removed, demoted or revoked operator is refused from the next request on, at every
+ * keeper (nothing is cached between turns), as with one query per request.
  */
-function roleReader(db: Knex): TickBatcher<string, string> {
-  return new TickBatcher((aids) => getArchonRoles(db, aids));
+function accessReader(db: Knex): TickBatcher<string, ArchonAccess> {
+  return new TickBatcher((aids) => getArchonAccess(db, aids));
 }
 
 export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string, cache = new VerifiedTokens()): RequestHandler {
-  const roles = roleReader(db);
+  const access = accessReader(db);
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const token = bearerToken(req.headers.authorization);
-      const aid = await verifiedAid(cache, signingKey, issuer, token);
+      const { aid, iat } = await verifiedClaims(cache, signingKey, issuer, token);
       if (!AID_PATTERN.test(aid)) throw problems.unauthorized('the token is not a valid operator token for this cluster');
-      const role = await roles.get(aid);
-      if (role === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
-      res.locals.caller = { aid, role } satisfies Caller;
+      const a = await access.get(aid);
+      if (a === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
+      if (tokenRevoked(iat, a.tokensValidAfter)) {
+        throw problems.unauthorized(`the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`);
+      }
+      res.locals.caller = { aid, role: a.role } satisfies Caller;
     })().then(() => next(), next);
   };
 }

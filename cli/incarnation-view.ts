@@ -37,8 +37,9 @@ export function incarnationDetails(i: any): string {
   return details({
     ...i,
     newer_version: i.newer_version ? `${i.newer_version} (keeperctl incarnations upgrade ${i.name} --version ${i.newer_version})` : null,
+    version_yanked: i.version_yanked ? `${i.version_yanked.reason} (by ${i.version_yanked.yanked_by ?? 'unknown'} at ${i.version_yanked.yanked_at}; it keeps running: upgrade to another version)` : null,
     last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
     drift: driftText(i.drift),
     drift_plan: i.drift?.plan_id ?? null,
-  }, ['name', 'service', 'version', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'state', 'updated_at']);
+  }, ['name', 'service', 'version', 'version_yanked', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'state', 'updated_at']);
 }

@@ -96,9 +96,9 @@ export function buildCli(args: string[]): Argv {
     .option('token-file', { type: 'string', global: true, describe: 'file holding the operator token (env KEEPER_TOKEN holds the token itself)' })
     .option('output', { alias: 'o', choices: ['table', 'json', 'yaml'] as const, default: 'table' as const, global: true, describe: 'output format' })
     .command('souls', 'hosts: list, get, add, covens, check, issue-token, revoke, delete', (y) => soulsCommand(y, handler).example('$0 souls list', 'every soul'))
-    .command('services', 'the catalog: add, list, get, publish, versions, version', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
+    .command('services', 'the catalog: add, list, get, delete, publish, versions, version, yank', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
     .command('incarnations', 'incarnations: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift, delete', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
-    .command('archons', 'operators: list, get, create, token', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
+    .command('archons', 'operators: list, get, create, role, delete, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',
       (y) => y.example('$0 completion >> ~/.bashrc', 'tab completion in bash').example('SHELL=zsh $0 completion >> ~/.zshrc', 'in zsh'),

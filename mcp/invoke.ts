@@ -65,7 +65,8 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       const body = result.body;
       const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
       return {
-        content: [{ type: 'text', text: JSON.stringify(body, null, 2) }],
+        // A 204 (a removal) has no body; the tool still answers with a text saying it was done.
+        content: [{ type: 'text', text: body === undefined ? `done (${result.status}, nothing to show)` : JSON.stringify(body, null, 2) }],
         ...(structured ? { structuredContent: structured } : {}),
       };
     } catch (err) {

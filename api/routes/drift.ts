@@ -3,7 +3,6 @@
 // once. The setting is stored first and the Temporal Schedule made to match; if Temporal does not
 // answer, the previous setting is put back and the answer is 503, so the row and the schedule agree.
 import { setDriftCheck } from '../../db/repos/drift';
-import { latestVersions } from '../../db/repos/service-versions';
 import { lastRunOf } from '../../db/repos/runs';
 import { setDriftSchedule } from '../../runs/drift-schedule';
 import type { ApiDeps } from '../deps';
@@ -11,7 +10,7 @@ import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { incarnationSchema, nameParams } from '../schemas/incarnations';
 import { driftCheckBody, type DriftCheckInput } from '../schemas/drift';
-import { view } from './incarnations';
+import { versionFacts, view } from './incarnations';
 import { mustIncarnation, temporalOf } from './run-start';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
@@ -55,8 +54,7 @@ export const driftRoutes = [
         throw problems.unavailable('the workflow engine (Temporal)');
       }
       const inc = await mustIncarnation(deps, params.name);
-      const latest = await latestVersions(deps.runtime.db, [inc.service]);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), latest.get(inc.service)) };
+      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
     },
   }),
 ];

@@ -42,7 +42,7 @@ export const incarnationEdgeRoutes = [
       }
       const service = await serviceOf(deps, inc.service);
       const target = body?.version !== undefined
-        ? await versionToApply(deps, service, body.version, '/body/version', { mustExist: true })
+        ? await versionToApply(deps, service, body.version, '/body/version', { mustExist: true, notYanked: true })
         : await versionToApply(deps, service, inc.service_version, '/body/to_version');
       if (inc.state_schema_version !== null && target.state_schema_version < inc.state_schema_version) {
         throw problems.conflict(`upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +

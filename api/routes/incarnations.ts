@@ -7,7 +7,8 @@ import {
   beginRun, createIncarnation, getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
 import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type RunRecord } from '../../db/repos/runs';
-import { latestVersions, type ServiceVersionRecord } from '../../db/repos/service-versions';
+import { latestVersions, pairKey, versionsByPair, type ServiceVersionRecord } from '../../db/repos/service-versions';
+import { yankView } from './service-versions';
 import { newApplyId, startUpgradeWorkflow } from '../../runs/client';
 import { versionToApply } from './service-source';
 import type { ApiDeps } from '../deps';
@@ -63,12 +64,36 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
   };
 }
 
-/** `latest` is the service's newest published version: `newer_version` names it when it is not the incarnation's. */
-export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | undefined, latest?: ServiceVersionRecord) {
+/** What an incarnation answer shows of versions: the service's newest one not yanked, and the incarnation's own (for its yank). */
+export interface VersionFacts { latest: Map<string, ServiceVersionRecord>; own: Map<string, ServiceVersionRecord> }
+
+export async function versionFacts(deps: ApiDeps, incs: IncarnationRecord[]): Promise<VersionFacts> {
+  const [latest, own] = await Promise.all([
+    latestVersions(deps.runtime.db, incs.map((i) => i.service)),
+    versionsByPair(deps.runtime.db, incs.filter((i) => i.service_version !== null).map((i) => ({ service: i.service, version: i.service_version! }))),
+  ]);
+  return { latest, own };
+}
+
+/** Published later than `b`, in the order versions are listed (published_at, then version). */
+function publishedAfter(a: ServiceVersionRecord, b: ServiceVersionRecord): boolean {
+  const d = a.published_at.getTime() - b.published_at.getTime();
+  return d !== 0 ? d > 0 : a.version > b.version;
+}
+
+/**
+ * `newer_version` names the service's newest version that is not yanked when it is not the
+ * incarnation's and was published after it: an incarnation on a yanked version is not offered an
+ * older one as "newer". `version_yanked` is the yank of the incarnation's own version, if any.
+ */
+export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | undefined, facts?: VersionFacts) {
+  const latest = facts?.latest.get(inc.service);
+  const own = inc.service_version !== null ? facts?.own.get(pairKey(inc.service, inc.service_version)) : undefined;
+  const newer = latest && inc.service_version !== null && latest.version !== inc.service_version && (!own || publishedAfter(latest, own));
   return {
     name: inc.name, service: inc.service, covens: inc.covens, status: inc.status, state: inc.state,
-    state_schema_version: inc.state_schema_version, version: inc.service_version, service_commit: inc.service_commit,
-    newer_version: latest && inc.service_version !== null && latest.version !== inc.service_version ? latest.version : null,
+    state_schema_version: inc.state_schema_version, version: inc.service_version, version_yanked: yankView(own), service_commit: inc.service_commit,
+    newer_version: newer ? latest.version : null,
     apply_id: inc.last_apply_id,
     last_run: last ? runSummary(deps, last) : null,
     drift: {
@@ -96,7 +121,7 @@ export const incarnationRoutes = [
     async handler({ body, caller, deps }) {
       temporalOf(deps);
       const service = await serviceOf(deps, body.service);
-      const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined });
+      const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined, notYanked: true });
       const applyId = newApplyId(body.name, 'create');
       const loaded = await precheck(deps, service, {
         operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
@@ -117,8 +142,8 @@ export const incarnationRoutes = [
       const after = decodeCursor(query.cursor, INCARNATION_NAME_PATTERN);
       const page = await listIncarnations(deps.runtime.db, { status: query.status, service: query.service }, { limit: query.limit, after });
       const runs = await runsByIds(deps.runtime.db, page.items.map((i) => i.last_apply_id).filter((x): x is string => x !== null));
-      const latest = await latestVersions(deps.runtime.db, page.items.map((i) => i.service));
-      return { status: 200, body: pageBody(page, (i) => view(deps, i, i.last_apply_id ? runs.get(i.last_apply_id) : undefined, latest.get(i.service))) };
+      const facts = await versionFacts(deps, page.items);
+      return { status: 200, body: pageBody(page, (i) => view(deps, i, i.last_apply_id ? runs.get(i.last_apply_id) : undefined, facts)) };
     },
   }),
   defineRoute<{ name: string }>({
@@ -127,8 +152,7 @@ export const incarnationRoutes = [
     responses: { 200: { description: 'the incarnation', schema: incarnationSchema } },
     async handler({ params, deps }) {
       const inc = await mustIncarnation(deps, params.name);
-      const latest = await latestVersions(deps.runtime.db, [inc.service]);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), latest.get(inc.service)) };
+      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -236,8 +260,7 @@ export const incarnationRoutes = [
     async handler({ params, body, caller, deps }) {
       if (!body?.retry) {
         const inc = await unlockIncarnation(deps.runtime.db, params.name);
-        const latest = await latestVersions(deps.runtime.db, [inc.service]);
-        return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), latest.get(inc.service)) };
+        return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
       }
       temporalOf(deps);
       const inc = await mustIncarnation(deps, params.name);
@@ -247,7 +270,7 @@ export const incarnationRoutes = [
       const applyId = newApplyId(inc.name, failed.operation);
       // An upgrade is retried towards the version it was moving to; any other run at the incarnation's.
       const version = failed.operation === 'upgrade' && failed.service_ref
-        ? await versionToApply(deps, service, failed.service_ref, '/body/retry', { mustExist: true })
+        ? await versionToApply(deps, service, failed.service_ref, '/body/retry', { mustExist: true, notYanked: true })
         : await versionToApply(deps, service, inc.service_version, '/body/retry');
       // A retry without input reuses the failed run's, which holds references only. Checked before
       // anything is written (a secret input's value goes to the store only for a run that starts).

@@ -10,10 +10,12 @@ import type { Knex } from 'knex';
 import { beginRun, createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
 import { getRun } from '../../db/repos/runs';
+import { getVersion } from '../../db/repos/service-versions';
 import { newApplyId } from '../../runs/client';
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 import { mustIncarnation, startRun } from './run-start';
+import { refuseYanked } from './service-source';
 
 export async function applyPlan(deps: ApiDeps, name: string, planId: string, by: string) {
   const plan = await getRun(deps.runtime.db, planId);
@@ -36,6 +38,9 @@ export async function applyPlan(deps: ApiDeps, name: string, planId: string, by:
     // The plan of a create: applying it creates the incarnation it was made for, with its steps.
     usable();
     const t = plan.plan_target;
+    // A version yanked since the plan was made starts no new incarnation either.
+    const version = t.version ? await getVersion(deps.runtime.db, t.service, t.version) : undefined;
+    if (version) refuseYanked(version, 'version');
     const applyId = newApplyId(name, plan.operation);
     const run = {
       applyId, incarnation: name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? t.version ?? '',

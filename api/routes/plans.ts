@@ -70,7 +70,7 @@ async function planCreate(deps: ApiDeps, name: string, body: CreatePlanInput, by
       `${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`);
   }
   const service = await serviceOf(deps, body.service);
-  const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined });
+  const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined, notYanked: true });
   const planId = newApplyId(name, 'create.plan');
   const loaded = await precheck(deps, service, {
     operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
@@ -92,7 +92,7 @@ async function planCreate(deps: ApiDeps, name: string, body: CreatePlanInput, by
 async function planUpgrade(deps: ApiDeps, inc: IncarnationRecord, body: CreatePlanInput, by: string) {
   if (body.version === undefined) throw problems.invalid('the plan of an upgrade needs the version to move to', [{ path: '/body/version', message: 'required with operation upgrade' }]);
   const service = await serviceOf(deps, inc.service);
-  const target = await versionToApply(deps, service, body.version, '/body/version', { mustExist: true });
+  const target = await versionToApply(deps, service, body.version, '/body/version', { mustExist: true, notYanked: true });
   if (inc.state_schema_version !== null && target.state_schema_version < inc.state_schema_version) {
     throw problems.conflict(`upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +
       `version ${target.version} expects ${target.state_schema_version} (an older schema)`);

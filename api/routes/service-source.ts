@@ -43,15 +43,28 @@ export async function publishChecked(deps: ApiDeps, db: Knex | Knex.Transaction,
 }
 
 /**
+ * A yanked version may keep running where it runs, but nothing new starts on it: a create, a plan of
+ * one, an upgrade to it (409 naming the yank, its reason and what to do).
+ */
+export function refuseYanked(v: ServiceVersionRecord, field: string): void {
+  if (!v.yanked_at) return;
+  throw problems.conflict(`version ${v.version} of service ${v.service} was yanked at ${v.yanked_at.toISOString()} by ${v.yanked_by ?? 'unknown'}: ${v.yank_reason ?? ''}; ` +
+    `choose another ${field} (keeperctl services versions ${v.service})`);
+}
+
+/**
  * The version a run applies and its pinned commit: `wanted` (the incarnation's, or the one a create
  * or upgrade names), else the service's newest published version. A service registered before
  * versions existed has none: its catalog ref is published (pinned) on first use, once.
  */
-export async function versionToApply(deps: ApiDeps, service: ServiceRecord, wanted: string | null | undefined, field: string, opts: { mustExist?: boolean } = {}): Promise<ServiceVersionRecord> {
+export async function versionToApply(deps: ApiDeps, service: ServiceRecord, wanted: string | null | undefined, field: string, opts: { mustExist?: boolean; notYanked?: boolean } = {}): Promise<ServiceVersionRecord> {
   const db = deps.runtime.db;
   const name = wanted ?? (await latestVersions(db, [service.name])).get(service.name)?.version ?? service.ref;
   const found = await getVersion(db, service.name, name);
-  if (found) return found;
+  if (found) {
+    if (opts.notYanked) refuseYanked(found, field);
+    return found;
+  }
   if (opts.mustExist) {
     throw problems.invalid(`version ${name} of service ${service.name} is not published: publish it with POST /v1/services/${service.name}/versions {"ref": "${name}"}`,
       [{ path: field, message: 'not a published version' }]);

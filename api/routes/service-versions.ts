@@ -1,22 +1,29 @@
 // Published versions of a service (interface spec 9.2, issue 17 item 1): publish a ref (resolved and
 // pinned now, checked like a registration), list them, and read one with its operations and their
-// inputs. An incarnation moves between them only through POST /v1/incarnations/{name}/upgrade.
+// inputs, and yank (withdraw) one. An incarnation moves between them only through
+// POST /v1/incarnations/{name}/upgrade.
 import { getService, type ServiceRecord } from '../../db/repos/services';
-import { getVersion, listVersions, type ServiceVersionRecord } from '../../db/repos/service-versions';
+import { getVersion, listVersions, yankVersion, type ServiceVersionRecord } from '../../db/repos/service-versions';
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { problemSchema } from '../schemas/common';
 import {
-  publishVersionBody, serviceNameParams, serviceVersionDetailSchema, serviceVersionListSchema, serviceVersionSchema, versionParams, type PublishVersionInput,
+  publishVersionBody, serviceNameParams, serviceVersionDetailSchema, serviceVersionListSchema, serviceVersionSchema, versionParams, yankVersionBody,
+  type PublishVersionInput, type YankVersionInput,
 } from '../schemas/services';
 import { loadSerialized, scenarioOf } from './run-checks';
 import { publishChecked } from './service-source';
 
+/** The yank of a version as every answer shows it, or null. */
+export function yankView(v: ServiceVersionRecord | undefined) {
+  return v?.yanked_at ? { reason: v.yank_reason ?? '', yanked_by: v.yanked_by, yanked_at: v.yanked_at.toISOString() } : null;
+}
+
 function view(v: ServiceVersionRecord) {
   return {
     service: v.service, version: v.version, commit: v.commit, state_schema_version: v.state_schema_version,
-    published_by: v.published_by, published_at: v.published_at.toISOString(),
+    published_by: v.published_by, published_at: v.published_at.toISOString(), yanked: yankView(v),
   };
 }
 
@@ -71,6 +78,23 @@ export const serviceVersionRoutes = [
         throw problems.unavailable(`the repository of service ${service.name} (${(err as Error).message})`);
       }
       return { status: 200, body: { ...view(v), operations: loaded.operations ?? [] } };
+    },
+  }),
+  defineRoute<{ name: string; version: string }, Record<string, never>, YankVersionInput>({
+    method: 'post', path: '/v1/services/{name}/versions/{version}/yank', operationId: 'yankServiceVersion', tag: 'Services', permission: 'services:yank',
+    summary: 'Yank (withdraw) a version', description: 'Marks a published version as withdrawn, with a reason. It is never offered as `newer_version`, and creating an incarnation ' +
+      'with it, planning one, or upgrading to it is refused (409 naming the yank and its reason); a create without `version` takes the newest version that is not yanked. ' +
+      'Incarnations already on it keep running its pinned commit and show `version_yanked`. A yank is final: yanking again is 409.',
+    params: versionParams, body: { schema: yankVersionBody, required: true },
+    responses: {
+      200: { description: 'the version, with `yanked` set', schema: serviceVersionSchema },
+      409: { description: 'the version is yanked already', schema: problemSchema, contentType: 'application/problem+json' },
+    },
+    async handler({ params, body, caller, deps }) {
+      const service = await mustService(deps, params.name);
+      const v = await yankVersion(deps.runtime.db, { service: service.name, version: params.version, reason: body.reason.trim(), by: caller.aid });
+      if (!v) throw problems.notFound(`version ${params.version} of service ${service.name} is not published`);
+      return { status: 200, body: view(v) };
     },
   }),
 ];

@@ -1,5 +1,6 @@
-// The service catalog: register, list, get. Registering a taken name is 409, never an overwrite.
-import { createService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
+// The service catalog: register, list, get, delete. Registering a taken name is 409, never an
+// overwrite; deleting a service an incarnation uses is 409 naming them.
+import { createService, deleteService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
 import { publishVersion } from '../../db/repos/service-versions';
 import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
 import { decodeCursor, pageBody } from '../pagination';
@@ -66,6 +67,20 @@ export const serviceRoutes = [
       const service = await getService(deps.runtime.db, params.name);
       if (!service) throw problems.notFound(`service ${params.name} is not in the catalog`);
       return { status: 200, body: view(service) };
+    },
+  }),
+  defineRoute<{ name: string }>({
+    method: 'delete', path: '/v1/services/{name}', operationId: 'deleteService', tag: 'Services', permission: 'services:delete',
+    summary: 'Remove a service from the catalog', description: 'Removes the service and its published versions (204). While an incarnation uses it the answer is 409 naming them: ' +
+      'delete those first. Deleted incarnations do not count; their runs and history stay readable. Nothing on any host changes.',
+    params: serviceNameParams,
+    responses: {
+      204: { description: 'removed' },
+      409: { description: 'incarnations use the service (the detail names them)', schema: problemSchema, contentType: 'application/problem+json' },
+    },
+    async handler({ params, deps }) {
+      await deleteService(deps.runtime.db, params.name);
+      return { status: 204, body: undefined };
     },
   }),
 ];

@@ -2,7 +2,7 @@
 // values the scenario's `input:` block checks at render time.
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
 import { driftSchema } from './drift';
-import { refSchema } from './services';
+import { refSchema, yankSchema } from './services';
 import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, timestampSchema, type ObjectSchema } from './common';
 
 export const INCARNATION_NAME_PATTERN = new RegExp(LABEL_PATTERN);
@@ -41,7 +41,7 @@ export const runSummarySchema = named('RunSummary', {
 
 export const incarnationSchema = named('Incarnation', {
   type: 'object', additionalProperties: false,
-  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'drift', 'created_at', 'updated_at'],
+  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'version_yanked', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'drift', 'created_at', 'updated_at'],
   properties: {
     name: labelSchema,
     service: { type: 'string' },
@@ -50,8 +50,9 @@ export const incarnationSchema = named('Incarnation', {
     state: { type: 'object', description: 'the last committed state' },
     state_schema_version: { type: ['integer', 'null'] },
     version: { ...nullableString, description: 'the published service version the incarnation runs with; every run applies its pinned commit' },
+    version_yanked: { ...yankSchema, description: 'set when the version the incarnation runs with was yanked (why, by whom, when): it keeps running; upgrade to another version' },
     service_commit: { ...nullableString, description: 'the commit of the last committed run' },
-    newer_version: { ...nullableString, description: "the service's newest published version when it is not this one (upgrade with POST .../upgrade {\"version\"})" },
+    newer_version: { ...nullableString, description: "the service's newest published version that is not yanked, when it is not this one and was published after it (upgrade with POST .../upgrade {\"version\"})" },
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
     drift: driftSchema,

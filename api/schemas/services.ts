@@ -70,8 +70,20 @@ export const versionParams = {
   type: 'object', additionalProperties: false, required: ['name', 'version'], properties: { name: labelSchema, version: refSchema },
 } as const satisfies ObjectSchema;
 
+export const yankSchema = named('VersionYank', {
+  type: ['object', 'null'], additionalProperties: false, required: ['reason', 'yanked_by', 'yanked_at'],
+  description: 'set when the version was yanked: never offered as newer, refused for new incarnations and upgrades; incarnations on it keep running',
+  properties: { reason: { type: 'string' }, yanked_by: { type: ['string', 'null'] }, yanked_at: timestampSchema },
+} as const);
+
+export const yankVersionBody = named('YankVersion', {
+  type: 'object', additionalProperties: false, required: ['reason'],
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 1000, pattern: '\\S', description: 'why the version is withdrawn: shown to everyone who meets it' } },
+} as const satisfies ObjectSchema);
+export interface YankVersionInput { reason: string }
+
 export const serviceVersionSchema = named('ServiceVersion', {
-  type: 'object', additionalProperties: false, required: ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at'],
+  type: 'object', additionalProperties: false, required: ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at', 'yanked'],
   properties: {
     service: { type: 'string' },
     version: { type: 'string', description: 'the published git ref' },
@@ -79,6 +91,7 @@ export const serviceVersionSchema = named('ServiceVersion', {
     state_schema_version: { type: 'integer', description: "the state schema this commit's scenarios expect" },
     published_by: { type: ['string', 'null'] },
     published_at: timestampSchema,
+    yanked: yankSchema,
   },
 } as const satisfies ObjectSchema);
 

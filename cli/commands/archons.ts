@@ -1,7 +1,8 @@
-// keeperctl archons list|get|create|token (operators)
+// keeperctl archons list|get|create|role|delete|token|revoke-tokens (operators)
 import type { Argv } from 'yargs';
 import { listAll } from '../context';
 import { details, table } from '../output';
+import { confirm } from '../prompt';
 import type { Handler } from './types';
 
 export function archonsCommand(y: Argv, run: Handler): Argv {
@@ -30,6 +31,24 @@ export function archonsCommand(y: Argv, run: Handler): Argv {
         const x = (await ctx.client().call('createArchon', { body: { aid: a.aid, role: a.role } })).body as any;
         ctx.show(x, () => `created operator ${x.aid} (role ${x.role}); issue a token with: keeperctl archons token ${x.aid}\n`);
       }))
+    .command('role <aid>', "change an operator's role (from its next request on, whatever its tokens say)",
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .option('role', { type: 'string', demandOption: true, describe: 'cluster-admin, operator or viewer' })
+        .example('$0 archons role alice --role viewer', 'alice may only read from now on'),
+      run(async (ctx, a) => {
+        const x = (await ctx.client().call('updateArchon', { params: { aid: a.aid }, body: { role: a.role } })).body as any;
+        ctx.show(x, () => `operator ${x.aid} now has the role ${x.role}\n`);
+      }))
+    .command('delete <aid>', 'remove an operator: its tokens are refused from its next request on (never the last cluster-admin)',
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 archons delete alice --yes', 'alice has left the team'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `remove operator ${a.aid}? Its tokens stop working at once.`);
+        await ctx.client().call('deleteArchon', { params: { aid: a.aid } });
+        // 204: no body; scripts get the same fact as JSON.
+        ctx.show({ aid: a.aid, deleted: true }, () => `removed operator ${a.aid}\n`);
+      }))
     .command('token <aid>', "issue a token for an operator (shown once)",
       (c) => c.positional('aid', { type: 'string', demandOption: true })
         .example('$0 archons token alice -o json | jq -r .token > alice.jwt', 'hand the file to alice for keeperctl login'),
@@ -37,5 +56,12 @@ export function archonsCommand(y: Argv, run: Handler): Argv {
         const t = (await ctx.client().call('issueArchonToken', { params: { aid: a.aid } })).body as any;
         ctx.show(t, () => `token for ${t.aid} (role ${t.role}, valid until ${t.expires_at ?? 'no expiry'}), shown once:\n${t.token}\n`);
       }))
-    .demandCommand(1, 'name an archons command: list, get, create or token');
+    .command('revoke-tokens <aid>', "revoke every token of an operator issued before now (every keeper refuses them at once)",
+      (c) => c.positional('aid', { type: 'string', demandOption: true })
+        .example('$0 archons revoke-tokens alice', "alice's tokens stop working; then: keeperctl archons token alice"),
+      run(async (ctx, a) => {
+        const x = (await ctx.client().call('revokeArchonTokens', { params: { aid: a.aid } })).body as any;
+        ctx.show(x, () => `revoked the tokens of ${x.aid} issued before ${x.tokens_valid_after}; issue a new one with: keeperctl archons token ${x.aid}\n`);
+      }))
+    .demandCommand(1, 'name an archons command: list, get, create, role, delete, token or revoke-tokens');
 }

@@ -1,7 +1,8 @@
-// keeperctl services add|list|get|publish|versions|version (docs/versions.md)
+// keeperctl services add|list|get|delete|publish|versions|version|yank (docs/versions.md)
 import type { Argv } from 'yargs';
 import { listAll } from '../context';
 import { details, table } from '../output';
+import { confirm } from '../prompt';
 import type { Handler } from './types';
 
 const columns = [
@@ -36,13 +37,22 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
         const s = (await ctx.client().call('getService', { params: { name: a.name } })).body as any;
         ctx.show(s, () => details(s));
       }))
+    .command('delete <name>', 'remove a service and its versions from the catalog (refused while an incarnation uses it)',
+      (c) => c.positional('name', { type: 'string', demandOption: true })
+        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+        .example('$0 services delete motd-test --yes', 'a throwaway service'),
+      run(async (ctx, a) => {
+        await confirm(ctx, a.yes, `remove service ${a.name} and its published versions from the catalog?`);
+        await ctx.client().call('deleteService', { params: { name: a.name } });
+        ctx.show({ name: a.name, deleted: true }, () => `removed service ${a.name}\n`);
+      }))
     .command('versions <name>', 'list the published versions of a service',
       (c) => c.positional('name', { type: 'string', demandOption: true }).example('$0 services versions motd', 'versions an incarnation can upgrade to'),
       run(async (ctx, a) => {
         // The keeper answers every version in one page (next_cursor null); --all-style following keeps that true if it ever pages.
         const page = await listAll(ctx, 'listServiceVersions', {}, true, { name: a.name });
         ctx.show(page, () => table(page.items, [
-          { header: 'VERSION', value: (v: any) => v.version ?? v.ref },
+          { header: 'VERSION', value: (v: any) => (v.yanked ? `${v.version} (yanked: ${v.yanked.reason})` : v.version ?? v.ref) },
           { header: 'COMMIT', value: (v: any) => v.commit },
           { header: 'SCHEMA', value: (v: any) => String(v.state_schema_version) },
           { header: 'PUBLISHED BY', value: (v: any) => v.published_by },
@@ -64,9 +74,24 @@ export function servicesCommand(y: Argv, run: Handler): Argv {
         .example('$0 services version motd v1', 'what motd v1 can run, and the inputs each operation takes'),
       run(async (ctx, a) => {
         const v = (await ctx.client().call('getServiceVersion', { params: { name: a.name, version: a.ref } })).body as any;
-        ctx.show(v, () => details(v, ['service', 'version', 'commit', 'state_schema_version', 'published_by', 'published_at']) + '\n' + operationsTable(v.operations));
+        ctx.show(v, () => details({ ...v, yanked: yankText(v.yanked) }, ['service', 'version', 'yanked', 'commit', 'state_schema_version', 'published_by', 'published_at']) + '\n' + operationsTable(v.operations));
       }))
-    .demandCommand(1, 'name a services command: add, list, get, publish, versions or version');
+    .command('yank <name> <ref>', 'withdraw a published version: never offered as newer, refused for new incarnations and upgrades; incarnations on it keep running',
+      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'catalog name' })
+        .positional('ref', { type: 'string', demandOption: true, describe: 'the published version to withdraw' })
+        .option('reason', { type: 'string', demandOption: true, describe: 'why: shown to everyone who meets the version' })
+        .example('$0 services yank motd v5 --reason "breaks the login banner"', 'nobody is offered v5 any more'),
+      run(async (ctx, a) => {
+        const v = (await ctx.client().call('yankServiceVersion', { params: { name: a.name, version: a.ref }, body: { reason: a.reason } })).body as any;
+        ctx.show(v, () => `yanked ${v.service} ${v.version}: ${v.yanked.reason}\n` +
+          `incarnations on it keep running; find them with: keeperctl incarnations list --service ${v.service}\n`);
+      }))
+    .demandCommand(1, 'name a services command: add, list, get, delete, publish, versions, version or yank');
+}
+
+/** A version's yank in one line, or null. */
+export function yankText(y: { reason: string; yanked_by: string | null; yanked_at: string } | null | undefined): string | null {
+  return y ? `${y.reason} (by ${y.yanked_by ?? 'unknown'} at ${y.yanked_at})` : null;
 }
 
 /** One line per input of each operation (an operation without inputs gets one line of its own). */

@@ -1,7 +1,7 @@
 // Errors the repositories raise for outcomes a caller must tell apart (the API maps them to 404/409).
 // Anything else (a lost connection, a bug) stays a plain error.
 
-export type ConflictKind = 'duplicate' | 'active-token' | 'onboarded' | 'ssh-transport';
+export type ConflictKind = 'duplicate' | 'active-token' | 'onboarded' | 'ssh-transport' | 'last-admin' | 'in-use';
 
 export class RepoConflict extends Error {
   constructor(readonly kind: ConflictKind, message: string) { super(message); this.name = 'RepoConflict'; }

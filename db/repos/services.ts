@@ -1,7 +1,7 @@
 // The service catalog (interface spec 2.3). A service's version is its git ref; there is no separate
 // version field. Names are unique: registering a taken name is a conflict, never an overwrite.
 import type { Knex } from 'knex';
-import { RepoConflict, isUniqueViolation } from './errors';
+import { RepoConflict, RepoNotFound, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
 export interface ServiceRecord {
@@ -31,4 +31,28 @@ export async function getService(db: Knex, name: string): Promise<ServiceRecord 
 
 export function listServices(db: Knex, page: PageRequest): Promise<Page<ServiceRecord>> {
   return fetchPage<ServiceRecord>(db('services').select(COLUMNS), 'name', page, (r) => r.name);
+}
+
+/** How many users of a service a refusal names; the count says how many there are. */
+const MAX_NAMED = 20;
+
+/**
+ * Removes a service and its published versions, unless an incarnation uses it: then a conflict
+ * naming them. The service's row is locked first, which a concurrent create of an incarnation of it
+ * (its foreign key check) waits for, so no incarnation can appear between the check and the delete.
+ * Deleted incarnations do not count: their records name the service as text, and stay readable.
+ */
+export async function deleteService(db: Knex, name: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const row = await trx('services').select('name').where({ name }).forUpdate().first();
+    if (!row) throw new RepoNotFound(`service ${name} is not in the catalog`);
+    const users = (await trx('incarnations').select('name').where({ service: name }).orderBy('name')) as { name: string }[];
+    if (users.length > 0) {
+      const listed = users.slice(0, MAX_NAMED).map((u) => u.name).join(', ');
+      const more = users.length > MAX_NAMED ? ` and ${users.length - MAX_NAMED} more` : '';
+      throw new RepoConflict('in-use', `service ${name} is used by ${users.length} incarnation(s): ${listed}${more}; ` +
+        'delete them first (keeperctl incarnations delete <name>)');
+    }
+    await trx('services').where({ name }).delete();
+  });
 }

@@ -13,9 +13,24 @@ if (!fs.existsSync(path.join(root, 'dist'))) {
   console.error('run-tests: dist/ is missing; run `npm run build` first');
   process.exit(2);
 }
-const globs = extra.length > 0 ? extra : unitOnly
-  ? ['dist/{agent,api,common,db,hub,keeper,lint,mcp,platform,runs,scenario,secrets,ui}/**/*.test.js']
-  : ['dist/**/*.test.js'];
+// The unit tests are found, not listed: every *.test.js beside the code, under any top folder of
+// dist/ except test/ (the integration tests) and ui-app/ (the bundled web UI), so a new folder's
+// tests (proto/, cli/, bench/) run without anyone editing this file.
+function unitTests() {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.test.js')) found.push(path.relative(root, p));
+    }
+  };
+  for (const e of fs.readdirSync(path.join(root, 'dist'), { withFileTypes: true })) {
+    if (e.isDirectory() && e.name !== 'test' && e.name !== 'ui-app' && e.name !== 'node_modules') walk(path.join(root, 'dist', e.name));
+  }
+  return found.sort();
+}
+const globs = extra.length > 0 ? extra : unitOnly ? unitTests() : ['dist/**/*.test.js'];
 const args = [
   require.resolve('mocha/bin/mocha.js'),
   '--reporter', path.join(__dirname, 'mocha-summary-reporter.js'),

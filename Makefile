@@ -28,7 +28,9 @@ $(NPM_STAMP): package.json package-lock.json
 
 deps: $(NPM_STAMP)
 
+# proto/generated/ comes from the .proto files (scripts/gen-proto.js), before tsc reads it.
 build: deps
+	@node scripts/gen-proto.js
 	@npx tsc -p tsconfig.json || { echo "build: error: TypeScript errors above; fix them and retry with: make build"; exit 1; }
 	@$(MAKE) --no-print-directory -s build-extra
 

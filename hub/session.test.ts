@@ -25,10 +25,11 @@ describe('hub/session', () => {
     const req = (sent[0] as any).step_request;
     assert.deepEqual({ ...req, request_id: undefined }, {
       request_id: undefined, apply_id: 'apply-1', step_index: 2, module: 'core.file.present', params_json: '{"path":"/tmp/x"}', dry_run: false, show_content: false,
+      program: null, // a core module: no program (null is not written on the wire)
     });
     assert.ok(s.onProgress({ request_id: req.request_id, message: 'writing' }));
     assert.ok(s.onResult({ request_id: req.request_id, apply_id: 'apply-1', step_index: 2, changed: true, ok: true, output: 'done',
-      started_at_ms: 1, finished_at_ms: 2, replayed: false }));
+      started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '' }));
     const r = await p;
     assert.deepEqual(progress, ['writing']);
     assert.equal(r.ok, true);
@@ -55,7 +56,7 @@ describe('hub/session', () => {
   it('ignores results for requests it never sent (another stream cannot answer them)', () => {
     const { s } = fakeSession();
     assert.equal(s.onResult({ request_id: 'forged', apply_id: 'x', step_index: 0, changed: true, ok: true, output: '', started_at_ms: 0,
-      finished_at_ms: 0, replayed: false }), false);
+      finished_at_ms: 0, replayed: false, diff_json: '' }), false);
   });
 
   it('rejects with StepTimeout and sends cancel when the soul is silent', async () => {

@@ -138,7 +138,7 @@ export class Session {
         step_request: {
           request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
           params_json: revealJson(step.params), dry_run: step.dryRun === true, show_content: step.dryRun === true && step.showContent === true,
-          ...(step.program ? { program: { sha256: step.program.sha256, content_base64: step.program.content, dry_run: step.program.dry_run, timeout_ms: step.program.timeout_ms } } : {}),
+          program: step.program ? { sha256: step.program.sha256, content_base64: step.program.content, dry_run: step.program.dry_run, timeout_ms: step.program.timeout_ms } : null,
         },
       });
     });

@@ -1,5 +1,5 @@
 // The soul's messages as bytes, for its own gRPC client (agent/grpc-stream.ts): read and written with
-// proto/wire.ts from the field tables of proto/stream-fields.ts and proto/bootstrap-fields.ts, exactly
+// proto/wire.ts from the field tables generated into proto/generated/ (scripts/gen-proto.js), exactly
 // as grpc-js's proto-loader does on the keeper (fromObject + encode; decode + toObject with the shared
 // LOADER_OPTIONS), without loading grpc-js, proto-loader or protobufjs and parsing the .proto files at
 // the soul's start (docs/performance.md). proto/wire.test.ts holds them to protobufjs and the contracts.

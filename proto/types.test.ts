@@ -1,4 +1,5 @@
-// The hand-written wire types must name exactly the fields the .proto files declare.
+// The wire types (generated into proto/generated/) name exactly the fields the .proto files declare,
+// as proto-loader reads them on the keeper.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

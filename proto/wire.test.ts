@@ -1,4 +1,4 @@
-// The soul's stream codec (proto/wire.ts with proto/stream-fields.ts) against protobufjs reading the
+// The soul's stream codec (proto/wire.ts with the generated proto/generated/ tables) against protobufjs reading the
 // contract itself, with the options grpc-js's proto-loader uses on the keeper: the field tables name
 // the .proto's fields, numbers and kinds; every message the soul writes reads on the keeper's side as
 // the soul meant it, and every message the keeper writes reads on the soul's side as proto-loader

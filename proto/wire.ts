@@ -1,6 +1,6 @@
 // The protocol buffers wire format for the few field kinds the soul's contracts use (EventStream,
-// Bootstrap), driven by a table of fields per message (proto/stream-fields.ts,
-// proto/bootstrap-fields.ts). It exists so that the soul does not load protobufjs and parse the
+// Bootstrap), driven by a table of fields per message (generated from the .proto files into
+// proto/generated/ by scripts/gen-proto.js). It exists so that the soul does not load protobufjs and parse the
 // .proto files at every start (30-40 ms of `soul run`'s start-up and its reflection objects in an
 // idle soul's heap, docs/performance.md). It reads and writes what
 // grpc-js's proto-loader does on the keeper with proto/contracts.ts' LOADER_OPTIONS: decoding fills

@@ -4,6 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The wire contract's types and field tables (proto/generated/) come from the .proto files. `make build`
+# generates them before tsc; a build that ran tsc first (npx tsc && build-extra.sh) compiles again
+# when a .proto changed since the files were generated, so dist/ always matches the contract.
+if ! node scripts/gen-proto.js --check 2>/dev/null; then
+  node scripts/gen-proto.js
+  npx tsc -p tsconfig.json
+fi
+
 out=dist/ui-app/index.html
 if [ -f "$out" ] && [ -z "$(find ui/app package-lock.json -newer "$out" -type f -print -quit)" ]; then
   exit 0

@@ -19,6 +19,10 @@ if (files.length === 0 || files.some((f) => f === '-h' || f === '--help')) {
   process.exit(2);
 }
 
+// proto/generated/ first, so an edited .proto reaches the transpiled code as `make build` has it.
+const gen = spawnSync(process.execPath, [path.join(__dirname, 'gen-proto.js')], { cwd: root, stdio: 'inherit' });
+if (gen.status !== 0) process.exit(2);
+
 const configPath = path.join(root, 'tsconfig.json');
 const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
 if (error) {

@@ -94,7 +94,7 @@ export class SwarmSoul {
           this.steps++;
           call.write({ step_result: {
             request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: false, ok: true,
-            output: 'already as desired (bench swarm)', started_at_ms: now, finished_at_ms: now, replayed: false,
+            output: 'already as desired (bench swarm)', started_at_ms: now, finished_at_ms: now, replayed: false, diff_json: '',
           } });
           this.lastResultAt = performance.now();
         }

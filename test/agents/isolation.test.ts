@@ -60,7 +60,7 @@ describe('souls: identity isolation', function () {
     await aStream.next('welcome');
     const pending = k.keeper.hub.sessions.sendStep(b.sid, { applyId: 'iso-apply', stepIndex: 0, module: 'core.file.present', params: {} }, { timeoutMs: 10_000 });
     const req = (await bStream.next('step_request')) as any;
-    const result = { request_id: req.step_request.request_id, apply_id: 'iso-apply', step_index: 0, started_at_ms: 1, finished_at_ms: 2, replayed: false };
+    const result = { request_id: req.step_request.request_id, apply_id: 'iso-apply', step_index: 0, started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '' };
     aStream.send({ step_result: { ...result, changed: true, ok: true, output: 'forged by A' } });
     await new Promise((r) => setTimeout(r, 300));
     bStream.send({ step_result: { ...result, changed: false, ok: false, output: 'from B' } });

@@ -62,7 +62,7 @@ describe('step output: capped and escaped before storage and before any answer',
           const req = m.step_request;
           answered.add(req.request_id);
           stream.send({ step_result: { request_id: req.request_id, apply_id: req.apply_id, step_index: req.step_index, changed: true, ok: true,
-            output: outputs[req.step_index] ?? '', started_at_ms: Date.now(), finished_at_ms: Date.now(), replayed: false } });
+            output: outputs[req.step_index] ?? '', started_at_ms: Date.now(), finished_at_ms: Date.now(), replayed: false, diff_json: '' } });
         }
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -1,7 +1,7 @@
 // Before a run starts, the service checks what it can know (docs/runs.md "Refused before it starts"):
 // the service loads, the operation exists, the input resolves, the covens hold an onboarded soul.
 // Each refusal is `invalid` naming the field; nothing is recorded.
-import { countTargetable } from '../../db/repos/incarnations';
+import { runTargets } from '../../db/repos/targets';
 import type { ServiceRecord } from '../../db/repos/services';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { LoadedService } from '../activities/scenario-port';
@@ -60,7 +60,8 @@ export async function precheck(deps: RunServiceDeps, service: ServiceRecord, run
   if (mismatch) throw refuse.invalid(mismatch, [{ path: '/body/operation', message: 'the version expects another state_schema_version than the committed state' }]);
   const found = scenario.checkRun({ service: loaded, operation: run.operation, input: run.input });
   if (found.length > 0) throw refuse.invalid(found.map((p) => p.message).join('; '), found);
-  if (!run.allowEmpty && await countTargetable(deps.db, run.covens) === 0) {
+  // The same question render asks (db/repos/targets.ts): revoked and never-onboarded souls are not targets.
+  if (!run.allowEmpty && (await runTargets(deps.db, run.covens)).targets.length === 0) {
     throw refuse.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
       [{ path: run.covensPath, message: 'matches no onboarded soul' }]);
   }

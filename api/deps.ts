@@ -1,13 +1,13 @@
 // What the Operator API needs from the keeper process.
-import type { SecretInputsSource } from './secret-inputs';
 import type { Metrics } from '../platform/metrics';
 import type { RuntimeWithCache } from '../platform/runtime';
+import type { RunService } from '../runs/start/service';
 
 export interface ApiDeps {
   runtime: RuntimeWithCache;
   metrics: Metrics;
-  /** The scenario engine, to learn which inputs are secret (api/secret-inputs.ts). */
-  scenario?: SecretInputsSource;
+  /** Where every run, plan and catalog load begins (runs/start/service.ts); routes decode, call it and map the outcome. */
+  runs: RunService;
   /** The SSH transport's reachability check (hub/ssh); absent: POST /v1/souls/{sid}/check answers 503. */
   ssh?: SshCheck;
 }

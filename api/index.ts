@@ -15,7 +15,6 @@ import { allRoutes } from './routes';
 
 export type { ApiDeps } from './deps';
 export { allRoutes } from './routes';
-export { convergeComponent } from './converge';
 export type { RouteDef, RouteContext, RouteResult, Caller } from './route';
 
 /** Answers every error as a problem; logs server-side failures by name and message, never a stack. */

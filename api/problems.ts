@@ -3,6 +3,7 @@
 // `detail` says what to do about it. Nothing internal (a stack, a SQL message) ever reaches a body.
 import type { Response } from 'express';
 import { RepoConflict, RepoNotFound } from '../db/repos/errors';
+import { Refusal, type RunRefused } from '../runs/start/outcome';
 
 export interface FieldError { path: string; message: string }
 
@@ -72,9 +73,23 @@ function isDependencyDown(err: unknown): boolean {
   return typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'));
 }
 
+/** The status and problem of each kind of run-service refusal (runs/start/outcome.ts). */
+export function refusedProblem(r: Pick<RunRefused, 'kind' | 'reason' | 'fields'>): ApiProblem {
+  const fields = r.fields.length > 0 ? r.fields : undefined;
+  switch (r.kind) {
+    case 'invalid': return problems.invalid(r.reason, fields);
+    case 'not_found': return problems.notFound(r.reason);
+    case 'conflict': return problems.conflict(r.reason);
+    case 'unprocessable': return problems.unprocessable(r.reason, fields);
+    case 'unavailable': return new ApiProblem(503, 'dependency-unavailable', r.reason, { headers: { 'Retry-After': '5' } });
+  }
+}
+
 /** Maps anything thrown while handling a request to the problem to answer with. */
 export function toProblem(err: unknown): ApiProblem {
   if (err instanceof ApiProblem) return err;
+  // What the run service's helpers throw (the incarnation lookup, catalog loads); its operations answer outcomes.
+  if (err instanceof Refusal) return refusedProblem(err);
   if (err instanceof RepoConflict) return problems.conflict(err.message);
   if (err instanceof RepoNotFound) return problems.notFound(err.message);
   if (isDependencyDown(err)) return problems.unavailable('the database');

@@ -4,11 +4,12 @@
 import express from 'express';
 import type { Logger } from '../common/logger';
 import { createHubComponents, type Hub } from '../hub';
-import { convergeComponent, createApiApp, createApiFallback, problemErrorHandler } from '../api';
+import { createApiApp, createApiFallback, problemErrorHandler } from '../api';
 import { mcpComponents } from '../mcp';
 import { createUiRouter } from '../ui/server';
 import type { ScenarioPort } from '../runs/activities/scenario-port';
 import { createRunComponents } from '../runs/components';
+import { convergeComponent } from '../runs/converge';
 import { createSshTransport } from '../hub/ssh/transport';
 import { startAll, type Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
@@ -50,7 +51,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     });
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
     registerDriftMetric(metrics.registry, runtime.db);
-    const apiDeps = { runtime, metrics, temporal: runs.temporal, scenario: runs.scenario, ssh };
+    // Every run starts through runs.service: the API (and MCP through its routes), the converger, drift repair.
+    const apiDeps = { runtime, metrics, runs: runs.service, ssh };
 
     const app = express();
     app.disable('x-powered-by');
@@ -75,8 +77,8 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,
       ...runs.components,
-      // New souls get the ready incarnations of their covens (api/converge.ts); after the workers.
-      convergeComponent(apiDeps, config.kid, log),
+      // New souls get the ready incarnations of their covens (runs/converge.ts); after the workers.
+      convergeComponent({ db: runtime.db, runs: runs.service }, config.kid, log),
       // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
       ...mcpComponents(apiDeps),
     ];

@@ -1,5 +1,5 @@
-// What the keeper process adds for incarnation runs: the Temporal client (used by the API to start
-// runs) and the two workers (runs/worker.ts). Listed after the hub's components, so at shutdown
+// What the keeper process adds for incarnation runs: the Temporal client, the run service every
+// starter calls (runs/start/service.ts) and the two workers (runs/worker.ts). Listed after the hub's components, so at shutdown
 // the workers stop before the soul sessions they dispatch through.
 import { purgeSecretInputs } from '../secrets/incarnation-inputs';
 import { presenceLocator, transportLocator } from './activities/presence-lookup';
@@ -10,6 +10,7 @@ import type { Component } from '../platform/component';
 import type { RuntimeWithCache } from '../platform/runtime';
 import { withGitSources } from './git-access';
 import { createTemporalClientHolder, temporalClientComponent, type TemporalClientHolder } from './connection';
+import { createRunService, type RunService } from './start/service';
 import { temporalWorkersComponent } from './worker';
 
 export interface RunComponentsOptions {
@@ -21,7 +22,7 @@ export interface RunComponentsOptions {
   scenario?: ScenarioPort;
 }
 
-export function createRunComponents(opts: RunComponentsOptions): { temporal: TemporalClientHolder; scenario: ScenarioPort; components: Component[] } {
+export function createRunComponents(opts: RunComponentsOptions): { temporal: TemporalClientHolder; scenario: ScenarioPort; service: RunService; components: Component[] } {
   const { config, db, log: rootLog, cache } = opts.runtime;
   const log = rootLog.child({ component: 'runs' });
   const temporal = createTemporalClientHolder(config);
@@ -32,14 +33,17 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
   const route = opts.push ? transportLocator(db, locate, config.kid) : locate;
   // Secret handles: render and dispatch derive the key that signs them from the cluster's signing key.
   const secretCfg = { nonceKey: opts.runtime.signingKey, scenarioPrefix: config.secretstore.scenario_prefix };
+  // Secret inputs are written with the scenario role's client, as they are read (issue 28).
+  const service = createRunService({ db, temporal, scenario, secrets: opts.runtime.scenarioSecrets, config });
   return {
     temporal,
     scenario,
+    service,
     components: [
       temporalClientComponent(config, temporal, log),
       temporalWorkersComponent({
         temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms,
+        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms, runs: service,
           purgeSecretInputs: (inc) => purgeSecretInputs(opts.runtime.scenarioSecrets, config.secretstore.scenario_prefix, inc, log) },
         dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
           ...(opts.push ? { push: opts.push } : {}) },

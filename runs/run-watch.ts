@@ -2,7 +2,7 @@
 // workflow's last activity (commit, lock, finishPlan); a workflow that is terminated, times out, is
 // cancelled or fails in Temporal never gets there, and its run would stay `running`, its incarnation
 // `applying` until a forced delete. This sweep (called by every keeper's converge loop,
-// api/converge.ts) asks Temporal about each running run's own execution (the one the apply_id fence
+// runs/converge.ts) asks Temporal about each running run's own execution (the one the apply_id fence
 // recorded, db/repos/run-lock.ts) and, when that execution is closed, locks the run with what
 // Temporal says happened: `error_locked`, state untouched, the reason on the run. A plan is failed
 // the same way. Two keepers sweeping at once lock the same run once (lockRun re-reads the row).

@@ -11,17 +11,25 @@ import { defineRoute } from '../route';
 import { incarnationSchema, nameParams } from '../schemas/incarnations';
 import { driftCheckBody, type DriftCheckInput } from '../schemas/drift';
 import { versionFacts, view } from './incarnations';
-import { mustIncarnation, temporalOf } from './run-start';
+import { mustIncarnation } from './run-start';
+import type { TemporalClientHolder } from '../../runs/connection';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
 /** A check plans every host of the incarnation: more often than this would keep the fleet busy checking. */
 export const MIN_DRIFT_INTERVAL_MS = 2000;
 export const MAX_DRIFT_INTERVAL_MS = 30 * 86_400_000;
 
+/** The Temporal client the schedules are set with; 503 when it is not connected. */
+function scheduler(deps: ApiDeps): TemporalClientHolder {
+  const t = deps.runs.temporal;
+  if (!t?.client) throw problems.unavailable('the workflow engine (Temporal)');
+  return t;
+}
+
 /** Best effort when the incarnation goes away: a schedule left behind finds nothing and skips. */
 export async function dropDriftSchedule(deps: ApiDeps, name: string): Promise<void> {
   try {
-    await setDriftSchedule(temporalOf(deps), name, null);
+    await setDriftSchedule(scheduler(deps), name, null);
   } catch (err) {
     deps.runtime.log.warn('could not delete the drift check schedule; it will skip', { incarnation: name, error: (err as Error).message });
   }
@@ -36,7 +44,7 @@ export const driftRoutes = [
     params: nameParams, body: { schema: driftCheckBody, required: true },
     responses: { 200: { description: 'the incarnation with its drift settings', schema: incarnationSchema } },
     async handler({ params, body, deps }) {
-      const holder = temporalOf(deps);
+      const holder = scheduler(deps);
       if (body.interval !== null) {
         const m = /^([0-9]{1,7})(s|m|h|d)$/.exec(body.interval)!;
         const ms = Number(m[1]) * UNIT_MS[m[2]!]!;

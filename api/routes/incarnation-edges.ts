@@ -6,10 +6,8 @@
 //            (its runs and history stay readable, the name is free), or with `force` removes the
 //            record at once; a service without `destroy` needs `force`, never a silent removal
 import { checkPermission } from '../auth';
-import { beginRun, removeIncarnation } from '../../db/repos/incarnations';
-import { DESTROY } from '../../db/repos/run-outcome';
-import { finishRun, lastCommittedInput } from '../../db/repos/runs';
-import { newApplyId, startUpgradeWorkflow } from '../../runs/client';
+import { removeIncarnation } from '../../db/repos/incarnations';
+import { finishRun } from '../../db/repos/runs';
 import { FORCE_DELETE_INCARNATION } from '../roles';
 import { purgeSecretInputs } from '../../secrets/incarnation-inputs';
 import { problems } from '../problems';
@@ -18,9 +16,7 @@ import {
   acceptedSchema, deletedSchema, deleteIncarnationQuery, nameParams, upgradeBody, type DeleteIncarnationQuery, type UpgradeInput,
 } from '../schemas/incarnations';
 import { dropDriftSchedule } from './drift';
-import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf } from './run-start';
-import { loadChecked, precheck, scenarioOf } from './run-checks';
-import { versionToApply } from './service-source';
+import { mustIncarnation, runAnswer } from './run-start';
 
 export const incarnationEdgeRoutes = [
   defineRoute<{ name: string }, Record<string, never>, UpgradeInput | undefined>({
@@ -32,30 +28,7 @@ export const incarnationEdgeRoutes = [
     params: nameParams, body: { schema: upgradeBody, required: false },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
-      temporalOf(deps);
-      const inc = await mustIncarnation(deps, params.name);
-      if (body?.version !== undefined && body.to_version !== undefined) {
-        throw problems.invalid('give either version (a published version) or to_version (a state migration at the current version), not both', [{ path: '/body/to_version', message: 'not with version' }]);
-      }
-      if (body?.to_version !== undefined && inc.state_schema_version !== null && body.to_version < inc.state_schema_version) {
-        throw problems.invalid(`state migrations are forward only: the state is at version ${inc.state_schema_version}`, [{ path: '/body/to_version', message: 'older than the current version' }]);
-      }
-      const service = await serviceOf(deps, inc.service);
-      const target = body?.version !== undefined
-        ? await versionToApply(deps, service, body.version, '/body/version', { mustExist: true, notYanked: true })
-        : await versionToApply(deps, service, inc.service_version, '/body/to_version');
-      if (inc.state_schema_version !== null && target.state_schema_version < inc.state_schema_version) {
-        throw problems.conflict(`upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +
-          `version ${target.version} expects ${target.state_schema_version} (an older schema)`);
-      }
-      if (body?.to_version !== undefined && body.to_version > target.state_schema_version) {
-        throw problems.invalid(`service ${service.name}@${target.version} knows state schema versions up to ${target.state_schema_version}; ${body.to_version} is not one of them`,
-          [{ path: '/body/to_version', message: `must be at most ${target.state_schema_version}, the service's state_schema_version` }]);
-      }
-      if (body?.to_version !== undefined) await loadChecked(deps, scenarioOf(deps), service, '/body/to_version', target.commit);
-      const run = { applyId: newApplyId(inc.name, 'upgrade'), incarnation: inc.name, operation: 'upgrade', input: {}, ...pinned(target), createdBy: caller.aid, service: service.name };
-      await beginRun(deps.runtime.db, inc.name, run);
-      return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body?.to_version ?? null }));
+      return runAnswer(deps, await deps.runs.upgrade({ name: params.name, version: body?.version, toVersion: body?.to_version, by: caller.aid }));
     },
   }),
   defineRoute<{ name: string }, DeleteIncarnationQuery>({
@@ -83,31 +56,9 @@ export const incarnationEdgeRoutes = [
         await purgeSecretInputs(deps.runtime.scenarioSecrets, deps.runtime.config.secretstore.scenario_prefix, inc, deps.runtime.log);
         return { status: 200, body: { name: inc.name, removed: true, forced: true, history: `/v1/incarnations/${inc.name}/history` } };
       }
-      temporalOf(deps);
-      const inc = await mustIncarnation(deps, params.name);
-      const service = await serviceOf(deps, inc.service);
-      const version = await versionToApply(deps, service, inc.service_version, '/query/force');
-      const loaded = await loadChecked(deps, scenarioOf(deps), service, '/query/force', version.commit);
-      const destroy = (loaded.operations ?? []).find((o) => o.name === DESTROY);
-      if (!destroy) {
-        throw problems.conflict(`service ${service.name}@${version.version} has no destroy operation (scenario/destroy/main.yml): ` +
-          `pass ?force=true to remove the record of incarnation ${inc.name} without running anything (its hosts keep what was applied)`);
-      }
-      const applyId = newApplyId(inc.name, DESTROY);
-      // destroy runs with the inputs it declares, taken from the input the incarnation was last committed with.
-      const declared = new Set(destroy.inputs.map((i) => i.name));
-      const last = (await lastCommittedInput(db, inc.last_committed_apply_id)) ?? {};
-      const given = Object.fromEntries(Object.entries(last).filter(([k]) => declared.has(k)));
-      const checked = await precheck(deps, service, {
-        operation: DESTROY, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/query/force',
-        version: { name: version.version, commit: version.commit }, incarnation: inc,
-      });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, DESTROY, applyId, given, checked);
-      const run = { applyId, incarnation: inc.name, operation: DESTROY, input, ...pinned(version), createdBy: caller.aid, service: service.name };
       // A destroyed incarnation has nothing left to check (a check meanwhile finds it applying and skips).
-      if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
-      await beginRun(db, inc.name, run);
-      return startRun(deps, run);
+      const beforeLock = async (inc: { name: string; drift_interval: string | null }) => { if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name); };
+      return runAnswer(deps, await deps.runs.delete({ name: params.name, by: caller.aid, beforeLock }));
     },
   }),
 ];

@@ -1,23 +1,18 @@
 // Incarnations: create (runs `create`), list, get, history, other operations, run reports, unlock
-// (and unlock-with-retry); upgrade and delete are in incarnation-edges.ts. Every run applies the
-// commit its version is pinned to (service-source.ts). A handler records the run and takes the lock in PostgreSQL
-// first, then starts the run's workflow; if Temporal refuses, the run is failed and the
-// incarnation locked with the reason, never left `applying` with nothing running.
+// (and unlock-with-retry); upgrade and delete are in incarnation-edges.ts. A handler that starts a
+// run decodes the request and calls the run service (runs/start/service.ts), which pins the version,
+// checks, records the run, takes the lock and starts the workflow; the answer maps its outcome.
 import {
-  beginRun, createIncarnation, getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
+  getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
-import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type RunRecord } from '../../db/repos/runs';
+import { getRun, lastRunOf, listRuns, runReport, runsByIds, type RunRecord } from '../../db/repos/runs';
 import { latestVersions, pairKey, versionsByPair, type ServiceVersionRecord } from '../../db/repos/service-versions';
 import { yankView } from './service-versions';
-import { newApplyId, startUpgradeWorkflow } from '../../runs/client';
-import { versionToApply } from './service-source';
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { applyPlan } from './plan-apply';
-import { precheck } from './run-checks';
-import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf, uiLink } from './run-start';
+import { mustIncarnation, runAnswer, uiLink } from './run-start';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
@@ -119,19 +114,9 @@ export const incarnationRoutes = [
     body: { schema: createIncarnationBody, required: true },
     responses: { 202: { description: 'accepted; follow the run report', schema: acceptedSchema } },
     async handler({ body, caller, deps }) {
-      temporalOf(deps);
-      const service = await serviceOf(deps, body.service);
-      const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined, notYanked: true });
-      const applyId = newApplyId(body.name, 'create');
-      const loaded = await precheck(deps, service, {
-        operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/covens',
-        version: { name: version.version, commit: version.commit },
-      });
-      // The create run's apply_id keys the new incarnation's secret inputs for its whole life.
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, { name: body.name, secrets_key: applyId }, 'create', applyId, body.input ?? {}, loaded);
-      const run = { applyId, incarnation: body.name, operation: 'create', input, ...pinned(version), createdBy: caller.aid, service: service.name };
-      await createIncarnation(deps.runtime.db, { name: body.name, service: service.name, covens: body.covens, version: version.version, createdBy: caller.aid, secretsKey: applyId }, run);
-      return startRun(deps, run);
+      return runAnswer(deps, await deps.runs.create({
+        name: body.name, service: body.service, covens: body.covens, version: body.version, input: body.input, allowEmpty: body.allow_empty, by: caller.aid,
+      }));
     },
   }),
   defineRoute<Record<string, never>, ListIncarnationsQuery>({
@@ -182,31 +167,9 @@ export const incarnationRoutes = [
     params: nameParams, body: { schema: startRunBody, required: true },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
-      temporalOf(deps);
-      if (body.plan_id !== undefined) {
-        // allow_empty has a default (false): only an explicit true is a conflict.
-        const extra = (['operation', 'input', 'allow_empty'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
-        if (extra.length > 0) throw problems.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
-        return applyPlan(deps, params.name, body.plan_id, caller.aid);
-      }
-      if (body.operation === undefined) throw problems.invalid('give the operation to run, or the plan_id of a plan to apply', [{ path: '/body/operation', message: 'required without plan_id' }]);
-      const operation = body.operation;
-      if (operation === 'upgrade') throw problems.invalid('upgrade is not a scenario: use POST /v1/incarnations/{name}/upgrade', [{ path: '/body/operation', message: 'reserved' }]);
-      const inc = await mustIncarnation(deps, params.name);
-      const service = await serviceOf(deps, inc.service);
-      const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
-      const applyId = newApplyId(inc.name, operation);
-      // No input: the last committed run's input (it holds references only), so a re-run does not
-      // forget what the incarnation was made with.
-      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
-      const loaded = await precheck(deps, service, {
-        operation: operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
-        version: { name: version.version, commit: version.commit }, incarnation: inc,
-      });
-      const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, operation, applyId, given, loaded);
-      const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
-      await beginRun(deps.runtime.db, inc.name, run);
-      return startRun(deps, run);
+      return runAnswer(deps, await deps.runs.run({
+        name: params.name, operation: body.operation, input: body.input, allowEmpty: body.allow_empty, planId: body.plan_id, by: caller.aid,
+      }));
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -262,33 +225,7 @@ export const incarnationRoutes = [
         const inc = await unlockIncarnation(deps.runtime.db, params.name);
         return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
       }
-      temporalOf(deps);
-      const inc = await mustIncarnation(deps, params.name);
-      const failed = inc.last_apply_id ? await getRun(deps.runtime.db, inc.last_apply_id) : undefined;
-      if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
-      const service = await serviceOf(deps, inc.service);
-      const applyId = newApplyId(inc.name, failed.operation);
-      // An upgrade is retried towards the version it was moving to; any other run at the incarnation's.
-      const version = failed.operation === 'upgrade' && failed.service_ref
-        ? await versionToApply(deps, service, failed.service_ref, '/body/retry', { mustExist: true, notYanked: true })
-        : await versionToApply(deps, service, inc.service_version, '/body/retry');
-      // A retry without input reuses the failed run's, which holds references only. Checked before
-      // anything is written (a secret input's value goes to the store only for a run that starts).
-      const given = body.input ?? failed.input;
-      const loaded = failed.operation === 'upgrade' ? undefined
-        : await precheck(deps, service, {
-          operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input',
-          version: { name: version.version, commit: version.commit }, incarnation: inc,
-        });
-      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, body.input, loaded) : failed.input;
-      const run = {
-        applyId, incarnation: inc.name, operation: failed.operation, input,
-        ...pinned(version), createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,
-      };
-      await beginRun(deps.runtime.db, inc.name, run, { fromLocked: true });
-      return failed.operation === 'upgrade'
-        ? launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: null }))
-        : startRun(deps, run);
+      return runAnswer(deps, await deps.runs.retry({ name: params.name, input: body.input, by: caller.aid }));
     },
   }),
 ];

@@ -12,8 +12,6 @@ import {
   publishVersionBody, serviceNameParams, serviceVersionDetailSchema, serviceVersionListSchema, serviceVersionSchema, versionParams, yankVersionBody,
   type PublishVersionInput, type YankVersionInput,
 } from '../schemas/services';
-import { loadSerialized, scenarioOf } from './run-checks';
-import { publishChecked } from './service-source';
 
 /** The yank of a version as every answer shows it, or null. */
 export function yankView(v: ServiceVersionRecord | undefined) {
@@ -48,7 +46,7 @@ export const serviceVersionRoutes = [
       if (await getVersion(deps.runtime.db, service.name, body.ref)) {
         throw problems.conflict(`version ${body.ref} of service ${service.name} is already published (a published version never changes its commit)`);
       }
-      const v = await publishChecked(deps, deps.runtime.db, service, body.ref, '/body/ref', caller.aid);
+      const v = await deps.runs.publishChecked(deps.runtime.db, service, body.ref, '/body/ref', caller.aid);
       return { status: 201, body: view(v), headers: { Location: `/v1/services/${service.name}/versions/${encodeURIComponent(v.version)}` } };
     },
   }),
@@ -73,7 +71,7 @@ export const serviceVersionRoutes = [
       if (!v) throw problems.notFound(`version ${params.version} of service ${service.name} is not published`);
       let loaded;
       try {
-        loaded = await loadSerialized(deps, scenarioOf(deps), service, v.commit);
+        loaded = await deps.runs.load(service, v.commit);
       } catch (err) {
         throw problems.unavailable(`the repository of service ${service.name} (${(err as Error).message})`);
       }

@@ -6,7 +6,6 @@ import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { checkedLoad } from './service-source';
 import { credentialRefProblem } from '../../secrets/scenario';
 import { pageQuerySchema, problemSchema } from '../schemas/common';
 import {
@@ -39,7 +38,7 @@ export const serviceRoutes = [
       // resolves, soul-lint finds nothing. The registered ref becomes the first published version.
       const source = { name: body.name, git: body.git, credential_ref: body.credential_ref ?? null };
       if (await getService(deps.runtime.db, body.name)) throw problems.conflict(`service ${body.name} is already registered`);
-      const loaded = await checkedLoad(deps, source, body.ref, '/body/ref');
+      const loaded = await deps.runs.checkedLoad(source, body.ref, '/body/ref');
       const service = await deps.runtime.db.transaction(async (trx) => {
         const created = await createService(trx, {
           name: body.name, git: body.git, ref: body.ref, createdBy: caller.aid, ...(body.credential_ref ? { credentialRef: body.credential_ref } : {}),

@@ -1,5 +1,5 @@
 // PATCH /v1/souls/{sid} {covens}: moving a host between covens (issue 17, item 5). The covens it
-// gains converge like a new soul (api/converge.ts); the incarnations it leaves are reported, not run:
+// gains converge like a new soul (runs/converge.ts); the incarnations it leaves are reported, not run:
 // what they put on the host stays there, unmanaged, and the operator decides what to do with it.
 import { changeCovens, incarnationsOfCovens } from '../../db/repos/convergence';
 import { getSouls } from '../../db/repos/souls';

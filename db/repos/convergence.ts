@@ -1,4 +1,4 @@
-// What the converger (api/converge.ts) reads and writes: souls onboarded since they last converged,
+// What the converger (runs/converge.ts) reads and writes: souls onboarded since they last converged,
 // the incarnations of their covens, and whether a converge run already went to a soul.
 import type { Knex } from 'knex';
 

@@ -198,9 +198,3 @@ export function listHistory(db: Knex, name: string, page: PageRequest, since?: D
   });
 }
 
-/** How many souls a run on these covens would target: onboarded, not revoked. */
-export async function countTargetable(db: Knex, covens: string[]): Promise<number> {
-  const [{ count }] = await db('souls').count<{ count: string }[]>({ count: '*' })
-    .whereRaw('covens && ?::text[]', [covens]).whereNotNull('onboarded_at').whereNull('revoked_at');
-  return Number(count);
-}

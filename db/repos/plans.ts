@@ -19,6 +19,12 @@ export async function insertPlan(db: Knex, plan: NewRun & { base: string | null;
  * The incarnation a run or plan renders and dispatches for. A plan for a create has none yet: it
  * stands in with the plan's service and covens and empty state, as the create run will see them.
  */
+/** A plan whose workflow Temporal refused to start: failed with the reason (a plan holds no lock). */
+export async function failUnstartedPlan(db: Knex, planId: string, reason: string): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: planId, status: 'running' })
+    .update({ status: 'failed', phase: 'done', error: reason, finished_at: db.fn.now() });
+}
+
 export async function incarnationOf(db: Knex, run: RunRecord): Promise<IncarnationRecord | undefined> {
   const inc = await getIncarnation(db, run.incarnation);
   if (inc || run.kind !== 'plan' || !run.plan_target) return inc;
@@ -28,7 +34,7 @@ export async function incarnationOf(db: Knex, run: RunRecord): Promise<Incarnati
     service_commit: null, status: 'ready', current_apply_id: null, last_apply_id: null, last_committed_apply_id: null, created_by: run.created_by,
     created_at: run.created_at, updated_at: run.created_at, drift_interval: null, drift_auto_repair: false, drift_status: 'unchecked',
     drift_checked_at: null, drift_plan_id: null, drifted_sids: [],
-    // Applying the plan creates the incarnation with the plan's id as its key (api/routes/plan-apply.ts).
+    // Applying the plan creates the incarnation with the plan's id as its key (runs/start/plan-apply.ts).
     secrets_key: run.apply_id,
   };
 }

@@ -32,7 +32,7 @@ export interface NewRun {
   serviceCommit?: string;
   retryOf?: string;
   createdBy?: string;
-  /** Only these hosts (a new soul converging, api/converge.ts); absent: every host of the covens. */
+  /** Only these hosts (a new soul converging, runs/converge.ts); absent: every host of the covens. */
   targetSids?: string[];
   /** The plan this run applies (its stored steps, not a new render). */
   planId?: string;

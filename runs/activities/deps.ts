@@ -5,6 +5,7 @@ import type { Logger } from '../../common/logger';
 import type { ScenarioPort } from './scenario-port';
 import type { DispatchSecrets } from './secrets';
 import type { StepProgram } from '../../scenario/render/plan';
+import type { RunService } from '../start/service';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
 export interface StepSender {
@@ -50,6 +51,8 @@ export interface SharedActivityDeps {
   planTtlMs?: number;
   /** Removes a destroyed incarnation's secret inputs from the store (secrets/incarnation-inputs.ts). */
   purgeSecretInputs?: (inc: { name: string; secrets_key: string | null }) => Promise<void>;
+  /** The run service (runs/start/service.ts): drift repair applies its plan through it, as an operator would. */
+  runs?: Pick<RunService, 'applyPlan'>;
 }
 
 export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }

@@ -1,10 +1,12 @@
 // The activities of a drift check (docs/drift.md; workflow runs/workflows/drift.ts). A check is a
 // plan of the incarnation's last committed operation with its last committed input, made by the
 // keeper itself; a host where any step would change something has drifted from the committed
-// state. With auto_repair the plan is then applied exactly, as an operator would apply it.
-import { beginRun, getIncarnation, RunRefused } from '../../db/repos/incarnations';
+// state. With auto_repair the plan is then applied exactly, as an operator would apply it: through
+// the run service (runs/start/service.ts applyPlan), which records the run, takes the lock, claims
+// the plan and starts the run's workflow, or refuses with nothing recorded.
+import { getIncarnation } from '../../db/repos/incarnations';
 import { driftedHosts, lastCommittedRun, recordDrift } from '../../db/repos/drift';
-import { claimPlan, insertPlan } from '../../db/repos/plans';
+import { insertPlan } from '../../db/repos/plans';
 import { getRun, lastCommittedInput } from '../../db/repos/runs';
 import { newApplyId } from '../apply-id';
 import type { SharedActivityDeps } from './deps';
@@ -42,25 +44,17 @@ export function createDriftActivities(deps: SharedActivityDeps) {
       return { drifted: hosts.drifted, repair: !failed && hosts.drifted.length > 0 && inc?.drift_auto_repair === true };
     },
 
-    /** Takes the lock for a run applying the check's plan (as POST .../runs {plan_id} would); null when it cannot now. */
+    /** Applies the check's plan (as POST .../runs {plan_id} would) and starts its run; null when it cannot now. */
     async beginRepair({ incarnation, planId }: { incarnation: string; planId: string }): Promise<{ applyId: string; operation: string } | null> {
-      const plan = await getRun(db, planId);
-      const inc = await getIncarnation(db, incarnation);
-      if (!plan || !inc || plan.plan_base !== inc.last_committed_apply_id) return null;
-      const applyId = newApplyId(incarnation, plan.operation);
-      try {
-        await beginRun(db, incarnation, {
-          applyId, incarnation, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? '',
-          ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: DRIFT_CHECKER, planId,
-        }, {
-          within: async (trx) => { if (!await claimPlan(trx, planId, applyId)) throw new RunRefused(inc.status, `plan ${planId} cannot be applied any more`); },
-        });
-      } catch (err) {
-        // Another run took the lock first, or the plan expired: the next check looks again.
-        if (err instanceof RunRefused) return null;
-        throw err;
+      if (!deps.runs) throw new Error('drift repair needs the run service (runs/components.ts passes it to the workers)');
+      const outcome = await deps.runs.applyPlan({ name: incarnation, planId, by: DRIFT_CHECKER });
+      // Refused: another run took the lock first, something committed since the check (stale), or
+      // the plan expired; the next check looks again. Nothing was recorded.
+      if (!outcome.accepted) {
+        deps.log.info('drift repair not started', { incarnation, plan_id: planId, reason: outcome.reason });
+        return null;
       }
-      return { applyId, operation: plan.operation };
+      return { applyId: outcome.applyId, operation: outcome.operation };
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { getRun, saveRender, saveRenderErrors, setPhase } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
 import { adoptPlan, incarnationOf, savePlanUpgrade } from '../../db/repos/plans';
+import { runTargets } from '../../db/repos/targets';
 import type { RenderOutcome, SerialSpec } from '../messages';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
@@ -17,20 +18,12 @@ import type { RenderError } from './scenario-port';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
 
-/** Reported in the run, never targeted: a soul registered in the covens but never onboarded has no
- *  identity to reach, so it cannot lock the run (an onboarded soul that is silent is `unknown`). */
-export const NOT_ONBOARDED = 'registered but not yet onboarded (soul init): not targeted';
-
-async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[]; pending: string[] }> {
-  const rows = await db('souls').select('sid', 'covens', 'soulprint', 'onboarded_at').whereRaw('covens && ?::text[]', [covens]).orderBy('sid');
+/** The run's hosts by the one targeting rule (db/repos/targets.ts), and the souls it leaves out with why. */
+async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[]; left: { sid: string; reason: string }[] }> {
+  const { targets, notTargeted } = await runTargets(db, covens);
   // The registry's covens (the operator's labels) are what `on: coven:<name>` and
   // `soulprint.self.covens` see; a soul cannot claim covens through the facts it reports.
-  type Row = { sid: string; covens: string[]; soulprint: Record<string, unknown> | null; onboarded_at: Date | null };
-  return {
-    hosts: rows.filter((r: Row) => r.onboarded_at !== null)
-      .map((r: Row) => ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } })),
-    pending: rows.filter((r: Row) => r.onboarded_at === null).map((r: Row) => r.sid),
-  };
+  return { hosts: targets.map((r) => ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } })), left: notTargeted };
 }
 
 export async function renderRun(deps: SharedActivityDeps, applyId: string): Promise<RenderOutcome> {
@@ -77,10 +70,10 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   }
 
   const all = await targetHosts(db, inc.covens);
-  // A converge run goes to its new soul(s) only (api/converge.ts); the other hosts are not part of it.
+  // A converge run goes to its new soul(s) only (runs/converge.ts); the other hosts are not part of it.
   const only = run.target_sids ? new Set(run.target_sids) : null;
   const hosts = only ? all.hosts.filter((h) => only.has(h.sid)) : all.hosts;
-  const pending = only ? [] : all.pending;
+  const left = only ? [] : all.left;
   const rendered = await scenario.render({
     service: loaded, operation: run.operation, input: run.input, state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
@@ -99,7 +92,8 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
     hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
     notTargeted: [
       ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
-      ...pending.map((sid) => ({ sid, status: 'pending' as const, reason: NOT_ONBOARDED })),
+      // Never onboarded or revoked: `pending` with the reason (a pending host with a reason was never targeted).
+      ...left.map((l) => ({ sid: l.sid, status: 'pending' as const, reason: l.reason })),
     ],
   });
   return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null, batches: plan.batches };

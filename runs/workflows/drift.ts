@@ -1,13 +1,13 @@
 // One drift check of one incarnation (docs/drift.md), started by the incarnation's Temporal
 // Schedule (runs/drift-schedule.ts): plan the last committed operation with its last committed
 // input (a child incarnationPlan, id = plan_id), record per host whether it still matches, and,
-// when the incarnation asks for it, apply that plan exactly (a child incarnationRun that outlives
-// this workflow). A check that finds the incarnation busy or locked does nothing; the next tick
+// when the incarnation asks for it, apply that plan exactly (the beginRepair activity applies it
+// through the run service, which starts the run's own workflow, id = apply_id, as for an operator's
+// apply: it outlives this check). A check that finds the incarnation busy or locked does nothing; the next tick
 // looks again.
-import { ParentClosePolicy, executeChild, proxyActivities, startChild } from '@temporalio/workflow';
+import { executeChild, proxyActivities } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { incarnationPlan } from './plan';
-import { incarnationRun } from './run';
 
 const shared = proxyActivities<SharedActivities>({
   startToCloseTimeout: '1m',
@@ -26,9 +26,5 @@ export async function incarnationDriftCheck(input: DriftCheckInput): Promise<Dri
   if (!outcome.repair) return { planId, drifted: outcome.drifted };
   const repair = await shared.beginRepair({ incarnation: input.incarnation, planId });
   if (!repair) return { planId, drifted: outcome.drifted };
-  await startChild(incarnationRun, {
-    workflowId: repair.applyId, parentClosePolicy: ParentClosePolicy.ABANDON,
-    args: [{ applyId: repair.applyId, incarnation: input.incarnation, operation: repair.operation }],
-  });
   return { planId, drifted: outcome.drifted, repairApplyId: repair.applyId };
 }

@@ -1,13 +1,13 @@
-// Secret inputs at the edge (issue 12). An input the scenario declares `secret: true` is accepted
+// Secret inputs at the run's start (issue 12). An input the scenario declares `secret: true` is accepted
 // as a reference `secretstore:<path>#<field>`, or as a value that is written into the secrets store
 // at once, under the incarnation's own prefix, and replaced by its reference before anything is
 // stored: PostgreSQL, Temporal, answers and logs only ever see the reference.
-import { incarnationSecretPrefix, parseReference } from '../common/secret';
-import type { SecretStore } from '../secrets/client';
-import { scenarioPathProblem } from '../secrets/scenario';
-import { problems } from './problems';
+import { incarnationSecretPrefix, parseReference } from '../../common/secret';
+import type { SecretStore } from '../../secrets/client';
+import { scenarioPathProblem } from '../../secrets/scenario';
+import { refuse } from './outcome';
 
-/** What the API needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
+/** What sealing needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
 export interface SecretInputsSource {
   loadService(a: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
 }
@@ -35,7 +35,7 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
     secretNames = loaded.secretInputs?.[a.operation] ?? [];
   } catch {
     // Which inputs are secret is unknown: nothing may be stored, not even the input.
-    throw problems.unavailable(`the repository of service ${a.service.name} (needed to know which inputs are secret)`);
+    throw refuse.unavailable(`the repository of service ${a.service.name} (needed to know which inputs are secret)`);
   }
   const out = { ...a.input };
   const values: Record<string, string> = {};
@@ -43,16 +43,16 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
     if (!Object.prototype.hasOwnProperty.call(out, name)) continue;
     const v = out[name];
     if (typeof v !== 'string' || v === '') {
-      throw problems.invalid(`input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'a secret is a string' }]);
+      throw refuse.invalid(`input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'a secret is a string' }]);
     }
     if (v.startsWith('secretstore:')) {
       const ref = parseReference(v);
       if (!ref) {
-        throw problems.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' }]);
+        throw refuse.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' }]);
       }
       // Read with the scenario role's token, which reaches only the scenario prefix (issue 28).
       const why = scenarioPathProblem(ref.path, a.scenarioPrefix);
-      if (why) throw problems.invalid(`input "${name}": ${why}`, [{ path: `/body/input/${name}`, message: why }]);
+      if (why) throw refuse.invalid(`input "${name}": ${why}`, [{ path: `/body/input/${name}`, message: why }]);
       continue;
     }
     values[name] = v;
@@ -62,7 +62,7 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
   try {
     await a.secrets.writeFields(path, values);
   } catch {
-    throw problems.unavailable('the secrets store (secret inputs are stored there before a run starts)');
+    throw refuse.unavailable('the secrets store (secret inputs are stored there before a run starts)');
   }
   for (const name of Object.keys(values)) out[name] = `secretstore:${path}#${name}`;
   return out;

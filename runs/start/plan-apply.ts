@@ -1,5 +1,5 @@
-// POST /v1/incarnations/{name}/runs {plan_id}: apply exactly a plan (docs/plans.md). Refused with
-// 409 before anything is recorded when the plan cannot be applied as it was seen: not ready (still
+// Applying exactly a plan (docs/plans.md; POST /v1/incarnations/{name}/runs {plan_id}, and drift
+// repair). Refused as a conflict before anything is recorded when the plan cannot be applied as it was seen: not ready (still
 // checking, or a host failed its check), applied already, expired, or stale (another run committed
 // since the plan was made). Otherwise the run is recorded with the plan's operation, input and
 // pinned commit, and the plan is claimed in the same transaction that takes the lock, so two
@@ -11,35 +11,35 @@ import { beginRun, createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
 import { getRun } from '../../db/repos/runs';
 import { getVersion } from '../../db/repos/service-versions';
-import { newApplyId } from '../../runs/client';
-import type { ApiDeps } from '../deps';
-import { problems } from '../problems';
-import { mustIncarnation, startRun } from './run-start';
-import { refuseYanked } from './service-source';
+import { newApplyId } from '../apply-id';
+import type { RunServiceDeps } from './context';
+import { refuse, type RunAccepted } from './outcome';
+import { startRun } from './launch';
+import { mustIncarnation, refuseYanked } from './source';
 
-export async function applyPlan(deps: ApiDeps, name: string, planId: string, by: string) {
-  const plan = await getRun(deps.runtime.db, planId);
-  if (!plan || plan.kind !== 'plan' || plan.incarnation !== name) throw problems.notFound(`incarnation ${name} has no plan ${planId}`);
+export async function applyPlan(deps: RunServiceDeps, name: string, planId: string, by: string): Promise<RunAccepted> {
+  const plan = await getRun(deps.db, planId);
+  if (!plan || plan.kind !== 'plan' || plan.incarnation !== name) throw refuse.notFound(`incarnation ${name} has no plan ${planId}`);
   const again = `make a new plan with POST /v1/incarnations/${name}/plans`;
   const usable = () => {
-    if (plan.status === 'running') throw problems.conflict(`plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`);
-    if (plan.status === 'failed') throw problems.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
-    if (plan.applied_by) throw problems.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
-    if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw problems.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
+    if (plan.status === 'running') throw refuse.conflict(`plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`);
+    if (plan.status === 'failed') throw refuse.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
+    if (plan.applied_by) throw refuse.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
+    if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw refuse.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
   };
   if (plan.plan_upgrade) {
-    throw problems.conflict(`plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
+    throw refuse.conflict(`plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
       `upgrade with POST /v1/incarnations/${name}/upgrade {"version": "${plan.plan_upgrade.version}"} (state only), then plan and apply the operation`);
   }
   const claim = async (trx: Knex.Transaction, applyId: string) => {
-    if (!await claimPlan(trx, planId, applyId)) throw problems.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
+    if (!await claimPlan(trx, planId, applyId)) throw refuse.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
   };
   if (plan.plan_target) {
     // The plan of a create: applying it creates the incarnation it was made for, with its steps.
     usable();
     const t = plan.plan_target;
     // A version yanked since the plan was made starts no new incarnation either.
-    const version = t.version ? await getVersion(deps.runtime.db, t.service, t.version) : undefined;
+    const version = t.version ? await getVersion(deps.db, t.service, t.version) : undefined;
     if (version) refuseYanked(version, 'version');
     const applyId = newApplyId(name, plan.operation);
     const run = {
@@ -47,20 +47,20 @@ export async function applyPlan(deps: ApiDeps, name: string, planId: string, by:
       ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: t.service,
     };
     // The plan sealed its secret inputs under its own id: the incarnation it creates keeps that key.
-    await createIncarnation(deps.runtime.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by, secretsKey: planId }, run,
+    await createIncarnation(deps.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by, secretsKey: planId }, run,
       { within: (trx) => claim(trx, applyId) });
     return startRun(deps, run);
   }
   const inc = await mustIncarnation(deps, name);
   usable();
   if (plan.plan_base !== inc.last_committed_apply_id) {
-    throw problems.conflict(`plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`);
+    throw refuse.conflict(`plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`);
   }
   const applyId = newApplyId(inc.name, plan.operation);
   const run = {
     applyId, incarnation: inc.name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? inc.service_version ?? '',
     ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: inc.service,
   };
-  await beginRun(deps.runtime.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
+  await beginRun(deps.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
   return startRun(deps, run);
 }

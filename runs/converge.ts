@@ -19,17 +19,17 @@
 // The same loop ends runs whose workflow was closed outside the keeper (terminated, timed out,
 // cancelled, failed in Temporal: runs/run-watch.ts), every RUN_WATCH_EVERY_MS: such a run is
 // locked with what Temporal says happened instead of staying `applying`.
+import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
-import { RunRefused, beginRun, getIncarnation } from '../db/repos/incarnations';
+import { getIncarnation } from '../db/repos/incarnations';
 import { convergeCandidates, convergeRunExists, incarnationsOfCovens, isHostOfRun, markConverged, wasHostOf, type CovenIncarnation } from '../db/repos/convergence';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
-import { newApplyId } from '../runs/client';
-import type { TemporalClientHolder } from '../runs/connection';
-import { endOrphanedRuns } from '../runs/run-watch';
-import type { ApiDeps } from './deps';
-import { pinned, serviceOf, startRun } from './routes/run-start';
-import { versionToApply } from './routes/service-source';
+import { endOrphanedRuns } from './run-watch';
+import type { RunService } from './start/service';
+
+/** What the loop needs: the database it reads, the run service it starts runs with (which holds the Temporal client). */
+export interface ConvergeDeps { db: Knex; runs: Pick<RunService, 'converge' | 'temporal'> }
 
 /** How often the registry is read for souls to converge: "within seconds" of a soul connecting. */
 export const CONVERGE_EVERY_MS = 1000;
@@ -38,8 +38,8 @@ const SOULS_PER_LOOK = 200;
 
 type Outcome = 'done' | 'wait';
 
-async function convergeOne(deps: ApiDeps, sid: string, inc: CovenIncarnation, kid: string, log: Logger): Promise<Outcome> {
-  const db = deps.runtime.db;
+async function convergeOne(deps: ConvergeDeps, sid: string, inc: CovenIncarnation, kid: string, log: Logger): Promise<Outcome> {
+  const db = deps.db;
   if (inc.status === 'applying') {
     // Without this, every soul of a large run that onboarded shortly before it is looked at again
     // every second for as long as the run lasts (bench/fanout: 600 queries a second beside the run).
@@ -57,26 +57,21 @@ async function convergeOne(deps: ApiDeps, sid: string, inc: CovenIncarnation, ki
     log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the host', { sid, incarnation: inc.name });
     return 'done';
   }
-  const service = await serviceOf(deps, inc.service);
-  const version = await versionToApply(deps, service, inc.service_version, '/service_version', { mustExist: inc.service_version !== null });
-  const applyId = newApplyId(inc.name, last.operation);
-  const run = {
-    applyId, incarnation: inc.name, operation: last.operation, input: last.input, ...pinned(version),
-    createdBy: `keeper:${kid}`, service: service.name, targetSids: [sid],
-  };
-  try {
-    await beginRun(db, inc.name, run);
-  } catch (err) {
-    if (err instanceof RunRefused) return 'wait'; // another run took the lock first: look again
-    throw err;
+  const outcome = await deps.runs.converge({
+    incarnation: inc.name, service: inc.service, serviceVersion: inc.service_version, operation: last.operation, input: last.input, sid, by: `keeper:${kid}`,
+  });
+  if (!outcome.accepted) {
+    // Another run took the lock first: look again. Anything else is said, and looked at again too.
+    if (outcome.kind !== 'conflict') log.warn('converge: could not start a run for a new host; will try again', { sid, incarnation: inc.name, error: outcome.reason });
+    return 'wait';
   }
-  await startRun(deps, run);
+  const applyId = outcome.applyId;
   log.info('converge: started a run on a new host', { sid, incarnation: inc.name, apply_id: applyId, operation: last.operation });
   return 'done';
 }
 
-export async function convergeNewSouls(deps: ApiDeps, kid: string, log: Logger): Promise<void> {
-  const db = deps.runtime.db;
+export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Logger): Promise<void> {
+  const db = deps.db;
   for (const soul of await convergeCandidates(db, SOULS_PER_LOOK)) {
     let all = true;
     for (const inc of await incarnationsOfCovens(db, soul.covens)) {
@@ -99,16 +94,16 @@ export async function convergeNewSouls(deps: ApiDeps, kid: string, log: Logger):
 export const RUN_WATCH_EVERY_MS = 2000;
 
 /** Locks the runs whose workflow closed outside the keeper (runs/run-watch.ts). */
-export async function watchRuns(deps: ApiDeps, log: Logger): Promise<void> {
-  const temporal = (deps as ApiDeps & { temporal?: TemporalClientHolder }).temporal;
+export async function watchRuns(deps: ConvergeDeps, log: Logger): Promise<void> {
+  const temporal = deps.runs.temporal;
   if (!temporal?.client) return;
-  for (const applyId of await endOrphanedRuns(deps.runtime.db, temporal.client, temporal.namespace)) {
+  for (const applyId of await endOrphanedRuns(deps.db, temporal.client, temporal.namespace)) {
     log.warn('run watch: the run\'s workflow closed outside the keeper; the run is locked', { apply_id: applyId });
   }
 }
 
 /** The loop every keeper runs beside its API. */
-export function convergeComponent(deps: ApiDeps, kid: string, log: Logger): Component {
+export function convergeComponent(deps: ConvergeDeps, kid: string, log: Logger): Component {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;

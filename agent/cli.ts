@@ -1,6 +1,7 @@
 // The `soul` command: `init` (onboard this host once), `run` (hold the stream), and for push mode over
 // SSH `apply` (steps on stdin, one shot) and `facts` (agent/oneshot.ts).
 // Exit codes: 0 done, 1 the command failed (reason and fix on stderr), 2 usage or configuration.
+import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
@@ -34,10 +35,10 @@ export async function resolveToken(flag: string | undefined, env: NodeJS.Process
 
 function fail(err: unknown): never {
   if (err instanceof SoulError) {
-    process.stderr.write(err.render());
+    process.stderr.write(fatalLine(err.render()));
     process.exit(err.exitCode);
   }
-  process.stderr.write(`soul: ${(err as Error)?.message ?? String(err)}\n`);
+  process.stderr.write(fatalLine(`soul: ${(err as Error)?.message ?? String(err)}`));
   process.exit(1);
 }
 

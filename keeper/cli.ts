@@ -1,6 +1,7 @@
 // The `keeper` command: `init` (first operator), `run` (the server), `check-config`.
 // Exit codes: 0 done, 1 refused or failed (with the reason on stderr), 2 usage.
 import yargs from 'yargs';
+import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../platform/config/load';
 import { InitRefused, checkAid, keeperInit } from './init';
@@ -8,11 +9,13 @@ import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
 import { VERSION } from '../common/version';
 
+// Under systemd the reason is one journal line at priority err (common/journal.ts), so
+// `journalctl -p warning -u keeper` shows why a start failed.
 function fail(err: unknown): never {
   if (err instanceof ConfigError || err instanceof StartupError || err instanceof InitRefused) {
-    process.stderr.write(`keeper: ${err.message}\n`);
+    process.stderr.write(fatalLine(`keeper: ${err.message}`));
   } else {
-    process.stderr.write(`keeper: ${(err as Error).message ?? String(err)}\n`);
+    process.stderr.write(fatalLine(`keeper: ${(err as Error).message ?? String(err)}`));
   }
   process.exit(1);
 }

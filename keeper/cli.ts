@@ -4,6 +4,7 @@ import yargs from 'yargs';
 import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../platform/config/load';
+import { checkConfigFiles } from './check-config';
 import { InitRefused, checkAid, keeperInit } from './init';
 import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
@@ -69,11 +70,13 @@ export function main(args: string[]): void {
     .command('run', 'run the keeper server',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
       (argv) => runServer(argv).catch(fail))
-    .command('check-config', 'validate keeper.yml and exit',
+    .command('check-config', 'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then exit',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
       (argv) => {
         try {
-          loadConfig(argv.config);
+          const config = loadConfig(argv.config);
+          const problems = checkConfigFiles(config);
+          if (problems.length > 0) throw new ConfigError(argv.config, problems);
           process.stdout.write(`${argv.config}: valid\n`);
         } catch (err) { fail(err); }
       })

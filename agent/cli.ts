@@ -5,6 +5,7 @@ import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
+import { nextStep } from './next-step';
 // Each command's code is loaded when it is called: `init` and `run` bring the stream stack, which
 // `apply` and `facts` (once per SSH dispatch or check, docs/ssh.md) do not need, and `apply` brings
 // the state modules and child processes, which `run` loads only when its first step arrives.
@@ -48,7 +49,7 @@ async function runInit(argv: { config: string; token?: string }): Promise<void> 
   const { soulInit } = require('./init') as typeof InitModule;
   const r = await soulInit({ config, token });
   process.stdout.write(`onboarded ${r.sid} through ${r.endpoint}: certificate ${r.serial}, valid until ${r.notAfter.toISOString()}; ` +
-    `identity stored under ${config.paths.seed}. Start the soul with: soul run --config=${argv.config}\n`);
+    `identity stored under ${config.paths.seed}. ${nextStep(argv.config, config.paths.seed)}\n`);
   process.exit(0);
 }
 

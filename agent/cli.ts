@@ -1,9 +1,11 @@
 // The `soul` command: `init` (onboard this host once), `run` (hold the stream), and for push mode over
 // SSH `apply` (steps on stdin, one shot) and `facts` (agent/oneshot.ts).
 // Exit codes: 0 done, 1 the command failed (reason and fix on stderr), 2 usage or configuration.
+import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { loadSoulConfig } from './config';
 import { SoulError } from './errors';
+import { nextStep } from './next-step';
 // Each command's code is loaded when it is called: `init` and `run` bring the stream stack, which
 // `apply` and `facts` (once per SSH dispatch or check, docs/ssh.md) do not need, and `apply` brings
 // the state modules and child processes, which `run` loads only when its first step arrives.
@@ -34,10 +36,10 @@ export async function resolveToken(flag: string | undefined, env: NodeJS.Process
 
 function fail(err: unknown): never {
   if (err instanceof SoulError) {
-    process.stderr.write(err.render());
+    process.stderr.write(fatalLine(err.render()));
     process.exit(err.exitCode);
   }
-  process.stderr.write(`soul: ${(err as Error)?.message ?? String(err)}\n`);
+  process.stderr.write(fatalLine(`soul: ${(err as Error)?.message ?? String(err)}`));
   process.exit(1);
 }
 
@@ -47,7 +49,7 @@ async function runInit(argv: { config: string; token?: string }): Promise<void> 
   const { soulInit } = require('./init') as typeof InitModule;
   const r = await soulInit({ config, token });
   process.stdout.write(`onboarded ${r.sid} through ${r.endpoint}: certificate ${r.serial}, valid until ${r.notAfter.toISOString()}; ` +
-    `identity stored under ${config.paths.seed}. Start the soul with: soul run --config=${argv.config}\n`);
+    `identity stored under ${config.paths.seed}. ${nextStep(argv.config, config.paths.seed)}\n`);
   process.exit(0);
 }
 

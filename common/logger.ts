@@ -1,5 +1,7 @@
 // One JSON line per event on stderr. Fields are passed explicitly so a secret can only reach a log
 // line if a caller names it; `redact` is applied to every field whose name looks secret anyway.
+// Under systemd each line starts with its syslog priority, so the journal files it at its level.
+import { journalPrefix } from './journal';
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const SECRET_FIELD = /(token|password|secret|signing_key|dsn|private_key|authorization)/i;
@@ -24,11 +26,13 @@ export function redact(fields: Record<string, unknown>): Record<string, unknown>
 
 export function createLogger(opts: { level?: Level; base?: Record<string, unknown>; write?: (line: string) => void } = {}): Logger {
   const min = ORDER[opts.level ?? 'info'];
-  const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const write = opts.write;
   const base = opts.base ?? {};
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...redact({ ...base, ...fields }) }));
+    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...redact({ ...base, ...fields }) });
+    if (write) write(line);
+    else process.stderr.write(`${journalPrefix(level)}${line}\n`);
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -1,18 +1,22 @@
 // The `keeper` command: `init` (first operator), `run` (the server), `check-config`.
 // Exit codes: 0 done, 1 refused or failed (with the reason on stderr), 2 usage.
 import yargs from 'yargs';
+import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../platform/config/load';
+import { checkConfigFiles } from './check-config';
 import { InitRefused, checkAid, keeperInit } from './init';
 import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
 import { VERSION } from '../common/version';
 
+// Under systemd the reason is one journal line at priority err (common/journal.ts), so
+// `journalctl -p warning -u keeper` shows why a start failed.
 function fail(err: unknown): never {
   if (err instanceof ConfigError || err instanceof StartupError || err instanceof InitRefused) {
-    process.stderr.write(`keeper: ${err.message}\n`);
+    process.stderr.write(fatalLine(`keeper: ${err.message}`));
   } else {
-    process.stderr.write(`keeper: ${(err as Error).message ?? String(err)}\n`);
+    process.stderr.write(fatalLine(`keeper: ${(err as Error).message ?? String(err)}`));
   }
   process.exit(1);
 }
@@ -66,11 +70,13 @@ export function main(args: string[]): void {
     .command('run', 'run the keeper server',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
       (argv) => runServer(argv).catch(fail))
-    .command('check-config', 'validate keeper.yml and exit',
+    .command('check-config', 'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then exit',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
       (argv) => {
         try {
-          loadConfig(argv.config);
+          const config = loadConfig(argv.config);
+          const problems = checkConfigFiles(config);
+          if (problems.length > 0) throw new ConfigError(argv.config, problems);
           process.stdout.write(`${argv.config}: valid\n`);
         } catch (err) { fail(err); }
       })

@@ -10,6 +10,7 @@ import { createUiRouter } from '../ui/server';
 import type { ScenarioPort } from '../runs/activities/scenario-port';
 import { createRunComponents } from '../runs/components';
 import { convergeComponent } from '../runs/converge';
+import { temporalAnswers } from '../runs/connection';
 import { createSshTransport } from '../hub/ssh/transport';
 import { startAll, type Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
@@ -56,7 +57,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
 
     const app = express();
     app.disable('x-powered-by');
-    app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics));
+    app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics, () => temporalAnswers(runs.temporal)));
     app.use('/ui', createUiRouter({ log }));
     app.use(createApiApp(apiDeps));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.

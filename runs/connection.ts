@@ -45,6 +45,22 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
   };
 }
 
+/**
+ * Whether Temporal answers for this keeper: connected, and the frontend describes the keeper's
+ * namespace within 2 s (a namespace that is missing is as fatal to runs as a frontend that is down).
+ * For /readyz (issue 33).
+ */
+export async function temporalAnswers(holder: TemporalClientHolder): Promise<boolean> {
+  const connection = holder.connection;
+  if (!connection) return false;
+  try {
+    await connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: holder.namespace }));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Where the Web UI shows a run: the report links here (issue 7, item 5). */
 export function runUiUrl(uiUrl: string, namespace: string, applyId: string): string {
   const base = uiUrl.replace(/\/+$/, '');

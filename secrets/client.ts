@@ -81,11 +81,26 @@ export class SecretStore {
       if (!v) throw new SecretStoreError('login_failed', `environment variable ${a.secret_id_env} (${this.authKey}.secret_id_env) is empty`);
       return v.trim();
     }
+    const file = a.secret_id_file!;
+    let fd: number;
     try {
-      return fs.readFileSync(a.secret_id_file!, 'utf8').trim();
+      fd = fs.openSync(file, 'r');
     } catch (err) {
       throw new SecretStoreError('login_failed',
-        `cannot read ${this.authKey}.secret_id_file ${a.secret_id_file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there with mode 0400`);
+        `cannot read ${this.authKey}.secret_id_file ${file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there, owned by the keeper's user, mode 0400`);
+    }
+    try {
+      // The spec's rule for credential files: readable by their owner alone. Checked on the open file
+      // (fstat), so the mode judged is the mode of the bytes read.
+      const mode = fs.fstatSync(fd).mode & 0o777;
+      if ((mode & 0o377) !== 0) {
+        throw new SecretStoreError('refused',
+          `${this.authKey}.secret_id_file ${file} has mode ${mode.toString(8).padStart(4, '0')}: a secret_id file must be readable by its owner alone (mode 0400); ` +
+          `fix: chown <the keeper's user> ${file} && chmod 0400 ${file}`);
+      }
+      return fs.readFileSync(fd, 'utf8').trim();
+    } finally {
+      fs.closeSync(fd);
     }
   }
 

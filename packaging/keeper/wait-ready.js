@@ -2,7 +2,10 @@
 // i.e. the server listens and its database and cache answer. systemd counts the unit started only
 // when this exits 0, so units ordered After=keeper.service start against a keeper that serves.
 // Node has no unix datagram socket for sd_notify(3), hence this rather than Type=notify
-// (docs/install.md). Exits 1 when the start timeout of the unit (TimeoutStartSec) would be passed.
+// (docs/install.md). Exits 1 when the start timeout of the unit (TimeoutStartSec) would be passed,
+// and at once when the keeper itself has exited: systemd waits for ExecStartPost before it acts on
+// the main process's exit, so without this a keeper that died at start held `systemctl start` for
+// the whole timeout. systemd gives ExecStartPost the main process's pid in $MAINPID.
 'use strict';
 const path = require('node:path');
 const { loadConfig } = require(path.join(__dirname, '..', 'app', 'dist', 'platform', 'config', 'load.js'));
@@ -14,10 +17,21 @@ const addr = loadConfig(file).listen.openapi.addr;
 const host = addr.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
 const url = `http://${host}/readyz`;
 const deadline = Date.now() + timeoutMs;
+const mainPid = Number(process.env.MAINPID) || 0;
+
+/** False once the keeper's process is gone (systemd reaps it, so no zombie lingers under its pid). */
+function mainAlive() {
+  if (!mainPid) return true;
+  try { process.kill(mainPid, 0); return true; } catch (err) { return err.code === 'EPERM'; }
+}
 
 async function main() {
   let last = 'no answer yet';
   while (Date.now() < deadline) {
+    if (!mainAlive()) {
+      process.stderr.write(`keeper exited before it was ready (pid ${mainPid}; its own log says why: journalctl -u keeper): ${url}: ${last}\n`);
+      return 1;
+    }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.status === 200) { process.stdout.write(`keeper ready: ${url} answered 200\n`); return 0; }

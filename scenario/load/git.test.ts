@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -128,5 +128,23 @@ describe('loading a service from git', function () {
       'git clone: the repository refused access (give the service a credential_ref, or check the one it has)');
     assert.equal(summarizeGitError('clone', "fatal: repository 'https://h/x/' not found", 128), 'git clone: the repository was not found (or this keeper may not read it)');
     assert.equal(summarizeGitError('fetch', '{"initialized":true,"sealed":false}', 1), 'git fetch failed (exit 1)');
+  });
+
+  it('keeps the reason git gives for a file:// repository owned by another user, with the fix (issue 37 row 6)', () => {
+    // Real git, as the keeper runs it (no system config), on a repository another uid owns.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'git-dubious-'));
+    try {
+      const src = path.join(dir, 'src');
+      execFileSync('git', ['init', '-q', src]);
+      execFileSync('git', ['-C', src, '-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'x']);
+      execFileSync('chown', ['-R', '12345:12345', src]);
+      const r = spawnSync('git', ['clone', '-q', `file://${src}`, path.join(dir, 'dst')], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+      assert.equal(r.status, 128, r.stderr);
+      assert.equal(summarizeGitError('clone', r.stderr, r.status),
+        `git clone: git refuses the repository at ${src}/.git because another user owns it (dubious ownership); ` +
+        `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${src}/.git (the system git config is not read)`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

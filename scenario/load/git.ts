@@ -121,6 +121,12 @@ function dirBytes(dir: string): number {
 /** One line an operator can act on, from git's stderr; git's own words are never passed on. */
 export function summarizeGitError(command: string, stderr: string, code: number | null): string {
   const e = stderr.toLowerCase();
+  // A local (file://) repository owned by another user: git refuses it, and only its own words say why.
+  const dubious = /detected dubious ownership in repository at '([^'\n]+)'/i.exec(stderr);
+  if (dubious) {
+    return `git ${command}: git refuses the repository at ${dubious[1]} because another user owns it (dubious ownership); ` +
+      `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${dubious[1]} (the system git config is not read)`;
+  }
   if (/authentication failed|could not read (username|password)|terminal prompts disabled|requested url returned error: (401|403)|permission denied \(publickey/.test(e)) {
     return `git ${command}: the repository refused access (give the service a credential_ref, or check the one it has)`;
   }

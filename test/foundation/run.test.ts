@@ -1,7 +1,9 @@
 // `keeper run`: refusal on an empty registry, /readyz following its dependencies, /metrics only on
-// the metrics listener, and a clean exit on SIGTERM.
+// the metrics listener, Temporal in /readyz, and a clean exit on SIGTERM.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { silentLogger } from '../../common/logger';
@@ -12,6 +14,7 @@ import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeep
 import { startRedisInstance, type RedisInstance } from '../support/redis-instance';
 import { repoRoot } from '../support/repo';
 import { stackEnv } from '../support/stack-env';
+import { startPrivateTemporal, type PrivateTemporal } from '../faults/private-deps';
 
 const KEEPER = path.join(repoRoot(), 'bin', 'keeper');
 
@@ -56,7 +59,7 @@ describe('keeper run (real stack)', function () {
     it('answers 200 while the database and the cache answer', async () => {
       const res = await fetch(`${k.baseUrl}/readyz`);
       assert.equal(res.status, 200);
-      assert.deepEqual(await res.json(), { status: 'ready', checks: { database: 'up', cache: 'up' } });
+      assert.deepEqual(await res.json(), { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } });
     });
 
     it('flips to 503 when Redis stops and back to 200 when it returns, by itself', async () => {
@@ -64,7 +67,7 @@ describe('keeper run (real stack)', function () {
       assert.equal(await until(status, (s) => s === 503), 503);
       const down = await fetch(`${k.baseUrl}/readyz`);
       assert.equal(down.headers.get('retry-after'), '5');
-      assert.deepEqual((await down.json()).checks, { database: 'up', cache: 'down' });
+      assert.deepEqual((await down.json()).checks, { database: 'up', cache: 'down', temporal: 'up' });
       await redis.start();
       assert.equal(await until(status, (s) => s === 200), 200);
     });
@@ -77,6 +80,35 @@ describe('keeper run (real stack)', function () {
       assert.match(text, /keeper_build_info\{version="[^"]+",kid="[^"]+"\} 1/);
       assert.match(text, /keeper_dependency_up\{dependency="cache",kid="[^"]+"\} 1/);
       assert.notEqual((await fetch(`${k.baseUrl}/metrics`)).status, 200);
+    });
+  });
+
+  describe('/readyz with Temporal (issue 33)', () => {
+    let temporal: PrivateTemporal;
+    let k: TestKeeper;
+    let dir: string;
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readyz-temporal-'));
+      temporal = await startPrivateTemporal(dir);
+      // The private dev server is plain gRPC, whatever the stack's Temporal runs with.
+      k = await startTestKeeper({ mutate: (doc) => { doc.temporal.address = temporal.address; delete doc.temporal.tls; } });
+    });
+    after(async () => {
+      await k?.stop();
+      await temporal?.destroy();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const readyz = async () => { const r = await fetch(`${k.baseUrl}/readyz`); return { status: r.status, body: await r.json() }; };
+
+    it('is 503 naming temporal while its frontend is down, and 200 again when it returns, by itself', async () => {
+      assert.deepEqual(await readyz(), { status: 200, body: { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } } });
+      await temporal.stop();
+      const down = await until(readyz, (r) => r.status === 503);
+      assert.deepEqual(down, { status: 503, body: { status: 'not ready', checks: { database: 'up', cache: 'up', temporal: 'down' } } });
+      const metrics = await (await fetch(`${k.metricsUrl}/metrics`)).text();
+      assert.match(metrics, /keeper_dependency_up\{dependency="temporal",kid="[^"]+"\} 0/);
+      await temporal.start();
+      assert.equal((await until(readyz, (r) => r.status === 200, 60_000)).status, 200);
     });
   });
 

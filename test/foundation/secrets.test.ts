@@ -1,7 +1,11 @@
 // The secrets client against the real secrets store of the stack: AppRole login, KV v1 and v2
-// detection, missing paths and fields, an unreachable store, and token renewal.
+// detection, missing paths and fields, an unreachable store, the secret_id file's mode (0400), and
+// token renewal.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { SecretStore, connectSecretStore } from '../../secrets/client';
 import { SecretStoreError } from '../../secrets/errors';
 import { deleteSecret, putSecret } from '../support/secretstore';
@@ -60,12 +64,32 @@ describe('secrets store client (real store)', () => {
 
   it('refuses a wrong secret_id without echoing it', async () => {
     const bogus = `${stackFile('approle-secret-id')}.bogus-${process.pid}`;
-    require('node:fs').writeFileSync(bogus, 'not-the-secret-id-xyz');
+    require('node:fs').writeFileSync(bogus, 'not-the-secret-id-xyz', { mode: 0o400 });
     try {
       await assert.rejects(connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: bogus } })),
         (err: SecretStoreError) => err.kind === 'login_failed' && !err.message.includes('not-the-secret-id-xyz'));
     } finally {
       require('node:fs').rmSync(bogus);
+    }
+  });
+
+  it('refuses a secret_id file its group or others may read, naming the key, the mode and the fix; at 0400 the same file logs in', async () => {
+    const secretId = fs.readFileSync(stackFile('approle-secret-id'), 'utf8').trim();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secret-id-mode-'));
+    const file = path.join(dir, 'approle-secret-id');
+    try {
+      fs.writeFileSync(file, `${secretId}\n`, { mode: 0o400 });
+      for (const mode of [0o440, 0o444, 0o600]) {
+        fs.chmodSync(file, mode);
+        await assert.rejects(connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } })),
+          (err: SecretStoreError) => err.kind === 'refused' && !err.message.includes(secretId) &&
+            err.message.includes(`secretstore.auth.secret_id_file ${file} has mode 0${mode.toString(8)}`) && err.message.includes(`chmod 0400 ${file}`));
+      }
+      fs.chmodSync(file, 0o400);
+      const ok = await connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } }));
+      ok.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -9,8 +9,9 @@ export const PERMISSION_PATTERN = /^(\*|(\*|[a-z][a-z-]*):(\*|[a-z][a-z-]*))$/;
 
 export const ROLES: Record<string, readonly string[]> = {
   [CLUSTER_ADMIN]: ['*'],
-  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read'],
-  viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read'],
+  // `*:read` (every read, e.g. GET /v1/overview, which summarises souls and incarnations together).
+  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', '*:read'],
+  viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read', '*:read'],
 };
 
 /**

@@ -5,6 +5,7 @@ import type { RouteDef } from '../route';
 import { archonRoutes } from './archons';
 import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
+import { overviewRoutes } from './overview';
 import { driftRoutes } from './drift';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
@@ -13,6 +14,6 @@ import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -169,8 +169,9 @@ export async function hostCounts(db: Knex | Knex.Transaction, applyId: string): 
 
 export async function runReport(db: Knex, applyId: string): Promise<{ hosts: HostRow[]; steps: StepRow[] }> {
   const [hosts, steps] = await Promise.all([
-    db('run_hosts').where({ apply_id: applyId }).orderBy('sid'),
-    db('run_steps').where({ apply_id: applyId }).orderBy(['sid', 'step_index']),
+    // Hosts in natural order (web2 before web10), as the lists page them.
+    db('run_hosts').where({ apply_id: applyId }).orderByRaw('sid collate keeper_natural'),
+    db('run_steps').where({ apply_id: applyId }).orderByRaw('sid collate keeper_natural, step_index'),
   ]);
   return { hosts: hosts as HostRow[], steps: (steps as StepRow[]).map(shownDiff) };
 }

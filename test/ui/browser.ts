@@ -26,10 +26,17 @@ export async function newPage(browser: Browser, baseUrl: string): Promise<{ cont
   return { context, page: await context.newPage() };
 }
 
-export async function signIn(page: Page, token: string): Promise<void> {
+/**
+ * Signs in, which lands on the overview; then opens Souls (where most tests start) unless the
+ * test is about the overview itself.
+ */
+export async function signIn(page: Page, token: string, opts: { stayOnOverview?: boolean } = {}): Promise<void> {
   await page.goto('/ui/');
   await page.getByLabel('Operator token (JWT)').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  if (opts.stayOnOverview) return;
+  await page.locator('header.top nav').getByRole('link', { name: 'Souls', exact: true }).click();
   await page.getByRole('heading', { name: 'Souls' }).waitFor();
 }
 

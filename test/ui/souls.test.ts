@@ -170,9 +170,10 @@ describe('web UI: sign-in, souls and services', function () {
   });
 
   it('sends the operator back to sign in with the reason when the token expires', async () => {
-    const { token } = await issueOperatorToken(tk.keeper.runtime.signingKey, tk.config.auth.jwt.issuer, 'admin', 'cluster-admin', 4000);
+    const { token } = await issueOperatorToken(tk.keeper.runtime.signingKey, tk.config.auth.jwt.issuer, 'admin', 'cluster-admin', 8000);
     const { context, page } = await newPage(browser, tk.baseUrl);
     try {
+      // 8 s of life: signing in passes the overview on the way to the souls table (issue 35).
       await signIn(page, token);
       // The live table polls every 2 s; the first poll after expiry gets the 401.
       await page.waitForURL('**/ui/signin', { timeout: 15_000 });

@@ -6,6 +6,7 @@ import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
+import { Overview } from './views/overview';
 import { PlanView } from './views/plan';
 import { RunPage } from './views/run';
 import { Services } from './views/services';
@@ -21,6 +22,7 @@ function Nav({ active }: { active: string }) {
     <header class="top">
       <strong class="brand">Keeper</strong>
       <nav>
+        {item('/ui/', 'Overview', 'overview')}
         {item('/ui/souls', 'Souls', 'souls')}
         {item('/ui/services', 'Services', 'services')}
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
@@ -39,6 +41,7 @@ function App() {
   if (route.view === 'signin' || !signedIn) return <SignIn />;
   let view;
   switch (route.view) {
+    case 'overview': view = <Overview />; break;
     case 'souls': view = <Souls />; break;
     case 'services': view = <Services />; break;
     case 'incarnations': view = <Incarnations />; break;

@@ -29,6 +29,7 @@ export function usePath(): string {
 
 export type Route =
   | { view: 'signin' }
+  | { view: 'overview' }
   | { view: 'souls' }
   | { view: 'services' }
   | { view: 'incarnations' }
@@ -39,7 +40,8 @@ export type Route =
 
 export function matchRoute(path: string): Route {
   const p = path.replace(/\/+$/, '');
-  if (p === '/ui' || p === '/ui/souls') return { view: 'souls' };
+  if (p === '/ui') return { view: 'overview' };
+  if (p === '/ui/souls') return { view: 'souls' };
   if (p === '/ui/signin') return { view: 'signin' };
   if (p === '/ui/services') return { view: 'services' };
   if (p === '/ui/incarnations') return { view: 'incarnations' };

@@ -31,7 +31,7 @@ export function SignIn() {
     const ok = await action.run(async () => { await checkToken(t); return true; });
     if (ok) {
       signIn(t);
-      navigate('/ui/souls', { replace: true });
+      navigate('/ui/', { replace: true });
     }
   };
   return (

@@ -12,7 +12,23 @@ export const ROLES: Record<string, readonly string[]> = {
   // `*:read` (every read, e.g. GET /v1/overview, which summarises souls and incarnations together).
   operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', '*:read'],
   viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read', '*:read'],
+  // One-off executions (docs/executions.md) act on hosts outside any incarnation: `executions:run`
+  // is held by cluster-admin and by this role only, never by operator by default.
+  responder: ['souls:*', 'services:read', 'incarnations:read', 'archons:read', 'executions:*'],
 };
+
+/**
+ * Which core modules a role may run as a one-off execution (docs/executions.md): a role absent here
+ * may run none, whatever its permissions. A responder restarts and inspects, but runs no arbitrary command.
+ */
+export const EXECUTION_MODULES: Record<string, readonly string[]> = {
+  [CLUSTER_ADMIN]: ['*'],
+  responder: ['core.service.restarted', 'core.service.reloaded', 'core.service.running', 'core.service.stopped', 'core.pkg.installed', 'core.file.present'],
+};
+
+export function executionModulesOf(role: string): readonly string[] {
+  return Object.prototype.hasOwnProperty.call(EXECUTION_MODULES, role) ? EXECUTION_MODULES[role]! : [];
+}
 
 /**
  * Removing an incarnation's record without running its `destroy` (DELETE ...?force=true) leaves its

@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
 import type { DispatchActivityDeps, SharedActivityDeps } from './activities/deps';
 import { createSharedActivities } from './activities/shared';
+import { createExecutionDispatchActivities, createExecutionSharedActivities } from './activities/execute';
 import type { Component } from '../platform/component';
 import { workflowBundle } from './bundle';
 import { dispatchQueue, sharedQueue } from './queues';
@@ -36,13 +37,13 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
       workers.push(await Worker.create({
         connection, namespace: opts.namespace, taskQueue: sharedQueue(opts.taskQueue),
         workflowBundle: await workflowBundle(),
-        activities: createSharedActivities(opts.shared),
+        activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
         identity: `keeper-${opts.kid}-shared`,
       }));
       if (opts.dispatch) {
         workers.push(await Worker.create({
           connection, namespace: opts.namespace, taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-          activities: createDispatchActivities(opts.dispatch),
+          activities: { ...createDispatchActivities(opts.dispatch), ...createExecutionDispatchActivities(opts.dispatch) },
           identity: `keeper-${opts.kid}-dispatch`,
         }));
       }

@@ -7,6 +7,7 @@ import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
 import { overviewRoutes } from './overview';
 import { driftRoutes } from './drift';
+import { executionRoutes } from './executions';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
 import { serviceVersionRoutes } from './service-versions';
@@ -14,6 +15,6 @@ import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...executionRoutes, ...archonRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

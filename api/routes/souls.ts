@@ -6,6 +6,7 @@ import { publishRevoked } from '../../hub/revocations';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
 import { TickBatcher } from '../batch';
+import { QueryError, factAt, factsAt, selectSouls } from '../../runs/soul-query';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -40,6 +41,40 @@ export function soulView(s: SoulRecord) {
   };
 }
 
+/** `where`, `fields`, `count_by` (docs/executions.md "Fact queries"): read from the stored soulprints only. */
+async function factQuery(db: Knex, query: ListSoulsQuery, after: string | undefined) {
+  let matches: SoulRecord[];
+  try {
+    matches = await selectSouls(db, { covens: query.coven ? [query.coven] : undefined, status: query.status, sid: query.sid, where: query.where });
+  } catch (e) {
+    if (e instanceof QueryError) throw problems.invalid(`where: ${e.message}`, [{ path: '/query/where', message: e.message }]);
+    throw e;
+  }
+  const fields = query.fields?.split(',');
+  const now = Date.now();
+  const view = (s: SoulRecord) => {
+    const at = factsAt(s);
+    return {
+      ...soulView(s), soulprint_age_s: at === null ? null : Math.max(0, Math.round((now - at.getTime()) / 1000)),
+      ...(fields ? { facts: Object.fromEntries(fields.map((f) => [f, factAt(s, f) ?? null])) } : {}),
+    };
+  };
+  const rest = after === undefined ? matches : matches.filter((s) => s.sid > after);
+  const page = { items: rest.slice(0, query.limit), ...(rest.length > query.limit ? { next: rest[query.limit - 1].sid } : {}) };
+  let countBy: { field: string; total: number; values: { value: unknown; count: number }[] } | undefined;
+  if (query.count_by !== undefined) {
+    const by = new Map<string, number>();
+    for (const s of matches) {
+      const key = JSON.stringify(factAt(s, query.count_by) ?? null);
+      by.set(key, (by.get(key) ?? 0) + 1);
+    }
+    const values = [...by].map(([k, count]) => ({ value: JSON.parse(k) as unknown, count }))
+      .sort((a, b) => b.count - a.count || JSON.stringify(a.value).localeCompare(JSON.stringify(b.value)));
+    countBy = { field: query.count_by, total: matches.length, values };
+  }
+  return { ...pageBody(page, view), ...(countBy ? { count_by: countBy } : {}) };
+}
+
 export const soulRoutes = [
   defineRoute<Record<string, never>, Record<string, never>, RegisterSoulInput>({
     method: 'post', path: '/v1/souls', operationId: 'registerSoul', tag: 'Souls', permission: 'souls:create',
@@ -65,11 +100,13 @@ export const soulRoutes = [
   }),
   defineRoute<Record<string, never>, ListSoulsQuery>({
     method: 'get', path: '/v1/souls', operationId: 'listSouls', tag: 'Souls', permission: 'souls:read',
-    summary: 'List souls', description: 'Souls ordered by SID, with their registry status; filter by coven, status and a part of the SID; `counts=true` adds the number of souls per status.',
+    summary: 'List souls', description: 'Souls ordered by SID, with their registry status; filter by coven, status and a part of the SID; `counts=true` adds the number of souls per status. ' +
+      'Fact queries: `where` (CEL over `soulprint.self`), `fields` and `count_by` are answered from the stored soulprints with their age; no host is contacted.',
     query: listSoulsQuery,
     responses: { 200: { description: 'a page of souls', schema: soulListSchema } },
     async handler({ query, deps }) {
       const after = decodeCursor(query.cursor, SID_KEY);
+      if (query.where !== undefined || query.fields !== undefined || query.count_by !== undefined) return { status: 200, body: await factQuery(deps.runtime.db, query, after) };
       const filter = { coven: query.coven, sid: query.sid };
       const [page, counts] = await Promise.all([
         listSouls(deps.runtime.db, { ...filter, status: query.status }, { limit: query.limit, after }),

@@ -74,6 +74,8 @@ export const soulSchema = named('Soul', {
     ssh: { anyOf: [sshSettingsSchema, { type: 'null' }], description: 'transport `ssh`: the connection settings (no key material); null for agents' },
     last_contact_at: { ...nullableTimestampSchema, description: 'transport `ssh`: the last successful connection (dispatch or check)' },
     last_error: { type: ['string', 'null'], description: 'transport `ssh`: why the last connection failed; null after a success' },
+    soulprint_age_s: { type: ['integer', 'null'], description: 'with `where`, `fields` or `count_by`: seconds since the soulprint was reported; null without one' },
+    facts: { type: 'object', description: 'with `fields`: just those facts, by path (null when the soul lacks one)' },
   },
 } as const satisfies ObjectSchema);
 
@@ -127,6 +129,19 @@ export const listSoulsQuery = {
     status: { ...statusSchema, description: 'only souls in this status' },
     sid: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$', description: 'only souls whose SID contains this text (case-insensitive)' },
     counts: { type: 'boolean', default: false, description: 'also answer `counts`: souls per status matching the other filters (status left out)' },
+    where: {
+      type: 'string', minLength: 1, maxLength: 4096,
+      description: 'a CEL expression over `soulprint.self` (the stored facts and `covens`), e.g. `soulprint.self.os_release == "12"`: only souls it is true for. ' +
+        'Answered from the stored soulprints, no host is contacted; a soul without the fact does not match (docs/executions.md)',
+    },
+    fields: {
+      type: 'string', minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*(,[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*)*$',
+      description: 'comma-separated fact paths (`os_release,architecture`): each item gets `facts` with just these',
+    },
+    count_by: {
+      type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*$',
+      description: 'a fact path: also answer `count_by`, the number of matching souls (all pages) per value of that fact',
+    },
   },
 } as const satisfies ObjectSchema;
 
@@ -142,4 +157,4 @@ export const issueTokenBody = named('IssueBootstrapToken', {
 
 export interface RegisterSshInput { address: string; port: number; user: string; host_key?: string; credential_ref: string; sudo: boolean; trust_on_first_use: boolean }
 export interface RegisterSoulInput { sid: string; transport: (typeof TRANSPORTS)[number]; covens: string[]; ssh?: RegisterSshInput }
-export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number]; sid?: string; counts: boolean }
+export interface ListSoulsQuery { limit: number; cursor?: string; coven?: string; status?: (typeof SOUL_STATUSES)[number]; sid?: string; counts: boolean; where?: string; fields?: string; count_by?: string }

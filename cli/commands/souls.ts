@@ -24,10 +24,26 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
         .option('status', { type: 'string', describe: 'only souls in this status (pending, connected, disconnected, ...)' })
         .option('limit', { type: 'number', describe: 'page size (the API allows up to 1000)' })
         .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
-        .example('$0 souls list --coven web --status connected', 'connected souls of coven web'),
+        .option('where', { type: 'string', describe: 'CEL over soulprint.self: only souls it is true for (from the stored facts; no host contacted)' })
+        .option('fields', { type: 'string', describe: 'comma-separated facts to show instead of the registry columns (os_release,architecture)' })
+        .option('count-by', { type: 'string', describe: 'a fact: also count the matching souls per value of it' })
+        .example('$0 souls list --coven web --status connected', 'connected souls of coven web')
+        .example('$0 souls list --where \'soulprint.self.os_release == "12"\' --fields os_release,architecture --count-by architecture', 'a fact query'),
       run(async (ctx: Ctx, a: any) => {
-        const page = await listAll(ctx, 'listSouls', { coven: a.coven, status: a.status, limit: a.limit }, a.all);
-        ctx.show(page, () => table(page.items, soulColumns) + (page.next_cursor ? `(more: --all, or the API's cursor ${page.next_cursor})\n` : ''));
+        const query = { coven: a.coven, status: a.status, limit: a.limit, where: a.where, fields: a.fields, count_by: a.countBy };
+        const page = await listAll(ctx, 'listSouls', query, a.all);
+        // count_by covers every match (not one page): it comes from the first answer.
+        const counts = a.countBy ? ((await ctx.client().call('listSouls', { query: { ...query, limit: 1 } })).body as any).count_by : undefined;
+        const data = counts ? { ...page, count_by: counts } : page;
+        ctx.show(data, () => {
+          const columns = a.fields
+            ? [{ header: 'SID', value: (s: any) => s.sid }, ...String(a.fields).split(',').map((f) => ({ header: f.toUpperCase(), value: (s: any) => s.facts?.[f] })),
+              { header: 'AGE', value: (s: any) => (s.soulprint_age_s === null ? null : `${s.soulprint_age_s}s`) }]
+            : soulColumns;
+          let out = a.countBy && !a.fields ? '' : table(page.items, columns);
+          if (counts) out += (out ? '\n' : '') + table(counts.values, [{ header: String(a.countBy).toUpperCase(), value: (v: any) => v.value }, { header: 'COUNT', value: (v: any) => v.count }]) + `total ${counts.total}\n`;
+          return out + (page.next_cursor ? `(more: --all, or the API's cursor ${page.next_cursor})\n` : '');
+        });
       }))
     .command('get <sid>', 'show one soul',
       (c) => c.positional('sid', { type: 'string', demandOption: true, describe: 'the host FQDN' })

@@ -5,3 +5,4 @@ export { createDispatchActivities, type DispatchActivities } from './dispatch';
 export type { SharedActivityDeps, DispatchActivityDeps, StepSender, LocateSouls } from './deps';
 export type { ScenarioPort, LoadedService, RenderedPlan, RenderResult, RenderError } from './scenario-port';
 export { presenceLocator } from './presence-lookup';
+export { createExecutionDispatchActivities, createExecutionSharedActivities } from './execute';

@@ -1,0 +1,97 @@
+// Fact queries and host selection (issue 34): which souls match a CEL `where` over
+// `soulprint.self`, answered from the soulprints the registry already holds; no host is contacted.
+// The same expression language, checker and evaluation budget as a scenario's `where:` (scenario/cel),
+// and the same view of a host: its stored facts plus its covens, as render gives them.
+// One-off executions select their hosts through `selectSouls` too, so a query previews exactly the
+// hosts an execution with the same target would reach.
+import type { Knex } from 'knex';
+import { listSouls, type SoulRecord } from '../db/repos/souls';
+import { compileExpression, type Program } from '../scenario/cel/program';
+import { ExpressionError } from '../scenario/cel/evaluate';
+import { toCel } from '../scenario/cel/values';
+
+/** A bad `where` (syntax, unknown name, type, or a non-boolean answer): the caller names the field. */
+export class QueryError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+    this.name = 'QueryError';
+  }
+}
+
+const SCOPE = { inputs: new Map(), soulprint: true, state: false, registered: [], result: false };
+const SCAN_PAGE = 1000;
+
+/** What `soulprint.self` holds for a soul: its facts as last reported, and its covens. */
+export function selfOf(s: SoulRecord): Record<string, unknown> {
+  return { ...(s.soulprint ?? {}), covens: s.covens };
+}
+
+/** When the stored facts were last reported: the stream's last contact (agent) or the last SSH contact. */
+export function factsAt(s: SoulRecord): Date | null {
+  if (s.soulprint === null) return null;
+  return s.transport === 'ssh' ? s.last_contact_at : s.last_seen_at;
+}
+
+/** Compiles `where` once; throws QueryError naming `field` for anything the checker refuses. */
+export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => boolean {
+  let program: Program;
+  try {
+    program = compileExpression(src, SCOPE);
+  } catch (e) {
+    if (e instanceof ExpressionError) throw new QueryError(field, `${e.message} (at offset ${e.offset})`);
+    throw e;
+  }
+  return (s) => {
+    let v: unknown;
+    try {
+      v = program({ input: {}, soulprint: toCel({ self: selfOf(s) }) });
+    } catch (e) {
+      // A fact this host lacks (no soulprint yet, or a missing key) does not match; a spent budget
+      // is the expression's fault on every host, so it is the caller's error.
+      if (e instanceof ExpressionError && /budget/.test(e.message)) throw new QueryError(field, e.message);
+      if (e instanceof ExpressionError) return false;
+      throw e;
+    }
+    if (typeof v !== 'boolean') throw new QueryError(field, `must be a boolean expression (it gave ${Array.isArray(v) ? 'a list' : typeof v})`);
+    return v;
+  };
+}
+
+/** A dotted path into a soul's facts (`os_release`, `addresses.0`, `covens`); undefined when absent. */
+export function factAt(s: SoulRecord, path: string): unknown {
+  let v: unknown = selfOf(s);
+  for (const part of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
+}
+
+export interface SelectTarget { covens?: string[]; sids?: string[]; where?: string; status?: SoulRecord['status']; /** part of the SID */ sid?: string }
+
+/**
+ * Every soul matching the target, ordered by SID: in any of `covens` (when given), among `sids` (when
+ * given), and matching `where`. Revoked souls are never selected. Reads the registry in pages.
+ */
+export async function selectSouls(db: Knex, target: SelectTarget, max = Number.POSITIVE_INFINITY): Promise<SoulRecord[]> {
+  const match = target.where === undefined ? () => true : compileWhere(target.where, 'target.where');
+  const sids = target.sids && new Set(target.sids);
+  const out: SoulRecord[] = [];
+  const covens = target.covens && target.covens.length > 0 ? target.covens : [undefined];
+  const seen = new Set<string>();
+  for (const coven of covens) {
+    let after: string | undefined;
+    for (;;) {
+      const page = await listSouls(db, { coven, status: target.status, sid: target.sid }, { limit: SCAN_PAGE, after });
+      for (const s of page.items) {
+        if (seen.has(s.sid) || s.status === 'revoked' || (sids && !sids.has(s.sid)) || !match(s)) continue;
+        seen.add(s.sid);
+        out.push(s);
+        if (out.length > max) return out.sort((a, b) => a.sid.localeCompare(b.sid));
+      }
+      if (!page.next) break;
+      after = page.next;
+    }
+  }
+  return out.sort((a, b) => a.sid.localeCompare(b.sid));
+}

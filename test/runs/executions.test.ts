@@ -1,0 +1,110 @@
+// One-off executions (issue 34) against a real keeper and real souls on the stack: a command on a
+// coven (results, exit codes, identical output), check mode changes nothing, a silent host is
+// `unknown`, the permission, the per-role module allow-list and the confirmation threshold.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestKeeper } from '../support/keeper';
+import { assertProblem, clientFor, operatorToken } from '../api/helpers';
+import { startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+
+describe('one-off executions on real souls', function () {
+  this.timeout(180_000);
+  let k: TestKeeper;
+  let api: ReturnType<typeof clientFor>;
+  let root: string;
+  let souls: TestSoul[];
+
+  before(async () => {
+    root = tempDir('executions-');
+    k = await startRunKeeper();
+    api = clientFor(k);
+    souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web'], ['db']]);
+  });
+  after(async () => {
+    for (const s of souls ?? []) s.run.child.kill('SIGCONT');
+    await Promise.all((souls ?? []).map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const finished = (id: string) => waitFor(`execution ${id}`, async () => {
+    const r = await api('GET', `/v1/executions/${id}`);
+    assert.equal(r.status, 200, r.text);
+    return r.body.status === 'done' ? r.body : undefined;
+  }, 90_000, 200);
+
+  it('runs a command on a coven: each host answers with its exit code and output, the other coven untouched', async () => {
+    const marker = path.join(root, 'ran-');
+    const r = await api('POST', '/v1/executions', { body: {
+      module: 'core.cmd.run', target: { covens: ['web'] },
+      params: { argv: [`echo same; touch ${marker}$(hostname); [ "$(hostname)" = "${souls[1]!.sid}" ] && exit 3; exit 0`], shell: true },
+    } });
+    assert.equal(r.status, 202, r.text);
+    assert.deepEqual(r.body.sids, [souls[0]!.sid, souls[1]!.sid].sort());
+    const e = await finished(r.body.id);
+    assert.deepEqual(e.summary, { ok: 0, changed: 1, failed: 1, unknown: 0 });
+    const by = Object.fromEntries(e.hosts.map((h: any) => [h.sid, h]));
+    assert.equal(by[souls[0]!.sid].status, 'changed');
+    assert.match(by[souls[0]!.sid].output, /exit 0[\s\S]*same/);
+    assert.equal(by[souls[1]!.sid].status, 'failed');
+    assert.match(by[souls[1]!.sid].output, /exited 3/);
+    assert.equal(fs.existsSync(marker + souls[2]!.sid), false, 'the db host was not touched');
+    assert.equal(fs.existsSync(marker + souls[0]!.sid), true);
+
+    // The event stream: a host event per answer, then the summary.
+    const ev = await fetch(`${k.baseUrl}/v1/executions/${r.body.id}/events`, { headers: { Authorization: `Bearer ${k.adminToken}` } });
+    const text = await ev.text();
+    assert.equal((text.match(/^event: host$/gm) ?? []).length, 2, text);
+    assert.match(text, /event: end\ndata: \{"status":"done","summary":\{"ok":0,"changed":1,"failed":1,"unknown":0\}/);
+  });
+
+  it('check mode changes nothing and says what would change', async () => {
+    const file = path.join(root, 'dry-run.txt');
+    const r = await api('POST', '/v1/executions', { body: {
+      module: 'core.file.present', params: { path: file, content: 'hello\n' }, target: { sids: [souls[2]!.sid] }, dry_run: true,
+    } });
+    assert.equal(r.status, 202, r.text);
+    const e = await finished(r.body.id);
+    assert.equal(e.hosts[0].status, 'changed', JSON.stringify(e.hosts[0]));
+    assert.equal(fs.existsSync(file), false, 'nothing was written');
+  });
+
+  it('a host that does not answer within the timeout is unknown, never ok', async () => {
+    souls[2]!.run.child.kill('SIGSTOP');
+    try {
+      const r = await api('POST', '/v1/executions', { body: { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['db'] }, timeout: 2 } });
+      assert.equal(r.status, 202, r.text);
+      const e = await finished(r.body.id);
+      assert.deepEqual(e.summary, { ok: 0, changed: 0, failed: 0, unknown: 1 });
+      assert.equal(e.hosts[0].status, 'unknown');
+    } finally {
+      souls[2]!.run.child.kill('SIGCONT');
+    }
+  });
+
+  it('a selection over the threshold needs confirm; unconnected hosts are unknown', async () => {
+    for (let i = 0; i < 11; i++) assert.equal((await api('POST', '/v1/souls', { body: { sid: `idle-${i}.exec.example.com`, transport: 'agent', covens: ['idle'] } })).status, 201);
+    const body = { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['idle'] } };
+    const refused = await api('POST', '/v1/executions', { body });
+    assertProblem(refused, 428, /selects 11 hosts/);
+    const r = await api('POST', '/v1/executions', { body: { ...body, confirm: true } });
+    assert.equal(r.status, 202, r.text);
+    const e = await finished(r.body.id);
+    assert.deepEqual(e.summary, { ok: 0, changed: 0, failed: 0, unknown: 11 });
+    assert.match(e.hosts[0].output, /not connected/);
+  });
+
+  it('refuses with 403 without executions:run, and a module outside the role\'s allow-list; a bad where names its field', async () => {
+    const body = { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['web'] } };
+    const operator = await operatorToken(k, 'exec-operator', 'operator');
+    const denied = await clientFor(k, operator)('POST', '/v1/executions', { body });
+    assertProblem(denied, 403);
+    assert.equal(denied.body.missing_permission, 'executions:run');
+    const responder = await operatorToken(k, 'exec-responder', 'responder');
+    assertProblem(await clientFor(k, responder)('POST', '/v1/executions', { body }), 403, /may not run module core\.cmd\.run/);
+    const bad = await api('POST', '/v1/executions', { body: { ...body, target: { where: 'soulprint.self.os_release ==' } } });
+    assertProblem(bad, 400, /target\.where/);
+    assertProblem(await api('POST', '/v1/executions', { body: { ...body, params: { argv: [] } } }), 400, /params/);
+  });
+});

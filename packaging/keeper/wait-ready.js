@@ -19,6 +19,14 @@ const url = `http://${host}/readyz`;
 const deadline = Date.now() + timeoutMs;
 const mainPid = Number(process.env.MAINPID) || 0;
 
+/** `<3>` (priority err) when stderr is the journal's stream, as the keeper's own lines (common/journal.ts). */
+function errPrefix() {
+  try {
+    const st = require('node:fs').fstatSync(2);
+    return process.env.JOURNAL_STREAM === `${st.dev}:${st.ino}` ? '<3>' : '';
+  } catch { return ''; }
+}
+
 /** False once the keeper's process is gone (systemd reaps it, so no zombie lingers under its pid). */
 function mainAlive() {
   if (!mainPid) return true;
@@ -29,7 +37,7 @@ async function main() {
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     if (!mainAlive()) {
-      process.stderr.write(`keeper exited before it was ready (pid ${mainPid}; its own log says why: journalctl -u keeper): ${url}: ${last}\n`);
+      process.stderr.write(`${errPrefix()}keeper exited before it was ready (pid ${mainPid}; its own log says why: journalctl -u keeper): ${url}: ${last}\n`);
       return 1;
     }
     try {
@@ -39,7 +47,7 @@ async function main() {
     } catch (err) { last = err.cause?.code ?? err.message; }
     await new Promise((r) => setTimeout(r, 250));
   }
-  process.stderr.write(`keeper not ready after ${timeoutMs / 1000}s: ${url}: ${last}\n`);
+  process.stderr.write(`${errPrefix()}keeper not ready after ${timeoutMs / 1000}s: ${url}: ${last}\n`);
   return 1;
 }
 main().then((code) => process.exit(code));

@@ -9,7 +9,8 @@ export const PERMISSION_PATTERN = /^(\*|(\*|[a-z][a-z-]*):(\*|[a-z][a-z-]*))$/;
 
 export const ROLES: Record<string, readonly string[]> = {
   [CLUSTER_ADMIN]: ['*'],
-  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read'],
+  // The activity stream names operators and their addresses: operators read it, viewers do not.
+  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', 'activity:read'],
   viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read'],
 };
 

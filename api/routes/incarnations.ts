@@ -15,6 +15,7 @@ import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { attribution } from '../attribution';
 import { applyPlan } from './plan-apply';
 import { precheck } from './run-checks';
 import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf, uiLink } from './run-start';
@@ -61,6 +62,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
     apply_id: r.apply_id, operation: r.operation, status: r.status, phase: r.phase, service_ref: r.service_ref,
     service_commit: r.service_commit, error: r.error, summary: r.summary, created_at: r.created_at.toISOString(),
     finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id), target_sids: r.target_sids ?? null, plan_id: r.plan_id ?? null,
+    ...attribution(r),
   };
 }
 

@@ -14,6 +14,7 @@ import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 import { finishPlan } from '../../db/repos/plans';
 import { createDriftActivities } from './drift';
+import { createRetentionActivities } from './retention';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -77,6 +78,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     },
 
     ...createDriftActivities(deps),
+    ...createRetentionActivities(deps),
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
       await guard(applyId, 'refuse', 'refuse', true);

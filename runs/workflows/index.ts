@@ -3,3 +3,4 @@ export { incarnationRun, dispatchShard, runProgressQuery } from './run';
 export { incarnationUpgrade } from './upgrade';
 export { incarnationPlan } from './plan';
 export { incarnationDriftCheck } from './drift';
+export { keeperRetention } from './retention';

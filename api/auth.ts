@@ -59,7 +59,7 @@ export function bearerToken(header: string | undefined): string {
  * request: a cached token is checked against them like a fresh one.
  */
 export class VerifiedTokens {
-  private readonly entries = new Map<string, { aid: string; expiresAtMs: number; iat: number }>();
+  private readonly entries = new Map<string, { aid: string; expiresAtMs: number; iat: number; jti: string | null }>();
   constructor(private readonly max = 10_000) {}
 
   /** The AID of a verified token that has not expired at `nowMs`, else undefined. */
@@ -68,40 +68,40 @@ export class VerifiedTokens {
   }
 
   /** The AID and `iat` (seconds) of a verified token that has not expired at `nowMs`, else undefined. */
-  claims(token: string, nowMs: number): { aid: string; iat: number } | undefined {
+  claims(token: string, nowMs: number): { aid: string; iat: number; jti: string | null } | undefined {
     const e = this.entries.get(token);
     if (e === undefined) return undefined;
     if (nowMs >= e.expiresAtMs) {
       this.entries.delete(token);
       return undefined;
     }
-    return { aid: e.aid, iat: e.iat };
+    return { aid: e.aid, iat: e.iat, jti: e.jti };
   }
 
-  set(token: string, aid: string, expiresAtMs: number, iat = 0): void {
+  set(token: string, aid: string, expiresAtMs: number, iat = 0, jti: string | null = null): void {
     if (this.entries.size >= this.max) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(token, { aid, expiresAtMs, iat });
+    this.entries.set(token, { aid, expiresAtMs, iat, jti });
   }
 
   get size(): number { return this.entries.size; }
 }
 
-async function verifiedClaims(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<{ aid: string; iat: number }> {
+async function verifiedClaims(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<{ aid: string; iat: number; jti: string | null }> {
   const hit = cache.claims(token, Date.now());
   if (hit !== undefined) return hit;
   try {
-    const { aid, expiresAt } = await verifyOperatorToken(signingKey, issuer, token);
+    const { aid, expiresAt, jti } = await verifyOperatorToken(signingKey, issuer, token);
     // Only reached once the signature is good, so the claims read here are the keeper's own.
     const { iat } = decodeJwt(token);
     if (typeof iat !== 'number' || iat > Date.now() / 1000 + IAT_CLOCK_SKEW_S) {
       throw new TokenRejected(`the token's iat claim lies in the future (more than ${IAT_CLOCK_SKEW_S}s ahead of the keeper's clock); check the issuing clock`);
     }
     // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
-    cache.set(token, aid, expiresAt.getTime(), iat);
-    return { aid, iat };
+    cache.set(token, aid, expiresAt.getTime(), iat, jti);
+    return { aid, iat, jti };
   } catch (err) {
     if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
     throw err;
@@ -123,14 +123,14 @@ export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string, c
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const token = bearerToken(req.headers.authorization);
-      const { aid, iat } = await verifiedClaims(cache, signingKey, issuer, token);
+      const { aid, iat, jti } = await verifiedClaims(cache, signingKey, issuer, token);
       if (!AID_PATTERN.test(aid)) throw problems.unauthorized('the token is not a valid operator token for this cluster');
       const a = await access.get(aid);
       if (a === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
       if (tokenRevoked(iat, a.tokensValidAfter)) {
         throw problems.unauthorized(`the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`);
       }
-      res.locals.caller = { aid, role: a.role } satisfies Caller;
+      res.locals.caller = { aid, role: a.role, jti, source: req.ip ?? null } satisfies Caller;
     })().then(() => next(), next);
   };
 }

@@ -4,6 +4,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../common/logger';
 import { VERSION } from '../common/version';
+import { activityRecorder } from './activity';
 import { authenticate, registryGate } from './auth';
 import type { ApiDeps } from './deps';
 import { mountDocs } from './docs';
@@ -65,7 +66,7 @@ export function createApiApp(deps: ApiDeps): express.Router {
   mountDocs(router, buildOpenApiDocument(allRoutes, { version: VERSION }));
   const limit = runtime.config.api.rate_limit;
   router.use('/v1', observe(deps), registryGate(runtime.db), authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
-    new OperatorRateLimit(limit.requests_per_second, limit.burst).middleware());
+    activityRecorder(deps), new OperatorRateLimit(limit.requests_per_second, limit.burst).middleware());
   mountRoutes(router, allRoutes, deps);
   router.use('/v1', (req: Request, _res: Response, next: NextFunction) => next(problems.notFound(`no route ${req.method} ${req.originalUrl.split('?')[0]}`)));
   router.use('/v1', problemErrorHandler(runtime.log));

@@ -81,6 +81,8 @@ function runner(route: RouteDef, deps: ApiDeps) {
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   res.statusCode = status;
+  // The activity stream reads the apply_id of a run or plan the call started from it (api/activity.ts).
+  res.locals.answer = body;
   if (status === 204 || status === 304 || body === undefined) {
     res.end();
     return;

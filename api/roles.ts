@@ -9,12 +9,13 @@ export const PERMISSION_PATTERN = /^(\*|(\*|[a-z][a-z-]*):(\*|[a-z][a-z-]*))$/;
 
 export const ROLES: Record<string, readonly string[]> = {
   [CLUSTER_ADMIN]: ['*'],
-  // `*:read` (every read, e.g. GET /v1/overview, which summarises souls and incarnations together).
-  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', '*:read'],
-  viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read', '*:read'],
+  // Every reader holds `overview:read` (GET /v1/overview sums up souls, incarnations and runs together).
+  // The activity stream names operators and their addresses: operators read it, viewers do not.
+  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', 'activity:read', 'executions:read', 'overview:read'],
+  viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read', 'executions:read', 'overview:read'],
   // One-off executions (docs/executions.md) act on hosts outside any incarnation: `executions:run`
   // is held by cluster-admin and by this role only, never by operator by default.
-  responder: ['souls:*', 'services:read', 'incarnations:read', 'archons:read', 'executions:*'],
+  responder: ['souls:*', 'services:read', 'incarnations:read', 'archons:read', 'executions:*', 'overview:read'],
 };
 
 /**

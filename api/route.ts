@@ -9,7 +9,11 @@ import type { JsonSchema, ObjectSchema } from './schemas/common';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The authenticated caller, with the role read from the archons table for this request. */
-export interface Caller { aid: string; role: string }
+export interface Caller {
+  aid: string; role: string;
+  /** The token's id and the address the call came from: what the activity stream records of it. */
+  jti?: string | null; source?: string | null;
+}
 
 export interface RouteContext<P, Q, B> {
   params: P;

@@ -7,6 +7,7 @@
 import yargs, { type Argv } from 'yargs';
 import fs from 'node:fs';
 import { VERSION } from '../common/version';
+import { activityHandler, activityOptions } from './commands/activity';
 import { archonsCommand } from './commands/archons';
 import { incarnationsCommand, runCommand, runHandler } from './commands/incarnations';
 import { servicesCommand } from './commands/services';
@@ -99,6 +100,7 @@ export function buildCli(args: string[]): Argv {
     .command('services', 'the catalog: add, list, get, delete, publish, versions, version, yank', (y) => servicesCommand(y, handler).example('$0 services list', 'the catalog'))
     .command('incarnations', 'incarnations: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift, delete', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
     .command('archons', 'operators: list, get, create, role, delete, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
+    .command('activity', 'who changed what, when and from where, newest first (--actor, --target, --since, --until)', (y) => activityOptions(y), activityHandler(handler))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',
       (y) => y.example('$0 completion >> ~/.bashrc', 'tab completion in bash').example('SHELL=zsh $0 completion >> ~/.zshrc', 'in zsh'),

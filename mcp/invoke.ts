@@ -3,6 +3,7 @@
 // handler. The answer becomes a tool result: the JSON body on success, the problem on failure
 // (`isError`), so a model sees the same message an operator sees in the API or the UI.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { applyIdOf, recordActivity } from '../api/activity';
 import { checkPermission } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
 import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
@@ -37,7 +38,18 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
   const queryCheck = route.query && compileQueryValidator(route.query);
   const location: Record<'params' | 'body', Location> = { params: 'path', body: 'body' };
 
+  // A tool that changes something is one row of the activity stream, as its REST call is (api/activity.ts).
+  const record = async (caller: Caller, params: Record<string, unknown>, status: number, body?: unknown) => {
+    if (route.method === 'get') return;
+    const target = route.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, k: string) => (typeof params[k] === 'string' ? encodeURIComponent(params[k] as string) : `{${k}}`));
+    await recordActivity(deps, {
+      actor: caller.aid, actorKind: 'operator', jti: caller.jti ?? null, source: caller.source ?? null, via: 'mcp',
+      action: `mcp ${tool.name}`, target, status, applyId: applyIdOf(body),
+    });
+  };
+
   return async (args, caller) => {
+    const params: Record<string, unknown> = {};
     try {
       checkPermission(caller, route.permission);
       const parts: Record<ArgPlace, Record<string, unknown>> = { params: {}, query: {}, body: {} };
@@ -45,6 +57,7 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       for (const [k, v] of Object.entries(args)) {
         // Own properties only: `constructor` or `toString` is no argument of any tool.
         const place = Object.hasOwn(tool.places, k) ? tool.places[k] : undefined;
+        if (place === 'params') params[k] = v;
         if (place) parts[place][k] = v;
         else unknown.push({ path: `/arguments/${k}`, message: 'is not a known argument of this tool' });
       }
@@ -63,6 +76,7 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       }
       const result = await route.handler({ params: parts.params, query: parts.query, body: hasBody ? parts.body : undefined, caller, deps });
       const body = result.body;
+      await record(caller, params, result.status, body);
       const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
       return {
         // A 204 (a removal) has no body; the tool still answers with a text saying it was done.
@@ -72,6 +86,7 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
     } catch (err) {
       const problem = toProblem(err);
       if (problem.status >= 500) onServerError(err);
+      await record(caller, params, problem.status);
       return problemResult(problem);
     }
   };

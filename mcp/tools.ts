@@ -78,6 +78,10 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'delete-incarnation', method: 'delete', path: '/v1/incarnations/{name}',
     hint: "Runs the service's destroy operation (accepted with an apply_id); without one it is a 409 unless `force: true`, which removes the record and touches no host.",
   },
+  {
+    name: 'list-activity', method: 'get', path: '/v1/activity',
+    hint: 'Who changed what, newest first: filter by actor (an AID), target (a path such as /v1/incarnations/web, and what lies under it), since/until (RFC 3339).',
+  },
 ];
 
 /** Where each argument goes on the REST call it stands for. */

@@ -9,6 +9,7 @@ import type { ScenarioPort } from './activities/scenario-port';
 import type { Component } from '../platform/component';
 import type { RuntimeWithCache } from '../platform/runtime';
 import { withGitSources } from './git-access';
+import { retentionScheduleComponent } from './retention-schedule';
 import { createTemporalClientHolder, temporalClientComponent, type TemporalClientHolder } from './connection';
 import { createRunService, type RunService } from './start/service';
 import { temporalWorkersComponent } from './worker';
@@ -41,9 +42,12 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
     service,
     components: [
       temporalClientComponent(config, temporal, log),
+      // The pruning schedule is the cluster's, not this keeper's: every keeper sets it to its config at start.
+      retentionScheduleComponent(temporal, config.retention.interval_ms, log),
       temporalWorkersComponent({
         temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
         shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms, runs: service,
+          retention: { plansMs: config.retention.plans_ms, runsMs: config.retention.runs_ms, activityMs: config.retention.activity_ms },
           purgeSecretInputs: (inc) => purgeSecretInputs(opts.runtime.scenarioSecrets, config.secretstore.scenario_prefix, inc, log) },
         dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
           ...(opts.push ? { push: opts.push } : {}) },

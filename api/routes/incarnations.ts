@@ -13,6 +13,7 @@ import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { mustIncarnation, runAnswer, uiLink } from './run-start';
+import { attribution } from '../attribution';
 import { operatorSlots } from './run-watch-limits';
 import { pageQuerySchema } from '../schemas/common';
 import {
@@ -56,6 +57,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
     apply_id: r.apply_id, operation: r.operation, status: r.status, phase: r.phase, service_ref: r.service_ref,
     service_commit: r.service_commit, error: r.error, summary: r.summary, created_at: r.created_at.toISOString(),
     finished_at: iso(r.finished_at), temporal_ui: uiLink(deps, r.apply_id), target_sids: r.target_sids ?? null, plan_id: r.plan_id ?? null,
+    ...attribution(r),
   };
 }
 

@@ -2,6 +2,7 @@
 // Adding a resource is one file in this folder and one line here; the route x role test, the
 // OpenAPI document and the fuzzing tests pick it up from `allRoutes`.
 import type { RouteDef } from '../route';
+import { activityRoutes } from './activity';
 import { archonRoutes } from './archons';
 import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
@@ -15,6 +16,6 @@ import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...executionRoutes, ...archonRoutes];
+export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...executionRoutes, ...archonRoutes, ...activityRoutes];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -18,7 +18,7 @@ function runView(r: RunRow) {
 
 export const overviewRoutes = [
   defineRoute<Record<string, never>, Record<string, never>>({
-    method: 'get', path: '/v1/overview', operationId: 'getOverview', tag: 'Overview', permission: '*:read',
+    method: 'get', path: '/v1/overview', operationId: 'getOverview', tag: 'Overview', permission: 'overview:read',
     summary: 'The fleet at a glance',
     description: 'Souls by status with the change over the last hour, incarnations by status and drift, the locked and drifted ' +
       'incarnations with their reason, failed and recent runs, and the series of the overview charts (runs per hour by outcome, ' +

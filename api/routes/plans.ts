@@ -13,6 +13,7 @@ import { APPLY_ID_RE, nameParams, runReportQuery, type RunReportQuery } from '..
 import {
   createPlanBody, planAcceptedSchema, planListSchema, planParams, planSchema, type CreatePlanInput, type PlanStatus,
 } from '../schemas/plans';
+import { attribution } from '../attribution';
 import { parseWait, waitForEnd } from './incarnations';
 import { mustIncarnation, planAnswer } from './run-start';
 
@@ -30,7 +31,7 @@ function planSummary(p: RunRecord) {
     plan_id: p.apply_id, incarnation: p.incarnation, operation: p.operation, status: planStatus(p), error: p.error,
     service_ref: p.service_ref, service_commit: p.service_commit, based_on: p.plan_base, summary: p.summary,
     created_at: p.created_at.toISOString(), finished_at: iso(p.finished_at), expires_at: (p.expires_at ?? p.created_at).toISOString(),
-    applied_by: p.applied_by, upgrade: p.plan_upgrade ?? null,
+    applied_by: p.applied_by, upgrade: p.plan_upgrade ?? null, ...attribution(p),
   };
 }
 

@@ -1,5 +1,6 @@
 // Incarnations (interface spec 2.4) and their runs on the wire. Inputs are free-form objects whose
 // values the scenario's `input:` block checks at render time.
+import { attributionProperties } from './activity';
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
 import { driftSchema } from './drift';
 import { refSchema, yankSchema } from './services';
@@ -21,8 +22,9 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 export const runSummarySchema = named('RunSummary', {
   type: 'object', additionalProperties: false,
-  required: ['apply_id', 'operation', 'status', 'phase', 'service_ref', 'service_commit', 'error', 'summary', 'created_at', 'finished_at', 'temporal_ui'],
+  required: ['apply_id', 'operation', 'status', 'phase', 'service_ref', 'service_commit', 'error', 'summary', 'created_at', 'finished_at', 'temporal_ui', 'created_by', 'started_by'],
   properties: {
+    ...attributionProperties,
     apply_id: { type: 'string', description: 'also the Temporal workflow id' },
     operation: { type: 'string' },
     status: { type: 'string', enum: ['running', 'succeeded', 'failed'] },

@@ -1,5 +1,6 @@
 // Plans on the wire (docs/plans.md): what a run would do, host by host and step by step, with the
 // diffs; and how it ended (ready to apply, failed, applied, expired).
+import { attributionProperties } from './activity';
 import { APPLY_ID_PATTERN, OPERATION_PATTERN } from './incarnations';
 import { labelSchema, listSchema, named, nullableTimestampSchema, timestampSchema, type ObjectSchema } from './common';
 
@@ -30,8 +31,9 @@ export const planParams = {
 
 export const planSummarySchema = named('PlanSummary', {
   type: 'object', additionalProperties: false,
-  required: ['plan_id', 'incarnation', 'operation', 'status', 'error', 'service_ref', 'service_commit', 'based_on', 'summary', 'created_at', 'finished_at', 'expires_at', 'applied_by', 'upgrade'],
+  required: ['plan_id', 'incarnation', 'operation', 'status', 'error', 'service_ref', 'service_commit', 'based_on', 'summary', 'created_at', 'finished_at', 'expires_at', 'applied_by', 'upgrade', 'created_by', 'started_by'],
   properties: {
+    ...attributionProperties,
     plan_id: { type: 'string', description: 'also the Temporal workflow id of the check' },
     incarnation: { type: 'string' },
     operation: { type: 'string' },

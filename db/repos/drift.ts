@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { DriftStatus } from './incarnations';
 import { getRun, type RunRecord } from './runs';
 import { RepoNotFound } from './errors';
+import { activityTarget, appendActivity, DRIFT_ACTOR } from './activity';
 
 export async function setDriftCheck(db: Knex, name: string, settings: { interval: string | null; autoRepair: boolean }): Promise<void> {
   const n = await db('incarnations').where({ name }).update({
@@ -18,6 +19,13 @@ export async function recordDrift(db: Knex, name: string, outcome: { status: Dri
   await db('incarnations').where({ name }).whereNotNull('drift_interval').update({
     drift_status: outcome.status, drift_plan_id: outcome.planId, drifted_sids: outcome.drifted, drift_checked_at: db.fn.now(),
   });
+  // A check that found drift (or could not check) is worth a row of the activity stream; one that
+  // found everything in sync changed nothing and would only fill it at every tick.
+  if (outcome.status === 'drifted' || outcome.status === 'check_failed') {
+    await appendActivity(db, {
+      actor: DRIFT_ACTOR, actorKind: 'drift', via: 'drift', action: `drift-check ${outcome.status}`, target: activityTarget(name), status: 200, applyId: outcome.planId,
+    });
+  }
 }
 
 /** Hosts where the drift plan found a step that would change something: they drifted. */

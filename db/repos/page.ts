@@ -21,3 +21,12 @@ export function inTransaction<T>(db: Knex | Knex.Transaction, fn: (trx: Knex.Tra
   if ((db as Knex.Transaction).isTransaction) return fn(db as Knex.Transaction);
   return db.transaction(fn);
 }
+
+/** fetchPage newest first: `next` is the smallest key returned, the next page holds smaller ones. */
+export async function fetchPageDesc<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
+  if (req.after !== undefined) query.where(key, '<', req.after);
+  const rows = (await query.orderBy(key, 'desc').limit(req.limit + 1)) as T[];
+  if (rows.length <= req.limit) return { items: rows };
+  const items = rows.slice(0, req.limit);
+  return { items, next: keyOf(items[items.length - 1]) };
+}

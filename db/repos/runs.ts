@@ -3,6 +3,7 @@
 // history because rendered content may carry secrets; the workflow only ever sees host names.
 import type { Knex } from 'knex';
 import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
+import { activityTarget, actorKindOf, appendActivity } from './activity';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
@@ -88,6 +89,14 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
     status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
     target_sids: run.targetSids ?? null, plan_id: run.planId ?? null,
   });
+  // A run the keeper starts on its own (converger, drift repair) has no API call to record it: it
+  // is recorded here, in the same transaction as the run, so neither exists without the other.
+  const kind = actorKindOf(run.createdBy ?? null);
+  if (kind === 'converger' || kind === 'drift') {
+    await appendActivity(trx, {
+      actor: run.createdBy!, actorKind: kind, via: kind, action: `run ${run.operation}`, target: activityTarget(run.incarnation), status: 202, applyId: run.applyId,
+    });
+  }
 }
 
 export async function getRun(db: Knex | Knex.Transaction, applyId: string): Promise<RunRecord | undefined> {

@@ -112,6 +112,11 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
   }
   const scenarioProblems = scenarioAuthProblems(raw);
   if (scenarioProblems.length > 0) throw new ConfigError(file, scenarioProblems);
+  // A plan pruned while it may still be applied would turn a valid apply into a 404.
+  if (parseDuration(raw.retention.plans) < parseDuration(raw.plans.ttl)) {
+    throw new ConfigError(file, [`retention.plans: must be at least plans.ttl (${raw.plans.ttl}): a plan is kept at least as long as it can be applied`]);
+  }
+  if (parseDuration(raw.retention.interval) < 1000) throw new ConfigError(file, ['retention.interval: must be at least 1s']);
   return {
     file: path.resolve(file),
     kid: raw.kid,
@@ -176,6 +181,10 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
     logging: raw.logging,
     api: { rate_limit: { requests_per_second: raw.api.rate_limit.requests_per_second, burst: raw.api.rate_limit.burst } },
     plans: { ttl_ms: parseDuration(raw.plans.ttl) },
+    retention: {
+      plans_ms: parseDuration(raw.retention.plans), runs_ms: parseDuration(raw.retention.runs),
+      activity_ms: parseDuration(raw.retention.activity), interval_ms: parseDuration(raw.retention.interval),
+    },
     reaper: { interval_ms: parseDuration(raw.reaper.interval), lease_ttl_ms: parseDuration(raw.reaper.lease_ttl) },
     hub: { accept_rate: { per_second: raw.hub.accept_rate.per_second, burst: raw.hub.accept_rate.burst } },
     ssh: {

@@ -205,6 +205,20 @@ export const configSchema = {
         ttl: { ...duration, default: '1h' },
       },
     },
+    retention: {
+      type: 'object', additionalProperties: false, default: {},
+      description: 'how long history is kept in PostgreSQL, pruned by a Temporal schedule every interval (docs/configuration.md)',
+      properties: {
+        // A plan is appliable for plans.ttl only; a week keeps it readable for a review after that.
+        plans: { ...duration, default: '168h' },
+        // Runs are the audit of what was applied; a quarter covers an incident review. The runs an
+        // incarnation's state and history refer to are never pruned.
+        runs: { ...duration, default: '2160h' },
+        // Who changed what: a year, as audits usually ask.
+        activity: { ...duration, default: '8760h' },
+        interval: { ...duration, default: '1h' },
+      },
+    },
     reaper: {
       type: 'object', additionalProperties: false, default: {},
       properties: {

@@ -46,6 +46,7 @@ export interface KeeperConfig {
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
   api: { rate_limit: { requests_per_second: number; burst: number } };
   plans: { ttl_ms: number };
+  retention: { plans_ms: number; runs_ms: number; activity_ms: number; interval_ms: number };
   reaper: { interval_ms: number; lease_ttl_ms: number };
   hub: { accept_rate: { per_second: number; burst: number } };
   /** Push mode over SSH (docs/ssh.md). */

@@ -49,6 +49,8 @@ export interface SharedActivityDeps {
   secrets?: RenderSecretsConfig;
   /** config plans.ttl: how long a drift check's plan can be applied (default 1 h). */
   planTtlMs?: number;
+  /** config retention: how long plans, runs and activity rows are kept (runs/activities/retention.ts). */
+  retention?: { plansMs: number; runsMs: number; activityMs: number };
   /** Removes a destroyed incarnation's secret inputs from the store (secrets/incarnation-inputs.ts). */
   purgeSecretInputs?: (inc: { name: string; secrets_key: string | null }) => Promise<void>;
   /** The run service (runs/start/service.ts): drift repair applies its plan through it, as an operator would. */

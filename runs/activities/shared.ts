@@ -14,6 +14,8 @@ import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 import { finishPlan } from '../../db/repos/plans';
 import { createDriftActivities } from './drift';
+import { createRetentionActivities } from './retention';
+import { logRunEdge } from './run-log';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -25,6 +27,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
       await guard(applyId, 'refuse', 'allow', true);
       Context.current().heartbeat('rendering');
+      if (Context.current().info.attempt === 1) await logRunEdge(deps, applyId, 'started');
       return renderRun(deps, applyId);
     },
 
@@ -62,21 +65,26 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       const ending = run?.operation === DESTROY ? await getIncarnation(db, run.incarnation) : undefined;
       const committed = await commitRun(db, applyId).catch(goneAsFailure);
       if (committed && ending && !(await getIncarnation(db, ending.name))) await deps.purgeSecretInputs?.(ending);
+      await logRunEdge(deps, applyId, 'ended');
       return committed;
     },
 
     async lockRun({ applyId, reason, phase }: { applyId: string; reason: string; phase: string }): Promise<void> {
       await guard(applyId, 'allow');
       await lockRun(db, applyId, reason, phase).catch(goneAsFailure);
+      await logRunEdge(deps, applyId, 'ended');
     },
 
     /** Ends a plan: ready when every host answered its check, failed otherwise. Changes no incarnation. */
     async finishPlan({ applyId, reason }: { applyId: string; reason?: string }): Promise<PlanResult> {
       await guard(applyId, 'allow', 'allow');
-      return finishPlan(db, applyId, reason);
+      const result = await finishPlan(db, applyId, reason);
+      await logRunEdge(deps, applyId, 'ended');
+      return result;
     },
 
     ...createDriftActivities(deps),
+    ...createRetentionActivities(deps),
 
     async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
       await guard(applyId, 'refuse', 'refuse', true);

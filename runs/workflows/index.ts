@@ -4,3 +4,4 @@ export { incarnationUpgrade } from './upgrade';
 export { incarnationPlan } from './plan';
 export { incarnationDriftCheck } from './drift';
 export { oneOffExecution } from './execution';
+export { keeperRetention } from './retention';

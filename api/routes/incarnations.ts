@@ -6,6 +6,7 @@
 import {
   beginRun, createIncarnation, getIncarnation, lastTombstone, listHistory, listIncarnations, unlockIncarnation, type IncarnationRecord,
 } from '../../db/repos/incarnations';
+import { mergeInput } from '../../scenario/input-merge';
 import { getRun, lastCommittedInput, lastRunOf, listRuns, runReport, runsByIds, type RunRecord } from '../../db/repos/runs';
 import { latestVersions, pairKey, versionsByPair, type ServiceVersionRecord } from '../../db/repos/service-versions';
 import { yankView } from './service-versions';
@@ -185,7 +186,7 @@ export const incarnationRoutes = [
       temporalOf(deps);
       if (body.plan_id !== undefined) {
         // allow_empty has a default (false): only an explicit true is a conflict.
-        const extra = (['operation', 'input', 'allow_empty'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
+        const extra = (['operation', 'input', 'input_mode', 'allow_empty'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
         if (extra.length > 0) throw problems.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
         return applyPlan(deps, params.name, body.plan_id, caller.aid);
       }
@@ -198,7 +199,7 @@ export const incarnationRoutes = [
       const applyId = newApplyId(inc.name, operation);
       // No input: the last committed run's input (it holds references only), so a re-run does not
       // forget what the incarnation was made with.
-      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      const given = mergeInput(await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id), body.input, body.input_mode).input;
       const loaded = await precheck(deps, service, {
         operation: operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
@@ -274,13 +275,13 @@ export const incarnationRoutes = [
         : await versionToApply(deps, service, inc.service_version, '/body/retry');
       // A retry without input reuses the failed run's, which holds references only. Checked before
       // anything is written (a secret input's value goes to the store only for a run that starts).
-      const given = body.input ?? failed.input;
+      const given = mergeInput(failed.input, body.input, body.input_mode).input;
       const loaded = failed.operation === 'upgrade' ? undefined
         : await precheck(deps, service, {
           operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input',
           version: { name: version.version, commit: version.commit }, incarnation: inc,
         });
-      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, body.input, loaded) : failed.input;
+      const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, given, loaded) : failed.input;
       const run = {
         applyId, incarnation: inc.name, operation: failed.operation, input,
         ...pinned(version), createdBy: caller.aid, retryOf: failed.apply_id, service: service.name,

@@ -6,6 +6,7 @@ import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnati
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan, listPlans } from '../../db/repos/plans';
 import { recordRunWorkflow } from '../../db/repos/run-lock';
+import { mergeInput } from '../../scenario/input-merge';
 import { getRun, lastCommittedInput, loadPlans, runReport, type RunRecord } from '../../db/repos/runs';
 import type { ApiDeps } from '../deps';
 import { newApplyId, startPlanWorkflow } from '../../runs/client';
@@ -136,7 +137,7 @@ export const planRoutes = [
       const service = await serviceOf(deps, inc.service);
       const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
       const planId = newApplyId(inc.name, `${body.operation}.plan`);
-      const given = body.input ?? (await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id)) ?? {};
+      const given = mergeInput(await lastCommittedInput(deps.runtime.db, inc.last_committed_apply_id), body.input, body.input_mode).input;
       const loaded = await precheck(deps, service, {
         operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,

@@ -13,7 +13,7 @@ export interface RunChecker {
   loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{
     commit: string; name: string; stateSchemaVersion: number; secretInputs?: Record<string, string[]>;
     errors?: { file: string; line: number; col: number; rule: string; message: string }[];
-    operations?: { name: string; inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean }[] }[];
+    operations?: { name: string; inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean; schema?: object }[] }[];
   }>;
   checkRun(args: { service: never; operation: string; input: Record<string, unknown> }): { path: string; message: string }[];
 }

@@ -17,6 +17,7 @@ import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { applyPlan } from './plan-apply';
+import { refuseUnreviewedRetry } from './retry-review';
 import { precheck } from './run-checks';
 import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf, uiLink } from './run-start';
 import { operatorSlots } from './run-watch-limits';
@@ -267,6 +268,7 @@ export const incarnationRoutes = [
       const inc = await mustIncarnation(deps, params.name);
       const failed = inc.last_apply_id ? await getRun(deps.runtime.db, inc.last_apply_id) : undefined;
       if (!failed) throw problems.conflict(`incarnation ${inc.name} has no failed run to retry`);
+      if (!body.force_render) await refuseUnreviewedRetry(deps, inc.name, failed);
       const service = await serviceOf(deps, inc.service);
       const applyId = newApplyId(inc.name, failed.operation);
       // An upgrade is retried towards the version it was moving to; any other run at the incarnation's.

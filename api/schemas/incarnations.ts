@@ -104,6 +104,7 @@ export const unlockBody = named('Unlock', {
     retry: { type: 'boolean', default: false, description: 'run the failed operation again at once (202 with a new apply_id)' },
     input: { ...inputSchema, description: 'with retry: merged over the failed run\'s input (as for a run); default: the failed run\'s input' },
     input_mode: inputModeSchema,
+    force_render: { type: 'boolean', default: false, description: 'with retry, after a run whose plan found drift: apply a fresh render nobody reviewed (else 409: make a new plan)' },
   },
 } as const satisfies ObjectSchema);
 
@@ -192,6 +193,6 @@ export const historySchema = listSchema('IncarnationHistory', {
 
 export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
 export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean }
-export interface UnlockInput { retry?: boolean; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace' }
+export interface UnlockInput { retry?: boolean; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; force_render?: boolean }
 export interface UpgradeInput { version?: string; to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

@@ -115,10 +115,11 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
       (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
         .option('retry', { type: 'boolean', default: false, describe: 'run the failed operation again at once' })
         .option('replace-input', replaceInputOption)
+        .option('force-render', { type: 'boolean', default: false, describe: 'with --retry after a plan found drift: apply a fresh render nobody reviewed' })
         .example('$0 incarnations unlock motd-demo --retry', 'after fixing the cause of a failed run'),
       run(async (ctx, a) => {
         const input = parseInput(a.input, a['input-file']);
-        const r = (await ctx.client().call('unlockIncarnation', { params: { name: a.name }, body: { retry: a.retry, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']) } }));
+        const r = (await ctx.client().call('unlockIncarnation', { params: { name: a.name }, body: { retry: a.retry, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']), ...(a['force-render'] ? { force_render: true } : {}) } }));
         const body = r.body as any;
         if (r.status === 202 && body?.apply_id) { await noteKept(ctx, a.name, body.apply_id, input); await afterAccepted(ctx, a.name, body, a.follow); return; }
         ctx.show(body, () => `unlocked ${a.name}\n`);

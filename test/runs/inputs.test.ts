@@ -2,7 +2,8 @@
 // one key at a time", docs/scenario.md "Input schemas"), on the real stack with a real soul: one key
 // given, the rest kept, and the plan shows only that key's effect; `null` puts an optional input
 // back to its default; `replace` is the whole input; a bad nested item is refused 400 with its path
-// and nothing is recorded; the version shows the schema.
+// and nothing is recorded; a retry after a plan found drift needs a new plan or force_render; the
+// version shows the schema.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -100,6 +101,32 @@ describe('inputs: one key at a time, schemas that reach inside', function () {
     assert.equal(await runs(), before.runs);
     assert.deepEqual([after.status, after.apply_id, after.state], ['ready', before.inc.apply_id, before.inc.state]);
     assert.equal((await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items.length, 1, 'no plan recorded for the refused one');
+  });
+
+  it('a retry after a plan found drift is refused without a new plan or force_render, and the edit stays', async () => {
+    const r = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'update', input: { port: 82 } });
+    const p = (await api(k, 'GET', `${r.body.plan}?wait=60s`)).body;
+    assert.equal(p.status, 'ready', JSON.stringify(p));
+    fs.writeFileSync(path.join(root, soul.sid, 'app.conf'), 'edited by hand\n');
+    const applied = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
+    assert.equal(applied.status, 202, JSON.stringify(applied.body));
+    assert.equal((await settled(k, 'shop')).status, 'error_locked');
+    const before = await runs();
+
+    const retry = await api(k, 'POST', '/v1/incarnations/shop/unlock', { retry: true });
+    assert.equal(retry.status, 409);
+    assert.match(retry.body.detail, new RegExp(`applied plan ${p.plan_id.replace(/\./g, '\\.')} and refused 1 host\\(s\\) changed since the plan \\(${soul.sid.replace(/\./g, '\\.')}\\); a retry would apply a fresh render nobody reviewed`));
+    assert.match(retry.body.detail, /keeperctl run shop update --plan/);
+    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/unlock', { retry: true, input: { port: 83 } })).status, 409, 'new input is no review either');
+    assert.equal(read('app.conf'), 'edited by hand\n', 'the edit was not overwritten');
+    assert.equal((await api(k, 'GET', '/v1/incarnations/shop')).body.status, 'error_locked');
+    assert.equal(await runs(), before, 'no run started');
+
+    const forced = await api(k, 'POST', '/v1/incarnations/shop/unlock', { retry: true, force_render: true });
+    assert.equal(forced.status, 202, JSON.stringify(forced.body));
+    assert.equal((await settled(k, 'shop')).status, 'ready');
+    assert.equal(read('app.conf'), 'port=82\nmode=fast\n', 'the operator asked for the fresh render');
+    assert.equal(await runs(), before + 1);
   });
 
   it('the version shows each input\'s schema', async () => {

@@ -43,3 +43,14 @@ export function parseInput(pairs: readonly string[] | undefined, file: string | 
   }
   return input;
 }
+
+/** `--replace-input`: the given input is the whole input (else it is merged over the last one, docs/runs.md). */
+export const replaceInputOption = { type: 'boolean', default: false, describe: 'the given input is the whole input (default: merged over the last input; --input k=null removes k)' } as const;
+export const inputModeBody = (replace: boolean | undefined) => (replace ? { input_mode: 'replace' as const } : {});
+
+/** What keeperctl says after a merged start: the keys the keeper kept from the last input (values not shown: some are secret references). */
+export function keptLine(given: Record<string, unknown> | undefined, used: Record<string, unknown> | undefined): string | undefined {
+  if (given === undefined || used === undefined) return undefined;
+  const kept = Object.keys(used).filter((k) => !Object.prototype.hasOwnProperty.call(given, k));
+  return kept.length > 0 ? `kept from the last input: ${kept.join(', ')}` : undefined;
+}

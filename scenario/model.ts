@@ -2,6 +2,7 @@
  * The loaded form of a service repository. Everything keeps its YAML node
  * so later checks and render can point at `file:line:col`.
  */
+import type { ValueSchema } from './input-schema';
 import type { Position, RenderError } from './errors';
 import type { YNode, YScalar } from './yaml/parse';
 import type { InputType } from './cel/env';
@@ -23,6 +24,8 @@ export interface InputDecl {
   defaultNode?: YNode;
   /** `secret: true`: the value is a secrets-store reference, resolved only at dispatch. */
   secret?: boolean;
+  /** `items`, `properties`/`required`, `enum`, `minimum`/`maximum`, `pattern` (scenario/input-schema.ts); absent for a bare `{type}`. */
+  schema?: ValueSchema;
 }
 
 export interface TaskRef {

@@ -10,7 +10,6 @@ import { ApiProblem, problems } from '../problems';
 import { executionModulesOf } from '../roles';
 import { defineRoute } from '../route';
 import { executionBody, executionParams, executionSchema, startedExecutionSchema } from '../schemas/executions';
-import { temporalOf } from './run-start';
 import { operatorSlots } from './run-watch-limits';
 
 /** Above this many selected hosts an execution needs `confirm: true` (keeperctl asks). */
@@ -86,7 +85,8 @@ export const executionRoutes = [
     body: { schema: executionBody, required: true },
     responses: { 202: { description: 'started; follow it at `events`', schema: startedExecutionSchema } },
     async handler({ body, caller, deps }) {
-      const temporal = temporalOf(deps);
+      const temporal = deps.runs.temporal;
+      if (!temporal?.client) throw problems.unavailable('the workflow engine (Temporal)');
       try {
         const { id, sids } = await startExecution(deps.runtime.db, temporal, caller.aid, body,
           { modules: executionModulesOf(caller.role), confirmAbove: CONFIRM_ABOVE, perOperator: PER_OPERATOR });

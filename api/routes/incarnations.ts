@@ -170,7 +170,7 @@ export const incarnationRoutes = [
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
       return runAnswer(deps, await deps.runs.run({
-        name: params.name, operation: body.operation, input: body.input, allowEmpty: body.allow_empty, planId: body.plan_id, by: caller.aid,
+        name: params.name, operation: body.operation, input: body.input, inputMode: body.input_mode, allowEmpty: body.allow_empty, planId: body.plan_id, by: caller.aid,
       }));
     },
   }),
@@ -227,7 +227,7 @@ export const incarnationRoutes = [
         const inc = await unlockIncarnation(deps.runtime.db, params.name);
         return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
       }
-      return runAnswer(deps, await deps.runs.retry({ name: params.name, input: body.input, by: caller.aid }));
+      return runAnswer(deps, await deps.runs.retry({ name: params.name, input: body.input, inputMode: body.input_mode, forceRender: body.force_render, by: caller.aid }));
     },
   }),
 ];

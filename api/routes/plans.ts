@@ -45,7 +45,7 @@ export const planRoutes = [
     responses: { 202: { description: 'accepted; read the plan when it is ready', schema: planAcceptedSchema } },
     async handler({ params, body, caller, deps }) {
       return planAnswer(await deps.runs.plan({
-        name: params.name, operation: body.operation, input: body.input, allowEmpty: body.allow_empty, service: body.service, covens: body.covens,
+        name: params.name, operation: body.operation, input: body.input, inputMode: body.input_mode, allowEmpty: body.allow_empty, service: body.service, covens: body.covens,
         version: body.version, by: caller.aid,
       }));
     },

@@ -85,13 +85,17 @@ export const createIncarnationBody = named('CreateIncarnation', {
   },
 } as const satisfies ObjectSchema);
 
+/** How `input` meets the last input (scenario/input-merge.ts); `replace` is the rule before issue 30. */
+export const inputModeSchema = { type: 'string', enum: ['merge', 'replace'], description: '`merge` (default): `input` over the last input; `replace`: `input` is the whole input' } as const;
+
 export const startRunBody = named('StartRun', {
   type: 'object', additionalProperties: false,
   description: 'either `operation` (with `input`), rendered now, or `plan_id` alone: exactly the steps of that plan',
   properties: {
     operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' },
     plan_id: { type: 'string', pattern: APPLY_ID_PATTERN, description: 'apply this plan (POST .../plans) and nothing else; refused when a host drifted since (docs/plans.md)' },
-    input: { ...inputSchema, description: "values for the scenario's `input:` block; default: the input of the incarnation's last committed run" },
+    input: { ...inputSchema, description: "values for the scenario's `input:` block, merged over the input of the incarnation's last committed run: named keys replace, the rest stay, `null` removes a key (docs/runs.md)" },
+    input_mode: inputModeSchema,
     allow_empty: allowEmptySchema,
   },
 } as const satisfies ObjectSchema);
@@ -100,7 +104,9 @@ export const unlockBody = named('Unlock', {
   type: 'object', additionalProperties: false,
   properties: {
     retry: { type: 'boolean', default: false, description: 'run the failed operation again at once (202 with a new apply_id)' },
-    input: { ...inputSchema, description: 'with retry: the input for the new run; default: the failed run\'s input' },
+    input: { ...inputSchema, description: 'with retry: merged over the failed run\'s input (as for a run); default: the failed run\'s input' },
+    input_mode: inputModeSchema,
+    force_render: { type: 'boolean', default: false, description: 'with retry, after a run whose plan found drift: apply a fresh render nobody reviewed (else 409: make a new plan)' },
   },
 } as const satisfies ObjectSchema);
 
@@ -188,7 +194,7 @@ export const historySchema = listSchema('IncarnationHistory', {
 });
 
 export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
-export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; allow_empty?: boolean }
-export interface UnlockInput { retry?: boolean; input?: Record<string, unknown> }
+export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean }
+export interface UnlockInput { retry?: boolean; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; force_render?: boolean }
 export interface UpgradeInput { version?: string; to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

@@ -1,7 +1,7 @@
 // Plans on the wire (docs/plans.md): what a run would do, host by host and step by step, with the
 // diffs; and how it ended (ready to apply, failed, applied, expired).
 import { attributionProperties } from './activity';
-import { APPLY_ID_PATTERN, OPERATION_PATTERN } from './incarnations';
+import { APPLY_ID_PATTERN, inputModeSchema, OPERATION_PATTERN } from './incarnations';
 import { labelSchema, listSchema, named, nullableTimestampSchema, timestampSchema, type ObjectSchema } from './common';
 
 const nullableString = { type: ['string', 'null'] } as const;
@@ -13,7 +13,8 @@ export const createPlanBody = named('CreatePlan', {
   type: 'object', additionalProperties: false, required: ['operation'],
   properties: {
     operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'the scenario to plan: scenario/<operation>/main.yml; `upgrade` (with `version`) plans an upgrade' },
-    input: { type: 'object', maxProperties: 256, description: "as for a run; default: the input of the incarnation's last committed run" },
+    input: { type: 'object', maxProperties: 256, description: "as for a run: merged over the input of the incarnation's last committed run" },
+    input_mode: inputModeSchema,
     allow_empty: { type: 'boolean', default: false, description: 'plan even when the covens hold no onboarded soul (else 400)' },
     service: { ...labelSchema, description: 'the plan of a create only (the incarnation does not exist yet): the catalog service' },
     covens: { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'the plan of a create only: the covens of the incarnation to make' },
@@ -21,7 +22,7 @@ export const createPlanBody = named('CreatePlan', {
   },
 } as const satisfies ObjectSchema);
 export interface CreatePlanInput {
-  operation: string; input?: Record<string, unknown>; allow_empty?: boolean; service?: string; covens?: string[]; version?: string;
+  operation: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean; service?: string; covens?: string[]; version?: string;
 }
 
 export const planParams = {

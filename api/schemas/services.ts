@@ -103,6 +103,7 @@ const inputInfoSchema = {
     name: { type: 'string' }, type: { type: 'string', description: 'string, integer, number, boolean, list or map' },
     required: { type: 'boolean', description: 'true when the input has no default' }, secret: { type: 'boolean' },
     default: { description: 'the default value (never shown for a secret input)' },
+    schema: { type: 'object', description: 'what the input declares inside its value: `items`, `properties`/`required`, `enum`, `minimum`/`maximum`, `pattern` (docs/scenario.md); absent for a bare type' },
   },
 } as const;
 

@@ -30,7 +30,16 @@ export function finish(ctx: Ctx, report: RunReport, success: SuccessLine = ready
   ctx.show(report, () => {
     if (report.status === 'succeeded') return success(report);
     return [`run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`, ...failureLines(report).map((l) => `  ${l}`),
-      `fix the cause, then: keeperctl incarnations unlock ${report.incarnation} --retry`, ''].join('\n');
+      ...nextStep(report), ''].join('\n');
   });
   if (report.status === 'failed') throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);
+}
+
+/** After a plan that found drift, the way on is a new plan (a plain retry would apply an unreviewed render, and the keeper refuses it). */
+function nextStep(report: RunReport): string[] {
+  const name = report.incarnation;
+  if (!report.hosts.some((h) => h.reason?.startsWith('drift since plan '))) return [`fix the cause, then: keeperctl incarnations unlock ${name} --retry`];
+  return ['hosts changed since the plan: review a new plan before applying anything:',
+    `  keeperctl incarnations unlock ${name} && keeperctl run ${name} ${report.operation} --plan`,
+    `(or overwrite those changes unreviewed: keeperctl incarnations unlock ${name} --retry --force-render)`];
 }

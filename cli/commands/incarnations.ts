@@ -1,11 +1,11 @@
 // keeperctl incarnations list|create|get|history|run-report|unlock|upgrade, and the top-level `run`;
 // runs, plan/plans/apply-plan, drift and delete are in files of their own beside this one.
 import type { Argv } from 'yargs';
-import { listAll } from '../context';
+import { type Ctx, listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
 import { followRun, type RunReport } from '../follow';
 import { incarnationDetails, incarnationTable } from '../incarnation-view';
-import { parseInput } from '../input';
+import { inputModeBody, keptLine, parseInput, replaceInputOption } from '../input';
 import { table } from '../output';
 import { planText } from '../plan-view';
 import { confirm } from '../prompt';
@@ -22,14 +22,24 @@ export function runCommand(y: Argv): Argv {
     .positional('operation', { type: 'string', demandOption: true, describe: 'runs scenario/<operation>/main.yml' })
     .option('plan', { type: 'boolean', default: false, describe: 'show the plan first, ask, then apply exactly that plan' })
     .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+    .option('replace-input', replaceInputOption)
+    .example('$0 run motd-demo update --input listen_port=8080', 'change one input; the others stay as the last run had them')
     .example('$0 run motd-demo create --input message=hello', 'apply create to every host of motd-demo, following progress')
     .example('$0 run motd-demo create --input-file input.yml --yes -o json', 'from a script: no question, the report as JSON');
+}
+
+/** Says which input keys the keeper kept from the last input (the run report holds the merged input). */
+async function noteKept(ctx: Ctx, name: string, applyId: string, given: Record<string, unknown> | undefined) {
+  if (given === undefined) return;
+  const report = (await ctx.client().call('getRun', { params: { name, apply_id: applyId } })).body as { input?: Record<string, unknown> };
+  const kept = keptLine(given, report.input);
+  if (kept) ctx.note(kept);
 }
 
 export const runHandler = (run: Handler) => run(async (ctx, a) => {
   const input = parseInput(a.input, a['input-file']);
   if (a.plan) {
-    const plan = await makePlan(ctx, a.name, a.operation, input);
+    const plan = await makePlan(ctx, a.name, a.operation, input, a['replace-input']);
     ctx.note(planText(plan));
     if (plan.status !== 'ready') throw new CliError(ExitCode.Failed, `plan ${plan.plan_id} cannot be applied${plan.error ? `: ${plan.error}` : ''}`);
     if (Number(plan.summary?.would_change ?? 0) === 0) {
@@ -42,7 +52,8 @@ export const runHandler = (run: Handler) => run(async (ctx, a) => {
     return;
   }
   await confirm(ctx, a.yes, `run ${a.operation} on every host of ${a.name}?`);
-  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}) } })).body;
+  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']) } })).body;
+  await noteKept(ctx, a.name, (accepted as { apply_id: string }).apply_id, input);
   await afterAccepted(ctx, a.name, accepted, a.follow);
 });
 
@@ -103,12 +114,14 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
     .command('unlock <name>', 'clear error_locked; --retry runs the failed operation again',
       (c) => followOptions(c).positional('name', { type: 'string', demandOption: true })
         .option('retry', { type: 'boolean', default: false, describe: 'run the failed operation again at once' })
+        .option('replace-input', replaceInputOption)
+        .option('force-render', { type: 'boolean', default: false, describe: 'with --retry after a plan found drift: apply a fresh render nobody reviewed' })
         .example('$0 incarnations unlock motd-demo --retry', 'after fixing the cause of a failed run'),
       run(async (ctx, a) => {
         const input = parseInput(a.input, a['input-file']);
-        const r = (await ctx.client().call('unlockIncarnation', { params: { name: a.name }, body: { retry: a.retry, ...(input ? { input } : {}) } }));
+        const r = (await ctx.client().call('unlockIncarnation', { params: { name: a.name }, body: { retry: a.retry, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']), ...(a['force-render'] ? { force_render: true } : {}) } }));
         const body = r.body as any;
-        if (r.status === 202 && body?.apply_id) { await afterAccepted(ctx, a.name, body, a.follow); return; }
+        if (r.status === 202 && body?.apply_id) { await noteKept(ctx, a.name, body.apply_id, input); await afterAccepted(ctx, a.name, body, a.follow); return; }
         ctx.show(body, () => `unlocked ${a.name}\n`);
       }))
     .command('upgrade <name>', 'move an incarnation to a published version of its service (or migrate its state at its own version)',

@@ -5,7 +5,7 @@
 import type { Argv } from 'yargs';
 import { type Ctx, listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
-import { parseInput } from '../input';
+import { inputModeBody, keptLine, parseInput, replaceInputOption } from '../input';
 import { table } from '../output';
 import { planText, type Plan } from '../plan-view';
 import { confirm } from '../prompt';
@@ -13,9 +13,12 @@ import { afterAccepted } from './accepted';
 import type { Handler } from './types';
 
 /** POST .../plans, then the plan once every host answered its check. */
-export async function makePlan(ctx: Ctx, name: string, operation: string, input: Record<string, unknown> | undefined): Promise<Plan> {
-  const accepted = (await ctx.client().call('createPlan', { params: { name }, body: { operation, ...(input ? { input } : {}) } })).body as { plan_id: string };
-  return readPlan(ctx, name, accepted.plan_id, true);
+export async function makePlan(ctx: Ctx, name: string, operation: string, input: Record<string, unknown> | undefined, replace = false): Promise<Plan> {
+  const accepted = (await ctx.client().call('createPlan', { params: { name }, body: { operation, ...(input ? { input } : {}), ...inputModeBody(replace) } })).body as { plan_id: string };
+  const plan = await readPlan(ctx, name, accepted.plan_id, true);
+  const kept = keptLine(input, (plan as { input?: Record<string, unknown> }).input);
+  if (kept) ctx.note(kept);
+  return plan;
 }
 
 /** GET .../plans/{plan_id}; with `wait`, held by the keeper (30 s at a time) until no host is still being checked. */
@@ -41,11 +44,12 @@ export function planCommands(y: Argv, run: Handler): Argv {
     .command('plan <name> <operation>', 'plan an operation: check every host, change nothing, show what would change',
       (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
         .positional('operation', { type: 'string', demandOption: true, describe: 'the operation to plan (scenario/<operation>/main.yml)' })
-        .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; without any: the last committed input)' })
+        .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; merged over the last committed input)' })
         .option('input-file', { type: 'string', describe: 'YAML/JSON file with the input mapping (--input values go on top)' })
+        .option('replace-input', replaceInputOption)
         .example('$0 incarnations plan motd-demo create --input message=hello', 'per host what would change; then apply it with apply-plan'),
       run(async (ctx, a) => {
-        const plan = await makePlan(ctx, a.name, a.operation, parseInput(a.input, a['input-file']));
+        const plan = await makePlan(ctx, a.name, a.operation, parseInput(a.input, a['input-file']), a['replace-input']);
         ctx.show(plan, () => planText(plan) + (plan.status === 'ready'
           ? `apply exactly this plan with: keeperctl incarnations apply-plan ${plan.incarnation} ${plan.plan_id}\n` : ''));
         // A plan that cannot be applied is what this command drove failing: exit 1, as a failed run.

@@ -20,6 +20,7 @@ function operationsOf(service: EngineService): { operations: OperationInfo[]; se
         name: d.name, type: String(d.type ?? 'any'), required: !d.hasDefault, secret: d.secret === true,
         // A secret input's default is never shown (it may be a value, not a reference).
         ...(d.hasDefault && d.secret !== true ? { default: d.default } : {}),
+        ...(d.schema ? { schema: d.schema } : {}),
       })),
     });
   }
@@ -67,7 +68,8 @@ export function defaultScenarioPort(): ScenarioPort {
         const ops = [...a.service.service.scenarios.keys()].join(', ');
         return [{ path: '/body/operation', message: `service ${a.service.name} has no operation "${a.operation}" (scenario/${a.operation}/main.yml); use one of: ${ops}` }];
       }
-      return r.problems.map((p) => ({ path: `/body/input/${p.name}`, message: p.message }));
+      // A JSON pointer into the body: /body/input/upstreams/2/port (~ and / escaped as RFC 6901 says).
+      return r.problems.map((p) => ({ path: `/body/input/${(p.at ?? [p.name]).map((k) => String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`, message: p.message }));
     },
     evaluate: (src, context) => evaluateExpression(src, context),
     async migrate(a) {

@@ -25,7 +25,7 @@ export interface LoadedService {
 
 export interface OperationInfo {
   name: string;
-  inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean }[];
+  inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean; schema?: object }[];
 }
 
 export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }

@@ -5,6 +5,8 @@
 import { beginRun, createIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { DESTROY } from '../../db/repos/run-outcome';
 import { getRun, lastCommittedInput } from '../../db/repos/runs';
+import { mergeInput, type InputMode } from '../../scenario/input-merge';
+import { refuseUnreviewedRetry } from './retry-review';
 import { newApplyId } from '../apply-id';
 import { startUpgradeWorkflow } from '../client';
 import { loadChecked, precheck } from './checks';
@@ -32,15 +34,15 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
   return startRun(deps, run);
 }
 
-export interface RunRequest { name: string; operation?: string; input?: Record<string, unknown>; allowEmpty?: boolean; planId?: string; by: string }
+export interface RunRequest { name: string; operation?: string; input?: Record<string, unknown>; inputMode?: InputMode; allowEmpty?: boolean; planId?: string; by: string }
 
 /** An operation of an existing incarnation, or with `planId` exactly that plan's steps. */
 export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAccepted> {
   temporalOf(deps);
   if (body.planId !== undefined) {
     // allow_empty has a default (false): only an explicit true is a conflict.
-    const given = { operation: body.operation !== undefined, input: body.input !== undefined, allow_empty: body.allowEmpty === true };
-    const extra = (['operation', 'input', 'allow_empty'] as const).filter((k) => given[k]);
+    const given = { operation: body.operation !== undefined, input: body.input !== undefined, input_mode: body.inputMode !== undefined, allow_empty: body.allowEmpty === true };
+    const extra = (['operation', 'input', 'input_mode', 'allow_empty'] as const).filter((k) => given[k]);
     if (extra.length > 0) throw refuse.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
     return applyPlan(deps, body.name, body.planId, body.by);
   }
@@ -51,9 +53,9 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
   const service = await serviceOf(deps, inc.service);
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const applyId = newApplyId(inc.name, operation);
-  // No input: the last committed run's input (it holds references only), so a re-run does not
-  // forget what the incarnation was made with.
-  const given = body.input ?? (await lastCommittedInput(deps.db, inc.last_committed_apply_id)) ?? {};
+  // The input is merged over the last committed run's (it holds references only), so a re-run does
+  // not forget what the incarnation was made with (docs/runs.md "Input: one key at a time").
+  const given = mergeInput(await lastCommittedInput(deps.db, inc.last_committed_apply_id), body.input, body.inputMode).input;
   const loaded = await precheck(deps, service, {
     operation: operation, input: given, covens: inc.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/allow_empty',
     version: { name: version.version, commit: version.commit }, incarnation: inc,
@@ -65,11 +67,14 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
 }
 
 /** Unlock-with-retry: the failed operation again, with `input` if given, else the failed run's. */
-export async function retry(deps: RunServiceDeps, body: { name: string; input?: Record<string, unknown>; by: string }): Promise<RunAccepted> {
+export interface RetryRequest { name: string; input?: Record<string, unknown>; inputMode?: InputMode; forceRender?: boolean; by: string }
+
+export async function retry(deps: RunServiceDeps, body: RetryRequest): Promise<RunAccepted> {
   temporalOf(deps);
   const inc = await mustIncarnation(deps, body.name);
   const failed = inc.last_apply_id ? await getRun(deps.db, inc.last_apply_id) : undefined;
   if (!failed) throw refuse.conflict(`incarnation ${inc.name} has no failed run to retry`);
+  if (!body.forceRender) await refuseUnreviewedRetry(deps, inc.name, failed);
   const service = await serviceOf(deps, inc.service);
   const applyId = newApplyId(inc.name, failed.operation);
   // An upgrade is retried towards the version it was moving to; any other run at the incarnation's.
@@ -78,13 +83,13 @@ export async function retry(deps: RunServiceDeps, body: { name: string; input?: 
     : await versionToApply(deps, service, inc.service_version, '/body/retry');
   // A retry without input reuses the failed run's, which holds references only. Checked before
   // anything is written (a secret input's value goes to the store only for a run that starts).
-  const given = body.input ?? failed.input;
+  const given = mergeInput(failed.input, body.input, body.inputMode).input;
   const loaded = failed.operation === 'upgrade' ? undefined
     : await precheck(deps, service, {
       operation: failed.operation, input: given, covens: inc.covens, allowEmpty: true, covensPath: '/body/input',
       version: { name: version.version, commit: version.commit }, incarnation: inc,
     });
-  const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, body.input, loaded) : failed.input;
+  const input = body.input ? await sealInputs(deps, { ...service, ref: version.commit }, inc, failed.operation, applyId, given, loaded) : failed.input;
   const run = {
     applyId, incarnation: inc.name, operation: failed.operation, input,
     ...pinned(version), createdBy: body.by, retryOf: failed.apply_id, service: service.name,

@@ -6,6 +6,7 @@ import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnati
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan } from '../../db/repos/plans';
 import { lastCommittedInput } from '../../db/repos/runs';
+import { mergeInput, type InputMode } from '../../scenario/input-merge';
 import { newApplyId } from '../apply-id';
 import { precheck } from './checks';
 import type { RunServiceDeps } from './context';
@@ -18,6 +19,7 @@ export interface PlanRequest {
   name: string;
   operation: string;
   input?: Record<string, unknown>;
+  inputMode?: InputMode;
   allowEmpty?: boolean;
   /** The plan of a create only (the incarnation does not exist yet). */
   service?: string;
@@ -39,7 +41,7 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
   const service = await serviceOf(deps, inc.service);
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const planId = newApplyId(inc.name, `${body.operation}.plan`);
-  const given = body.input ?? (await lastCommittedInput(deps.db, inc.last_committed_apply_id)) ?? {};
+  const given = mergeInput(await lastCommittedInput(deps.db, inc.last_committed_apply_id), body.input, body.inputMode).input;
   const loaded = await precheck(deps, service, {
     operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/allow_empty',
     version: { name: version.version, commit: version.commit }, incarnation: inc,

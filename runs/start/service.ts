@@ -25,7 +25,7 @@ export function createRunService(deps: RunServiceDeps) {
     plan: (req: PlanRequest): Promise<RunOutcome> => outcomeOf(() => plan(deps, req)),
     applyPlan: (req: { name: string; planId: string; by: string }): Promise<RunOutcome> => outcomeOf(() => applyPlan(deps, req.name, req.planId, req.by)),
     upgrade: (req: ops.UpgradeRequest): Promise<RunOutcome> => outcomeOf(() => ops.upgrade(deps, req)),
-    retry: (req: { name: string; input?: Record<string, unknown>; by: string }): Promise<RunOutcome> => outcomeOf(() => ops.retry(deps, req)),
+    retry: (req: ops.RetryRequest): Promise<RunOutcome> => outcomeOf(() => ops.retry(deps, req)),
     delete: (req: { name: string; by: string; beforeLock?: (inc: IncarnationRecord) => Promise<void> }): Promise<RunOutcome> => outcomeOf(() => ops.destroy(deps, req)),
     converge: (req: ops.ConvergeRequest): Promise<RunOutcome> => outcomeOf(() => ops.converge(deps, req)),
 

@@ -11,8 +11,17 @@ import { resolveInputs } from '../render/inputs';
 export interface RunInputCheck {
   /** False when the service has no scenario for the operation. */
   operation: boolean;
-  /** One per input name at fault, with the rule it breaks. */
-  problems: { name: string; message: string }[];
+  /** One per input name at fault, with the rule it breaks; `at` is the path inside the value (["upstreams", 2, "port"]). */
+  problems: { name: string; message: string; at?: (string | number)[] }[];
+}
+
+/** `input.upstreams[2].port must ...` → ["upstreams", 2, "port"] (the path scenario/input-schema.ts writes). */
+const PATH = /^input((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])+)/;
+function pathOf(message: string): (string | number)[] | undefined {
+  const m = PATH.exec(message);
+  if (!m) return undefined;
+  return [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)]
+    .map((p) => (p[1] ?? (p[2] !== undefined ? Number(p[2]) : JSON.parse(p[3]!) as string)));
 }
 
 export function checkRunInput(service: LoadedService, operation: string, input: Record<string, unknown>): RunInputCheck {
@@ -20,7 +29,10 @@ export function checkRunInput(service: LoadedService, operation: string, input: 
   if (!scenario) return { operation: false, problems: [] };
   const problems: RunInputCheck['problems'] = [];
   resolveInputs(scenario, input, {
-    add: (e: RenderError) => problems.push({ name: /input "([^"]+)"/.exec(e.message)?.[1] ?? '', message: e.message }),
+    add: (e: RenderError) => {
+      const at = pathOf(e.message);
+      problems.push(at ? { name: String(at[0]), message: e.message, at } : { name: /input "([^"]+)"/.exec(e.message)?.[1] ?? '', message: e.message });
+    },
   });
   return { operation: true, problems };
 }

@@ -8,11 +8,12 @@
 import { makeError, type RenderError } from '../errors';
 import type { LoadedService, Scenario, Task } from '../model';
 import { matchesType, describeValue, inputTypes } from '../inputs';
+import { checkValue, schemaProblems } from '../input-schema';
 import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressions';
 import { checkTaskParams } from './params';
 import { environmentFor, type Scope } from '../cel/env';
 
-export const RULES = { inputDefault: 'SL008', references: 'SL016', selector: 'SL007' } as const;
+export const RULES = { inputDefault: 'SL008', inputSchema: 'SL007', references: 'SL016', selector: 'SL007' } as const;
 
 const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self', 'item', 'index']);
 const SELECTOR = /^(coven:[A-Za-z0-9._-]+|[A-Za-z0-9.*?_-]+)$/;
@@ -37,6 +38,15 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
     if (d.hasDefault && !matchesType(d.default, d.type)) {
       out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" is ${describeValue(d.default)}, but its type is ${d.type}`,
         `change the default to ${d.type === "integer" ? "an" : "a"} ${d.type} value or change the type`));
+    } else if (d.schema) {
+      const broken = schemaProblems(d.schema, `input.${d.name}`);
+      for (const p of broken) out.push(makeError(d.pos, RULES.inputSchema, `input "${d.name}": ${p.message}`, 'fix the schema of the input (docs/scenario.md "Input schemas")'));
+      // A default the schema refuses would be refused in every run that leaves the input out.
+      if (broken.length === 0 && d.hasDefault) {
+        for (const p of checkValue(d.default, d.schema, `input.${d.name}`)) {
+          out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" breaks its schema: ${p.message}`, 'change the default or the schema'));
+        }
+      }
     }
   }
   const allRegistered = s.tasks.flatMap((t) => (t.register ? [t.register.name] : []));

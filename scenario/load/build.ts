@@ -6,6 +6,7 @@ import type { YNode, YScalar } from '../yaml/parse';
 import { child, pair, toValue } from '../yaml/node';
 import type { ExprSource, InputDecl, Migration, Scenario, StateSet, Task, TaskRef } from '../model';
 import type { InputType } from '../cel/env';
+import { reachesInside, schemaOf } from '../input-schema';
 
 function expr(node: YNode | undefined): ExprSource | undefined {
   if (!node || node.kind !== 'scalar') return undefined;
@@ -44,6 +45,8 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
       };
       if (def) { decl.default = toValue(def.value); decl.defaultNode = def.value; }
       if (toValue(pair(p.value, 'secret')?.value) === true) decl.secret = true;
+      const schema = schemaOf(toValue(p.value) as Record<string, unknown>);
+      if (reachesInside(schema)) decl.schema = schema;
       inputs.set(decl.name, decl);
     }
   }

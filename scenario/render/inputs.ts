@@ -6,6 +6,7 @@
 import { makeError } from '../errors';
 import type { Scenario } from '../model';
 import { describeValue, matchesType } from '../inputs';
+import { checkValue } from '../input-schema';
 import type { ErrorList } from './render';
 
 export const RULE_INPUT = 'SL020';
@@ -30,6 +31,10 @@ export function resolveInputs(s: Scenario, given: Record<string, unknown>, error
       errors.add(makeError(d.pos, RULE_INPUT, `input "${d.name}" must be ${d.type}, got ${describeValue(value)}`, `pass a ${d.type} value`));
       continue;
     }
+    // Inside the value (issue 30): each message starts with the path, `input.upstreams[2].port ...`.
+    const inside = d.schema ? checkValue(value, d.schema, `input.${d.name}`) : [];
+    for (const p of inside) errors.add(makeError(d.pos, RULE_INPUT, p.message, `see the schema of input "${d.name}" (GET /v1/services/{name}/versions/{version})`));
+    if (inside.length > 0) continue;
     out[d.name] = value;
   }
   return out;

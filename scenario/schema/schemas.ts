@@ -48,7 +48,23 @@ export const taskSchema = {
   },
 };
 
+// What an input declaration may say about the inside of its value (scenario/input-schema.ts), and
+// the same again for each list item and map property: `#/$defs/value` is that recursion.
+const valueSchemaKeywords = {
+  type: { enum: [...INPUT_TYPES] },
+  items: { $ref: '#/$defs/value' },
+  properties: { type: 'object', maxProperties: 100, propertyNames: { minLength: 1, maxLength: 63 }, additionalProperties: { $ref: '#/$defs/value' } },
+  required: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+  enum: { type: 'array', minItems: 1, maxItems: 200 },
+  minimum: { type: 'number' },
+  maximum: { type: 'number' },
+  pattern: { type: 'string', minLength: 1, maxLength: 500 },
+};
+
 export const scenarioSchema = {
+  $defs: {
+    value: { type: 'object', additionalProperties: false, required: ['type'], properties: { ...valueSchemaKeywords, description: { type: 'string' } } },
+  },
   type: 'object',
   additionalProperties: false,
   required: ['tasks'],
@@ -62,7 +78,7 @@ export const scenarioSchema = {
         additionalProperties: false,
         required: ['type'],
         properties: {
-          type: { enum: [...INPUT_TYPES] },
+          ...valueSchemaKeywords,
           default: {},
           description: { type: 'string' },
           secret: { type: 'boolean' },

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { VERSION } from '../common/version';
 import { archonsCommand } from './commands/archons';
 import { incarnationsCommand, runCommand, runHandler } from './commands/incarnations';
+import { execCommand, execHandler } from './commands/exec';
 import { servicesCommand } from './commands/services';
 import { soulsCommand } from './commands/souls';
 import type { Handler } from './commands/types';
@@ -100,6 +101,7 @@ export function buildCli(args: string[]): Argv {
     .command('incarnations', 'incarnations: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift, delete', (y) => incarnationsCommand(y, handler).example('$0 incarnations list', 'every incarnation'))
     .command('archons', 'operators: list, get, create, role, delete, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
+    .command('exec [module] [params..]', 'run one module (or --cmd -- a command) once on selected hosts and show their answers', (y) => execCommand(y), execHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',
       (y) => y.example('$0 completion >> ~/.bashrc', 'tab completion in bash').example('SHELL=zsh $0 completion >> ~/.zshrc', 'in zsh'),
       () => { cli.showCompletionScript(); })

@@ -10,6 +10,7 @@ import { VERSION } from '../common/version';
 import { activityHandler, activityOptions } from './commands/activity';
 import { archonsCommand } from './commands/archons';
 import { incarnationsCommand, runCommand, runHandler } from './commands/incarnations';
+import { execCommand, execHandler } from './commands/exec';
 import { servicesCommand } from './commands/services';
 import { soulsCommand } from './commands/souls';
 import type { Handler } from './commands/types';
@@ -102,6 +103,7 @@ export function buildCli(args: string[]): Argv {
     .command('archons', 'operators: list, get, create, role, delete, token, revoke-tokens', (y) => archonsCommand(y, handler).example('$0 archons list', 'every operator'))
     .command('activity', 'who changed what, when and from where, newest first (--actor, --target, --since, --until)', (y) => activityOptions(y), activityHandler(handler))
     .command('run <name> <operation>', 'run an operation of an incarnation and follow it', (y) => runCommand(y), runHandler(handler))
+    .command('exec [module] [params..]', 'run one module (or --cmd -- a command) once on selected hosts and show their answers', (y) => execCommand(y), execHandler(handler))
     .command('completion', 'print the shell completion script (bash, or zsh when $SHELL is zsh)',
       (y) => y.example('$0 completion >> ~/.bashrc', 'tab completion in bash').example('SHELL=zsh $0 completion >> ~/.zshrc', 'in zsh'),
       () => { cli.showCompletionScript(); })

@@ -82,6 +82,15 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'list-activity', method: 'get', path: '/v1/activity',
     hint: 'Who changed what, newest first: filter by actor (an AID), target (a path such as /v1/incarnations/web, and what lies under it), since/until (RFC 3339).',
   },
+  {
+    name: 'query-souls', method: 'get', path: '/v1/souls',
+    hint: 'A fact query: `where` is CEL over soulprint.self (e.g. `soulprint.self.os_release == "12"`), `fields` the facts to show, `count_by` a fact to count matches by. Answered from stored facts with their age (`soulprint_age_s`); no host is contacted.',
+  },
+  {
+    name: 'run-module', method: 'post', path: '/v1/executions',
+    hint: 'Runs one core module once on the hosts `target` selects (covens, sids, where). Preview the selection with query-souls first; `dry_run: true` changes nothing. Above 10 hosts send `confirm: true`. Accepted with an id: read the answers with get-execution.',
+  },
+  { name: 'get-execution', method: 'get', path: '/v1/executions/{id}', hint: 'Per-host status (ok, changed, failed, unknown) and output; `status` done with the summary when every host answered or timed out.' },
 ];
 
 /** Where each argument goes on the REST call it stands for. */

@@ -2,8 +2,10 @@
 // coven (results, exit codes, identical output), check mode changes nothing, a silent host is
 // `unknown`, the permission, the per-role module allow-list and the confirmation threshold.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
 import { assertProblem, clientFor, operatorToken } from '../api/helpers';
 import { startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
@@ -57,6 +59,28 @@ describe('one-off executions on real souls', function () {
     const text = await ev.text();
     assert.equal((text.match(/^event: host$/gm) ?? []).length, 2, text);
     assert.match(text, /event: end\ndata: \{"status":"done","summary":\{"ok":0,"changed":1,"failed":1,"unknown":0\}/);
+  });
+
+  it('keeperctl exec --cmd prints a line per host, identical output once with its count, the summary; -o json the execution', async () => {
+    const ctl = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args],
+        { env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+    const r = await ctl(['exec', '--coven', 'web', '--cmd', '--', 'echo', 'same']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    for (const s of souls.slice(0, 2)) assert.match(r.stdout, new RegExp(`^${s.sid.replaceAll('.', '\\.')}  changed  ran echo, exit 0`, 'm'));
+    assert.match(r.stdout, /^2 hosts changed \(.*\):\n {4}ran echo, exit 0 \(no guard\)\n {4}stdout:\n {4}same$/m);
+    assert.match(r.stdout, /^ok 0, changed 2, failed 0, unknown 0$/m);
+    const json = await ctl(['-o', 'json', 'exec', '--sid', souls[0]!.sid, 'core.cmd.run', 'argv=[/bin/false]']);
+    assert.equal(json.code, 1, 'a failed host fails the command');
+    const e = JSON.parse(json.stdout);
+    assert.deepEqual(e.summary, { ok: 0, changed: 0, failed: 1, unknown: 0 });
+    assert.match(e.hosts[0].output, /exited 1/);
   });
 
   it('check mode changes nothing and says what would change', async () => {

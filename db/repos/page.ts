@@ -6,12 +6,33 @@ import type { Knex } from 'knex';
 export interface PageRequest { limit: number; after?: string }
 export interface Page<T> { items: T[]; next?: string }
 
-export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
-  if (req.after !== undefined) query.where(key, '>', req.after);
-  const rows = (await query.orderBy(key, 'asc').limit(req.limit + 1)) as T[];
-  if (rows.length <= req.limit) return { items: rows };
-  const items = rows.slice(0, req.limit);
-  return { items, next: keyOf(items[items.length - 1]) };
+/**
+ * Oldest first by one unique key. `keyOfAfter` turns the cursor into the key's type (a bigserial
+ * compares as a number, not as text).
+ */
+export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string,
+  keyOfAfter: (after: string) => unknown = (after) => after): Promise<Page<T>> {
+  if (req.after !== undefined) query.where(key, '>', keyOfAfter(req.after) as string);
+  return takePage((await query.orderBy(key, 'asc').limit(req.limit + 1)) as T[], req.limit, keyOf);
+}
+
+/**
+ * Newest first on (created_at, key): two rows may share a timestamp, the key breaks the tie. The
+ * cursor is the key of the last row returned; its position is read from `table` within `scope`, so a
+ * cursor of another scope (another incarnation's run) starts nothing.
+ */
+export async function fetchNewestFirst<T>(db: Knex, query: Knex.QueryBuilder, table: string, key: string, scope: Record<string, unknown>,
+  req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
+  if (req.after !== undefined) query.whereRaw('(created_at, ??) < ?', [key, db(table).select('created_at', key).where({ ...scope, [key]: req.after })]);
+  const rows = (await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: key, order: 'desc' }]).limit(req.limit + 1)) as T[];
+  return takePage(rows, req.limit, keyOf);
+}
+
+/** A page from the rows of a query that asked for one more than `limit`: `next` only when more follow. */
+export function takePage<T>(rows: T[], limit: number, keyOf: (row: T) => string): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, next: keyOf(items[items.length - 1]!) };
 }
 
 /** Runs `fn` in the caller's transaction when there is one, else in a new one. */

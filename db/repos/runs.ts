@@ -258,3 +258,13 @@ export async function owedOnchanges(db: Knex, retryOf: string | null, sids: stri
   }
   return owed;
 }
+
+/** Hosts of a run that will not be dispatched (an earlier batch failed), with the reason. */
+export async function markHostsSkipped(db: Knex, applyId: string, sids: string[], reason: string): Promise<void> {
+  await db('run_hosts').where({ apply_id: applyId }).whereIn('sid', sids).update({ status: 'skipped', reason });
+}
+
+/** The commit a run's service version resolved to (an upgrade records the one it migrated with). */
+export async function setRunServiceCommit(db: Knex | Knex.Transaction, applyId: string, commit: string): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: applyId }).update({ service_commit: commit });
+}

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { issueOperatorToken } from '../api/jwt';
 import { AID_PATTERN, CLUSTER_ADMIN } from '../api/roles';
+import { createArchon } from '../db/repos/archons';
 
 export class InitRefused extends Error {
   constructor(message: string) { super(message); this.name = 'InitRefused'; }
@@ -46,7 +47,7 @@ export async function keeperInit(opts: InitOptions): Promise<{ aid: string; expi
         throw new InitRefused(`the operator registry is not empty (${count} operator${count === '1' ? '' : 's'}); ` +
           'keeper init runs once per cluster. An existing cluster-admin can issue a token with POST /v1/archons/{aid}/tokens');
       }
-      await trx('archons').insert({ aid: opts.aid, role: CLUSTER_ADMIN, created_by: 'keeper init' });
+      await createArchon(trx, { aid: opts.aid, role: CLUSTER_ADMIN, createdBy: 'keeper init' });
       const { token, expiresAt } = await issueOperatorToken(opts.signingKey, opts.issuer, opts.aid, CLUSTER_ADMIN, opts.ttlMs);
       const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o400);
       try {

@@ -188,13 +188,10 @@ export async function lastTombstone(db: Knex, name: string): Promise<TombstoneRe
  * taken again does not show the deleted incarnation's snapshots as its own.
  */
 export function listHistory(db: Knex, name: string, page: PageRequest, since?: Date): Promise<Page<HistoryRecord>> {
-  // History ids are bigserials: the keyset compares them as numbers, not as text.
   const q = db('incarnation_history').select('*').where({ incarnation: name });
   if (since) q.where('created_at', '>=', since);
-  if (page.after !== undefined) q.where('id', '>', Number(page.after));
-  return q.orderBy('id', 'asc').limit(page.limit + 1).then((rows: HistoryRecord[]) => {
-    const items = rows.slice(0, page.limit).map((r) => ({ ...r, id: String(r.id) }));
-    return rows.length > page.limit ? { items, next: items[items.length - 1].id } : { items };
-  });
+  // History ids are bigserials: the keyset compares them as numbers, not as text.
+  return fetchPage<HistoryRecord>(q, 'id', page, (r) => String(r.id), Number)
+    .then((p) => ({ ...p, items: p.items.map((r) => ({ ...r, id: String(r.id) })) }));
 }
 

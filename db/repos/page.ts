@@ -8,12 +8,41 @@ import type { Knex } from 'knex';
 export interface PageRequest { limit: number; after?: string }
 export interface Page<T> { items: T[]; next?: string }
 
-export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
-  if (req.after !== undefined) query.whereRaw('?? collate keeper_natural > ?', [key, req.after]);
-  const rows = (await query.orderByRaw('?? collate keeper_natural asc', [key]).limit(req.limit + 1)) as T[];
-  if (rows.length <= req.limit) return { items: rows };
-  const items = rows.slice(0, req.limit);
-  return { items, next: keyOf(items[items.length - 1]) };
+/**
+ * Oldest first by one unique key. `keyOfAfter` turns the cursor into the key's type (a bigserial
+ * compares as a number); without it the key is text and sorts naturally.
+ */
+export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string,
+  keyOfAfter?: (after: string) => unknown): Promise<Page<T>> {
+  if (keyOfAfter) {
+    if (req.after !== undefined) query.where(key, '>', keyOfAfter(req.after) as string);
+    query.orderBy(key, 'asc');
+  } else {
+    // A text key (a name) sorts naturally, host2 before host10, by the keeper_natural collation
+    // (docs/ui.md); the cursor compares under the same collation, so paging stays consistent.
+    if (req.after !== undefined) query.whereRaw('?? collate keeper_natural > ?', [key, req.after]);
+    query.orderByRaw('?? collate keeper_natural asc', [key]);
+  }
+  return takePage((await query.limit(req.limit + 1)) as T[], req.limit, keyOf);
+}
+
+/**
+ * Newest first on (created_at, key): two rows may share a timestamp, the key breaks the tie. The
+ * cursor is the key of the last row returned; its position is read from `table` within `scope`, so a
+ * cursor of another scope (another incarnation's run) starts nothing.
+ */
+export async function fetchNewestFirst<T>(db: Knex, query: Knex.QueryBuilder, table: string, key: string, scope: Record<string, unknown>,
+  req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
+  if (req.after !== undefined) query.whereRaw('(created_at, ??) < ?', [key, db(table).select('created_at', key).where({ ...scope, [key]: req.after })]);
+  const rows = (await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: key, order: 'desc' }]).limit(req.limit + 1)) as T[];
+  return takePage(rows, req.limit, keyOf);
+}
+
+/** A page from the rows of a query that asked for one more than `limit`: `next` only when more follow. */
+export function takePage<T>(rows: T[], limit: number, keyOf: (row: T) => string): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, next: keyOf(items[items.length - 1]!) };
 }
 
 /** Runs `fn` in the caller's transaction when there is one, else in a new one. */
@@ -25,8 +54,5 @@ export function inTransaction<T>(db: Knex | Knex.Transaction, fn: (trx: Knex.Tra
 /** fetchPage newest first: `next` is the smallest key returned, the next page holds smaller ones. */
 export async function fetchPageDesc<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
   if (req.after !== undefined) query.where(key, '<', req.after);
-  const rows = (await query.orderBy(key, 'desc').limit(req.limit + 1)) as T[];
-  if (rows.length <= req.limit) return { items: rows };
-  const items = rows.slice(0, req.limit);
-  return { items, next: keyOf(items[items.length - 1]) };
+  return takePage((await query.orderBy(key, 'desc').limit(req.limit + 1)) as T[], req.limit, keyOf);
 }

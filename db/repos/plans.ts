@@ -3,6 +3,7 @@
 // applies it adopts its render (adoptPlan) and checks, host by host, that what it saw still holds.
 import type { Knex } from 'knex';
 import { getIncarnation, type IncarnationRecord } from './incarnations';
+import { fetchNewestFirst } from './page';
 import { hostCounts, type NewRun, type PlanTarget, type PlanUpgrade, type RunRecord, type StepRow } from './runs';
 
 /** Records a plan: a run of kind `plan` that takes no lock; the incarnation's status is untouched. */
@@ -82,13 +83,7 @@ export async function planStepRows(db: Knex, planId: string, sids: string[]): Pr
 /** An incarnation's plans, newest first. */
 export async function listPlans(db: Knex, incarnation: string, page: { limit: number; after?: string }): Promise<{ items: RunRecord[]; next?: string }> {
   const q = db('incarnation_runs').where({ incarnation, kind: 'plan' });
-  if (page.after !== undefined) {
-    q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);
-  }
-  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'apply_id', order: 'desc' }]).limit(page.limit + 1)) as RunRecord[];
-  if (rows.length <= page.limit) return { items: rows };
-  const items = rows.slice(0, page.limit);
-  return { items, next: items[items.length - 1].apply_id };
+  return fetchNewestFirst<RunRecord>(db, q, 'incarnation_runs', 'apply_id', { incarnation }, page, (r) => r.apply_id);
 }
 
 /** A plan of an upgrade, rendered: the migrations it would run and the state before and after. */

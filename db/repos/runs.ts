@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 import { activityTarget, actorKindOf, appendActivity } from './activity';
+import { fetchNewestFirst } from './page';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
@@ -214,14 +215,7 @@ export async function listRuns(db: Knex, incarnation: string, page: { limit: num
   const q = db('incarnation_runs').where({ incarnation, kind: 'run' });
   // A name taken again after a deletion lists its own runs only.
   if (since) q.where('created_at', '>=', since);
-  // Keyset on (created_at, apply_id): two runs may share a timestamp, the apply_id breaks the tie.
-  if (page.after !== undefined) {
-    q.whereRaw('(created_at, apply_id) < (select created_at, apply_id from incarnation_runs where apply_id = ? and incarnation = ?)', [page.after, incarnation]);
-  }
-  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'apply_id', order: 'desc' }]).limit(page.limit + 1)) as RunRecord[];
-  if (rows.length <= page.limit) return { items: rows };
-  const items = rows.slice(0, page.limit);
-  return { items, next: items[items.length - 1].apply_id };
+  return fetchNewestFirst<RunRecord>(db, q, 'incarnation_runs', 'apply_id', { incarnation }, page, (r) => r.apply_id);
 }
 
 /**
@@ -273,4 +267,14 @@ export async function owedOnchanges(db: Knex, retryOf: string | null, sids: stri
     }
   }
   return owed;
+}
+
+/** Hosts of a run that will not be dispatched (an earlier batch failed), with the reason. */
+export async function markHostsSkipped(db: Knex, applyId: string, sids: string[], reason: string): Promise<void> {
+  await db('run_hosts').where({ apply_id: applyId }).whereIn('sid', sids).update({ status: 'skipped', reason });
+}
+
+/** The commit a run's service version resolved to (an upgrade records the one it migrated with). */
+export async function setRunServiceCommit(db: Knex | Knex.Transaction, applyId: string, commit: string): Promise<void> {
+  await db('incarnation_runs').where({ apply_id: applyId }).update({ service_commit: commit });
 }

@@ -13,7 +13,7 @@ import { SecretText, SecretValue, isSecret, pathProblem, refProblem, scrubValues
 import type { PlanStep } from '../../scenario/render/plan';
 import { deriveHandleKey, verifyHandle } from '../../scenario/secrets/handles';
 import { SECRET_MARK, mapStrings, splitHandles } from '../../scenario/secrets/markers';
-import type { StepSender } from './deps';
+import type { StepSender } from './step-sender';
 
 export interface SecretReader { readFields(path: string): Promise<Record<string, unknown>> }
 

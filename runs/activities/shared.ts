@@ -1,7 +1,7 @@
 // Activities of the shared task queue: any keeper may run them. Built by a factory so the worker
 // wires the real database, cache and scenario engine, and tests the same code on the same stack.
 import { Context } from '@temporalio/activity';
-import { recordHosts } from '../../db/repos/runs';
+import { markHostsSkipped, recordHosts } from '../../db/repos/runs';
 import { dispatchQueue } from '../queues';
 import type { PlanResult, RenderOutcome, RouteGroup, Routes } from '../messages';
 import { commitRun, DESTROY, lockRun, RunMissing } from '../../db/repos/run-outcome';
@@ -55,7 +55,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
 
     async markSkipped({ applyId, sids }: { applyId: string; sids: string[] }): Promise<void> {
       await guard(applyId);
-      await db('run_hosts').where({ apply_id: applyId }).whereIn('sid', sids).update({ status: 'skipped', reason: 'an earlier batch failed; not dispatched' });
+      await markHostsSkipped(db, applyId, sids, 'an earlier batch failed; not dispatched');
     },
 
     async commitRun({ applyId }: { applyId: string }): Promise<boolean> {

@@ -3,7 +3,7 @@
 // its new version and a history snapshot. Only ever started by POST .../upgrade.
 import type { Knex } from 'knex';
 import { commitState, getIncarnation } from '../../db/repos/incarnations';
-import { finishRun, getRun } from '../../db/repos/runs';
+import { finishRun, getRun, setRunServiceCommit } from '../../db/repos/runs';
 import { getService } from '../../db/repos/services';
 import type { SharedActivityDeps } from './deps';
 import { MigrationFailed, RunGone } from './errors';
@@ -32,7 +32,7 @@ export async function upgradeState(deps: SharedActivityDeps, applyId: string, to
       operation: 'upgrade', state, stateSchemaVersion: to, serviceCommit: loaded.commit, serviceVersion: run.service_ref, snapshot: to !== from || inc.service_version !== run.service_ref,
     });
     if (!ok) throw RunGone(applyId);
-    await trx('incarnation_runs').where({ apply_id: applyId }).update({ service_commit: loaded.commit });
+    await setRunServiceCommit(trx, applyId, loaded.commit);
     await finishRun(trx, applyId, { status: 'succeeded', summary: { from_version: from, to_version: to } });
   });
   return { version: to };

@@ -7,7 +7,7 @@ import { makeError } from '../errors';
 import type { Scenario } from '../model';
 import { describeValue, matchesType } from '../inputs';
 import { checkValue } from '../input-schema';
-import type { ErrorList } from './render';
+import type { ErrorList } from './error-list';
 
 export const RULE_INPUT = 'SL020';
 

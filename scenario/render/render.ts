@@ -9,7 +9,8 @@
  * time (as CEL source in the step): `when:` reading registered results, and
  * always `changed_when:`, `failed_when:`, `until:`.
  */
-import { ScenarioError, makeError, sortErrors, type RenderError } from '../errors';
+import { ScenarioError, makeError, type RenderError } from '../errors';
+import { ErrorList } from './error-list';
 import type { LoadedService, Scenario, Task, ExprSource } from '../model';
 import type { Scope } from '../cel/env';
 import { checkExpression } from '../cel/env';
@@ -35,8 +36,6 @@ export interface RenderRequest {
 }
 
 export type RenderResult = { ok: true; plan: RenderPlan } | { ok: false; errors: RenderError[] };
-
-const MAX_ERRORS = 200;
 
 export function render(req: RenderRequest): RenderResult {
   const { service } = req;
@@ -228,30 +227,4 @@ function evalBool(e: ExprSource, env: EvalEnv): boolean {
   const v = evalValue(e, env);
   if (typeof v !== 'boolean') throw new ScenarioError(e.pos, 'SL022', `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`, 'compare the value, e.g. `x == "y"`');
   return v;
-}
-
-/** Collects errors, deduplicated (the same error on 1,000 hosts is listed once per message) and capped. */
-export class ErrorList {
-  private readonly list: RenderError[] = [];
-  private readonly seen = new Set<string>();
-
-  add(e: RenderError): void {
-    const key = `${e.file}:${e.line}:${e.col}:${e.rule}:${e.message.replace(/^on host \S+: /, '')}`;
-    if (this.seen.has(key) || this.list.length >= MAX_ERRORS) return;
-    this.seen.add(key);
-    this.list.push(e);
-  }
-
-  guard<T>(fn: () => T): T | undefined {
-    try {
-      return fn();
-    } catch (e) {
-      if (e instanceof ScenarioError) { this.add(e.toRenderError()); return undefined; }
-      throw e;
-    }
-  }
-
-  empty(): boolean { return this.list.length === 0; }
-  full(): boolean { return this.list.length >= MAX_ERRORS; }
-  sorted(): RenderError[] { return sortErrors([...this.list]); }
 }

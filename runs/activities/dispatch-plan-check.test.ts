@@ -1,0 +1,44 @@
+// The plan-drift re-check before a plan is applied: a host whose check now differs from the plan's,
+// or whose facts changed, is refused with every step skipped and the differences named; a host
+// that still matches goes on (undefined), and the check ran under the plan's key.
+import assert from 'node:assert/strict';
+import type { StepRow } from '../../db/repos/runs';
+import type { HostOutcome } from './apply-host';
+import { refuseOnPlanDrift, type PlanCheck } from './dispatch-plan-check';
+
+const row = (i: number, changed: boolean): StepRow => ({ apply_id: 'plan-1', sid: 'h1', step_index: i, name: `s${i}`, module: 'core.file.present', status: changed ? 'changed' : 'ok',
+  changed, output: '', attempts: 1, replayed: false, started_at: null, finished_at: null, skip_reason: null });
+const outcome = (steps: StepRow[]): HostOutcome => ({ status: 'ok', reason: null, steps, startedAt: new Date(), finishedAt: new Date() });
+
+function check(o: { now: StepRow[]; factsNow?: Record<string, unknown> }): PlanCheck & { calls: number } {
+  const c = {
+    calls: 0,
+    applyId: 'run-2', planId: 'plan-1', sid: 'h1',
+    plan: { steps: [0, 1].map((i) => ({ index: i, name: `s${i}`, module: 'core.file.present', params: {} })), soulprint: { os_family: 'debian', covens: ['web'] } },
+    planned: [row(0, false), row(1, true)],
+    soul: { soulprint: o.factsNow ?? { os_family: 'debian' }, covens: ['web'] },
+    checkAgain: async () => { c.calls++; return outcome(o.now); },
+  };
+  return c;
+}
+
+describe('plan-drift re-check', () => {
+  it('lets a host that still matches the plan go on', async () => {
+    const c = check({ now: [row(0, false), row(1, true)] });
+    assert.equal(await refuseOnPlanDrift(c), undefined);
+    assert.equal(c.calls, 1);
+  });
+
+  it('refuses a host whose step would now change differently, skipping every step', async () => {
+    const r = await refuseOnPlanDrift(check({ now: [row(0, true), row(1, true)] }));
+    assert.ok(r);
+    assert.equal(r.status, 'failed');
+    assert.match(r.reason!, /^drift since plan plan-1: step 0 \(s0\): .*nothing was applied on this host$/);
+    assert.deepEqual(r.steps.map((s) => [s.apply_id, s.step_index, s.status, s.skip_reason]), [['run-2', 0, 'skipped', 'drift'], ['run-2', 1, 'skipped', 'drift']]);
+  });
+
+  it('refuses a host whose facts changed since render', async () => {
+    const r = await refuseOnPlanDrift(check({ now: [row(0, false), row(1, true)], factsNow: { os_family: 'rhel' } }));
+    assert.match(r?.reason ?? '', /fact os_family: the plan rendered with "debian", now "rhel"/);
+  });
+});

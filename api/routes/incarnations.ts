@@ -19,6 +19,8 @@ import { applyPlan } from './plan-apply';
 import { precheck } from './run-checks';
 import { launch, mustIncarnation, pinned, sealInputs, serviceOf, startRun, temporalOf, uiLink } from './run-start';
 import { operatorSlots } from './run-watch-limits';
+import { checkRunBudget } from './run-budget';
+import { listPendingHosts } from '../../db/repos/pending-hosts';
 import { pageQuerySchema } from '../schemas/common';
 import {
   APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
@@ -152,7 +154,8 @@ export const incarnationRoutes = [
     responses: { 200: { description: 'the incarnation', schema: incarnationSchema } },
     async handler({ params, deps }) {
       const inc = await mustIncarnation(deps, params.name);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
+      const pending = (await listPendingHosts(deps.runtime.db, inc.name)).map((p) => ({ sid: p.sid, status: p.status, reason: p.reason, apply_id: p.apply_id, since: p.since.toISOString() }));
+      return { status: 200, body: { ...view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])), pending_hosts: pending } };
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -185,7 +188,7 @@ export const incarnationRoutes = [
       temporalOf(deps);
       if (body.plan_id !== undefined) {
         // allow_empty has a default (false): only an explicit true is a conflict.
-        const extra = (['operation', 'input', 'allow_empty'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
+        const extra = (['operation', 'input', 'allow_empty', 'max_failed'] as const).filter((k) => (k === 'allow_empty' ? body[k] === true : body[k] !== undefined));
         if (extra.length > 0) throw problems.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
         return applyPlan(deps, params.name, body.plan_id, caller.aid);
       }
@@ -203,8 +206,9 @@ export const incarnationRoutes = [
         operation: operation, input: given, covens: inc.covens, allowEmpty: body.allow_empty ?? false, covensPath: '/body/allow_empty',
         version: { name: version.version, commit: version.commit }, incarnation: inc,
       });
+      const maxFailed = checkRunBudget(loaded, operation, body.max_failed);
       const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, operation, applyId, given, loaded);
-      const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: caller.aid, service: service.name };
+      const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: caller.aid, service: service.name, ...(maxFailed !== undefined ? { maxFailed } : {}) };
       await beginRun(deps.runtime.db, inc.name, run);
       return startRun(deps, run);
     },

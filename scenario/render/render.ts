@@ -25,6 +25,7 @@ import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip, StepLoop }
 import { itemEnv, loopItems } from './loop';
 import { LIMITS } from '../limits';
 import { serviceModule } from '../load/modules';
+import { budgetHosts, parseBudget } from '../budget';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -96,7 +97,7 @@ export function render(req: RenderRequest): RenderResult {
       state: req.state ?? {},
       stateChanges: { sets },
       nextState,
-      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded },
+      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded, budget: renderBudget(scenario, targeted.length) },
       hosts: hostPlans,
     },
   };
@@ -254,4 +255,10 @@ export class ErrorList {
   empty(): boolean { return this.list.length === 0; }
   full(): boolean { return this.list.length >= MAX_ERRORS; }
   sorted(): RenderError[] { return sortErrors([...this.list]); }
+}
+
+/** The scenario's failure budget in hosts of this render; none declared (or unreadable): 0. */
+function renderBudget(scenario: Scenario, targeted: number): { maxFailed: number; countUnknown: boolean } {
+  const spec = scenario.maxFailed ? parseBudget(scenario.maxFailed.value) : undefined;
+  return { maxFailed: spec && typeof spec !== 'string' ? budgetHosts(spec, targeted) : 0, countUnknown: scenario.maxFailedUnknown?.value ?? true };
 }

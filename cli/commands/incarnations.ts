@@ -22,12 +22,15 @@ export function runCommand(y: Argv): Argv {
     .positional('operation', { type: 'string', demandOption: true, describe: 'runs scenario/<operation>/main.yml' })
     .option('plan', { type: 'boolean', default: false, describe: 'show the plan first, ask, then apply exactly that plan' })
     .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+    .option('max-failed', { type: 'string', describe: 'failure budget of this run: hosts ("2") or a percentage ("5%"), at most the scenario\'s max_failed' })
     .example('$0 run motd-demo create --input message=hello', 'apply create to every host of motd-demo, following progress')
     .example('$0 run motd-demo create --input-file input.yml --yes -o json', 'from a script: no question, the report as JSON');
 }
 
 export const runHandler = (run: Handler) => run(async (ctx, a) => {
   const input = parseInput(a.input, a['input-file']);
+  const maxFailed = a['max-failed'] as string | undefined;
+  if (a.plan && maxFailed !== undefined) throw new CliError(ExitCode.Usage, '--max-failed: a run that applies a plan keeps no failure budget; leave out --plan or --max-failed');
   if (a.plan) {
     const plan = await makePlan(ctx, a.name, a.operation, input);
     ctx.note(planText(plan));
@@ -42,7 +45,7 @@ export const runHandler = (run: Handler) => run(async (ctx, a) => {
     return;
   }
   await confirm(ctx, a.yes, `run ${a.operation} on every host of ${a.name}?`);
-  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}) } })).body;
+  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}), ...(maxFailed !== undefined ? { max_failed: /^[0-9]+$/.test(maxFailed) ? Number(maxFailed) : maxFailed } : {}) } })).body;
   await afterAccepted(ctx, a.name, accepted, a.follow);
 });
 

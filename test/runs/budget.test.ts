@@ -4,6 +4,7 @@
 // one run without an operator. An operator's budget of 1 with two stopped: the rollout stops after
 // the batch that went over, the incarnation locks and nothing is committed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
@@ -38,6 +39,17 @@ describe('runs: a failure budget lets a fleet rollout finish around stopped host
 
   const stop = async (s: TestSoul) => { await s.run.kill(); await waitForStatus(k, s.sid, 'disconnected', 20_000); };
   const start = (s: TestSoul) => { s.run = soulRun(s.sid, s.config); };
+  /** keeperctl against the test keeper, as an operator runs it. */
+  const ctl = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const env = { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken };
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdin.end('');
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
   const runsOf = async (name: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
 
   it('budget 2, two hosts stopped: the run is ready, 8 applied, the 2 pending; started again they converge in one run', async () => {
@@ -57,6 +69,10 @@ describe('runs: a failure budget lets a fleet rollout finish around stopped host
     assert.deepEqual(report.hosts.map((h: any) => h.batch).filter((b: number) => b === 4).length, 1, 'the last batch ran');
     for (const s of souls) assert.equal(read(s), down.includes(s) ? null : 'v1\n');
     assert.deepEqual(inc.pending_hosts.map((p: any) => [p.sid, p.status, p.apply_id]), down.map((s) => [s.sid, 'unknown', r.body.apply_id]).sort());
+
+    const shown = await ctl(['incarnations', 'get', 'fleet']);
+    assert.equal(shown.code, 0, shown.stderr);
+    for (const s of down) assert.match(shown.stdout, new RegExp(`pending_hosts:.*${s.sid} unknown in ${r.body.apply_id.replace(/\./g, '\\.')}`));
 
     const metrics = await (await fetch(`${k.metricsUrl}/metrics`)).text();
     assert.match(metrics, /keeper_incarnation_pending_hosts\{incarnation="fleet"[^}]*\} 2\n/);
@@ -81,6 +97,9 @@ describe('runs: a failure budget lets a fleet rollout finish around stopped host
     const bad = await api(k, 'POST', '/v1/incarnations/fleet/runs', { operation: 'create', input: { root, greeting: 'v2' }, max_failed: 'half' });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.errors[0].path, '/body/max_failed');
+    const cli = await ctl(['run', 'fleet', 'create', '--input', `root=${root}`, '--input', 'greeting=v2', '--max-failed', '5', '--yes', '--no-follow']);
+    assert.equal(cli.code, 2, cli.stdout + cli.stderr);
+    assert.match(cli.stderr, /max_failed/);
     assert.equal((await runsOf('fleet')).length, 2);
     assert.equal((await api(k, 'GET', '/v1/incarnations/fleet')).body.status, 'ready');
   });
@@ -88,8 +107,9 @@ describe('runs: a failure budget lets a fleet rollout finish around stopped host
   it('budget 1, two hosts stopped: stops after the batch over budget, locks, commits nothing', async () => {
     const down = [souls[1]!, souls[4]!];
     await Promise.all(down.map(stop));
-    const r = await api(k, 'POST', '/v1/incarnations/fleet/runs', { operation: 'create', input: { root, greeting: 'v2' }, max_failed: 1 });
-    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const cli = await ctl(['run', 'fleet', 'create', '--input', `root=${root}`, '--input', 'greeting=v2', '--max-failed', '1', '--yes', '--no-follow', '-o', 'json']);
+    assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+    const r = { body: JSON.parse(cli.stdout) as { apply_id: string } };
     const inc = await settled(k, 'fleet', 120_000);
     assert.equal(inc.status, 'error_locked');
     assert.equal(inc.state.greeting, 'v1', 'nothing committed');

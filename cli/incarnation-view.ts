@@ -41,5 +41,9 @@ export function incarnationDetails(i: any): string {
     last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
     drift: driftText(i.drift),
     drift_plan: i.drift?.plan_id ?? null,
-  }, ['name', 'service', 'version', 'version_yanked', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'state', 'updated_at']);
+    // Hosts a run within its failure budget left behind (docs/runs.md); the converger brings them in.
+    pending_hosts: Array.isArray(i.pending_hosts) && i.pending_hosts.length > 0
+      ? i.pending_hosts.map((p: any) => `${p.sid} ${p.status} in ${p.apply_id}${p.reason ? `: ${p.reason}` : ''}`).join('; ')
+      : null,
+  }, ['name', 'service', 'version', 'version_yanked', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'pending_hosts', 'state', 'updated_at']);
 }

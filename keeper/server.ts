@@ -18,6 +18,7 @@ import { kidClaim } from './kid-claim';
 import { httpComponent } from '../platform/listen';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { registerDriftMetric } from '../runs/drift-metrics';
+import { registerPendingHostsMetric } from '../runs/pending-metrics';
 import { readinessHandler } from './readiness';
 import { openRuntime, StartupError, type RuntimeWithCache } from '../platform/runtime';
 import { VERSION } from '../common/version';
@@ -52,6 +53,7 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     });
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
     registerDriftMetric(metrics.registry, runtime.db);
+    registerPendingHostsMetric(metrics.registry, runtime.db);
     // Every run starts through runs.service: the API (and MCP through its routes), the converger, drift repair.
     const apiDeps = { runtime, metrics, runs: runs.service, ssh };
 

@@ -1,7 +1,8 @@
-// New hosts converge (issue 17, item 5). A soul onboarded into a coven gets what the coven's `ready`
-// incarnations already put on their other hosts: for each of them, a run of its last committed
-// operation, with its last committed input, on that soul alone (`target_sids`), as a normal run with
-// its own report and history. Incarnations of other covens are untouched.
+// New hosts converge (issue 17, item 5; issue 30). A soul onboarded into a coven gets what the coven's
+// `ready` incarnations already put on their other hosts: for each of them, one run of its last
+// committed operation, with its last committed input, on every new soul of that look and every host
+// it left pending that came back (`target_sids`), as a normal run with its own report and history,
+// `serial:` and failure budget. Incarnations of other covens are untouched.
 //
 // Why a poll of the registry and not a hook in onboarding: an agent soul is onboarded before its
 // stream is up, and a run started then would find it silent and lock the incarnation; the registry
@@ -22,7 +23,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { getIncarnation } from '../db/repos/incarnations';
-import { convergeCandidates, convergeRunExists, incarnationsOfCovens, isHostOfRun, markConverged, wasHostOf, type CovenIncarnation } from '../db/repos/convergence';
+import { alreadyReached, convergeCandidates, convergeRunExists, incarnationsToConverge, isHostOfRun, markConverged, type CovenIncarnation } from '../db/repos/convergence';
+import { incarnationsWithReturnedHosts, returnedPendingHosts } from '../db/repos/pending-hosts';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
 import { endOrphanedRuns } from './run-watch';
@@ -36,58 +38,65 @@ export const CONVERGE_EVERY_MS = 1000;
 /** Souls handled per look; the rest wait for the next one. */
 const SOULS_PER_LOOK = 200;
 
-type Outcome = 'done' | 'wait';
-
-async function convergeOne(deps: ConvergeDeps, sid: string, inc: CovenIncarnation, kid: string, log: Logger): Promise<Outcome> {
+/**
+ * One incarnation and the new souls of its covens: the souls it still has to reach, with its pending
+ * hosts that came back (db/repos/pending-hosts.ts), go in one run (issue 30), cut by `serial:` and
+ * held to the failure budget like any run. Returns the souls to look at again next time.
+ */
+async function convergeHosts(deps: ConvergeDeps, inc: CovenIncarnation, sids: string[], kid: string, log: Logger): Promise<string[]> {
   const db = deps.db;
   if (inc.status === 'applying') {
     // Without this, every soul of a large run that onboarded shortly before it is looked at again
     // every second for as long as the run lasts (bench/fanout: 600 queries a second beside the run).
-    if (inc.current_apply_id && await isHostOfRun(db, inc.current_apply_id, sid)) return 'done';
-    return (await convergeRunExists(db, inc.name, sid)) ? 'done' : 'wait';
+    const wait: string[] = [];
+    for (const sid of sids) {
+      if (inc.current_apply_id && await isHostOfRun(db, inc.current_apply_id, sid)) continue;
+      if (!(await convergeRunExists(db, inc.name, sid))) wait.push(sid);
+    }
+    return wait;
   }
-  if (await convergeRunExists(db, inc.name, sid)) return 'done';
-  if (inc.status !== 'ready' || inc.last_committed_apply_id === null) return 'done';
-  // Already applied to it: the soul connected before the last committed run rendered.
-  if (await wasHostOf(db, inc.last_committed_apply_id, sid)) return 'done';
+  if (inc.status !== 'ready' || inc.last_committed_apply_id === null) return [];
+  // Already applied to them: they connected before the last committed run rendered.
+  const reached = await alreadyReached(db, inc.name, inc.last_committed_apply_id, sids);
+  const targets = [...new Set([...sids.filter((sid) => !reached.has(sid)), ...await returnedPendingHosts(db, inc.name)])];
+  if (targets.length === 0) return [];
   const last = await getRun(db, inc.last_committed_apply_id);
-  if (!last) return 'done';
+  if (!last) return [];
   // An upgrade changes state, not hosts: the operation to repeat is the last one that applied steps.
   if (last.operation === 'upgrade') {
-    log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the host', { sid, incarnation: inc.name });
-    return 'done';
+    log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the hosts', { sids: targets, incarnation: inc.name });
+    return [];
   }
   const outcome = await deps.runs.converge({
-    incarnation: inc.name, service: inc.service, serviceVersion: inc.service_version, operation: last.operation, input: last.input, sid, by: `keeper:${kid}`,
+    incarnation: inc.name, service: inc.service, serviceVersion: inc.service_version, operation: last.operation, input: last.input, sids: targets, by: `keeper:${kid}`,
   });
   if (!outcome.accepted) {
     // Another run took the lock first: look again. Anything else is said, and looked at again too.
-    if (outcome.kind !== 'conflict') log.warn('converge: could not start a run for a new host; will try again', { sid, incarnation: inc.name, error: outcome.reason });
-    return 'wait';
+    if (outcome.kind !== 'conflict') log.warn('converge: could not start a run for new hosts; will try again', { sids: targets, incarnation: inc.name, error: outcome.reason });
+    return sids;
   }
-  const applyId = outcome.applyId;
-  log.info('converge: started a run on a new host', { sid, incarnation: inc.name, apply_id: applyId, operation: last.operation });
-  return 'done';
+  log.info('converge: started a run on new hosts', { hosts: targets.length, incarnation: inc.name, apply_id: outcome.applyId, operation: last.operation });
+  return [];
 }
 
 export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Logger): Promise<void> {
   const db = deps.db;
-  for (const soul of await convergeCandidates(db, SOULS_PER_LOOK)) {
-    let all = true;
-    for (const inc of await incarnationsOfCovens(db, soul.covens)) {
-      try {
-        // Re-read: a run started for an earlier soul of this look may have taken the lock.
-        const fresh = await getIncarnation(db, inc.name);
-        if (!fresh) continue;
-        const now = { ...inc, status: fresh.status, last_committed_apply_id: fresh.last_committed_apply_id, current_apply_id: fresh.current_apply_id };
-        if ((await convergeOne(deps, soul.sid, now, kid, log)) === 'wait') all = false;
-      } catch (err) {
-        all = false;
-        log.warn('converge: could not start a run for a new host; will try again', { sid: soul.sid, incarnation: inc.name, error: (err as Error).message });
-      }
+  const souls = await convergeCandidates(db, SOULS_PER_LOOK);
+  const wait = new Set<string>();
+  for (const { inc, sids } of await incarnationsToConverge(db, souls, await incarnationsWithReturnedHosts(db, SOULS_PER_LOOK))) {
+    try {
+      // Re-read: a run started by another keeper may have taken the lock.
+      const fresh = await getIncarnation(db, inc.name);
+      if (!fresh) continue;
+      const now = { ...inc, status: fresh.status, last_committed_apply_id: fresh.last_committed_apply_id, current_apply_id: fresh.current_apply_id };
+      for (const sid of await convergeHosts(deps, now, sids, kid, log)) wait.add(sid);
+    } catch (err) {
+      for (const sid of sids) wait.add(sid);
+      log.warn('converge: could not start a run for new hosts; will try again', { incarnation: inc.name, error: (err as Error).message });
     }
-    if (all) await markConverged(db, soul.sid);
   }
+  // A soul is converged when every incarnation of its covens is done with it.
+  for (const soul of souls) if (!wait.has(soul.sid)) await markConverged(db, soul.sid);
 }
 
 /** How often running runs are checked against their workflows: "within seconds" of a terminate. */

@@ -14,7 +14,9 @@ export type SerialSpec = number | string | null;
 export type RenderOutcome =
   /** `batches`: the hosts per `serial:` batch as the scenario engine cut them (absent in runs
    *  recorded before render stored them: the workflow then cuts `sids` by `serial` itself). */
-  | { ok: true; sids: string[]; serial: SerialSpec; batches?: string[][] }
+  /** `budget`: failed (and, with countUnknown, unknown) hosts the run may have and still commit;
+   *  absent in runs recorded before the failure budget: none may fail. */
+  | { ok: true; sids: string[]; serial: SerialSpec; batches?: string[][]; budget?: { maxFailed: number; countUnknown: boolean } }
   | { ok: false; errorCount: number };
 
 export interface RouteGroup { kid: string; queue: string; sids: string[] }

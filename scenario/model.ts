@@ -73,6 +73,10 @@ export interface Scenario {
   tasks: Task[];
   on?: { selectors: string[]; pos: Position };
   serial?: { value: number | string; pos: Position };
+  /** `max_failed:` (scenario/budget.ts); absent: no host may fail. */
+  maxFailed?: { value: number | string; pos: Position };
+  /** `max_failed_unknown:` false: unknown hosts are left pending without counting (default true). */
+  maxFailedUnknown?: { value: boolean; pos: Position };
   where?: ExprSource;
 }
 

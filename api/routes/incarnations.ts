@@ -15,6 +15,7 @@ import { defineRoute } from '../route';
 import { mustIncarnation, runAnswer, uiLink } from './run-start';
 import { attribution } from '../attribution';
 import { operatorSlots } from './run-watch-limits';
+import { listPendingHosts } from '../../db/repos/pending-hosts';
 import { pageQuerySchema } from '../schemas/common';
 import {
   APPLY_ID_RE, INCARNATION_NAME_PATTERN, acceptedSchema, runListSchema, createIncarnationBody, historySchema, incarnationListSchema, incarnationSchema,
@@ -139,7 +140,8 @@ export const incarnationRoutes = [
     responses: { 200: { description: 'the incarnation', schema: incarnationSchema } },
     async handler({ params, deps }) {
       const inc = await mustIncarnation(deps, params.name);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
+      const pending = (await listPendingHosts(deps.runtime.db, inc.name)).map((p) => ({ sid: p.sid, status: p.status, reason: p.reason, apply_id: p.apply_id, since: p.since.toISOString() }));
+      return { status: 200, body: { ...view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])), pending_hosts: pending } };
     },
   }),
   defineRoute<{ name: string }, { limit: number; cursor?: string }>({
@@ -170,7 +172,7 @@ export const incarnationRoutes = [
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
       return runAnswer(deps, await deps.runs.run({
-        name: params.name, operation: body.operation, input: body.input, inputMode: body.input_mode, allowEmpty: body.allow_empty, planId: body.plan_id, by: caller.aid,
+        name: params.name, operation: body.operation, input: body.input, inputMode: body.input_mode, maxFailed: body.max_failed, allowEmpty: body.allow_empty, planId: body.plan_id, by: caller.aid,
       }));
     },
   }),

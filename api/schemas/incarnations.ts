@@ -58,6 +58,13 @@ export const incarnationSchema = named('Incarnation', {
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
     drift: driftSchema,
+    pending_hosts: {
+      type: 'array', description: 'GET one incarnation only: hosts its committed state has not reached (failed or unknown in a run that committed within its failure budget); the converger brings them in when their soul comes back',
+      items: {
+        type: 'object', additionalProperties: false, required: ['sid', 'status', 'reason', 'apply_id', 'since'],
+        properties: { sid: { type: 'string' }, status: { enum: ['failed', 'unknown'] }, reason: nullableString, apply_id: { type: 'string' }, since: timestampSchema },
+      },
+    },
     created_at: timestampSchema,
     updated_at: timestampSchema,
   },
@@ -97,6 +104,10 @@ export const startRunBody = named('StartRun', {
     input: { ...inputSchema, description: "values for the scenario's `input:` block, merged over the input of the incarnation's last committed run: named keys replace, the rest stay, `null` removes a key (docs/runs.md)" },
     input_mode: inputModeSchema,
     allow_empty: allowEmptySchema,
+    max_failed: {
+      anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^([0-9]{1,9}|(100|[1-9]?[0-9])%)$' }],
+      description: "this run's failure budget (hosts, or \"5%\" of the targeted hosts), at most the scenario's `max_failed:`; default: the scenario's (docs/runs.md)",
+    },
   },
 } as const satisfies ObjectSchema);
 
@@ -194,7 +205,7 @@ export const historySchema = listSchema('IncarnationHistory', {
 });
 
 export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
-export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean }
+export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean; max_failed?: string | number }
 export interface UnlockInput { retry?: boolean; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; force_render?: boolean }
 export interface UpgradeInput { version?: string; to_version?: number }
 export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }

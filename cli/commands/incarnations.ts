@@ -24,6 +24,7 @@ export function runCommand(y: Argv): Argv {
     .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
     .option('replace-input', replaceInputOption)
     .example('$0 run motd-demo update --input listen_port=8080', 'change one input; the others stay as the last run had them')
+    .option('max-failed', { type: 'string', describe: 'failure budget of this run: hosts ("2") or a percentage ("5%"), at most the scenario\'s max_failed' })
     .example('$0 run motd-demo create --input message=hello', 'apply create to every host of motd-demo, following progress')
     .example('$0 run motd-demo create --input-file input.yml --yes -o json', 'from a script: no question, the report as JSON');
 }
@@ -38,6 +39,8 @@ async function noteKept(ctx: Ctx, name: string, applyId: string, given: Record<s
 
 export const runHandler = (run: Handler) => run(async (ctx, a) => {
   const input = parseInput(a.input, a['input-file']);
+  const maxFailed = a['max-failed'] as string | undefined;
+  if (a.plan && maxFailed !== undefined) throw new CliError(ExitCode.Usage, '--max-failed: a run that applies a plan keeps no failure budget; leave out --plan or --max-failed');
   if (a.plan) {
     const plan = await makePlan(ctx, a.name, a.operation, input, a['replace-input']);
     ctx.note(planText(plan));
@@ -52,7 +55,7 @@ export const runHandler = (run: Handler) => run(async (ctx, a) => {
     return;
   }
   await confirm(ctx, a.yes, `run ${a.operation} on every host of ${a.name}?`);
-  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']) } })).body;
+  const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { operation: a.operation, ...(input ? { input } : {}), ...inputModeBody(a['replace-input']), ...(maxFailed !== undefined ? { max_failed: /^[0-9]+$/.test(maxFailed) ? Number(maxFailed) : maxFailed } : {}) } })).body;
   await noteKept(ctx, a.name, (accepted as { apply_id: string }).apply_id, input);
   await afterAccepted(ctx, a.name, accepted, a.follow);
 });

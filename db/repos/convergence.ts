@@ -66,3 +66,29 @@ export async function changeCovens(db: Knex, sid: string, covens: string[]): Pro
     return { before: row.covens };
   });
 }
+
+/**
+ * Per incarnation, the new souls it may be missing (issue 30: the converger starts one run per
+ * incarnation for all of them, not one per soul): the incarnations of these souls' covens, each
+ * with the souls of its covens, plus the incarnations that have a pending host back (with none).
+ */
+export async function incarnationsToConverge(db: Knex, souls: ConvergeCandidate[], withReturned: string[]): Promise<{ inc: CovenIncarnation; sids: string[] }[]> {
+  const covens = [...new Set(souls.flatMap((s) => s.covens))];
+  if (covens.length === 0 && withReturned.length === 0) return [];
+  const rows = (await db('incarnations').select('name', 'service', 'status', 'service_version', 'last_committed_apply_id', 'covens')
+    .where((q) => {
+      if (covens.length > 0) q.whereRaw('covens && ?::text[]', [covens]);
+      if (withReturned.length > 0) q.orWhereIn('name', withReturned);
+    }).orderBy('name')) as (CovenIncarnation & { covens: string[] })[];
+  return rows.map(({ covens: of, ...inc }) => ({ inc, sids: souls.filter((s) => s.covens.some((c) => of.includes(c))).map((s) => s.sid) }));
+}
+
+/** Of `sids`, those this incarnation already reached: a converge run targeted them, or they were hosts of its last committed run. */
+export async function alreadyReached(db: Knex, incarnation: string, lastCommitted: string | null, sids: string[]): Promise<Set<string>> {
+  if (sids.length === 0) return new Set();
+  const targeted = (await db.raw(
+    'select distinct t.sid from incarnation_runs r, unnest(r.target_sids) as t(sid) where r.incarnation = ? and r.target_sids && ?::text[] and t.sid = any(?::text[])',
+    [incarnation, sids, sids])).rows as { sid: string }[];
+  const hosts = lastCommitted === null ? [] : (await db('run_hosts').select('sid').where({ apply_id: lastCommitted }).whereIn('sid', sids).whereNot('status', 'pending')) as { sid: string }[];
+  return new Set([...targeted, ...hosts].map((r) => r.sid));
+}

@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import { commitState, getIncarnation, lockIncarnation, removeIncarnation } from './incarnations';
 import { finishRun, getRun, hostCounts } from './runs';
+import { settlePendingHosts } from './pending-hosts';
 
 /** The operation whose committed run removes the incarnation. */
 export const DESTROY = 'destroy';
@@ -38,7 +39,10 @@ export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
     // A committed `destroy` is the incarnation's end (DELETE /v1/incarnations/{name}): the record
     // leaves the lists in the same transaction, its runs and history stay readable.
     const removed = run.operation === DESTROY && await removeIncarnation(trx, inc.name, { applyId, by: run.created_by ?? undefined, forced: false });
-    await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts, changed: hosts.changed > 0, state_changed: stateChanged, ...(removed ? { removed: true } : {}) } });
+    // Within its failure budget a run commits with failed or unknown hosts: they stay pending for
+    // the incarnation until a run applies to them (docs/runs.md "Failure budget").
+    const pending = removed ? 0 : await settlePendingHosts(trx, inc.name, applyId);
+    await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts, changed: hosts.changed > 0, state_changed: stateChanged, ...(pending > 0 ? { pending_hosts: pending } : {}), ...(removed ? { removed: true } : {}) } });
     return true;
   });
 }

@@ -38,6 +38,8 @@ export interface NewRun {
   targetSids?: string[];
   /** The plan this run applies (its stored steps, not a new render). */
   planId?: string;
+  /** The operator's failure budget for this run ("2", "5%"), within the scenario's `max_failed:`. */
+  maxFailed?: string;
 }
 
 export interface RunRecord {
@@ -58,6 +60,8 @@ export interface RunRecord {
   summary: Record<string, unknown> | null;
   retry_of: string | null;
   target_sids: string[] | null;
+  /** The operator's failure budget for this run; null: the scenario's. */
+  max_failed: string | null;
   kind: RunKind;
   plan_id: string | null;
   plan_base: string | null;
@@ -88,7 +92,7 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
   await trx('incarnation_runs').insert({
     apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
     status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
-    target_sids: run.targetSids ?? null, plan_id: run.planId ?? null,
+    target_sids: run.targetSids ?? null, plan_id: run.planId ?? null, ...(run.maxFailed !== undefined ? { max_failed: run.maxFailed } : {}),
   });
   // A run the keeper starts on its own (converger, drift repair) has no API call to record it: it
   // is recorded here, in the same transaction as the run, so neither exists without the other.

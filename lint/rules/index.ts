@@ -28,6 +28,7 @@ import { sl025 } from './sl025-template-vars';
 import { sl026 } from './sl026-suppression';
 import { sl027 } from './sl027-module-use';
 import { sl030 } from './sl030-module-contract';
+import { sl031 } from './sl031-failure-budget';
 
 export type { Rule } from './types';
 
@@ -60,6 +61,7 @@ export const RULES: readonly Rule[] = [
   sl026,
   sl027,
   sl030,
+  sl031,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

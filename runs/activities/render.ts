@@ -14,7 +14,10 @@ import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
 import { renderSecrets } from './render-secrets';
 import { schemaMismatch } from '../schema-guard';
-import type { RenderError } from './scenario-port';
+import type { RenderError, RunBudget } from './scenario-port';
+import type { RunRecord } from '../../db/repos/runs';
+import { DESTROY } from '../../db/repos/run-outcome';
+import { budgetHosts, parseBudget } from '../../scenario/budget';
 
 interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
 
@@ -81,6 +84,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
   const { plan } = rendered;
+  const budget = runBudget(run, plan.orchestration.budget, plan.hosts.length);
   // The engine alone decides targets: hosts its `on:`/`where:` left out are in plan.excluded.
   const soulprints = new Map(hosts.map((h) => [h.sid, h.soulprint]));
   const planned = plan.hosts;
@@ -88,7 +92,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
     serviceCommit: loaded.commit,
     input: plan.input,
     stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
-    orchestration: { ...plan.orchestration, batches: plan.batches },
+    orchestration: { ...plan.orchestration, budget, batches: plan.batches },
     hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
     notTargeted: [
       ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
@@ -96,5 +100,18 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
       ...left.map((l) => ({ sid: l.sid, status: 'pending' as const, reason: l.reason })),
     ],
   });
-  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null, batches: plan.batches };
+  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null, batches: plan.batches, budget };
+}
+
+/**
+ * The run's failure budget: the scenario's, or the operator's when smaller (the API refused a larger
+ * one it could compare; a count against a percentage is compared here, in hosts). A `destroy` has
+ * none: a committed destroy removes the incarnation, which would leave its failed hosts behind.
+ */
+export function runBudget(run: Pick<RunRecord, 'operation' | 'max_failed'>, scenario: RunBudget | undefined, hosts: number): RunBudget {
+  const base = scenario ?? { maxFailed: 0, countUnknown: true };
+  if (run.operation === DESTROY) return { ...base, maxFailed: 0 };
+  const asked = run.max_failed === null ? undefined : parseBudget(run.max_failed);
+  if (asked === undefined || typeof asked === 'string') return base;
+  return { ...base, maxFailed: Math.min(base.maxFailed, budgetHosts(asked, hosts)) };
 }

@@ -37,7 +37,7 @@ function toPlan(plan: RenderPlan): RenderResult {
       hosts: plan.hosts.map((h) => ({ sid: h.sid, steps: h.steps })),
       input: plan.input,
       excluded: plan.orchestration.excluded,
-      orchestration: plan.orchestration.serial === null ? {} : { serial: plan.orchestration.serial },
+      orchestration: { ...(plan.orchestration.serial === null ? {} : { serial: plan.orchestration.serial }), budget: plan.orchestration.budget },
       batches: plan.orchestration.batches,
       // nextState is the state with state_changes.sets applied (dotted keys included): merging it is the commit.
       stateSets: plan.nextState,

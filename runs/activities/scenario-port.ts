@@ -34,7 +34,12 @@ export interface RenderError { file: string; line: number; col: number; rule: st
 export interface Orchestration {
   /** Host count or "p%" per batch. */
   serial?: number | string;
+  /** The scenario's failure budget, in hosts of this render (scenario/budget.ts). */
+  budget?: RunBudget;
 }
+
+/** Failed (and, with countUnknown, unknown) hosts a run may have and still commit. */
+export interface RunBudget { maxFailed: number; countUnknown: boolean }
 
 export interface RenderedPlan {
   /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */

@@ -7,6 +7,7 @@ import { DESTROY } from '../../db/repos/run-outcome';
 import { getRun, lastCommittedInput } from '../../db/repos/runs';
 import { mergeInput, type InputMode } from '../../scenario/input-merge';
 import { refuseUnreviewedRetry } from './retry-review';
+import { checkRunBudget } from './budget';
 import { newApplyId } from '../apply-id';
 import { startUpgradeWorkflow } from '../client';
 import { loadChecked, precheck } from './checks';
@@ -34,15 +35,15 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
   return startRun(deps, run);
 }
 
-export interface RunRequest { name: string; operation?: string; input?: Record<string, unknown>; inputMode?: InputMode; allowEmpty?: boolean; planId?: string; by: string }
+export interface RunRequest { name: string; operation?: string; input?: Record<string, unknown>; inputMode?: InputMode; maxFailed?: string | number; allowEmpty?: boolean; planId?: string; by: string }
 
 /** An operation of an existing incarnation, or with `planId` exactly that plan's steps. */
 export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAccepted> {
   temporalOf(deps);
   if (body.planId !== undefined) {
     // allow_empty has a default (false): only an explicit true is a conflict.
-    const given = { operation: body.operation !== undefined, input: body.input !== undefined, input_mode: body.inputMode !== undefined, allow_empty: body.allowEmpty === true };
-    const extra = (['operation', 'input', 'input_mode', 'allow_empty'] as const).filter((k) => given[k]);
+    const given = { operation: body.operation !== undefined, input: body.input !== undefined, input_mode: body.inputMode !== undefined, allow_empty: body.allowEmpty === true, max_failed: body.maxFailed !== undefined };
+    const extra = (['operation', 'input', 'input_mode', 'allow_empty', 'max_failed'] as const).filter((k) => given[k]);
     if (extra.length > 0) throw refuse.invalid(`a run that applies a plan takes the plan's operation and input: leave out ${extra.join(', ')}`, extra.map((k) => ({ path: `/body/${k}`, message: 'not allowed with plan_id' })));
     return applyPlan(deps, body.name, body.planId, body.by);
   }
@@ -60,8 +61,9 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
     operation: operation, input: given, covens: inc.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/allow_empty',
     version: { name: version.version, commit: version.commit }, incarnation: inc,
   });
+  const maxFailed = checkRunBudget(loaded, operation, body.maxFailed);
   const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, operation, applyId, given, loaded);
-  const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: body.by, service: service.name };
+  const run = { applyId, incarnation: inc.name, operation: operation, input, ...pinned(version), createdBy: body.by, service: service.name, ...(maxFailed !== undefined ? { maxFailed } : {}) };
   await beginRun(deps.db, inc.name, run);
   return startRun(deps, run);
 }
@@ -163,11 +165,12 @@ export async function destroy(deps: RunServiceDeps, body: { name: string; by: st
   return startRun(deps, run);
 }
 
-export interface ConvergeRequest { incarnation: string; service: string; serviceVersion: string | null; operation: string; input: Record<string, unknown>; sid: string; by: string }
+export interface ConvergeRequest { incarnation: string; service: string; serviceVersion: string | null; operation: string; input: Record<string, unknown>; sids: string[]; by: string }
 
 /**
  * A new host gets what its covens' ready incarnation already put on the others (runs/converge.ts):
- * the last committed operation with its last committed input, on that soul alone. Not checked
+ * the last committed operation with its last committed input, on those souls alone (new souls and
+ * pending hosts that came back, in one run). Not checked
  * again (it committed with that input); refused as a conflict when another run holds the lock.
  */
 export async function converge(deps: RunServiceDeps, body: ConvergeRequest): Promise<RunAccepted> {
@@ -177,7 +180,7 @@ export async function converge(deps: RunServiceDeps, body: ConvergeRequest): Pro
   const applyId = newApplyId(body.incarnation, body.operation);
   const run = {
     applyId, incarnation: body.incarnation, operation: body.operation, input: body.input, ...pinned(version),
-    createdBy: body.by, service: service.name, targetSids: [body.sid],
+    createdBy: body.by, service: service.name, targetSids: body.sids,
   };
   await beginRun(deps.db, body.incarnation, run);
   return startRun(deps, run);

@@ -1,8 +1,11 @@
 // One run of one operation on one incarnation = one workflow, id = apply_id. It decides; the
 // activities act: render (nothing is applied if it fails) -> batches per `serial:` -> per batch,
 // route hosts to the keeper holding each soul's stream and dispatch -> commit or lock.
-// Any host failed or unknown ends the run `error_locked` with nothing committed, and the workflow
-// itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not Completed.
+// More hosts failed or unknown than the run's failure budget (`max_failed:`, none by default) ends
+// the run `error_locked` with nothing committed, no batch started after the one that went over, and
+// the workflow itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not
+// Completed. Within the budget every batch runs and the run commits; its failed and unknown hosts
+// are left pending for the incarnation (db/repos/pending-hosts.ts), for the converger to bring in.
 import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, proxyLocalActivities, setHandler, type RetryPolicy } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
@@ -64,6 +67,9 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   const batches = render.batches ?? splitBatches(render.sids, batchSize(render.sids.length, render.serial));
   progress.phase = 'dispatch';
   progress.batches = batches.length;
+  // Runs rendered before the budget existed have none: any failed or unknown host stops them.
+  const budget = render.budget ?? { maxFailed: 0, countUnknown: true };
+  const spent = (h: BatchOutcome) => h.failed + (budget.countUnknown ? h.unknown : 0);
   let dispatched = 0;
   for (const [i, sids] of batches.entries()) {
     progress.batch = i + 1;
@@ -75,15 +81,16 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
       : await dispatchBatch(short, { applyId, sids, batch: i + 1 });
     progress.hosts = add(progress.hosts, outcome);
     dispatched += sids.length;
-    if (outcome.failed + outcome.unknown > 0) break;
+    if (spent(progress.hosts) > budget.maxFailed) break;
   }
 
   const skipped = render.sids.length - dispatched;
   if (skipped > 0) await short.markSkipped({ applyId, sids: render.sids.slice(dispatched) });
   const hosts = { ...progress.hosts, skipped };
   progress.phase = 'commit';
-  if (hosts.failed + hosts.unknown > 0) {
-    const reason = `${hosts.failed} host(s) failed, ${hosts.unknown} unknown; nothing was committed`;
+  if (spent(hosts) > budget.maxFailed) {
+    const over = budget.maxFailed > 0 ? `, over the failure budget of ${budget.maxFailed}` : '';
+    const reason = `${hosts.failed} host(s) failed, ${hosts.unknown} unknown${over}; nothing was committed`;
     await short.lockRun({ applyId, reason, phase: 'dispatch' });
     progress.phase = 'done';
     return failedRun<RunResult>({ applyId, status: 'failed', phase: 'dispatch', hosts }, reason);

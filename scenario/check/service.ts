@@ -13,7 +13,7 @@ import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressi
 import { checkTaskParams } from './params';
 import { environmentFor, type Scope } from '../cel/env';
 
-export const RULES = { inputDefault: 'SL008', inputSchema: 'SL007', references: 'SL016', selector: 'SL007' } as const;
+export const RULES = { inputDefault: 'SL008', inputSchema: 'SL007', references: 'SL016', selector: 'SL007', budget: 'SL031' } as const;
 
 const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self', 'item', 'index']);
 const SELECTOR = /^(coven:[A-Za-z0-9._-]+|[A-Za-z0-9.*?_-]+)$/;
@@ -57,6 +57,7 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
     allRegistered, where,
   });
   if (s.where) out.push(...checkExprSource(s.where, hostScope('in the scenario `where:`'), true));
+  out.push(...checkBudget(s));
   out.push(...checkSelectors(s.on));
   const stateInfo: ScopeInfo = { scope: scope(s.inputs, { soulprint: false }), allRegistered, where: 'in state_changes' };
   for (const set of s.stateSets) out.push(...checkInterpolations(set.node, stateInfo));
@@ -116,3 +117,18 @@ function checkSelectors(on: Scenario['on']): RenderError[] {
   return on.selectors.filter((sel) => !SELECTOR.test(sel)).map((sel) =>
     makeError(on.pos, RULES.selector, `invalid host selector "${sel}" in \`on:\``, 'use a SID, a SID glob like "*.db.example.com", or "coven:<name>"'));
 }
+
+/** The failure budget (docs/runs.md): its shape is SL007's; these are budgets that cannot apply. */
+function checkBudget(s: Scenario): RenderError[] {
+  const out: RenderError[] = [];
+  if (s.maxFailedUnknown && !s.maxFailed) {
+    out.push(makeError(s.maxFailedUnknown.pos, RULES.budget, '`max_failed_unknown:` without `max_failed:`: with no budget every unknown host stops the run',
+      'add `max_failed:` (a host count or "P%") or remove `max_failed_unknown:`'));
+  }
+  // A committed destroy removes the incarnation: hosts it failed on would be left behind unlisted.
+  if (s.maxFailed && s.operation === 'destroy') {
+    out.push(makeError(s.maxFailed.pos, RULES.budget, '`max_failed:` in the destroy scenario: a destroy has no failure budget, every host must succeed', 'remove `max_failed:`'));
+  }
+  return out;
+}
+

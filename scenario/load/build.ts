@@ -57,6 +57,10 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
   if (on) scenario.on = on;
   const serial = child(root, 'serial');
   if (serial?.kind === 'scalar') scenario.serial = { value: serial.value as number | string, pos: serial.pos };
+  const maxFailed = child(root, 'max_failed');
+  if (maxFailed?.kind === 'scalar') scenario.maxFailed = { value: maxFailed.value as number | string, pos: maxFailed.pos };
+  const unknownCounts = child(root, 'max_failed_unknown');
+  if (unknownCounts?.kind === 'scalar') scenario.maxFailedUnknown = { value: unknownCounts.value !== false, pos: unknownCounts.pos };
   const where = expr(child(root, 'where'));
   if (where) scenario.where = where;
   return scenario;

@@ -96,6 +96,8 @@ export interface RenderPlan {
     batches: string[][];
     /** Hosts excluded by the scenario's `on:`/`where:`. */
     excluded: Array<{ sid: string; reason: string }>;
+    /** `max_failed:` resolved against the targeted hosts (scenario/budget.ts). */
+    budget: { maxFailed: number; countUnknown: boolean };
   };
   hosts: HostPlan[];
 }

@@ -26,6 +26,7 @@ import type { HostPlan, PlanStep, RenderHost, RenderPlan, RenderSkip, StepLoop }
 import { itemEnv, loopItems } from './loop';
 import { LIMITS } from '../limits';
 import { serviceModule } from '../load/modules';
+import { budgetHosts, parseBudget } from '../budget';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -95,7 +96,7 @@ export function render(req: RenderRequest): RenderResult {
       state: req.state ?? {},
       stateChanges: { sets },
       nextState,
-      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded },
+      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded, budget: renderBudget(scenario, targeted.length) },
       hosts: hostPlans,
     },
   };
@@ -227,4 +228,10 @@ function evalBool(e: ExprSource, env: EvalEnv): boolean {
   const v = evalValue(e, env);
   if (typeof v !== 'boolean') throw new ScenarioError(e.pos, 'SL022', `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`, 'compare the value, e.g. `x == "y"`');
   return v;
+}
+
+/** The scenario's failure budget in hosts of this render; none declared (or unreadable): 0. */
+function renderBudget(scenario: Scenario, targeted: number): { maxFailed: number; countUnknown: boolean } {
+  const spec = scenario.maxFailed ? parseBudget(scenario.maxFailed.value) : undefined;
+  return { maxFailed: spec && typeof spec !== 'string' ? budgetHosts(spec, targeted) : 0, countUnknown: scenario.maxFailedUnknown?.value ?? true };
 }

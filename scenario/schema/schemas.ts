@@ -88,6 +88,8 @@ export const scenarioSchema = {
     state_changes: stateSets,
     on: stringOrList,
     serial: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^(100|[1-9][0-9]?)%$' }] },
+    max_failed: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^(100|[1-9]?[0-9])%$' }] },
+    max_failed_unknown: { type: 'boolean' },
     where: expression,
     tasks: { type: 'array', minItems: 1, maxItems: 500, items: taskSchema },
   },

@@ -80,7 +80,21 @@ describe('web UI: incarnations', function () {
   it('runs an operation and shows the history with a diff between two snapshots', async () => {
     const form = page.getByRole('form', { name: 'Run an operation' });
     await form.getByLabel('Operation').fill('create');
-    await form.getByLabel('Input (JSON)').fill(input({ greeting: 'hi there' }));
+    // One field per declared input, prefilled with the last run's input, defaults shown (issue 35).
+    const field = (n: string) => form.locator(`[name="input-${n}"]`);
+    await page.waitForFunction(() => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hello');
+    assert.equal(await field('root').inputValue(), root);
+    assert.equal(await field('file').getAttribute('placeholder'), 'default: motd');
+    assert.equal(await field('broken').isChecked(), false);
+    assert.equal(await field('broken').getAttribute('type'), 'checkbox');
+    const version = await api(k, 'GET', '/v1/services/motd/versions/v1');
+    const declared = version.body.operations.find((o: { name: string }) => o.name === 'create').inputs as { name: string; required: boolean }[];
+    assert.deepEqual(await form.locator('[data-testid="input-fields"] [name^="input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
+      declared.map((i) => `input-${i.name}`), 'one field per declared input');
+    assert.deepEqual(await form.locator('label:has(abbr.required) [name^="input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
+      declared.filter((i) => i.required).map((i) => `input-${i.name}`), 'required inputs are marked');
+    await field('greeting').fill('hi there');
+    await shot(page, '13-run-form-fields');
     await form.getByRole('button', { name: 'Run' }).click();
     await page.getByTestId('current-state').filter({ hasText: 'hi there' }).waitFor({ timeout: 60_000 });
     await badge('ready').waitFor();
@@ -103,6 +117,10 @@ describe('web UI: incarnations', function () {
   it('locks on a failing run, shows the failed step, and unlocks; unlock and retry starts the failed operation again', async () => {
     const form = page.getByRole('form', { name: 'Run an operation' });
     await form.getByLabel('Operation').fill('create');
+    // The raw JSON is one click away, holding what the fields hold.
+    await page.waitForFunction(() => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hi there');
+    await form.getByRole('button', { name: 'Edit as JSON' }).click();
+    assert.deepEqual(JSON.parse(await form.getByLabel('Input (JSON)').inputValue()), { root, greeting: 'hi there' });
     await form.getByLabel('Input (JSON)').fill(input({ greeting: 'bye', dir: '/proc/keeper-nope' }));
     await form.getByRole('button', { name: 'Run' }).click();
     await badge('error_locked').waitFor({ timeout: 60_000 });

@@ -1,7 +1,11 @@
 // Reconnect delays: exponential from `initialMs` to `maxMs`, each drawn uniformly from the upper
 // half of the current step ("equal jitter"), so a keeper restart is not met by every soul at the
 // same instant, yet no soul waits less than half the step.
-export interface BackoffOptions { initialMs?: number; maxMs?: number; random?: () => number }
+export interface BackoffOptions {
+  initialMs?: number;
+  maxMs?: number;
+  random?: () => number;
+}
 
 export class Backoff {
   private attempt = 0;
@@ -21,5 +25,7 @@ export class Backoff {
     return Math.round(step / 2 + this.random() * (step / 2));
   }
 
-  reset(): void { this.attempt = 0; }
+  reset(): void {
+    this.attempt = 0;
+  }
 }

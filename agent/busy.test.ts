@@ -19,9 +19,18 @@ describe('agent/busy', () => {
   });
 
   it('waits at least the hint, jittered by at most a fifth of it and 2 s', () => {
-    assert.equal(busyDelay(1000, () => 0), 1000);
-    assert.equal(busyDelay(1000, () => 1), 1200);
-    assert.equal(busyDelay(60_000, () => 1), 62_000);
+    assert.equal(
+      busyDelay(1000, () => 0),
+      1000,
+    );
+    assert.equal(
+      busyDelay(1000, () => 1),
+      1200,
+    );
+    assert.equal(
+      busyDelay(60_000, () => 1),
+      62_000,
+    );
     const spread = new Set(Array.from({ length: 50 }, () => busyDelay(5000)));
     assert.ok(spread.size > 10, 'souls given the same slot come back apart');
   });

@@ -5,7 +5,10 @@
 import { GrpcStatus } from './grpc-stream';
 
 /** The keeper's hint in milliseconds, when the status is a load refusal that carries one. */
-export function busyRetryAfterMs(code: number | undefined, metadata: Record<string, string> | undefined): number | undefined {
+export function busyRetryAfterMs(
+  code: number | undefined,
+  metadata: Record<string, string> | undefined,
+): number | undefined {
   if (code !== GrpcStatus.RESOURCE_EXHAUSTED || !metadata) return undefined;
   const v = metadata['retry-after'];
   const seconds = typeof v === 'string' ? Number(v) : NaN;

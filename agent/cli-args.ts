@@ -6,8 +6,15 @@ import { parseArgs } from 'node:util';
 /** Where `soul apply` keeps its ledger when the keeper names no other folder. */
 export const DEFAULT_SSH_STATE_DIR = '/var/lib/soul/ssh';
 
-interface OptionSpec { describe: string; required?: true; default?: string }
-interface CommandSpec { describe: string; options: Record<string, OptionSpec> }
+interface OptionSpec {
+  describe: string;
+  required?: true;
+  default?: string;
+}
+interface CommandSpec {
+  describe: string;
+  options: Record<string, OptionSpec>;
+}
 
 const CONFIG: OptionSpec = { describe: 'path to the soul configuration (YAML)', required: true };
 
@@ -19,7 +26,9 @@ export const COMMANDS = {
   run: { describe: 'hold the event stream to the keeper', options: { config: CONFIG } },
   apply: {
     describe: 'push mode (SSH): apply step requests read as JSON lines on stdin with the ledger, answer on stdout',
-    options: { 'state-dir': { describe: 'folder of the ledger (<state-dir>/<sid>/ledger)', default: DEFAULT_SSH_STATE_DIR } },
+    options: {
+      'state-dir': { describe: 'folder of the ledger (<state-dir>/<sid>/ledger)', default: DEFAULT_SSH_STATE_DIR },
+    },
   },
   facts: { describe: "print this host's SID and soulprint as one JSON line", options: {} },
 } satisfies Record<string, CommandSpec>;
@@ -40,10 +49,12 @@ export function parseSoulArgs(args: string[]): ParsedArgs {
   if (name === undefined || before.length > 0) {
     if (before.includes('--version')) return { kind: 'version' };
     if (before.includes('--help') || before.includes('-h')) return { kind: 'help', text: topHelp() };
-    if (before.length > 0) return { kind: 'usage', message: `unknown option ${before[0]} (options go after the command)` };
+    if (before.length > 0)
+      return { kind: 'usage', message: `unknown option ${before[0]} (options go after the command)` };
     return { kind: 'usage', message: 'name a command: init, run, apply or facts' };
   }
-  if (!Object.hasOwn(COMMANDS, name)) return { kind: 'usage', message: `unknown command "${name}": name one of init, run, apply or facts` };
+  if (!Object.hasOwn(COMMANDS, name))
+    return { kind: 'usage', message: `unknown command "${name}": name one of init, run, apply or facts` };
   const command = name as SoulCommand;
   const spec: CommandSpec = COMMANDS[command];
   const rest = args.slice(first + 1);
@@ -52,7 +63,9 @@ export function parseSoulArgs(args: string[]): ParsedArgs {
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: rest, strict: true, allowPositionals: true,
+      args: rest,
+      strict: true,
+      allowPositionals: true,
       options: Object.fromEntries(Object.keys(spec.options).map((o) => [o, { type: 'string' as const }])),
     }));
   } catch (err) {
@@ -63,11 +76,13 @@ export function parseSoulArgs(args: string[]): ParsedArgs {
     }
     return { kind: 'usage', message: `the ${command} command: ${e.message}` };
   }
-  if (positionals.length > 0) return { kind: 'usage', message: `the ${command} command takes no argument "${positionals[0]}"` };
+  if (positionals.length > 0)
+    return { kind: 'usage', message: `the ${command} command takes no argument "${positionals[0]}"` };
   const options: Record<string, string | undefined> = {};
   for (const [option, o] of Object.entries(spec.options)) {
     const value = values[option] as string | undefined;
-    if (value === undefined && o.required) return { kind: 'usage', message: `the ${command} command needs --${option}=<${option}> (${o.describe})` };
+    if (value === undefined && o.required)
+      return { kind: 'usage', message: `the ${command} command needs --${option}=<${option}> (${o.describe})` };
     options[option] = value ?? o.default;
   }
   return { kind: 'command', command, options };
@@ -75,14 +90,20 @@ export function parseSoulArgs(args: string[]): ParsedArgs {
 
 function topHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  return 'soul <command> [options]\n\nCommands:\n' +
-    Object.entries(COMMANDS).map(([c, s]) => `  soul ${c.padEnd(width)}  ${s.describe}`).join('\n') +
-    '\n\nOptions:\n  --help     show help (soul <command> --help: its options)\n  --version  show the version\n';
+  return (
+    'soul <command> [options]\n\nCommands:\n' +
+    Object.entries(COMMANDS)
+      .map(([c, s]) => `  soul ${c.padEnd(width)}  ${s.describe}`)
+      .join('\n') +
+    '\n\nOptions:\n  --help     show help (soul <command> --help: its options)\n  --version  show the version\n'
+  );
 }
 
 function commandHelp(command: SoulCommand): string {
   const spec: CommandSpec = COMMANDS[command];
-  const lines = Object.entries(spec.options).map(([o, s]) =>
-    `  --${o}=<${o}>  ${s.describe}${s.required ? ' [required]' : ''}${s.default !== undefined ? ` [default: ${s.default}]` : ''}`);
+  const lines = Object.entries(spec.options).map(
+    ([o, s]) =>
+      `  --${o}=<${o}>  ${s.describe}${s.required ? ' [required]' : ''}${s.default !== undefined ? ` [default: ${s.default}]` : ''}`,
+  );
   return `soul ${command} [options]\n\n${spec.describe}\n${lines.length > 0 ? `\nOptions:\n${lines.join('\n')}\n` : ''}`;
 }

@@ -28,14 +28,30 @@ describe('soul init token sources', () => {
 
 describe('soul command line', () => {
   it('reads a command and its options in either form, with defaults', () => {
-    assert.deepEqual(parseSoulArgs(['run', '--config=/etc/soul/soul.yml']), { kind: 'command', command: 'run', options: { config: '/etc/soul/soul.yml' } });
-    assert.deepEqual(parseSoulArgs(['init', '--config', 'c.yml', '--token', 'kbt_x']), { kind: 'command', command: 'init', options: { config: 'c.yml', token: 'kbt_x' } });
-    assert.deepEqual(parseSoulArgs(['apply']), { kind: 'command', command: 'apply', options: { 'state-dir': '/var/lib/soul/ssh' } });
+    assert.deepEqual(parseSoulArgs(['run', '--config=/etc/soul/soul.yml']), {
+      kind: 'command',
+      command: 'run',
+      options: { config: '/etc/soul/soul.yml' },
+    });
+    assert.deepEqual(parseSoulArgs(['init', '--config', 'c.yml', '--token', 'kbt_x']), {
+      kind: 'command',
+      command: 'init',
+      options: { config: 'c.yml', token: 'kbt_x' },
+    });
+    assert.deepEqual(parseSoulArgs(['apply']), {
+      kind: 'command',
+      command: 'apply',
+      options: { 'state-dir': '/var/lib/soul/ssh' },
+    });
     assert.deepEqual(parseSoulArgs(['facts']), { kind: 'command', command: 'facts', options: {} });
   });
 
   it('refuses what it does not know, naming it', () => {
-    const usage = (args: string[]) => { const p = parseSoulArgs(args); assert.equal(p.kind, 'usage'); return (p as { message: string }).message; };
+    const usage = (args: string[]) => {
+      const p = parseSoulArgs(args);
+      assert.equal(p.kind, 'usage');
+      return (p as { message: string }).message;
+    };
     assert.match(usage([]), /name a command: init, run, apply or facts/);
     assert.match(usage(['start']), /unknown command "start"/);
     assert.match(usage(['run']), /the run command needs --config=<config>/);
@@ -49,8 +65,12 @@ describe('soul command line', () => {
     assert.deepEqual(parseSoulArgs(['--version']), { kind: 'version' });
     const top = parseSoulArgs(['--help']);
     assert.equal(top.kind, 'help');
-    for (const c of ['init', 'run', 'apply', 'facts']) assert.match((top as { text: string }).text, new RegExp(`soul ${c} `));
+    for (const c of ['init', 'run', 'apply', 'facts'])
+      assert.match((top as { text: string }).text, new RegExp(`soul ${c} `));
     const run = parseSoulArgs(['run', '--help']);
-    assert.match((run as { text: string }).text, /--config=<config>  path to the soul configuration \(YAML\) \[required\]/);
+    assert.match(
+      (run as { text: string }).text,
+      /--config=<config>  path to the soul configuration \(YAML\) \[required\]/,
+    );
   });
 });

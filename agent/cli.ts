@@ -15,11 +15,18 @@ import type * as RunModule from './run';
 import { parseSoulArgs } from './cli-args';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
-const NO_TOKEN = new SoulError('no bootstrap token',
-  'pass --token=<token>, set SOUL_BOOTSTRAP_TOKEN, or pipe the token on stdin (from the operator: POST /v1/souls or /v1/souls/{sid}/issue-token)', 2);
+const NO_TOKEN = new SoulError(
+  'no bootstrap token',
+  'pass --token=<token>, set SOUL_BOOTSTRAP_TOKEN, or pipe the token on stdin (from the operator: POST /v1/souls or /v1/souls/{sid}/issue-token)',
+  2,
+);
 
 /** Token source priority (interface spec 4.4): the flag, then the environment, then stdin. */
-export async function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv, stdin: NodeJS.ReadStream & { fd?: number }): Promise<string> {
+export async function resolveToken(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  stdin: NodeJS.ReadStream & { fd?: number },
+): Promise<string> {
   if (flag !== undefined && flag.trim() !== '') return flag.trim();
   const fromEnv = env.SOUL_BOOTSTRAP_TOKEN;
   if (fromEnv !== undefined && fromEnv.trim() !== '') return fromEnv.trim();
@@ -48,8 +55,10 @@ async function runInit(argv: { config: string; token?: string }): Promise<void> 
   const token = await resolveToken(argv.token, process.env, process.stdin);
   const { soulInit } = require('./init') as typeof InitModule;
   const r = await soulInit({ config, token });
-  process.stdout.write(`onboarded ${r.sid} through ${r.endpoint}: certificate ${r.serial}, valid until ${r.notAfter.toISOString()}; ` +
-    `identity stored under ${config.paths.seed}. ${nextStep(argv.config, config.paths.seed)}\n`);
+  process.stdout.write(
+    `onboarded ${r.sid} through ${r.endpoint}: certificate ${r.serial}, valid until ${r.notAfter.toISOString()}; ` +
+      `identity stored under ${config.paths.seed}. ${nextStep(argv.config, config.paths.seed)}\n`,
+  );
   process.exit(0);
 }
 
@@ -69,16 +78,37 @@ const oneShot = () => require('./oneshot') as typeof OneShotModule;
 export function main(args: string[]): void {
   const parsed = parseSoulArgs(args);
   switch (parsed.kind) {
-    case 'help': process.stdout.write(parsed.text); process.exit(0); break;
-    case 'version': process.stdout.write(`${SOUL_VERSION}\n`); process.exit(0); break;
-    case 'usage': process.stderr.write(`soul: ${parsed.message}\n(see soul --help)\n`); process.exit(2); break;
+    case 'help':
+      process.stdout.write(parsed.text);
+      process.exit(0);
+      break;
+    case 'version':
+      process.stdout.write(`${SOUL_VERSION}\n`);
+      process.exit(0);
+      break;
+    case 'usage':
+      process.stderr.write(`soul: ${parsed.message}\n(see soul --help)\n`);
+      process.exit(2);
+      break;
     case 'command': {
       const o = parsed.options;
       switch (parsed.command) {
-        case 'init': void runInit({ config: o.config!, token: o.token }).catch(fail); break;
-        case 'run': void runRun({ config: o.config! }).catch(fail); break;
-        case 'apply': void oneShot().soulApply({ stateDir: o['state-dir']!, input: process.stdin, output: process.stdout }).then((code) => process.exit(code), fail); break;
-        case 'facts': void oneShot().soulFacts({ output: process.stdout }).then(() => process.exit(0), fail); break;
+        case 'init':
+          void runInit({ config: o.config!, token: o.token }).catch(fail);
+          break;
+        case 'run':
+          void runRun({ config: o.config! }).catch(fail);
+          break;
+        case 'apply':
+          void oneShot()
+            .soulApply({ stateDir: o['state-dir']!, input: process.stdin, output: process.stdout })
+            .then((code) => process.exit(code), fail);
+          break;
+        case 'facts':
+          void oneShot()
+            .soulFacts({ output: process.stdout })
+            .then(() => process.exit(0), fail);
+          break;
       }
     }
   }

@@ -7,10 +7,16 @@ import { SoulError } from './errors';
 
 describe('agent/config', () => {
   let dir: string;
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'soul-config-')); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'soul-config-'));
+  });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const write = (text: string) => { const f = path.join(dir, 'soul.yml'); fs.writeFileSync(f, text); return f; };
+  const write = (text: string) => {
+    const f = path.join(dir, 'soul.yml');
+    fs.writeFileSync(f, text);
+    return f;
+  };
   const base = (tls: string) => `sid: A.keeper.test
 paths: { modules: modules, seed: seed }
 keeper:
@@ -25,28 +31,38 @@ ${tls}`;
     assert.equal(c.sid, 'a.keeper.test');
     assert.equal(c.paths.seed, path.join(dir, 'seed'));
     assert.equal(c.keeper.tls.ca, path.join(dir, 'ca.pem'));
-    assert.deepEqual(byPriority(c.keeper.endpoints).map((e) => e.host), ['a', 'b', 'c']);
+    assert.deepEqual(
+      byPriority(c.keeper.endpoints).map((e) => e.host),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('names unknown and missing keys, exit code 2', () => {
-    assert.throws(() => loadSoulConfig(write('sid: a.keeper.test\npaths: { modules: m, sed: s }\nkeeper: { endpoints: [] }\n')), (err: unknown) => {
-      assert.ok(err instanceof SoulError);
-      assert.equal(err.exitCode, 2);
-      assert.match(err.message, /paths must have required property 'seed'/);
-      assert.match(err.message, /\(sed\)/);
-      assert.match(err.message, /keeper\.endpoints must NOT have fewer than 1 items/);
-      return true;
-    });
+    assert.throws(
+      () => loadSoulConfig(write('sid: a.keeper.test\npaths: { modules: m, sed: s }\nkeeper: { endpoints: [] }\n')),
+      (err: unknown) => {
+        assert.ok(err instanceof SoulError);
+        assert.equal(err.exitCode, 2);
+        assert.match(err.message, /paths must have required property 'seed'/);
+        assert.match(err.message, /\(sed\)/);
+        assert.match(err.message, /keeper\.endpoints must NOT have fewer than 1 items/);
+        return true;
+      },
+    );
   });
 
   it('reports a missing, empty or unreadable CA as "keeper.tls.ca is empty"', () => {
-    const expectEmpty = (tls: string, detail: RegExp) => assert.throws(() => readCa(loadSoulConfig(write(base(tls)))), (err: unknown) => {
-      assert.ok(err instanceof SoulError);
-      assert.match(err.message, /^keeper\.tls\.ca is empty: /);
-      assert.match(err.message, detail);
-      assert.match(err.fix, /no trust on first use/);
-      return true;
-    });
+    const expectEmpty = (tls: string, detail: RegExp) =>
+      assert.throws(
+        () => readCa(loadSoulConfig(write(base(tls)))),
+        (err: unknown) => {
+          assert.ok(err instanceof SoulError);
+          assert.match(err.message, /^keeper\.tls\.ca is empty: /);
+          assert.match(err.message, detail);
+          assert.match(err.fix, /no trust on first use/);
+          return true;
+        },
+      );
     expectEmpty('', /no CA file is configured/);
     expectEmpty('  tls: { ca: "" }', /no CA file is configured/);
     expectEmpty('  tls: { ca: missing.pem }', /cannot be read \(ENOENT\)/);

@@ -8,7 +8,12 @@ import yaml from 'js-yaml';
 import { checkSchema, type Schema } from '../common/schema-check';
 import { SoulError, caEmpty } from './errors';
 
-export interface Endpoint { host: string; bootstrap_port: number; event_stream_port: number; priority: number }
+export interface Endpoint {
+  host: string;
+  bootstrap_port: number;
+  event_stream_port: number;
+  priority: number;
+}
 
 export interface SoulConfig {
   file: string;
@@ -27,32 +32,49 @@ export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 const port: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
 /** The configuration's JSON schema (exported for common/schema-check.test.ts, which checks it with ajv too). */
 export const SOUL_CONFIG_SCHEMA: Schema = {
-  type: 'object', additionalProperties: false, required: ['sid', 'paths', 'keeper'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['sid', 'paths', 'keeper'],
   properties: {
     sid: { type: 'string', minLength: 1, maxLength: 253 },
     paths: {
-      type: 'object', additionalProperties: false, required: ['modules', 'seed'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['modules', 'seed'],
       properties: { modules: { type: 'string', minLength: 1 }, seed: { type: 'string', minLength: 1 } },
     },
     keeper: {
-      type: 'object', additionalProperties: false, required: ['endpoints'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpoints'],
       properties: {
         endpoints: {
-          type: 'array', minItems: 1,
+          type: 'array',
+          minItems: 1,
           items: {
-            type: 'object', additionalProperties: false, required: ['host', 'bootstrap_port', 'event_stream_port', 'priority'],
-            properties: { host: { type: 'string', minLength: 1 }, bootstrap_port: port, event_stream_port: port, priority: { type: 'integer' } },
+            type: 'object',
+            additionalProperties: false,
+            required: ['host', 'bootstrap_port', 'event_stream_port', 'priority'],
+            properties: {
+              host: { type: 'string', minLength: 1 },
+              bootstrap_port: port,
+              event_stream_port: port,
+              priority: { type: 'integer' },
+            },
           },
         },
         tls: { type: 'object', additionalProperties: false, properties: { ca: { type: ['string', 'null'] } } },
       },
     },
     ledger: {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: { retention_days: { type: 'integer', minimum: 1, maximum: 3650 } },
     },
     metrics: {
-      type: 'object', additionalProperties: false, required: ['port'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['port'],
       properties: { port },
     },
   },
@@ -63,13 +85,24 @@ export function loadSoulConfig(file: string): SoulConfig {
   try {
     doc = yaml.load(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new SoulError(`cannot read the configuration ${file}: ${(err as Error).message.split('\n')[0]}`, 'pass --config=<path> to a readable YAML file', 2);
+    throw new SoulError(
+      `cannot read the configuration ${file}: ${(err as Error).message.split('\n')[0]}`,
+      'pass --config=<path> to a readable YAML file',
+      2,
+    );
   }
   const broken = checkSchema(SOUL_CONFIG_SCHEMA, doc);
   if (broken.length > 0) {
-    const problems = broken.map((e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)'} ${e.message}` +
-      (e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''));
-    throw new SoulError(`invalid configuration ${file}: ${problems.join('; ')}`, 'correct those keys (see docs/agents.md)', 2);
+    const problems = broken.map(
+      (e) =>
+        `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)'} ${e.message}` +
+        (e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''),
+    );
+    throw new SoulError(
+      `invalid configuration ${file}: ${problems.join('; ')}`,
+      'correct those keys (see docs/agents.md)',
+      2,
+    );
   }
   const c = doc as Omit<SoulConfig, 'file'>;
   const dir = path.dirname(path.resolve(file));
@@ -87,7 +120,10 @@ export function loadSoulConfig(file: string): SoulConfig {
 
 /** Endpoints in the order they are tried: lowest `priority` first, file order among equals. */
 export function byPriority(endpoints: Endpoint[]): Endpoint[] {
-  return endpoints.map((e, i) => ({ e, i })).sort((a, b) => a.e.priority - b.e.priority || a.i - b.i).map(({ e }) => e);
+  return endpoints
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.priority - b.e.priority || a.i - b.i)
+    .map(({ e }) => e);
 }
 
 /** The pre-loaded CA (PEM), or the spec's "keeper.tls.ca is empty" error. No trust on first use. */
@@ -100,8 +136,11 @@ export function readCa(config: SoulConfig): Buffer {
   } catch (err) {
     return fail(caEmpty(`the CA file ${ca} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`));
   }
-  if (!pem.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) return fail(caEmpty(`the CA file ${ca} holds no PEM certificate`));
+  if (!pem.toString('utf8').includes('-----BEGIN CERTIFICATE-----'))
+    return fail(caEmpty(`the CA file ${ca} holds no PEM certificate`));
   return pem;
 }
 
-function fail(err: SoulError): never { throw err; }
+function fail(err: SoulError): never {
+  throw err;
+}

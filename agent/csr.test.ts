@@ -17,8 +17,14 @@ describe('agent/csr', () => {
 
   it('carries requested DNS names only when asked (used by tests to show the keeper ignores them)', () => {
     const key = generateKey();
-    assert.doesNotMatch(openssl(['req', '-noout', '-text'], createCsr(key, 'a.keeper.test')), /Subject Alternative Name/);
-    const text = openssl(['req', '-noout', '-text', '-verify'], createCsr(key, 'a.keeper.test', ['a.keeper.test', 'evil.keeper.test']));
+    assert.doesNotMatch(
+      openssl(['req', '-noout', '-text'], createCsr(key, 'a.keeper.test')),
+      /Subject Alternative Name/,
+    );
+    const text = openssl(
+      ['req', '-noout', '-text', '-verify'],
+      createCsr(key, 'a.keeper.test', ['a.keeper.test', 'evil.keeper.test']),
+    );
     assert.match(text, /DNS:a\.keeper\.test, DNS:evil\.keeper\.test/);
   });
 

@@ -25,12 +25,24 @@ export function privateKeyPem(key: KeyObject): string {
  * extension request; the soul never uses it: it lets tests show the keeper ignores CSR names.
  */
 export function createCsr(key: KeyObject, commonName: string, requestDnsNames: string[] = []): string {
-  if (key.type !== 'private' || key.asymmetricKeyType !== 'ec') throw new TypeError('createCsr: an EC private key is required');
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'ec')
+    throw new TypeError('createCsr: an EC private key is required');
   const subject = sequence(set(sequence(oid(OID_COMMON_NAME), utf8(commonName))));
   const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
-  const attributes = requestDnsNames.length === 0 ? Buffer.alloc(0) : sequence(oid(OID_EXTENSION_REQUEST), set(sequence(
-    sequence(oid(OID_SUBJECT_ALT_NAME), octets(sequence(...requestDnsNames.map((n) => tlv(DNS_NAME_TAG, Buffer.from(n, 'ascii')))))),
-  )));
+  const attributes =
+    requestDnsNames.length === 0
+      ? Buffer.alloc(0)
+      : sequence(
+          oid(OID_EXTENSION_REQUEST),
+          set(
+            sequence(
+              sequence(
+                oid(OID_SUBJECT_ALT_NAME),
+                octets(sequence(...requestDnsNames.map((n) => tlv(DNS_NAME_TAG, Buffer.from(n, 'ascii'))))),
+              ),
+            ),
+          ),
+        );
   const info = sequence(integer(0), subject, spki, context(0, attributes));
   const signature = sign('sha256', info, { key, dsaEncoding: 'der' });
   return pem('CERTIFICATE REQUEST', sequence(info, sequence(oid(OID_ECDSA_SHA256)), bits(signature)));

@@ -30,7 +30,8 @@ export function integer(n: number): Buffer {
 
 export function oid(dotted: string): Buffer {
   const parts = dotted.split('.').map(Number);
-  if (parts.length < 2 || parts.some((p) => !Number.isSafeInteger(p) || p < 0)) throw new RangeError(`bad OID ${dotted}`);
+  if (parts.length < 2 || parts.some((p) => !Number.isSafeInteger(p) || p < 0))
+    throw new RangeError(`bad OID ${dotted}`);
   const out: number[] = [parts[0]! * 40 + parts[1]!];
   for (const p of parts.slice(2)) {
     const chunk: number[] = [p & 0x7f];
@@ -41,6 +42,9 @@ export function oid(dotted: string): Buffer {
 }
 
 export function pem(label: string, der: Buffer): string {
-  const b64 = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }

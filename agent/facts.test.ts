@@ -19,8 +19,16 @@ const sources = (over: Partial<FactSources> = {}): FactSources => ({
 describe('agent/facts', () => {
   it('builds the soulprint from the host sources', () => {
     assert.deepEqual(collectSoulprint('soul-a.keeper.test', sources()), {
-      fqdn: 'soul-a.keeper.test', hostname: 'soul-a.keeper.test', os_family: 'debian', os_name: 'Debian GNU/Linux', os_release: '12',
-      architecture: 'x86_64', cpu_count: 2, memory_bytes: 4096, addresses: ['10.0.0.5', 'fe80::1'], soul_version: SOUL_VERSION,
+      fqdn: 'soul-a.keeper.test',
+      hostname: 'soul-a.keeper.test',
+      os_family: 'debian',
+      os_name: 'Debian GNU/Linux',
+      os_release: '12',
+      architecture: 'x86_64',
+      cpu_count: 2,
+      memory_bytes: 4096,
+      addresses: ['10.0.0.5', 'fe80::1'],
+      soul_version: SOUL_VERSION,
     });
   });
 

@@ -19,7 +19,11 @@ export const hostSources: FactSources = {
   hostname: () => os.hostname(),
   osRelease: () => {
     for (const f of ['/etc/os-release', '/usr/lib/os-release']) {
-      try { return fs.readFileSync(f, 'utf8'); } catch { /* try the next */ }
+      try {
+        return fs.readFileSync(f, 'utf8');
+      } catch {
+        /* try the next */
+      }
     }
     return undefined;
   },
@@ -51,7 +55,9 @@ export function osFamily(release: Record<string, string>): string {
 
 export function collectSoulprint(fqdn: string, src: FactSources = hostSources): Soulprint {
   const release = parseOsRelease(src.osRelease() ?? '');
-  const addresses = Object.values(src.interfaces()).flatMap((list) => (list ?? []).filter((a) => !a.internal).map((a) => a.address)).sort();
+  const addresses = Object.values(src.interfaces())
+    .flatMap((list) => (list ?? []).filter((a) => !a.internal).map((a) => a.address))
+    .sort();
   return {
     fqdn,
     hostname: src.hostname(),

@@ -12,13 +12,19 @@ describe('agent/fqdn', () => {
   });
 
   it('refuses a short name the resolver cannot qualify, with the spec message', async () => {
-    await assert.rejects(findFqdn('soula', async () => 'soula'), (err: unknown) => {
-      assert.ok(err instanceof SoulError);
-      assert.equal(err.message, 'the host name "soula" is not a fully-qualified domain name');
-      assert.match(err.fix, /FQDN/);
-      return true;
-    });
-    await assert.rejects(findFqdn('soula', async () => undefined), /not a fully-qualified domain name/);
+    await assert.rejects(
+      findFqdn('soula', async () => 'soula'),
+      (err: unknown) => {
+        assert.ok(err instanceof SoulError);
+        assert.equal(err.message, 'the host name "soula" is not a fully-qualified domain name');
+        assert.match(err.fix, /FQDN/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      findFqdn('soula', async () => undefined),
+      /not a fully-qualified domain name/,
+    );
   });
 
   it('checks label syntax', () => {

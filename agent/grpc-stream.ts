@@ -11,12 +11,25 @@ import type { Codec } from '../proto/codec';
 
 /** gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html), the ones the soul names. */
 export const GrpcStatus = {
-  OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, INTERNAL: 13, UNAVAILABLE: 14,
-  PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, UNAUTHENTICATED: 16,
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNAUTHENTICATED: 16,
 } as const;
 
 /** How the call ended when it was not OK: the status, its message, and the trailers' other fields. */
-export interface GrpcError extends Error { code: number; details: string; metadata: Record<string, string> }
+export interface GrpcError extends Error {
+  code: number;
+  details: string;
+  metadata: Record<string, string>;
+}
 
 export interface GrpcStreamOptions {
   /** host:port of the keeper's listener. */
@@ -45,20 +58,37 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private keepalive: NodeJS.Timeout | undefined;
   private pingDeadline: NodeJS.Timeout | undefined;
 
-  constructor(private readonly o: GrpcStreamOptions, private readonly method: Codec<Out, In>) {
+  constructor(
+    private readonly o: GrpcStreamOptions,
+    private readonly method: Codec<Out, In>,
+  ) {
     super();
     const identity = o.keyPem !== undefined && o.certPem !== undefined ? { key: o.keyPem, cert: o.certPem } : {};
     this.session = http2.connect(`https://${o.target}`, { ca: o.ca, ...identity, ALPNProtocols: ['h2'] });
-    this.session.on('error', (err: Error) => this.fail(GrpcStatus.UNAVAILABLE, `connection to ${o.target} failed: ${err.message}`));
+    this.session.on('error', (err: Error) =>
+      this.fail(GrpcStatus.UNAVAILABLE, `connection to ${o.target} failed: ${err.message}`),
+    );
     this.session.on('close', () => this.fail(GrpcStatus.UNAVAILABLE, `the connection to ${o.target} closed`));
-    this.stream = this.session.request({
-      ':method': 'POST', ':path': method.path, 'content-type': 'application/grpc', te: 'trailers',
-      'user-agent': o.userAgent, 'grpc-accept-encoding': 'identity',
-    }, { endStream: false });
-    this.stream.on('response', (h) => { this.headers = h; if (h['grpc-status'] !== undefined) this.status(h); });
+    this.stream = this.session.request(
+      {
+        ':method': 'POST',
+        ':path': method.path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'user-agent': o.userAgent,
+        'grpc-accept-encoding': 'identity',
+      },
+      { endStream: false },
+    );
+    this.stream.on('response', (h) => {
+      this.headers = h;
+      if (h['grpc-status'] !== undefined) this.status(h);
+    });
     this.stream.on('data', (chunk: Buffer) => this.receive(chunk));
     this.stream.on('trailers', (t) => this.status(t));
-    this.stream.on('error', (err: Error) => this.fail(GrpcStatus.UNAVAILABLE, `the stream to ${o.target} failed: ${err.message}`));
+    this.stream.on('error', (err: Error) =>
+      this.fail(GrpcStatus.UNAVAILABLE, `the stream to ${o.target} failed: ${err.message}`),
+    );
     this.stream.on('close', () => this.closed());
     this.session.once('connect', () => this.ping());
   }
@@ -93,12 +123,19 @@ export class GrpcStream<Out, In> extends EventEmitter {
       if (this.pending.length < 5 + length) return;
       const body = this.pending.subarray(5, 5 + length);
       this.pending = this.pending.subarray(5 + length);
-      if (compressed) return this.fail(GrpcStatus.INTERNAL, 'the keeper sent a compressed message, which the soul did not offer to read');
+      if (compressed)
+        return this.fail(
+          GrpcStatus.INTERNAL,
+          'the keeper sent a compressed message, which the soul did not offer to read',
+        );
       let message: In;
       try {
         message = this.method.decode(body);
       } catch (err) {
-        return this.fail(GrpcStatus.INTERNAL, `a message from the keeper could not be decoded: ${(err as Error).message}`);
+        return this.fail(
+          GrpcStatus.INTERNAL,
+          `a message from the keeper could not be decoded: ${(err as Error).message}`,
+        );
       }
       if (this.ended) return;
       this.emit('data', message);
@@ -111,21 +148,38 @@ export class GrpcStream<Out, In> extends EventEmitter {
     if (code === GrpcStatus.OK) return this.finish(() => this.emit('end'));
     const metadata: Record<string, string> = {};
     for (const [k, v] of Object.entries(fields)) if (!k.startsWith(':') && typeof v === 'string') metadata[k] = v;
-    this.fail(Number.isInteger(code) ? code : GrpcStatus.UNKNOWN, details || `status ${String(fields['grpc-status'])}`, metadata);
+    this.fail(
+      Number.isInteger(code) ? code : GrpcStatus.UNKNOWN,
+      details || `status ${String(fields['grpc-status'])}`,
+      metadata,
+    );
   }
 
   private closed(): void {
     if (this.ended) return;
     const http = Number(this.headers?.[':status'] ?? 0);
-    if (this.headers && http !== 200) return this.fail(http === 503 || http === 502 || http === 504 ? GrpcStatus.UNAVAILABLE : GrpcStatus.UNKNOWN, `the keeper answered HTTP ${http}`);
-    this.fail(GrpcStatus.UNAVAILABLE, `the stream to ${this.o.target} closed without a status (RST_STREAM ${this.stream.rstCode ?? 'none'})`);
+    if (this.headers && http !== 200)
+      return this.fail(
+        http === 503 || http === 502 || http === 504 ? GrpcStatus.UNAVAILABLE : GrpcStatus.UNKNOWN,
+        `the keeper answered HTTP ${http}`,
+      );
+    this.fail(
+      GrpcStatus.UNAVAILABLE,
+      `the stream to ${this.o.target} closed without a status (RST_STREAM ${this.stream.rstCode ?? 'none'})`,
+    );
   }
 
   private ping(): void {
     this.keepalive = setTimeout(() => {
       if (this.ended) return;
-      this.pingDeadline = setTimeout(() => this.fail(GrpcStatus.UNAVAILABLE, `no answer to a keepalive ping within ${this.o.keepaliveTimeoutMs} ms`), this.o.keepaliveTimeoutMs);
-      this.session.ping((err) => { clearTimeout(this.pingDeadline); if (!err) this.ping(); });
+      this.pingDeadline = setTimeout(
+        () => this.fail(GrpcStatus.UNAVAILABLE, `no answer to a keepalive ping within ${this.o.keepaliveTimeoutMs} ms`),
+        this.o.keepaliveTimeoutMs,
+      );
+      this.session.ping((err) => {
+        clearTimeout(this.pingDeadline);
+        if (!err) this.ping();
+      });
     }, this.o.keepaliveMs);
     this.keepalive.unref();
   }
@@ -144,7 +198,9 @@ export class GrpcStream<Out, In> extends EventEmitter {
     if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
     this.session.close();
     // A connection that cannot close gracefully (a silent peer) is dropped.
-    setTimeout(() => { if (!this.session.destroyed) this.session.destroy(); }, 1000).unref();
+    setTimeout(() => {
+      if (!this.session.destroyed) this.session.destroy();
+    }, 1000).unref();
   }
 }
 
@@ -153,19 +209,30 @@ export class GrpcStream<Out, In> extends EventEmitter {
  * DEADLINE_EXCEEDED when no answer came within `timeoutMs`, as grpc-js's deadline would.
  */
 export function unaryCall<Out, In>(
-  o: Omit<GrpcStreamOptions, 'keepaliveMs' | 'keepaliveTimeoutMs'>, method: Codec<Out, In>, request: Out, timeoutMs: number,
+  o: Omit<GrpcStreamOptions, 'keepaliveMs' | 'keepaliveTimeoutMs'>,
+  method: Codec<Out, In>,
+  request: Out,
+  timeoutMs: number,
 ): Promise<In> {
   return new Promise<In>((resolve, reject) => {
     const call = new GrpcStream({ ...o, keepaliveMs: timeoutMs, keepaliveTimeoutMs: timeoutMs }, method);
     let answer: In | undefined;
-    const deadline = setTimeout(() => call.cancel(GrpcStatus.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`), timeoutMs);
-    call.on('data', (m: In) => { answer ??= m; });
+    const deadline = setTimeout(
+      () => call.cancel(GrpcStatus.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`),
+      timeoutMs,
+    );
+    call.on('data', (m: In) => {
+      answer ??= m;
+    });
     call.on('end', () => {
       clearTimeout(deadline);
       if (answer !== undefined) resolve(answer);
       else reject(grpcError(GrpcStatus.INTERNAL, 'the keeper ended the call without an answer'));
     });
-    call.on('error', (err: GrpcError) => { clearTimeout(deadline); reject(err); });
+    call.on('error', (err: GrpcError) => {
+      clearTimeout(deadline);
+      reject(err);
+    });
     call.write(request);
     call.end();
   });

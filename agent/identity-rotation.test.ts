@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  discardStagedIdentity, identityExpired, loadIdentity, loadStagedIdentity, promoteStagedIdentity, removeIdentity, stageIdentity, storeIdentity,
+  discardStagedIdentity,
+  identityExpired,
+  loadIdentity,
+  loadStagedIdentity,
+  promoteStagedIdentity,
+  removeIdentity,
+  stageIdentity,
+  storeIdentity,
 } from './identity';
 import { rotationTime } from './rotation';
 
@@ -15,9 +22,26 @@ function selfSigned(dir: string, cn: string, days: number): { keyPem: string; ce
   const key = path.join(dir, `${cn}.key`);
   const cert = path.join(dir, `${cn}.crt`);
   execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key]);
-  execFileSync('openssl', ['req', '-x509', '-new', '-key', key, '-subj', `/CN=${cn}`, '-out', cert, '-days', String(days)]);
-  const parts = { keyPem: fs.readFileSync(key, 'utf8'), certPem: fs.readFileSync(cert, 'utf8'), chainPem: fs.readFileSync(cert, 'utf8') };
-  fs.rmSync(key); fs.rmSync(cert);
+  execFileSync('openssl', [
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    key,
+    '-subj',
+    `/CN=${cn}`,
+    '-out',
+    cert,
+    '-days',
+    String(days),
+  ]);
+  const parts = {
+    keyPem: fs.readFileSync(key, 'utf8'),
+    certPem: fs.readFileSync(cert, 'utf8'),
+    chainPem: fs.readFileSync(cert, 'utf8'),
+  };
+  fs.rmSync(key);
+  fs.rmSync(cert);
   return parts;
 }
 
@@ -85,7 +109,13 @@ describe('agent/identity: the staged identity of a rotation', () => {
   it('asks at two thirds of the lifetime, plus at most a thirtieth of it', () => {
     const from = new Date('2026-01-01T00:00:00Z');
     const to = new Date(from.getTime() + 30 * 86_400_000);
-    assert.equal(rotationTime(from, to, () => 0), from.getTime() + 20 * 86_400_000);
-    assert.equal(rotationTime(from, to, () => 1), from.getTime() + 21 * 86_400_000);
+    assert.equal(
+      rotationTime(from, to, () => 0),
+      from.getTime() + 20 * 86_400_000,
+    );
+    assert.equal(
+      rotationTime(from, to, () => 1),
+      from.getTime() + 21 * 86_400_000,
+    );
   });
 });

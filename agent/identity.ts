@@ -13,7 +13,14 @@ import { SoulError, identityExists } from './errors';
 
 export const SEED_FILES = { key: 'key.pem', cert: 'cert.pem', chain: 'chain.pem' } as const;
 
-export interface Identity { keyPem: string; certPem: string; chainPem: string; sid: string; notBefore: Date; notAfter: Date }
+export interface Identity {
+  keyPem: string;
+  certPem: string;
+  chainPem: string;
+  sid: string;
+  notBefore: Date;
+  notAfter: Date;
+}
 
 export function identityPresent(seed: string): boolean {
   return Object.values(SEED_FILES).some((f) => fs.existsSync(path.join(seed, f)));
@@ -38,26 +45,43 @@ export function storeIdentity(seed: string, parts: { keyPem: string; certPem: st
   } catch (err) {
     for (const f of written) fs.rmSync(f, { force: true });
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw identityExists(seed);
-    throw new SoulError(`cannot write the identity under ${seed}: ${(err as Error).message}`, 'make paths.seed writable by the soul');
+    throw new SoulError(
+      `cannot write the identity under ${seed}: ${(err as Error).message}`,
+      'make paths.seed writable by the soul',
+    );
   }
 }
 
 /** Reads the identity for `soul run`; the certificate's CN is the SID. */
 export function loadIdentity(seed: string): Identity {
-  let keyPem: string; let certPem: string; let chainPem: string;
+  let keyPem: string;
+  let certPem: string;
+  let chainPem: string;
   try {
     keyPem = fs.readFileSync(path.join(seed, SEED_FILES.key), 'utf8');
     certPem = fs.readFileSync(path.join(seed, SEED_FILES.cert), 'utf8');
     chainPem = fs.readFileSync(path.join(seed, SEED_FILES.chain), 'utf8');
   } catch (err) {
-    throw new SoulError(`no identity under ${seed} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-      'onboard this host first with soul init --config=<path> --token=<bootstrap token>');
+    throw new SoulError(
+      `no identity under ${seed} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      'onboard this host first with soul init --config=<path> --token=<bootstrap token>',
+    );
   }
   const cert = new X509Certificate(certPem);
   if (!cert.checkPrivateKey(createPrivateKey(keyPem))) {
-    throw new SoulError(`the certificate under ${seed} does not belong to its key`, `remove ${seed} and re-enroll with a new token`);
+    throw new SoulError(
+      `the certificate under ${seed} does not belong to its key`,
+      `remove ${seed} and re-enroll with a new token`,
+    );
   }
-  return { keyPem, certPem, chainPem, sid: commonName(cert), notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) };
+  return {
+    keyPem,
+    certPem,
+    chainPem,
+    sid: commonName(cert),
+    notBefore: new Date(cert.validFrom),
+    notAfter: new Date(cert.validTo),
+  };
 }
 
 const NEXT_DIR = 'next';

@@ -20,7 +20,11 @@ export interface SoulMetrics {
 
 /** What a disabled listener costs: nothing. */
 export const NO_METRICS: SoulMetrics = {
-  wrap: (h) => h, reconnect: () => undefined, rotation: () => undefined, certificate: () => undefined, close: async () => undefined,
+  wrap: (h) => h,
+  reconnect: () => undefined,
+  rotation: () => undefined,
+  certificate: () => undefined,
+  close: async () => undefined,
 };
 
 function outcome(a: StepReply): string {
@@ -34,9 +38,24 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
   const client = (await import('prom-client')).default;
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'soul_' });
-  const steps = new client.Counter({ name: 'soul_steps_total', help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)', labelNames: ['module', 'outcome'], registers: [registry] });
-  const duration = new client.Histogram({ name: 'soul_step_duration_seconds', help: 'time to apply a step, by module', labelNames: ['module'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
-  const reconnects = new client.Counter({ name: 'soul_stream_reconnects_total', help: 'times the soul started to reconnect its event stream', registers: [registry] });
+  const steps = new client.Counter({
+    name: 'soul_steps_total',
+    help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)',
+    labelNames: ['module', 'outcome'],
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: 'soul_step_duration_seconds',
+    help: 'time to apply a step, by module',
+    labelNames: ['module'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const reconnects = new client.Counter({
+    name: 'soul_stream_reconnects_total',
+    help: 'times the soul started to reconnect its event stream',
+    registers: [registry],
+  });
   // The ledger's size on disk, read at each scrape (one stat per journal: a few thousand at most
   // within the retention, docs/agents.md "Ledger size"); both gauges share one read per scrape.
   let read: { at: number; usage: Promise<LedgerUsage> } | undefined;
@@ -45,31 +64,58 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
     return read.usage;
   };
   new client.Gauge({
-    name: 'soul_ledger_journals', help: 'apply journals in the step ledger', registers: [registry],
-    async collect() { this.set((await usage()).files); },
+    name: 'soul_ledger_journals',
+    help: 'apply journals in the step ledger',
+    registers: [registry],
+    async collect() {
+      this.set((await usage()).files);
+    },
   });
   new client.Gauge({
-    name: 'soul_ledger_bytes', help: "bytes of the step ledger's journals (their file sizes)", registers: [registry],
-    async collect() { this.set((await usage()).bytes); },
+    name: 'soul_ledger_bytes',
+    help: "bytes of the step ledger's journals (their file sizes)",
+    registers: [registry],
+    async collect() {
+      this.set((await usage()).bytes);
+    },
   });
   const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
-  const expiry = new client.Gauge({ name: 'soul_certificate_not_after_seconds', help: "the soul certificate's expiry (Unix time)", registers: [registry] });
+  const expiry = new client.Gauge({
+    name: 'soul_certificate_not_after_seconds',
+    help: "the soul certificate's expiry (Unix time)",
+    registers: [registry],
+  });
   expiry.set(notAfter(o.certPem));
   const rotations = new client.Counter({
-    name: 'soul_certificate_rotations_total', help: 'certificate rotations on the live stream, by outcome (renewed, refused by the keeper, invalid: refused by the soul)',
-    labelNames: ['outcome'], registers: [registry],
+    name: 'soul_certificate_rotations_total',
+    help: 'certificate rotations on the live stream, by outcome (renewed, refused by the keeper, invalid: refused by the soul)',
+    labelNames: ['outcome'],
+    registers: [registry],
   });
 
   const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') { res.statusCode = 404; res.end('not found: GET /metrics\n'); return; }
-    registry.metrics().then((text) => {
-      res.setHeader('Content-Type', registry.contentType);
-      res.end(text);
-    }, () => { res.statusCode = 500; res.end('metrics collection failed\n'); });
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.statusCode = 404;
+      res.end('not found: GET /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.setHeader('Content-Type', registry.contentType);
+        res.end(text);
+      },
+      () => {
+        res.statusCode = 500;
+        res.end('metrics collection failed\n');
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+    server.listen(o.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   return {
     wrap: (handler) => ({

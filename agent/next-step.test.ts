@@ -15,16 +15,24 @@ describe('soul init: the next step it names', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('with the packaged unit and seed path: systemctl enable --now soul', () => {
-    assert.equal(nextStep('/etc/soul/soul.yml', '/var/lib/soul/seed', unit), 'Start the soul with: systemctl enable --now soul');
+    assert.equal(
+      nextStep('/etc/soul/soul.yml', '/var/lib/soul/seed', unit),
+      'Start the soul with: systemctl enable --now soul',
+    );
   });
 
   it('with the unit but paths.seed elsewhere: the drop-in its start condition needs', () => {
-    assert.equal(nextStep('/etc/soul/soul.yml', '/srv/soul/seed', unit),
+    assert.equal(
+      nextStep('/etc/soul/soul.yml', '/srv/soul/seed', unit),
       'Start the soul with: systemctl enable --now soul, after a drop-in (systemctl edit soul) that sets ConditionPathExists=/srv/soul/seed/cert.pem: ' +
-      'soul.service starts only once /var/lib/soul/seed/cert.pem exists, and paths.seed is /srv/soul/seed');
+        'soul.service starts only once /var/lib/soul/seed/cert.pem exists, and paths.seed is /srv/soul/seed',
+    );
   });
 
   it('without the unit (a checkout): soul run with the same config', () => {
-    assert.equal(nextStep('/tmp/soul.yml', '/tmp/seed', path.join(dir, 'absent.service')), 'Start the soul with: soul run --config=/tmp/soul.yml');
+    assert.equal(
+      nextStep('/tmp/soul.yml', '/tmp/seed', path.join(dir, 'absent.service')),
+      'Start the soul with: soul run --config=/tmp/soul.yml',
+    );
   });
 });

@@ -11,8 +11,10 @@ export const UNIT_SEED = '/var/lib/soul/seed';
 export function nextStep(configFile: string, seedDir: string, unit = SOUL_UNIT): string {
   if (!fs.existsSync(unit)) return `Start the soul with: soul run --config=${configFile}`;
   if (path.resolve(seedDir) !== UNIT_SEED) {
-    return `Start the soul with: systemctl enable --now soul, after a drop-in (systemctl edit soul) that sets ConditionPathExists=${path.join(path.resolve(seedDir), 'cert.pem')}: ` +
-      `soul.service starts only once ${UNIT_SEED}/cert.pem exists, and paths.seed is ${seedDir}`;
+    return (
+      `Start the soul with: systemctl enable --now soul, after a drop-in (systemctl edit soul) that sets ConditionPathExists=${path.join(path.resolve(seedDir), 'cert.pem')}: ` +
+      `soul.service starts only once ${UNIT_SEED}/cert.pem exists, and paths.seed is ${seedDir}`
+    );
   }
   return 'Start the soul with: systemctl enable --now soul';
 }

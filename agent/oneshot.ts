@@ -22,10 +22,15 @@ import { withProgram } from './modules/module';
 /** A previous session's `soul apply` may still be finishing its step after its connection dropped. */
 const LOCK_WAIT_MS = 20_000;
 
-export interface OneShotIo { input: Readable; output: Writable }
+export interface OneShotIo {
+  input: Readable;
+  output: Writable;
+}
 
 function line(out: Writable, v: unknown): Promise<void> {
-  return new Promise((resolve, reject) => out.write(`${JSON.stringify(v)}\n`, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) =>
+    out.write(`${JSON.stringify(v)}\n`, (err) => (err ? reject(err) : resolve())),
+  );
 }
 
 async function openLedger(dir: string): Promise<Ledger> {
@@ -59,24 +64,58 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
   }
   try {
     const soulprint = collectSoulprint(sid);
-    const registry = createStateRegistry({ facts: { ...soulprint }, runner: createProcessRunner(), installed: dpkgStatusReader() });
+    const registry = createStateRegistry({
+      facts: { ...soulprint },
+      runner: createProcessRunner(),
+      installed: dpkgStatusReader(),
+    });
     await line(opts.output, { hello: { sid, soulprint } });
     // One step at a time, in the order sent: the keeper sends a host's steps in order and waits.
     for await (const text of readline.createInterface({ input: opts.input, crlfDelay: Infinity })) {
       if (text.trim() === '') continue;
       let id: unknown = null;
       try {
-        const req = JSON.parse(text) as { id: unknown; applyId: string; stepIndex: number; module: string; params: unknown; dryRun?: unknown; showContent?: unknown;
-          program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number } };
+        const req = JSON.parse(text) as {
+          id: unknown;
+          applyId: string;
+          stepIndex: number;
+          module: string;
+          params: unknown;
+          dryRun?: unknown;
+          showContent?: unknown;
+          program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+        };
         const p = req.program;
-        const program = p && typeof p.sha256 === 'string' && typeof p.content === 'string'
-          ? { sha256: p.sha256, contentBase64: p.content, dryRun: p.dry_run === true, timeoutMs: Number(p.timeout_ms) || 30_000 } : undefined;
+        const program =
+          p && typeof p.sha256 === 'string' && typeof p.content === 'string'
+            ? {
+                sha256: p.sha256,
+                contentBase64: p.content,
+                dryRun: p.dry_run === true,
+                timeoutMs: Number(p.timeout_ms) || 30_000,
+              }
+            : undefined;
         id = req.id;
-        const out = await applyStep({
-          applyId: req.applyId, host: sid, index: req.stepIndex, module: req.module, params: req.params,
-          dryRun: req.dryRun === true, showContent: req.showContent === true,
-        }, { registry: withProgram(registry, req.module, program, path.join(opts.stateDir, 'modules')), ledger });
-        await line(opts.output, { id, changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed, ...(out.diff ? { diff: out.diff } : {}) });
+        const out = await applyStep(
+          {
+            applyId: req.applyId,
+            host: sid,
+            index: req.stepIndex,
+            module: req.module,
+            params: req.params,
+            dryRun: req.dryRun === true,
+            showContent: req.showContent === true,
+          },
+          { registry: withProgram(registry, req.module, program, path.join(opts.stateDir, 'modules')), ledger },
+        );
+        await line(opts.output, {
+          id,
+          changed: out.changed,
+          ok: out.ok,
+          output: out.output,
+          replayed: out.replayed,
+          ...(out.diff ? { diff: out.diff } : {}),
+        });
       } catch (err) {
         await line(opts.output, { id, error: (err as Error).message });
       }

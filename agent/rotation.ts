@@ -37,7 +37,9 @@ export class Rotation {
 
   constructor(private readonly o: RotationOptions) {}
 
-  private get lifetimeMs(): number { return this.o.notAfter.getTime() - this.o.notBefore.getTime(); }
+  private get lifetimeMs(): number {
+    return this.o.notAfter.getTime() - this.o.notBefore.getTime();
+  }
 
   /** Starts the clock once the keeper welcomed the stream. */
   start(send: (m: OutgoingSoulMessage) => void): void {
@@ -71,7 +73,10 @@ export class Rotation {
       this.o.stage({ keyPem: privateKeyPem(this.key), certPem: m.certificate_pem, chainPem: m.chain_pem.join('\n') });
       this.staged = true;
       this.o.count('renewed');
-      this.o.log.info('certificate renewed; reconnecting with it once the keeper ends this stream', { serial: m.serial, not_after: cert.validTo });
+      this.o.log.info('certificate renewed; reconnecting with it once the keeper ends this stream', {
+        serial: m.serial,
+        not_after: cert.validTo,
+      });
     } catch (err) {
       this.o.count('invalid');
       this.o.log.error('the renewed certificate was not accepted', { error: (err as Error).message });

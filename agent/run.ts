@@ -16,7 +16,14 @@ import { SoulError, certificateExpired, sidMismatch } from './errors';
 import { collectSoulprint, type FactSources } from './facts';
 import { findFqdn } from './fqdn';
 import { GrpcStatus } from './grpc-stream';
-import { discardStagedIdentity, loadIdentity, loadStagedIdentity, promoteStagedIdentity, stageIdentity, type Identity } from './identity';
+import {
+  discardStagedIdentity,
+  loadIdentity,
+  loadStagedIdentity,
+  promoteStagedIdentity,
+  stageIdentity,
+  type Identity,
+} from './identity';
 import { Rotation } from './rotation';
 import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
 import { createStateStepHandler, ledgerDir, type StepHandler } from './steps';
@@ -45,19 +52,28 @@ export async function soulRun(o: RunOptions): Promise<void> {
   const fqdn = await (o.fqdn ?? findFqdn)();
   if (fqdn !== config.sid) throw sidMismatch(fqdn, config.sid, config.file);
   if (identity.sid !== config.sid) {
-    throw new SoulError(`the identity under ${config.paths.seed} is for ${identity.sid}, not ${config.sid}`,
-      `point paths.seed at this host's identity, or remove it and re-enroll`, 2);
+    throw new SoulError(
+      `the identity under ${config.paths.seed} is for ${identity.sid}, not ${config.sid}`,
+      `point paths.seed at this host's identity, or remove it and re-enroll`,
+      2,
+    );
   }
   const base = o.handler ?? (await openDefaultHandler(config, fqdn, o.factSources));
   let metrics = NO_METRICS;
   if (config.metrics) {
     try {
-      metrics = await startSoulMetrics({ port: config.metrics.port, ledgerDir: ledgerDir(config), certPem: identity.certPem });
+      metrics = await startSoulMetrics({
+        port: config.metrics.port,
+        ledgerDir: ledgerDir(config),
+        certPem: identity.certPem,
+      });
       o.log.info('metrics listener', { addr: `127.0.0.1:${config.metrics.port}` });
     } catch (err) {
       if (!o.handler) await base.close?.();
-      throw new SoulError(`cannot listen for metrics on 127.0.0.1:${config.metrics.port}: ${(err as Error).message}`,
-        'choose a free port for metrics.port, or remove the metrics block');
+      throw new SoulError(
+        `cannot listen for metrics on 127.0.0.1:${config.metrics.port}: ${(err as Error).message}`,
+        'choose a free port for metrics.port, or remove the metrics block',
+      );
     }
   }
   const handler = metrics.wrap(base);
@@ -73,12 +89,20 @@ async function openDefaultHandler(config: SoulConfig, fqdn: string, sources?: Fa
   try {
     return await createStateStepHandler({ sid: config.sid, config, soulprint: collectSoulprint(fqdn, sources) });
   } catch (err) {
-    throw new SoulError(`cannot open the step ledger: ${(err as Error).message}`,
-      'run one soul process per host; if none is running, check that paths.seed is writable');
+    throw new SoulError(
+      `cannot open the step ledger: ${(err as Error).message}`,
+      'run one soul process per host; if none is running, check that paths.seed is writable',
+    );
   }
 }
 
-async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: string, metrics: SoulMetrics): Promise<void> {
+async function hold(
+  o: RunOptions,
+  handler: StepHandler,
+  ca: Buffer,
+  fqdn: string,
+  metrics: SoulMetrics,
+): Promise<void> {
   const { config, log } = o;
   const seed = config.paths.seed;
   const backoff = new Backoff(o.backoff);
@@ -92,31 +116,52 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
       const identity: Identity = staged ?? loadIdentity(seed);
       if (identity.notAfter.getTime() <= Date.now()) throw certificateExpired(config.sid, identity.notAfter);
       const rotation = new Rotation({
-        sid: config.sid, ca, notBefore: identity.notBefore, notAfter: identity.notAfter, log,
-        stage: (parts) => stageIdentity(seed, parts), count: (outcome) => metrics.rotation(outcome),
+        sid: config.sid,
+        ca,
+        notBefore: identity.notBefore,
+        notAfter: identity.notAfter,
+        log,
+        stage: (parts) => stageIdentity(seed, parts),
+        count: (outcome) => metrics.rotation(outcome),
       });
       const end = await holdStream({
-        endpoint, creds: { ca, keyPem: identity.keyPem, certPem: identity.certPem }, handler, log, signal: o.signal, rotation, onWelcome: (w) => {
+        endpoint,
+        creds: { ca, keyPem: identity.keyPem, certPem: identity.certPem },
+        handler,
+        log,
+        signal: o.signal,
+        rotation,
+        onWelcome: (w) => {
           if (staged) {
             promoteStagedIdentity(seed);
             metrics.certificate(staged.certPem);
             log.info('connected with the renewed certificate', { not_after: staged.notAfter.toISOString() });
           }
           // uptime_ms: how long after its start this process got its Welcome (a slow host shows here).
-          log.info('connected', { kid: w.kid, epoch: w.epoch, endpoint: w.endpoint, uptime_ms: Math.round(process.uptime() * 1000) });
+          log.info('connected', {
+            kid: w.kid,
+            epoch: w.epoch,
+            endpoint: w.endpoint,
+            uptime_ms: Math.round(process.uptime() * 1000),
+          });
           o.onWelcome?.(w);
         },
-        soulprint: () => collectSoulprint(fqdn, o.factSources), factsIntervalMs: o.factsIntervalMs ?? 60_000,
+        soulprint: () => collectSoulprint(fqdn, o.factSources),
+        factsIntervalMs: o.factsIntervalMs ?? 60_000,
       });
       if (o.signal.aborted) return;
       const where = `${endpoint.host}:${endpoint.event_stream_port}`;
       if (end.goodbye === 'revoked') {
-        throw new SoulError(`an operator revoked ${config.sid}: the keeper closed the stream and refuses this identity`,
-          'to bring the host back, an operator issues a new bootstrap token with force; then run soul init with it');
+        throw new SoulError(
+          `an operator revoked ${config.sid}: the keeper closed the stream and refuses this identity`,
+          'to bring the host back, an operator issues a new bootstrap token with force; then run soul init with it',
+        );
       }
       if (end.goodbye === 'superseded') {
-        throw new SoulError(`another stream for ${config.sid} superseded this one (goodbye: superseded)`,
-          'run one soul per identity: stop the other `soul run` that uses this paths.seed (or a copy of it)');
+        throw new SoulError(
+          `another stream for ${config.sid} superseded this one (goodbye: superseded)`,
+          'run one soul per identity: stop the other `soul run` that uses this paths.seed (or a copy of it)',
+        );
       }
       if (end.goodbye === 'rotated' || (rotation.staged && end.welcomed)) {
         // The keeper keeps the soul's presence for this reconnect: no backoff.
@@ -127,7 +172,10 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
       if (staged && !end.welcomed && end.code === GrpcStatus.PERMISSION_DENIED) {
         // The keeper does not know the staged certificate (the soul was onboarded again meanwhile):
         // the main identity decides from here on.
-        log.warn('the renewed certificate was refused; using the previous one', { endpoint: where, reason: end.reason });
+        log.warn('the renewed certificate was refused; using the previous one', {
+          endpoint: where,
+          reason: end.reason,
+        });
         discardStagedIdentity(seed);
         delay = 0;
         break;
@@ -159,7 +207,11 @@ async function hold(o: RunOptions, handler: StepHandler, ca: Buffer, fqdn: strin
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
-    function done() { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); }
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
     signal.addEventListener('abort', done, { once: true });
   });
 }

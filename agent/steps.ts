@@ -25,7 +25,13 @@ export interface DeliveredStep {
   program?: StepProgram;
 }
 
-export interface StepReply { changed: boolean; ok: boolean; output: string; replayed: boolean; diff?: Record<string, unknown> }
+export interface StepReply {
+  changed: boolean;
+  ok: boolean;
+  output: string;
+  replayed: boolean;
+  diff?: Record<string, unknown>;
+}
 
 export interface StepContext {
   /** The keeper cancelled the request (timeout, operator abort) or the stream ended. */
@@ -53,7 +59,12 @@ export function ledgerDir(config: SoulConfig): string {
  * benchmark swarm (bench/fanout), a thousand souls in one process, passes one that spawns them
  * from small helper processes instead.
  */
-export async function createStateStepHandler(ctx: { sid: string; config: SoulConfig; soulprint: Soulprint; runner?: CommandRunner }): Promise<StepHandler> {
+export async function createStateStepHandler(ctx: {
+  sid: string;
+  config: SoulConfig;
+  soulprint: Soulprint;
+  runner?: CommandRunner;
+}): Promise<StepHandler> {
   const ledger = await Ledger.open(ledgerDir(ctx.config));
   // Journals are pruned at start and every PRUNE_EVERY_MS, keeping `ledger.retention_days` (30 by
   // default). A pruned apply's steps, delivered again, would be applied again, so retention must
@@ -61,19 +72,29 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
   // (runs/workflows/dispatch-batch.ts), and a run can also wait out a stopped control plane (Temporal,
   // the keepers) for as long as that outage lasts. 30 days covers both with a wide margin; the
   // journals are small (one line per step).
-  const prune = () => { ledger.prune(ctx.config.ledger.retention_days).catch(() => undefined); };
+  const prune = () => {
+    ledger.prune(ctx.config.ledger.retention_days).catch(() => undefined);
+  };
   prune();
   const pruner = setInterval(prune, PRUNE_EVERY_MS);
   pruner.unref();
   // The state modules (and child_process under them) load at the first step, not at start: an idle
   // soul on every host of a fleet does not carry them (docs/performance.md, the soul's footprint).
-  let state: { registry: StateModules.StateRegistry; applyStep: typeof StateModules.applyStep; withProgram: typeof ServiceModules.withProgram } | undefined;
+  let state:
+    | {
+        registry: StateModules.StateRegistry;
+        applyStep: typeof StateModules.applyStep;
+        withProgram: typeof ServiceModules.withProgram;
+      }
+    | undefined;
   const loadState = () => {
     const m = require('./state/index') as typeof StateModules;
     const { dpkgStatusReader } = require('./exec/dpkg-status') as typeof DpkgStatus;
     // One reader per soul: its read of the package database is kept while the database is unchanged.
     const registry = m.createStateRegistry({
-      facts: { ...ctx.soulprint }, runner: ctx.runner ?? m.createProcessRunner(), installed: dpkgStatusReader(),
+      facts: { ...ctx.soulprint },
+      runner: ctx.runner ?? m.createProcessRunner(),
+      installed: dpkgStatusReader(),
       // core.file.absent / core.dir.absent never remove the soul's own folders.
       soulPaths: [ctx.config.paths.seed, ctx.config.paths.modules],
     });
@@ -89,11 +110,28 @@ export async function createStateStepHandler(ctx: { sid: string; config: SoulCon
       // Cancellation is not passed on: a state module runs to its end so the ledger stays truthful;
       // the keeper treats a cancelled request as unknown and a redelivery replays the record.
       const out = await applyStep(
-        { applyId: req.applyId, host: ctx.sid, index: req.stepIndex, module: req.module, params: req.params, dryRun: req.dryRun, showContent: req.showContent === true },
+        {
+          applyId: req.applyId,
+          host: ctx.sid,
+          index: req.stepIndex,
+          module: req.module,
+          params: req.params,
+          dryRun: req.dryRun,
+          showContent: req.showContent === true,
+        },
         { registry, ledger },
       );
-      return { changed: out.changed, ok: out.ok, output: out.output, replayed: out.replayed, ...(out.diff ? { diff: out.diff } : {}) };
+      return {
+        changed: out.changed,
+        ok: out.ok,
+        output: out.output,
+        replayed: out.replayed,
+        ...(out.diff ? { diff: out.diff } : {}),
+      };
     },
-    close: () => { clearInterval(pruner); return ledger.close(); },
+    close: () => {
+      clearInterval(pruner);
+      return ledger.close();
+    },
   };
 }

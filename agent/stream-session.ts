@@ -3,7 +3,13 @@
 // through the StepHandler (cancellable), and report how the stream ended.
 import type { Logger } from '../common/logger';
 import { EVENT_STREAM_CONNECT } from '../proto/codec';
-import type { GoodbyeReason, OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../proto/types';
+import type {
+  GoodbyeReason,
+  OutgoingSoulMessage,
+  ReceivedKeeperMessage,
+  Soulprint,
+  StepRequestMsg,
+} from '../proto/types';
 import { busyRetryAfterMs } from './busy';
 import { GrpcStream, type GrpcError } from './grpc-stream';
 import type { Endpoint } from './config';
@@ -12,7 +18,11 @@ import type { Rotation } from './rotation';
 import type { StepReply, StepHandler } from './steps';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
-export interface StreamCredentials { ca: Buffer; keyPem: string; certPem: string }
+export interface StreamCredentials {
+  ca: Buffer;
+  keyPem: string;
+  certPem: string;
+}
 
 export interface StreamEnd {
   /** A Welcome was received: the keeper accepted the stream. */
@@ -43,10 +53,18 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
   const where = `${o.endpoint.host}:${o.endpoint.event_stream_port}`;
   const started = Date.now();
   // Its own connection, with this identity's client certificate.
-  const call = new GrpcStream({
-    target: where, ca: o.creds.ca, keyPem: o.creds.keyPem, certPem: o.creds.certPem,
-    userAgent: `soul/${SOUL_VERSION}`, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-  }, EVENT_STREAM_CONNECT);
+  const call = new GrpcStream(
+    {
+      target: where,
+      ca: o.creds.ca,
+      keyPem: o.creds.keyPem,
+      certPem: o.creds.certPem,
+      userAgent: `soul/${SOUL_VERSION}`,
+      keepaliveMs: 30_000,
+      keepaliveTimeoutMs: 10_000,
+    },
+    EVENT_STREAM_CONNECT,
+  );
   const steps = new Map<string, AbortController>();
   let welcomed = false;
   let goodbye: GoodbyeReason | undefined;
@@ -68,20 +86,51 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     try {
       params = JSON.parse(r.params_json || '{}');
       answer = await o.handler.handle(
-        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params, dryRun: r.dry_run, showContent: r.show_content === true,
-          ...(r.program?.sha256 ? { program: { sha256: r.program.sha256, contentBase64: r.program.content_base64, dryRun: r.program.dry_run, timeoutMs: r.program.timeout_ms } } : {}) },
+        {
+          requestId: r.request_id,
+          applyId: r.apply_id,
+          stepIndex: r.step_index,
+          module: r.module,
+          params,
+          dryRun: r.dry_run,
+          showContent: r.show_content === true,
+          ...(r.program?.sha256
+            ? {
+                program: {
+                  sha256: r.program.sha256,
+                  contentBase64: r.program.content_base64,
+                  dryRun: r.program.dry_run,
+                  timeoutMs: r.program.timeout_ms,
+                },
+              }
+            : {}),
+        },
         { signal: ac.signal, progress: (message) => send({ step_progress: { request_id: r.request_id, message } }) },
       );
     } catch (err) {
-      answer = { changed: false, ok: false, replayed: false, output: `step failed on the soul: ${(err as Error).message}` };
+      answer = {
+        changed: false,
+        ok: false,
+        replayed: false,
+        output: `step failed on the soul: ${(err as Error).message}`,
+      };
     } finally {
       steps.delete(r.request_id);
     }
-    send({ step_result: {
-      request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: answer.changed, ok: answer.ok,
-      output: answer.output, started_at_ms: startedAt, finished_at_ms: Date.now(), replayed: answer.replayed,
-      diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
-    } });
+    send({
+      step_result: {
+        request_id: r.request_id,
+        apply_id: r.apply_id,
+        step_index: r.step_index,
+        changed: answer.changed,
+        ok: answer.ok,
+        output: answer.output,
+        started_at_ms: startedAt,
+        finished_at_ms: Date.now(),
+        replayed: answer.replayed,
+        diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
+      },
+    });
   };
 
   return new Promise<StreamEnd>((resolve) => {
@@ -95,31 +144,62 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
       o.signal.removeEventListener('abort', onAbort);
       for (const ac of steps.values()) ac.abort();
       call.cancel();
-      resolve({ welcomed, durationMs: Date.now() - started, reason, goodbye, code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      resolve({
+        welcomed,
+        durationMs: Date.now() - started,
+        reason,
+        goodbye,
+        code,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
     };
 
     call.on('data', (m: ReceivedKeeperMessage) => {
       switch (m.msg) {
         case 'welcome': {
           welcomed = true;
-          o.onWelcome?.({ kid: m.welcome.kid, epoch: m.welcome.epoch, sessionId: m.welcome.session_id, endpoint: where });
-          heartbeat = setInterval(() => send({ heartbeat: { seq: ++seq } }), Math.max(100, m.welcome.heartbeat_interval_ms));
+          o.onWelcome?.({
+            kid: m.welcome.kid,
+            epoch: m.welcome.epoch,
+            sessionId: m.welcome.session_id,
+            endpoint: where,
+          });
+          heartbeat = setInterval(
+            () => send({ heartbeat: { seq: ++seq } }),
+            Math.max(100, m.welcome.heartbeat_interval_ms),
+          );
           factsTimer = setInterval(() => {
             const now = o.soulprint();
-            if (!sameSoulprint(now, sent)) { sent = now; send({ facts: { soulprint: now } }); }
+            if (!sameSoulprint(now, sent)) {
+              sent = now;
+              send({ facts: { soulprint: now } });
+            }
           }, o.factsIntervalMs);
           o.rotation?.start(send);
           return;
         }
-        case 'step_request': void runStep(m.step_request); return;
-        case 'cancel': steps.get(m.cancel.request_id)?.abort(); return;
-        case 'goodbye': goodbye = m.goodbye.reason; return;
-        case 'certificate_renewed': o.rotation?.onRenewed(m.certificate_renewed); return;
-        case 'renewal_refused': o.rotation?.onRefused(m.renewal_refused); return;
-        default: return;
+        case 'step_request':
+          void runStep(m.step_request);
+          return;
+        case 'cancel':
+          steps.get(m.cancel.request_id)?.abort();
+          return;
+        case 'goodbye':
+          goodbye = m.goodbye.reason;
+          return;
+        case 'certificate_renewed':
+          o.rotation?.onRenewed(m.certificate_renewed);
+          return;
+        case 'renewal_refused':
+          o.rotation?.onRefused(m.renewal_refused);
+          return;
+        default:
+          return;
       }
     });
-    call.on('error', (err: GrpcError) => finish(err.details || err.message, err.code, busyRetryAfterMs(err.code, err.metadata)));
+    call.on('error', (err: GrpcError) =>
+      finish(err.details || err.message, err.code, busyRetryAfterMs(err.code, err.metadata)),
+    );
     call.on('end', () => finish(goodbye ? `keeper said goodbye: ${goodbye}` : 'the keeper ended the stream'));
     send({ hello: { soulprint: sent, soul_version: SOUL_VERSION } });
   });

@@ -7,8 +7,14 @@ import tls from 'node:tls';
 import { SoulError, TLS_FIX } from './errors';
 
 const AUTHORITY_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED', 'INVALID_CA',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'INVALID_CA',
 ]);
 
 export type TlsCheck = { ok: true } | { ok: false; reachable: boolean; error: SoulError };
@@ -17,32 +23,68 @@ export function checkTls(host: string, port: number, ca: Buffer, timeoutMs = 500
   const where = `${host}:${port}`;
   return new Promise((resolve) => {
     const socket = tls.connect({
-      host, port, ca, ALPNProtocols: ['h2'], rejectUnauthorized: true,
+      host,
+      port,
+      ca,
+      ALPNProtocols: ['h2'],
+      rejectUnauthorized: true,
       ...(net.isIP(host) ? {} : { servername: host }),
     });
-    const done = (r: TlsCheck) => { socket.destroy(); resolve(r); };
-    socket.setTimeout(timeoutMs, () => done({
-      ok: false, reachable: false,
-      error: new SoulError(`cannot reach the keeper at ${where}: no TLS answer within ${timeoutMs} ms`, 'check keeper.endpoints and that the keeper is running'),
-    }));
+    const done = (r: TlsCheck) => {
+      socket.destroy();
+      resolve(r);
+    };
+    socket.setTimeout(timeoutMs, () =>
+      done({
+        ok: false,
+        reachable: false,
+        error: new SoulError(
+          `cannot reach the keeper at ${where}: no TLS answer within ${timeoutMs} ms`,
+          'check keeper.endpoints and that the keeper is running',
+        ),
+      }),
+    );
     socket.once('secureConnect', () => done({ ok: true }));
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? '';
       if (AUTHORITY_CODES.has(code)) {
-        return done({ ok: false, reachable: true, error: new SoulError(
-          `certificate validation failed: unknown authority: keeper.tls.ca does not validate the certificate of the keeper at ${where} (${code})`, TLS_FIX) });
+        return done({
+          ok: false,
+          reachable: true,
+          error: new SoulError(
+            `certificate validation failed: unknown authority: keeper.tls.ca does not validate the certificate of the keeper at ${where} (${code})`,
+            TLS_FIX,
+          ),
+        });
       }
       if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-        return done({ ok: false, reachable: true, error: new SoulError(
-          `certificate validation failed: the keeper's certificate at ${where} does not name "${host}" in its SAN (${err.message.replace(/^.*?: /, '')})`, TLS_FIX) });
+        return done({
+          ok: false,
+          reachable: true,
+          error: new SoulError(
+            `certificate validation failed: the keeper's certificate at ${where} does not name "${host}" in its SAN (${err.message.replace(/^.*?: /, '')})`,
+            TLS_FIX,
+          ),
+        });
       }
       if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-        return done({ ok: false, reachable: true, error: new SoulError(
-          `certificate validation failed: the keeper's certificate at ${where} is outside its validity period (${code})`,
-          "renew the keeper's server leaf (repeat the issue and restart the keeper) or correct this host's clock") });
+        return done({
+          ok: false,
+          reachable: true,
+          error: new SoulError(
+            `certificate validation failed: the keeper's certificate at ${where} is outside its validity period (${code})`,
+            "renew the keeper's server leaf (repeat the issue and restart the keeper) or correct this host's clock",
+          ),
+        });
       }
-      done({ ok: false, reachable: false, error: new SoulError(`cannot reach the keeper at ${where}: ${code || err.message}`,
-        'check keeper.endpoints (host and port) and that the keeper is running') });
+      done({
+        ok: false,
+        reachable: false,
+        error: new SoulError(
+          `cannot reach the keeper at ${where}: ${code || err.message}`,
+          'check keeper.endpoints (host and port) and that the keeper is running',
+        ),
+      });
     });
   });
 }

@@ -24,7 +24,10 @@ export async function recordActivity(deps: ApiDeps, row: NewActivity, log: Logge
   try {
     await appendActivity(deps.runtime.db, row);
   } catch (err) {
-    log.error('activity: a row could not be written', { action: row.action, error_name: String((err as Error)?.name ?? 'unknown') });
+    log.error('activity: a row could not be written', {
+      action: row.action,
+      error_name: String((err as Error)?.name ?? 'unknown'),
+    });
   }
 }
 
@@ -44,8 +47,15 @@ export function activityRecorder(deps: ApiDeps) {
       if (done || !caller || route === undefined) return end(...args);
       done = true;
       void recordActivity(deps, {
-        actor: caller.aid, actorKind: 'operator', jti: caller.jti ?? null, source: caller.source ?? null, via: 'api',
-        action: `${req.method} ${route}`, target: req.originalUrl.split('?')[0], status: res.statusCode, applyId: applyIdOf(res.locals.answer),
+        actor: caller.aid,
+        actorKind: 'operator',
+        jti: caller.jti ?? null,
+        source: caller.source ?? null,
+        via: 'api',
+        action: `${req.method} ${route}`,
+        target: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        applyId: applyIdOf(res.locals.answer),
       }).finally(() => end(...args));
       return res;
     };

@@ -4,6 +4,9 @@
 // created_by was kept show null for both.
 import { actorKindOf, type ActorKind } from '../db/repos/activity';
 
-export function attribution(r: { created_by: string | null }): { created_by: string | null; started_by: ActorKind | null } {
+export function attribution(r: { created_by: string | null }): {
+  created_by: string | null;
+  started_by: ActorKind | null;
+} {
   return { created_by: r.created_by, started_by: actorKindOf(r.created_by) };
 }

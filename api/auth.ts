@@ -45,7 +45,8 @@ export function bearerToken(header: string | undefined): string {
   if (header === undefined) throw problems.unauthorized('this call needs Authorization: Bearer <operator token>');
   const m = /^Bearer +(\S+)$/i.exec(header.trim());
   if (!m) throw problems.unauthorized('the Authorization header must be "Bearer <operator token>"');
-  if (m[1].length > MAX_TOKEN_LENGTH) throw problems.unauthorized('the token is not a valid operator token for this cluster');
+  if (m[1].length > MAX_TOKEN_LENGTH)
+    throw problems.unauthorized('the token is not a valid operator token for this cluster');
   return m[1];
 }
 
@@ -86,10 +87,17 @@ export class VerifiedTokens {
     this.entries.set(token, { aid, expiresAtMs, iat, jti });
   }
 
-  get size(): number { return this.entries.size; }
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
-async function verifiedClaims(cache: VerifiedTokens, signingKey: Uint8Array, issuer: string, token: string): Promise<{ aid: string; iat: number; jti: string | null }> {
+async function verifiedClaims(
+  cache: VerifiedTokens,
+  signingKey: Uint8Array,
+  issuer: string,
+  token: string,
+): Promise<{ aid: string; iat: number; jti: string | null }> {
   const hit = cache.claims(token, Date.now());
   if (hit !== undefined) return hit;
   try {
@@ -97,7 +105,9 @@ async function verifiedClaims(cache: VerifiedTokens, signingKey: Uint8Array, iss
     // Only reached once the signature is good, so the claims read here are the keeper's own.
     const { iat } = decodeJwt(token);
     if (typeof iat !== 'number' || iat > Date.now() / 1000 + IAT_CLOCK_SKEW_S) {
-      throw new TokenRejected(`the token's iat claim lies in the future (more than ${IAT_CLOCK_SKEW_S}s ahead of the keeper's clock); check the issuing clock`);
+      throw new TokenRejected(
+        `the token's iat claim lies in the future (more than ${IAT_CLOCK_SKEW_S}s ahead of the keeper's clock); check the issuing clock`,
+      );
     }
     // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
     cache.set(token, aid, expiresAt.getTime(), iat, jti);
@@ -118,17 +128,26 @@ function accessReader(db: Knex): TickBatcher<string, ArchonAccess> {
   return new TickBatcher((aids) => getArchonAccess(db, aids));
 }
 
-export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string, cache = new VerifiedTokens()): RequestHandler {
+export function authenticate(
+  db: Knex,
+  signingKey: Uint8Array,
+  issuer: string,
+  cache = new VerifiedTokens(),
+): RequestHandler {
   const access = accessReader(db);
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const token = bearerToken(req.headers.authorization);
       const { aid, iat, jti } = await verifiedClaims(cache, signingKey, issuer, token);
-      if (!AID_PATTERN.test(aid)) throw problems.unauthorized('the token is not a valid operator token for this cluster');
+      if (!AID_PATTERN.test(aid))
+        throw problems.unauthorized('the token is not a valid operator token for this cluster');
       const a = await access.get(aid);
-      if (a === undefined) throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
+      if (a === undefined)
+        throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
       if (tokenRevoked(iat, a.tokensValidAfter)) {
-        throw problems.unauthorized(`the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`);
+        throw problems.unauthorized(
+          `the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`,
+        );
       }
       res.locals.caller = { aid, role: a.role, jti, source: req.ip ?? null } satisfies Caller;
     })().then(() => next(), next);
@@ -138,6 +157,9 @@ export function authenticate(db: Knex, signingKey: Uint8Array, issuer: string, c
 /** Throws the 403 problem unless the caller's role grants `permission`. */
 export function checkPermission(caller: Caller, permission: string): void {
   if (!permits(permissionsOf(caller.role), permission)) {
-    throw problems.forbidden(`operator ${caller.aid} (role ${caller.role}) lacks the permission ${permission}`, permission);
+    throw problems.forbidden(
+      `operator ${caller.aid} (role ${caller.role}) lacks the permission ${permission}`,
+      permission,
+    );
   }
 }

@@ -5,14 +5,23 @@ import { TickBatcher } from './batch';
 describe('api/batch: one statement for the point reads of one event-loop turn', () => {
   it('answers the reads of one turn with one fetch, each with its own key, and never joins a batch already sent', async () => {
     const fetched: string[][] = [];
-    const b = new TickBatcher<string, number>(async (keys) => { fetched.push(keys); return new Map(keys.filter((k) => k !== 'gone').map((k) => [k, k.length])); });
+    const b = new TickBatcher<string, number>(async (keys) => {
+      fetched.push(keys);
+      return new Map(keys.filter((k) => k !== 'gone').map((k) => [k, k.length]));
+    });
     const first = await Promise.all([b.get('a'), b.get('bb'), b.get('a'), b.get('gone')]);
     assert.deepEqual(first, [1, 2, 1, undefined]);
     assert.deepEqual(fetched, [['a', 'bb', 'gone']]);
     // A read issued while a fetch is in flight goes into the next statement.
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    const slow = new TickBatcher<string, string>(async (keys) => { fetched.push(keys); await gate; return new Map(keys.map((k) => [k, k])); });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = new TickBatcher<string, string>(async (keys) => {
+      fetched.push(keys);
+      await gate;
+      return new Map(keys.map((k) => [k, k]));
+    });
     const early = slow.get('x');
     await new Promise((r) => setImmediate(r));
     const late = slow.get('x');
@@ -22,9 +31,14 @@ describe('api/batch: one statement for the point reads of one event-loop turn', 
   });
 
   it('rejects every read of a batch whose fetch fails', async () => {
-    const b = new TickBatcher<string, number>(async () => { throw new Error('db down'); });
+    const b = new TickBatcher<string, number>(async () => {
+      throw new Error('db down');
+    });
     const results = await Promise.allSettled([b.get('a'), b.get('b')]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
   });
 });
 
@@ -35,7 +49,9 @@ describe('api/auth: verified-token cache', () => {
     assert.equal(c.get('t1', 999), 'alice');
     assert.equal(c.get('t1', 1000), undefined);
     assert.equal(c.get('t1', 0), undefined); // an expired entry is dropped
-    c.set('a', 'x', 5000); c.set('b', 'y', 5000); c.set('c', 'z', 5000);
+    c.set('a', 'x', 5000);
+    c.set('b', 'y', 5000);
+    c.set('c', 'z', 5000);
     assert.equal(c.size, 2);
     assert.equal(c.get('a', 0), undefined);
     assert.equal(c.get('c', 0), 'z');

@@ -24,11 +24,18 @@ export class TickBatcher<K, V> {
     const batch = this.batch!;
     this.batch = undefined;
     let pending: Promise<Map<K, V>>;
-    try { pending = this.fetch([...batch.keys()]); } catch (err) { pending = Promise.reject(err); }
-    pending.then((found) => {
-      for (const [key, waiters] of batch) for (const w of waiters) w.resolve(found.get(key));
-    }, (err: unknown) => {
-      for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-    });
+    try {
+      pending = this.fetch([...batch.keys()]);
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    pending.then(
+      (found) => {
+        for (const [key, waiters] of batch) for (const w of waiters) w.resolve(found.get(key));
+      },
+      (err: unknown) => {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+      },
+    );
   }
 }

@@ -38,10 +38,12 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 export function checkJsonContentType(header: string | undefined): void {
   if (header === undefined) throw problems.unsupportedMediaType('a request body needs Content-Type: application/json');
   const [type, ...params] = header.split(';').map((s) => s.trim().toLowerCase());
-  if (!JSON_TYPE.test(type)) throw problems.unsupportedMediaType(`Content-Type ${type} is not accepted; send application/json`);
+  if (!JSON_TYPE.test(type))
+    throw problems.unsupportedMediaType(`Content-Type ${type} is not accepted; send application/json`);
   for (const p of params) {
     const [k, v] = p.split('=').map((s) => s.trim().replace(/^"|"$/g, ''));
-    if (k === 'charset' && v !== 'utf-8' && v !== 'utf8') throw problems.unsupportedMediaType(`charset ${v} is not accepted; send UTF-8`);
+    if (k === 'charset' && v !== 'utf-8' && v !== 'utf8')
+      throw problems.unsupportedMediaType(`charset ${v} is not accepted; send UTF-8`);
   }
 }
 
@@ -54,7 +56,8 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch {
     throw problems.invalid('the request body is not valid UTF-8');
   }
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw problems.invalid(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    throw problems.invalid(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {

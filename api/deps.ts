@@ -13,5 +13,7 @@ export interface ApiDeps {
 }
 
 export interface SshCheck {
-  check(sid: string): Promise<{ reachable: boolean; reason: string | null; facts: Record<string, unknown> | null; checked_at: string }>;
+  check(
+    sid: string,
+  ): Promise<{ reachable: boolean; reason: string | null; facts: Record<string, unknown> | null; checked_at: string }>;
 }

@@ -42,8 +42,15 @@ const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
 `;
 
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-  "font-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
 ].join('; ');
 
 export function mountDocs(router: Router, openApiDocument: object): void {
@@ -52,15 +59,22 @@ export function mountDocs(router: Router, openApiDocument: object): void {
     res.type('application/json').set('Cache-Control', 'no-cache').send(json);
   });
   router.get('/docs', (_req, res) => {
-    res.type('html').set({ 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache', 'X-Frame-Options': 'DENY' }).send(PAGE);
+    res
+      .type('html')
+      .set({ 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache', 'X-Frame-Options': 'DENY' })
+      .send(PAGE);
   });
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'no-cache').send(INIT);
   });
   const bundle = scalarBundle();
   router.get('/docs/scalar.js', (_req, res, next) => {
-    res.sendFile(bundle, { headers: { 'Content-Type': 'application/javascript', 'Cache-Control': 'public, max-age=3600' } }, (err) => {
-      if (err) next(err);
-    });
+    res.sendFile(
+      bundle,
+      { headers: { 'Content-Type': 'application/javascript', 'Cache-Control': 'public, max-age=3600' } },
+      (err) => {
+        if (err) next(err);
+      },
+    );
   });
 }

@@ -25,8 +25,12 @@ export function problemErrorHandler(log: Logger) {
     if (problem.status >= 500) {
       const e = err as { name?: unknown; message?: unknown; code?: unknown };
       log.error('api request failed', {
-        method: req.method, route: res.locals.route ?? 'unmatched', status: problem.status,
-        error_name: String(e?.name ?? 'unknown'), error: String(e?.message ?? err), code: e?.code,
+        method: req.method,
+        route: res.locals.route ?? 'unmatched',
+        status: problem.status,
+        error_name: String(e?.name ?? 'unknown'),
+        error: String(e?.message ?? err),
+        code: e?.code,
       });
     }
     sendProblem(res, problem);
@@ -36,7 +40,9 @@ export function problemErrorHandler(log: Logger) {
 /** The last handlers of the Operator API listener: 404 and error answers as problems for any path. */
 export function createApiFallback(log: Logger): express.Router {
   const router = express.Router();
-  router.use((req: Request, _res: Response, next: NextFunction) => next(problems.notFound(`nothing is served at ${req.method} ${req.path}`)));
+  router.use((req: Request, _res: Response, next: NextFunction) =>
+    next(problems.notFound(`nothing is served at ${req.method} ${req.path}`)),
+  );
   router.use(problemErrorHandler(log));
   return router;
 }
@@ -52,7 +58,13 @@ function observe(deps: ApiDeps) {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ method: req.method, route }, seconds);
-      runtime.log.debug('api request', { method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000), aid: res.locals.caller?.aid });
+      runtime.log.debug('api request', {
+        method: req.method,
+        route,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1000),
+        aid: res.locals.caller?.aid,
+      });
     });
     next();
   };
@@ -65,10 +77,18 @@ export function createApiApp(deps: ApiDeps): express.Router {
   const router = express.Router({ strict: true });
   mountDocs(router, buildOpenApiDocument(allRoutes, { version: VERSION }));
   const limit = runtime.config.api.rate_limit;
-  router.use('/v1', observe(deps), registryGate(runtime.db), authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
-    activityRecorder(deps), new OperatorRateLimit(limit.requests_per_second, limit.burst).middleware());
+  router.use(
+    '/v1',
+    observe(deps),
+    registryGate(runtime.db),
+    authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
+    activityRecorder(deps),
+    new OperatorRateLimit(limit.requests_per_second, limit.burst).middleware(),
+  );
   mountRoutes(router, allRoutes, deps);
-  router.use('/v1', (req: Request, _res: Response, next: NextFunction) => next(problems.notFound(`no route ${req.method} ${req.originalUrl.split('?')[0]}`)));
+  router.use('/v1', (req: Request, _res: Response, next: NextFunction) =>
+    next(problems.notFound(`no route ${req.method} ${req.originalUrl.split('?')[0]}`)),
+  );
   router.use('/v1', problemErrorHandler(runtime.log));
   return router;
 }

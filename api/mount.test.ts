@@ -6,7 +6,12 @@ import type { RouteDef } from './route';
 import type { ApiDeps } from './deps';
 
 const base: RouteDef = {
-  method: 'get', path: '/v1/things/{id}', operationId: 'getThing', tag: 'Things', permission: 'things:read', summary: 'x',
+  method: 'get',
+  path: '/v1/things/{id}',
+  operationId: 'getThing',
+  tag: 'Things',
+  permission: 'things:read',
+  summary: 'x',
   params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
   responses: { 200: { description: 'ok' } },
   handler: async () => ({ status: 200, body: {} }),
@@ -19,7 +24,10 @@ describe('api/mount: the route table is checked before anything is served', () =
 
   it('refuses a route without a permission, so the keeper does not start', () => {
     const unguarded = { ...base, permission: undefined } as unknown as RouteDef;
-    assert.throws(() => checkRouteTable([unguarded]), (e: unknown) => e instanceof RouteTableError && /declares no permission/.test(e.message));
+    assert.throws(
+      () => checkRouteTable([unguarded]),
+      (e: unknown) => e instanceof RouteTableError && /declares no permission/.test(e.message),
+    );
     assert.throws(() => mountRoutes(express.Router(), [{ ...base, permission: '' }], {} as ApiDeps), RouteTableError);
   });
 

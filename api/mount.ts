@@ -11,7 +11,10 @@ import type { Caller, RouteDef } from './route';
 import { compileQueryValidator, compileValidator, fieldErrors } from './validate';
 
 export class RouteTableError extends Error {
-  constructor(message: string) { super(message); this.name = 'RouteTableError'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'RouteTableError';
+  }
 }
 
 export function pathParamNames(path: string): string[] {
@@ -28,16 +31,21 @@ export function checkRouteTable(routes: readonly RouteDef[]): void {
   for (const r of routes) {
     const name = `${String(r.method).toUpperCase()} ${r.path}`;
     if (typeof r.permission !== 'string' || r.permission === '') {
-      throw new RouteTableError(`${name} declares no permission; every /v1 route must declare the permission it needs (default deny)`);
+      throw new RouteTableError(
+        `${name} declares no permission; every /v1 route must declare the permission it needs (default deny)`,
+      );
     }
-    if (!PERMISSION_PATTERN.test(r.permission)) throw new RouteTableError(`${name}: permission "${r.permission}" is not <resource>:<action>`);
+    if (!PERMISSION_PATTERN.test(r.permission))
+      throw new RouteTableError(`${name}: permission "${r.permission}" is not <resource>:<action>`);
     if (!r.path.startsWith('/v1/')) throw new RouteTableError(`${name}: Operator API routes live under /v1/`);
     if (seen.has(name)) throw new RouteTableError(`${name} is declared twice`);
     seen.add(name);
     const declared = Object.keys(r.params?.properties ?? {}).sort();
     const inPath = pathParamNames(r.path).sort();
     if (declared.join(',') !== inPath.join(',')) {
-      throw new RouteTableError(`${name}: path parameters {${inPath.join(',')}} and the params schema (${declared.join(',')}) differ`);
+      throw new RouteTableError(
+        `${name}: path parameters {${inPath.join(',')}} and the params schema (${declared.join(',')}) differ`,
+      );
     }
     if (typeof r.handler !== 'function') throw new RouteTableError(`${name} has no handler`);
   }
@@ -50,17 +58,25 @@ function runner(route: RouteDef, deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const caller = res.locals.caller as Caller;
     const params: Record<string, unknown> = { ...req.params };
-    if (vParams && !vParams(params)) throw problems.invalid('a path parameter is not valid', fieldErrors('path', vParams.errors));
+    if (vParams && !vParams(params))
+      throw problems.invalid('a path parameter is not valid', fieldErrors('path', vParams.errors));
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
     const queryErrors = vQuery ? vQuery(query) : [];
     if (queryErrors.length > 0) throw problems.invalid('a query parameter is not valid', queryErrors);
     if (!vQuery && Object.keys(query).length > 0) {
-      throw problems.invalid('this route takes no query parameters', Object.keys(query).slice(0, 20).map((k) => ({ path: `/query/${k}`, message: 'is not a known parameter here' })));
+      throw problems.invalid(
+        'this route takes no query parameters',
+        Object.keys(query)
+          .slice(0, 20)
+          .map((k) => ({ path: `/query/${k}`, message: 'is not a known parameter here' })),
+      );
     }
     let body: unknown = res.locals.body;
     if (route.body && vBody) {
-      if (body === undefined && route.body.required) throw problems.invalid('this route needs a JSON body', [{ path: '/body', message: 'is required' }]);
-      if (body !== undefined && !vBody(body)) throw problems.invalid('the request body is not valid', fieldErrors('body', vBody.errors));
+      if (body === undefined && route.body.required)
+        throw problems.invalid('this route needs a JSON body', [{ path: '/body', message: 'is required' }]);
+      if (body !== undefined && !vBody(body))
+        throw problems.invalid('the request body is not valid', fieldErrors('body', vBody.errors));
     } else if (body !== undefined) {
       throw problems.invalid('this route takes no request body', [{ path: '/body', message: 'must be absent' }]);
     }

@@ -7,13 +7,18 @@ describe('api/openapi: the document is generated from the route table', () => {
 
   it('is OpenAPI 3.1 with a bearer scheme and every route, its permission and its problems', () => {
     assert.equal(doc.openapi, '3.1.0');
-    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+      ...doc.components.securitySchemes.bearerAuth,
+      type: 'http',
+      scheme: 'bearer',
+    });
     for (const r of allRoutes) {
       const op = doc.paths[r.path]?.[r.method];
       assert.ok(op, `${r.method} ${r.path} is documented`);
       assert.equal(op['x-permission'], r.permission);
       assert.match(op.description, new RegExp(r.permission.replace('*', '\\*')));
-      for (const s of ['400', '401', '403']) assert.ok(op.responses[s]?.content['application/problem+json'], `${r.path} ${s}`);
+      for (const s of ['400', '401', '403'])
+        assert.ok(op.responses[s]?.content['application/problem+json'], `${r.path} ${s}`);
     }
   });
 

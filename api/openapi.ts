@@ -44,13 +44,18 @@ function problemStatuses(route: RouteDef): number[] {
 
 function parameters(route: RouteDef, components: Map<string, unknown>): Doc[] {
   const out: Doc[] = [];
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const required = new Set<string>((schema.required as string[] | undefined) ?? []);
     for (const [name, prop] of Object.entries(schema.properties)) {
       const p = prop as JsonSchema;
       out.push({
-        name, in: where, required: where === 'path' || required.has(name),
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
         ...(typeof p.description === 'string' ? { description: p.description } : {}),
         schema: withRefs(prop, components),
       });
@@ -62,10 +67,18 @@ function parameters(route: RouteDef, components: Map<string, unknown>): Doc[] {
 function operation(route: RouteDef, components: Map<string, unknown>): Doc {
   const responses: Doc = {};
   for (const [status, decl] of Object.entries(route.responses)) {
-    responses[status] = { description: decl.description, ...(decl.schema ? { content: { [decl.contentType ?? 'application/json']: { schema: withRefs(decl.schema, components) } } } : {}) };
+    responses[status] = {
+      description: decl.description,
+      ...(decl.schema
+        ? { content: { [decl.contentType ?? 'application/json']: { schema: withRefs(decl.schema, components) } } }
+        : {}),
+    };
   }
   for (const status of problemStatuses(route)) {
-    responses[status] ??= { description: PROBLEM_RESPONSES[status], content: { 'application/problem+json': { schema: withRefs(problemSchema, components) } } };
+    responses[status] ??= {
+      description: PROBLEM_RESPONSES[status],
+      content: { 'application/problem+json': { schema: withRefs(problemSchema, components) } },
+    };
   }
   const op: Doc = {
     operationId: route.operationId,
@@ -78,7 +91,11 @@ function operation(route: RouteDef, components: Map<string, unknown>): Doc {
   };
   const params = parameters(route, components);
   if (params.length > 0) op.parameters = params;
-  if (route.body) op.requestBody = { required: route.body.required, content: { 'application/json': { schema: withRefs(route.body.schema, components) } } };
+  if (route.body)
+    op.requestBody = {
+      required: route.body.required,
+      content: { 'application/json': { schema: withRefs(route.body.schema, components) } },
+    };
   return op;
 }
 
@@ -93,8 +110,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: { versio
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Keeper Operator API', version: info.version,
-      description: 'Register hosts (souls), operators (archons) and services. Every /v1 call carries `Authorization: Bearer <operator JWT>`; ' +
+      title: 'Keeper Operator API',
+      version: info.version,
+      description:
+        'Register hosts (souls), operators (archons) and services. Every /v1 call carries `Authorization: Bearer <operator JWT>`; ' +
         'errors are RFC 9457 problems (application/problem+json). Lists take `?limit=` (default 100, max 1000) and `?cursor=`, and answer `{items, next_cursor}`.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -102,7 +121,14 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: { versio
     tags,
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an operator token (keeper init, or POST /v1/archons/{aid}/tokens)' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'an operator token (keeper init, or POST /v1/archons/{aid}/tokens)',
+        },
+      },
       schemas: Object.fromEntries([...components.entries()].sort(([a], [b]) => a.localeCompare(b))),
     },
   };

@@ -13,9 +13,17 @@ describe('api/pagination: opaque list cursors', () => {
   });
 
   it('refuses a cursor it did not issue, or one whose key has the wrong shape, with a 400 naming the field', () => {
-    for (const bad of ['xyz', Buffer.from('k1:UPPER').toString('base64url'), Buffer.from('k2:abc').toString('base64url'), encodeCursor('a\u0000b')]) {
-      assert.throws(() => decodeCursor(bad, KEY), (err: unknown) =>
-        err instanceof ApiProblem && err.status === 400 && err.body().errors?.[0].path === '/query/cursor');
+    for (const bad of [
+      'xyz',
+      Buffer.from('k1:UPPER').toString('base64url'),
+      Buffer.from('k2:abc').toString('base64url'),
+      encodeCursor('a\u0000b'),
+    ]) {
+      assert.throws(
+        () => decodeCursor(bad, KEY),
+        (err: unknown) =>
+          err instanceof ApiProblem && err.status === 400 && err.body().errors?.[0].path === '/query/cursor',
+      );
     }
     assert.equal(decodeCursor(undefined, KEY), undefined);
   });

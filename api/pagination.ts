@@ -16,8 +16,9 @@ export function decodeCursor(cursor: string | undefined, keyPattern: RegExp): st
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const key = text.startsWith(VERSION) ? text.slice(VERSION.length) : '';
   if (!keyPattern.test(key)) {
-    throw problems.invalid('the cursor is not one this keeper issued; start again without a cursor',
-      [{ path: '/query/cursor', message: 'is not a valid cursor' }]);
+    throw problems.invalid('the cursor is not one this keeper issued; start again without a cursor', [
+      { path: '/query/cursor', message: 'is not a valid cursor' },
+    ]);
   }
   return key;
 }

@@ -5,7 +5,10 @@ import type { Response } from 'express';
 import { RepoConflict, RepoNotFound } from '../db/repos/errors';
 import { Refusal, type RunRefused } from '../runs/start/outcome';
 
-export interface FieldError { path: string; message: string }
+export interface FieldError {
+  path: string;
+  message: string;
+}
 
 export interface ProblemBody {
   type: string;
@@ -18,9 +21,18 @@ export interface ProblemBody {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 export const PROBLEM_TYPE_PREFIX = 'urn:keeper:problem:';
@@ -37,7 +49,12 @@ export class ApiProblem extends Error {
   }
 
   body(): ProblemBody {
-    const body: ProblemBody = { type: PROBLEM_TYPE_PREFIX + this.kind, title: TITLES[this.status] ?? 'Error', status: this.status, detail: this.detail };
+    const body: ProblemBody = {
+      type: PROBLEM_TYPE_PREFIX + this.kind,
+      title: TITLES[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.detail,
+    };
     if (this.extra.errors) body.errors = this.extra.errors;
     if (this.extra.missing_permission) body.missing_permission = this.extra.missing_permission;
     return body;
@@ -45,21 +62,36 @@ export class ApiProblem extends Error {
 }
 
 export const problems = {
-  invalid: (detail: string, errors?: FieldError[]) => new ApiProblem(400, 'invalid-request', detail, errors ? { errors } : {}),
-  unauthorized: (detail: string) => new ApiProblem(401, 'unauthorized', detail,
-    { headers: { 'WWW-Authenticate': 'Bearer realm="keeper", error="invalid_token"' } }),
-  forbidden: (detail: string, permission: string) => new ApiProblem(403, 'forbidden', detail, { missing_permission: permission }),
-  registryEmpty: () => new ApiProblem(403, 'registry-empty',
-    'the operator registry is empty: every API call is refused until `keeper init --archon=<AID>` creates the first operator'),
+  invalid: (detail: string, errors?: FieldError[]) =>
+    new ApiProblem(400, 'invalid-request', detail, errors ? { errors } : {}),
+  unauthorized: (detail: string) =>
+    new ApiProblem(401, 'unauthorized', detail, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="keeper", error="invalid_token"' },
+    }),
+  forbidden: (detail: string, permission: string) =>
+    new ApiProblem(403, 'forbidden', detail, { missing_permission: permission }),
+  registryEmpty: () =>
+    new ApiProblem(
+      403,
+      'registry-empty',
+      'the operator registry is empty: every API call is refused until `keeper init --archon=<AID>` creates the first operator',
+    ),
   notFound: (detail: string) => new ApiProblem(404, 'not-found', detail),
-  methodNotAllowed: (allow: string[]) => new ApiProblem(405, 'method-not-allowed', `this path answers ${allow.join(', ')} only`,
-    { headers: { Allow: allow.join(', ') } }),
+  methodNotAllowed: (allow: string[]) =>
+    new ApiProblem(405, 'method-not-allowed', `this path answers ${allow.join(', ')} only`, {
+      headers: { Allow: allow.join(', ') },
+    }),
   conflict: (detail: string) => new ApiProblem(409, 'conflict', detail),
   /** Well-formed, but what it names cannot be used: a repository that does not exist, a ref that does not resolve, lint errors. */
-  unprocessable: (detail: string, errors?: FieldError[]) => new ApiProblem(422, 'unprocessable', detail, errors ? { errors } : {}),
-  tooLarge: (limit: number) => new ApiProblem(413, 'body-too-large', `the request body exceeds the limit of ${limit} bytes`),
+  unprocessable: (detail: string, errors?: FieldError[]) =>
+    new ApiProblem(422, 'unprocessable', detail, errors ? { errors } : {}),
+  tooLarge: (limit: number) =>
+    new ApiProblem(413, 'body-too-large', `the request body exceeds the limit of ${limit} bytes`),
   unsupportedMediaType: (detail: string) => new ApiProblem(415, 'unsupported-media-type', detail),
-  unavailable: (what: string) => new ApiProblem(503, 'dependency-unavailable', `${what} is not answering; retry shortly`, { headers: { 'Retry-After': '5' } }),
+  unavailable: (what: string) =>
+    new ApiProblem(503, 'dependency-unavailable', `${what} is not answering; retry shortly`, {
+      headers: { 'Retry-After': '5' },
+    }),
   internal: () => new ApiProblem(500, 'internal', 'the keeper failed to handle this request; the event is in its log'),
 };
 
@@ -77,11 +109,16 @@ function isDependencyDown(err: unknown): boolean {
 export function refusedProblem(r: Pick<RunRefused, 'kind' | 'reason' | 'fields'>): ApiProblem {
   const fields = r.fields.length > 0 ? r.fields : undefined;
   switch (r.kind) {
-    case 'invalid': return problems.invalid(r.reason, fields);
-    case 'not_found': return problems.notFound(r.reason);
-    case 'conflict': return problems.conflict(r.reason);
-    case 'unprocessable': return problems.unprocessable(r.reason, fields);
-    case 'unavailable': return new ApiProblem(503, 'dependency-unavailable', r.reason, { headers: { 'Retry-After': '5' } });
+    case 'invalid':
+      return problems.invalid(r.reason, fields);
+    case 'not_found':
+      return problems.notFound(r.reason);
+    case 'conflict':
+      return problems.conflict(r.reason);
+    case 'unprocessable':
+      return problems.unprocessable(r.reason, fields);
+    case 'unavailable':
+      return new ApiProblem(503, 'dependency-unavailable', r.reason, { headers: { 'Retry-After': '5' } });
   }
 }
 
@@ -97,10 +134,17 @@ export function toProblem(err: unknown): ApiProblem {
   const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return problems.tooLarge(Number((err as { limit?: unknown }).limit) || 0);
-    if (status === 415) return problems.unsupportedMediaType('the request body encoding is not supported; send identity-encoded UTF-8 JSON');
-    return new ApiProblem(status, 'invalid-request', status === 400
-      ? 'the request is malformed (for example, bad percent-encoding in the URL, or a body cut short)'
-      : `the request was rejected: ${(TITLES[status] ?? 'client error').toLowerCase()}`);
+    if (status === 415)
+      return problems.unsupportedMediaType(
+        'the request body encoding is not supported; send identity-encoded UTF-8 JSON',
+      );
+    return new ApiProblem(
+      status,
+      'invalid-request',
+      status === 400
+        ? 'the request is malformed (for example, bad percent-encoding in the URL, or a body cut short)'
+        : `the request was rejected: ${(TITLES[status] ?? 'client error').toLowerCase()}`,
+    );
   }
   return problems.internal();
 }

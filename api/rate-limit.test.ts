@@ -12,7 +12,11 @@ describe('per-operator rate limit (token bucket)', () => {
     assert.equal(limit.take('ann'), 0, 'half a second refills one token at 2/s');
     assert.equal(limit.take('ann'), 1);
     now += 10_000;
-    assert.deepEqual([0, 1, 2].map(() => limit.take('ann')), [0, 0, 0], 'refills up to the burst, not beyond');
+    assert.deepEqual(
+      [0, 1, 2].map(() => limit.take('ann')),
+      [0, 0, 0],
+      'refills up to the burst, not beyond',
+    );
     assert.equal(limit.take('ann'), 1);
   });
 

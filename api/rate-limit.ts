@@ -7,13 +7,20 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiProblem } from './problems';
 import type { Caller } from './route';
 
-interface Bucket { tokens: number; at: number }
+interface Bucket {
+  tokens: number;
+  at: number;
+}
 
 export class OperatorRateLimit {
   private readonly buckets = new Map<string, Bucket>();
   private sweptAt = 0;
 
-  constructor(private readonly rate: number, private readonly burst: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Takes one token for `aid`; returns 0 when it may go on, else the seconds until a token is back. */
   take(aid: string): number {
@@ -40,12 +47,23 @@ export class OperatorRateLimit {
   middleware() {
     return (_req: Request, res: Response, next: NextFunction): void => {
       const caller = res.locals.caller as Caller | undefined;
-      if (!caller) { next(); return; }
+      if (!caller) {
+        next();
+        return;
+      }
       const wait = this.take(caller.aid);
-      if (wait === 0) { next(); return; }
-      next(new ApiProblem(429, 'rate-limited',
-        `operator ${caller.aid} sent more than ${this.rate} requests per second (bursts up to ${this.burst}); retry after ${wait} s`,
-        { headers: { 'Retry-After': String(wait) } }));
+      if (wait === 0) {
+        next();
+        return;
+      }
+      next(
+        new ApiProblem(
+          429,
+          'rate-limited',
+          `operator ${caller.aid} sent more than ${this.rate} requests per second (bursts up to ${this.burst}); retry after ${wait} s`,
+          { headers: { 'Retry-After': String(wait) } },
+        ),
+      );
     };
   }
 }

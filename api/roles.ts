@@ -11,7 +11,15 @@ export const ROLES: Record<string, readonly string[]> = {
   [CLUSTER_ADMIN]: ['*'],
   // Every reader holds `overview:read` (GET /v1/overview sums up souls, incarnations and runs together).
   // The activity stream names operators and their addresses: operators read it, viewers do not.
-  operator: ['souls:*', 'services:*', 'incarnations:*', 'archons:read', 'activity:read', 'executions:read', 'overview:read'],
+  operator: [
+    'souls:*',
+    'services:*',
+    'incarnations:*',
+    'archons:read',
+    'activity:read',
+    'executions:read',
+    'overview:read',
+  ],
   viewer: ['souls:read', 'services:read', 'incarnations:read', 'archons:read', 'executions:read', 'overview:read'],
   // One-off executions (docs/executions.md) act on hosts outside any incarnation: `executions:run`
   // is held by cluster-admin and by this role only, never by operator by default.
@@ -24,7 +32,14 @@ export const ROLES: Record<string, readonly string[]> = {
  */
 export const EXECUTION_MODULES: Record<string, readonly string[]> = {
   [CLUSTER_ADMIN]: ['*'],
-  responder: ['core.service.restarted', 'core.service.reloaded', 'core.service.running', 'core.service.stopped', 'core.pkg.installed', 'core.file.present'],
+  responder: [
+    'core.service.restarted',
+    'core.service.reloaded',
+    'core.service.running',
+    'core.service.stopped',
+    'core.pkg.installed',
+    'core.file.present',
+  ],
 };
 
 export function executionModulesOf(role: string): readonly string[] {

@@ -10,9 +10,11 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The authenticated caller, with the role read from the archons table for this request. */
 export interface Caller {
-  aid: string; role: string;
+  aid: string;
+  role: string;
   /** The token's id and the address the call came from: what the activity stream records of it. */
-  jti?: string | null; source?: string | null;
+  jti?: string | null;
+  source?: string | null;
 }
 
 export interface RouteContext<P, Q, B> {
@@ -35,7 +37,11 @@ export interface RouteResult {
   stream?: (res: Response, req: Request) => Promise<void>;
 }
 
-export interface ResponseDecl { description: string; schema?: JsonSchema; contentType?: string }
+export interface ResponseDecl {
+  description: string;
+  schema?: JsonSchema;
+  contentType?: string;
+}
 
 export interface RouteDef<P = any, Q = any, B = any> {
   method: HttpMethod;
@@ -57,6 +63,8 @@ export interface RouteDef<P = any, Q = any, B = any> {
 }
 
 /** Identity function that types a route's handler by its declared parameter, query and body types. */
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
   return def;
 }

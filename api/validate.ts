@@ -33,7 +33,7 @@ const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
  * drops the database query's LIMIT.
  */
 function integerErrors(schema: JsonSchema, query: Record<string, unknown>): FieldError[] {
-  const properties = ((schema as { properties?: Record<string, { type?: unknown }> }).properties) ?? {};
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
   const errors: FieldError[] = [];
   for (const [k, v] of Object.entries(query)) {
     if (!Object.hasOwn(properties, k) || properties[k].type !== 'integer') continue;
@@ -68,13 +68,22 @@ function fieldPath(location: Location, e: ErrorObject): string {
 function describe(e: ErrorObject): string {
   const schema = (e.parentSchema ?? {}) as { description?: unknown };
   switch (e.keyword) {
-    case 'required': return 'is required';
-    case 'additionalProperties': return 'is not a known field here';
-    case 'pattern': return typeof schema.description === 'string' ? `must be ${schema.description}` : `must match ${String(e.params.pattern)}`;
-    case 'enum': return `must be one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
-    case 'type': return `must be of type ${String(e.params.type)}`;
-    case 'uniqueItems': return 'must not repeat an item';
-    default: return e.message ?? `breaks the rule ${e.keyword}`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field here';
+    case 'pattern':
+      return typeof schema.description === 'string'
+        ? `must be ${schema.description}`
+        : `must match ${String(e.params.pattern)}`;
+    case 'enum':
+      return `must be one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'type':
+      return `must be of type ${String(e.params.type)}`;
+    case 'uniqueItems':
+      return 'must not repeat an item';
+    default:
+      return e.message ?? `breaks the rule ${e.keyword}`;
   }
 }
 

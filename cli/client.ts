@@ -16,11 +16,25 @@ export interface Target {
   caFile?: string;
 }
 
-export interface Problem { type?: string; title?: string; status?: number; detail?: string; errors?: { path: string; message: string }[]; missing_permission?: string }
+export interface Problem {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  errors?: { path: string; message: string }[];
+  missing_permission?: string;
+}
 
-export interface Response { status: number; headers: http.IncomingHttpHeaders; body: unknown }
+export interface Response {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
 
-interface Operation { method: string; path: string }
+interface Operation {
+  method: string;
+  path: string;
+}
 
 const TIMEOUT_MS = 30_000;
 
@@ -33,14 +47,21 @@ export class KeeperClient {
       try {
         this.ca = fs.readFileSync(target.caFile);
       } catch (err) {
-        throw new CliError(ExitCode.Usage, `cannot read the CA file ${target.caFile}: ${(err as Error).message}`,
-          'point --ca (or the cluster\'s ca_file) at the PEM file of the keeper\'s CA');
+        throw new CliError(
+          ExitCode.Usage,
+          `cannot read the CA file ${target.caFile}: ${(err as Error).message}`,
+          "point --ca (or the cluster's ca_file) at the PEM file of the keeper's CA",
+        );
       }
     }
   }
 
   /** Raw request to a path of the keeper; answers any status (the caller decides). */
-  async request(method: string, path: string, opts: { query?: Record<string, unknown>; body?: unknown; auth?: boolean } = {}): Promise<Response> {
+  async request(
+    method: string,
+    path: string,
+    opts: { query?: Record<string, unknown>; body?: unknown; auth?: boolean } = {},
+  ): Promise<Response> {
     const url = new URL(path, this.target.url.endsWith('/') ? this.target.url : `${this.target.url}/`);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v === undefined || v === null || v === false) continue;
@@ -49,8 +70,11 @@ export class KeeperClient {
     const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
     if (opts.auth !== false) {
       if (!this.target.token) {
-        throw new CliError(ExitCode.Auth, 'no operator token for this cluster',
-          'log in with `keeperctl login <cluster> --url <url> --token-file <file>`, or set KEEPER_TOKEN');
+        throw new CliError(
+          ExitCode.Auth,
+          'no operator token for this cluster',
+          'log in with `keeperctl login <cluster> --url <url> --token-file <file>`, or set KEEPER_TOKEN',
+        );
       }
       headers['Authorization'] = `Bearer ${this.target.token}`;
     }
@@ -62,7 +86,11 @@ export class KeeperClient {
     }
     const isHttps = url.protocol === 'https:';
     if (!isHttps && url.protocol !== 'http:') {
-      throw new CliError(ExitCode.Usage, `the keeper URL ${this.target.url} is neither http nor https`, 'use a URL like https://keeper.example.org:8080');
+      throw new CliError(
+        ExitCode.Usage,
+        `the keeper URL ${this.target.url} is neither http nor https`,
+        'use a URL like https://keeper.example.org:8080',
+      );
     }
     const options: https.RequestOptions = { method: method.toUpperCase(), headers, timeout: TIMEOUT_MS };
     if (isHttps && this.ca) options.ca = this.ca;
@@ -74,17 +102,28 @@ export class KeeperClient {
           const text = Buffer.concat(chunks).toString('utf8');
           let body: unknown = text;
           if (text.length > 0 && /json/.test(String(res.headers['content-type'] ?? ''))) {
-            try { body = JSON.parse(text); } catch { body = text; }
+            try {
+              body = JSON.parse(text);
+            } catch {
+              body = text;
+            }
           }
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
         });
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-      req.on('error', (err) => reject(new CliError(ExitCode.Server, `cannot reach the keeper at ${this.target.url}: ${err.message}`,
-        isHttps && /certificate|self.signed|issuer/i.test(err.message)
-          ? 'the keeper\'s certificate is not signed by the pinned CA; check --ca / the cluster\'s ca_file'
-          : 'check the URL (keeperctl clusters) and that the keeper is running')));
+      req.on('error', (err) =>
+        reject(
+          new CliError(
+            ExitCode.Server,
+            `cannot reach the keeper at ${this.target.url}: ${err.message}`,
+            isHttps && /certificate|self.signed|issuer/i.test(err.message)
+              ? "the keeper's certificate is not signed by the pinned CA; check --ca / the cluster's ca_file"
+              : 'check the URL (keeperctl clusters) and that the keeper is running',
+          ),
+        ),
+      );
       if (payload) req.write(payload);
       req.end();
     });
@@ -94,14 +133,18 @@ export class KeeperClient {
     if (this.operations) return this.operations;
     const r = await this.request('get', '/openapi.json', { auth: false });
     if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) {
-      throw new CliError(ExitCode.Server, `the keeper at ${this.target.url} did not serve its OpenAPI document (status ${r.status})`,
-        'check that the URL points at the Operator API listener (listen.openapi)');
+      throw new CliError(
+        ExitCode.Server,
+        `the keeper at ${this.target.url} did not serve its OpenAPI document (status ${r.status})`,
+        'check that the URL points at the Operator API listener (listen.openapi)',
+      );
     }
     const doc = r.body as { paths?: Record<string, Record<string, { operationId?: string }>> };
     const ops = new Map<string, Operation>();
     for (const [p, methods] of Object.entries(doc.paths ?? {})) {
       for (const [m, op] of Object.entries(methods)) {
-        if (op && typeof op === 'object' && typeof op.operationId === 'string') ops.set(op.operationId, { method: m, path: p });
+        if (op && typeof op === 'object' && typeof op.operationId === 'string')
+          ops.set(op.operationId, { method: m, path: p });
       }
     }
     this.operations = ops;
@@ -113,19 +156,25 @@ export class KeeperClient {
     return (await this.loadOperations()).get(operationId);
   }
 
-
   /**
    * Follows a Server-Sent Events operation until `onEvent` returns true (done) or the stream ends;
    * resolves with the last event id seen, so the caller can reconnect after it.
    */
-  async events(operationId: string, params: Record<string, string>, lastEventId: string | undefined,
-    onEvent: (e: ServerEvent) => boolean): Promise<{ lastEventId: string | undefined; done: boolean }> {
+  async events(
+    operationId: string,
+    params: Record<string, string>,
+    lastEventId: string | undefined,
+    onEvent: (e: ServerEvent) => boolean,
+  ): Promise<{ lastEventId: string | undefined; done: boolean }> {
     const op = await this.operation(operationId);
     if (!op) throw new CliError(ExitCode.Server, `the keeper does not offer ${operationId}`);
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
     const url = new URL(path, this.target.url.endsWith('/') ? this.target.url : `${this.target.url}/`);
     const isHttps = url.protocol === 'https:';
-    const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: `Bearer ${this.target.token ?? ''}` };
+    const headers: Record<string, string> = {
+      Accept: 'text/event-stream',
+      Authorization: `Bearer ${this.target.token ?? ''}`,
+    };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     const options: https.RequestOptions = { method: 'GET', headers };
     if (isHttps && this.ca) options.ca = this.ca;
@@ -138,7 +187,11 @@ export class KeeperClient {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             let body: unknown = Buffer.concat(chunks).toString('utf8');
-            try { body = JSON.parse(body as string); } catch { /* keep text */ }
+            try {
+              body = JSON.parse(body as string);
+            } catch {
+              /* keep text */
+            }
             reject(problemError({ status: res.statusCode ?? 0, headers: res.headers, body }));
           });
           return;
@@ -151,30 +204,52 @@ export class KeeperClient {
           buf = taken.rest;
           for (const e of taken.events) {
             if (e.id) last = e.id;
-            if (onEvent(e)) { done = true; req.destroy(); resolve({ lastEventId: last, done }); return; }
+            if (onEvent(e)) {
+              done = true;
+              req.destroy();
+              resolve({ lastEventId: last, done });
+              return;
+            }
           }
         });
-        res.on('end', () => { if (!done) resolve({ lastEventId: last, done: false }); });
-        res.on('error', () => { if (!done) resolve({ lastEventId: last, done: false }); });
+        res.on('end', () => {
+          if (!done) resolve({ lastEventId: last, done: false });
+        });
+        res.on('error', () => {
+          if (!done) resolve({ lastEventId: last, done: false });
+        });
       });
       req.on('error', (err) => {
         if (done) return;
         if (last !== lastEventId) resolve({ lastEventId: last, done: false });
-        else reject(new CliError(ExitCode.Server, `cannot reach the keeper at ${this.target.url}: ${err.message}`, 'check the URL and that the keeper is running'));
+        else
+          reject(
+            new CliError(
+              ExitCode.Server,
+              `cannot reach the keeper at ${this.target.url}: ${err.message}`,
+              'check the URL and that the keeper is running',
+            ),
+          );
       });
       req.end();
     });
-}
+  }
 
   /**
    * Calls an operation by its operationId. Path parameters fill `{name}` placeholders; a problem
    * answer becomes a CliError with the exit code of its class.
    */
-  async call(operationId: string, opts: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {}): Promise<Response> {
+  async call(
+    operationId: string,
+    opts: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {},
+  ): Promise<Response> {
     const op = await this.operation(operationId);
     if (!op) {
-      throw new CliError(ExitCode.Server, `the keeper at ${this.target.url} does not offer ${operationId}`,
-        'it may be an older version than this keeperctl; upgrade the keeper or use a matching keeperctl');
+      throw new CliError(
+        ExitCode.Server,
+        `the keeper at ${this.target.url} does not offer ${operationId}`,
+        'it may be an older version than this keeperctl; upgrade the keeper or use a matching keeperctl',
+      );
     }
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
       const v = opts.params?.[name];
@@ -200,12 +275,18 @@ export type ServerEvent = SseEvent;
 export function problemError(r: Response): CliError {
   const p = (typeof r.body === 'object' && r.body !== null ? r.body : {}) as Problem;
   const title = p.title ?? `HTTP ${r.status}`;
-  const lines = [`${title}: ${p.detail ?? (typeof r.body === 'string' && r.body ? r.body.slice(0, 300) : 'no detail')}`];
+  const lines = [
+    `${title}: ${p.detail ?? (typeof r.body === 'string' && r.body ? r.body.slice(0, 300) : 'no detail')}`,
+  ];
   for (const e of p.errors ?? []) lines.push(`  ${e.path}: ${e.message}`);
   let hint: string | undefined;
-  if (r.status === 401) hint = 'the token was not accepted (expired or for another cluster); get a new one with `keeperctl archons token <aid>` from an admin and `keeperctl login` again';
-  else if (r.status === 403 && p.missing_permission) hint = `your role lacks the permission ${p.missing_permission}; ask a cluster-admin`;
+  if (r.status === 401)
+    hint =
+      'the token was not accepted (expired or for another cluster); get a new one with `keeperctl archons token <aid>` from an admin and `keeperctl login` again';
+  else if (r.status === 403 && p.missing_permission)
+    hint = `your role lacks the permission ${p.missing_permission}; ask a cluster-admin`;
   else if (r.status === 409) hint = 'see the detail; where the API allows it, --force overrides';
-  else if (r.status === 429 || r.status === 503) hint = `retry${r.headers['retry-after'] ? ` after ${String(r.headers['retry-after'])} s` : ' shortly'}`;
+  else if (r.status === 429 || r.status === 503)
+    hint = `retry${r.headers['retry-after'] ? ` after ${String(r.headers['retry-after'])} s` : ' shortly'}`;
   return new CliError(exitCodeForStatus(r.status), lines.join('\n'), hint, p);
 }

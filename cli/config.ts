@@ -9,8 +9,14 @@ import yaml from 'js-yaml';
 import { CliError, ExitCode } from './errors';
 import type { Target } from './client';
 
-export interface ClusterEntry { url: string; ca_file?: string }
-export interface CliConfig { current?: string; clusters: Record<string, ClusterEntry> }
+export interface ClusterEntry {
+  url: string;
+  ca_file?: string;
+}
+export interface CliConfig {
+  current?: string;
+  clusters: Record<string, ClusterEntry>;
+}
 
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 
@@ -29,11 +35,19 @@ export function readConfig(dir = configDir()): CliConfig {
   try {
     doc = yaml.load(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new CliError(ExitCode.Usage, `${file} is not valid YAML: ${(err as Error).message}`, 'fix the file or remove it and log in again');
+    throw new CliError(
+      ExitCode.Usage,
+      `${file} is not valid YAML: ${(err as Error).message}`,
+      'fix the file or remove it and log in again',
+    );
   }
   const c = (doc ?? {}) as Partial<CliConfig>;
   if (typeof c !== 'object' || (c.clusters !== undefined && (typeof c.clusters !== 'object' || c.clusters === null))) {
-    throw new CliError(ExitCode.Usage, `${file}: clusters must be a mapping of name to {url, ca_file}`, 'fix the file or log in again');
+    throw new CliError(
+      ExitCode.Usage,
+      `${file}: clusters must be a mapping of name to {url, ca_file}`,
+      'fix the file or log in again',
+    );
   }
   return { ...(c.current ? { current: c.current } : {}), clusters: c.clusters ?? {} };
 }
@@ -48,7 +62,11 @@ function writeAtomic(file: string, content: string, mode: number): void {
 
 export function checkClusterName(name: string): void {
   if (!NAME.test(name)) {
-    throw new CliError(ExitCode.Usage, `cluster name ${JSON.stringify(name)} is not valid`, 'use lower-case letters, digits, ".", "_" or "-" (at most 63)');
+    throw new CliError(
+      ExitCode.Usage,
+      `cluster name ${JSON.stringify(name)} is not valid`,
+      'use lower-case letters, digits, ".", "_" or "-" (at most 63)',
+    );
   }
 }
 
@@ -64,14 +82,20 @@ export function saveCluster(dir: string, name: string, entry: ClusterEntry, toke
 
 export function useCluster(dir: string, name: string): void {
   const c = readConfig(dir);
-  if (!c.clusters[name]) throw new CliError(ExitCode.NotFound, `no cluster named ${name}`, `known: ${Object.keys(c.clusters).join(', ') || 'none'}; add one with keeperctl login`);
+  if (!c.clusters[name])
+    throw new CliError(
+      ExitCode.NotFound,
+      `no cluster named ${name}`,
+      `known: ${Object.keys(c.clusters).join(', ') || 'none'}; add one with keeperctl login`,
+    );
   c.current = name;
   writeAtomic(configFile(dir), yaml.dump(c), 0o600);
 }
 
 export function removeCluster(dir: string, name: string): void {
   const c = readConfig(dir);
-  if (!c.clusters[name]) throw new CliError(ExitCode.NotFound, `no cluster named ${name}`, 'keeperctl clusters lists them');
+  if (!c.clusters[name])
+    throw new CliError(ExitCode.NotFound, `no cluster named ${name}`, 'keeperctl clusters lists them');
   delete c.clusters[name];
   if (c.current === name) delete c.current;
   fs.rmSync(tokenFile(dir, name), { force: true });
@@ -79,14 +103,22 @@ export function removeCluster(dir: string, name: string): void {
 }
 
 /** The cluster a command talks to: flags, then environment, then the config file's current cluster. */
-export function resolveTarget(opts: { cluster?: string; url?: string; ca?: string; tokenFile?: string }, env: NodeJS.ProcessEnv = process.env, dir = configDir(env)): Target & { cluster?: string } {
+export function resolveTarget(
+  opts: { cluster?: string; url?: string; ca?: string; tokenFile?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  dir = configDir(env),
+): Target & { cluster?: string } {
   const url = opts.url ?? env['KEEPER_URL'];
   const caFile = opts.ca ?? env['KEEPER_CA'];
   const tokenFromFile = (f: string) => {
     try {
       return fs.readFileSync(f, 'utf8').trim();
     } catch (err) {
-      throw new CliError(ExitCode.Auth, `cannot read the token file ${f}: ${(err as Error).message}`, 'log in again with keeperctl login');
+      throw new CliError(
+        ExitCode.Auth,
+        `cannot read the token file ${f}: ${(err as Error).message}`,
+        'log in again with keeperctl login',
+      );
     }
   };
   let token = opts.tokenFile ? tokenFromFile(opts.tokenFile) : env['KEEPER_TOKEN'] || undefined;
@@ -94,16 +126,29 @@ export function resolveTarget(opts: { cluster?: string; url?: string; ca?: strin
   const c = readConfig(dir);
   const name = opts.cluster ?? env['KEEPER_CLUSTER'] ?? c.current;
   if (!name) {
-    throw new CliError(ExitCode.Usage, 'no cluster chosen',
-      'log in first: keeperctl login <name> --url <url> --token-file <file> (or set KEEPER_URL and KEEPER_TOKEN)');
+    throw new CliError(
+      ExitCode.Usage,
+      'no cluster chosen',
+      'log in first: keeperctl login <name> --url <url> --token-file <file> (or set KEEPER_URL and KEEPER_TOKEN)',
+    );
   }
   const entry = c.clusters[name];
-  if (!entry) throw new CliError(ExitCode.Usage, `no cluster named ${name} in ${configFile(dir)}`, 'keeperctl clusters lists them; keeperctl login adds one');
+  if (!entry)
+    throw new CliError(
+      ExitCode.Usage,
+      `no cluster named ${name} in ${configFile(dir)}`,
+      'keeperctl clusters lists them; keeperctl login adds one',
+    );
   if (!token) {
     const f = tokenFile(dir, name);
     if (fs.existsSync(f)) {
       const mode = fs.statSync(f).mode & 0o077;
-      if (mode !== 0) throw new CliError(ExitCode.Auth, `${f} is readable by others (mode ${(fs.statSync(f).mode & 0o777).toString(8)})`, `chmod 600 ${f}`);
+      if (mode !== 0)
+        throw new CliError(
+          ExitCode.Auth,
+          `${f} is readable by others (mode ${(fs.statSync(f).mode & 0o777).toString(8)})`,
+          `chmod 600 ${f}`,
+        );
       token = tokenFromFile(f);
     }
   }

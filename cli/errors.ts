@@ -25,7 +25,12 @@ export function exitCodeForStatus(status: number): ExitCode {
 
 /** An error the CLI prints as `keeperctl: <message>` plus `  fix: <hint>`, exiting with `code`. */
 export class CliError extends Error {
-  constructor(readonly code: ExitCode, message: string, readonly hint?: string, readonly problem?: unknown) {
+  constructor(
+    readonly code: ExitCode,
+    message: string,
+    readonly hint?: string,
+    readonly problem?: unknown,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -12,14 +12,28 @@ const POLL_MS = 250;
 const DONE = new Set(['ok', 'changed', 'failed', 'unknown', 'skipped']);
 
 export interface RunReport {
-  apply_id: string; incarnation: string; operation: string; status: 'running' | 'succeeded' | 'failed'; phase: string;
-  error: string | null; render_errors: { file: string; line: number; col: number; rule: string; message: string }[] | null;
-  hosts: { sid: string; status: string; reason: string | null; steps: { index: number; name: string | null; status: string; changed: boolean; output: string }[] }[];
+  apply_id: string;
+  incarnation: string;
+  operation: string;
+  status: 'running' | 'succeeded' | 'failed';
+  phase: string;
+  error: string | null;
+  render_errors: { file: string; line: number; col: number; rule: string; message: string }[] | null;
+  hosts: {
+    sid: string;
+    status: string;
+    reason: string | null;
+    steps: { index: number; name: string | null; status: string; changed: boolean; output: string }[];
+  }[];
 }
 
 /** What the display knows of a run: from events, or from a polled report. */
 export interface Progress {
-  apply_id: string; incarnation: string; operation: string; status: string; phase: string;
+  apply_id: string;
+  incarnation: string;
+  operation: string;
+  status: string;
+  phase: string;
   /** Hosts the render planned (0 until known). */
   planned: number;
   hosts: Map<string, { status: string; reason: string | null; steps: number; changed: number }>;
@@ -27,24 +41,43 @@ export interface Progress {
 
 function fromReport(r: RunReport): Progress {
   return {
-    apply_id: r.apply_id, incarnation: r.incarnation, operation: r.operation, status: r.status, phase: r.phase, planned: r.hosts.length,
-    hosts: new Map(r.hosts.map((h) => [h.sid, { status: h.status, reason: h.reason, steps: h.steps.length, changed: h.steps.filter((s) => s.changed).length }])),
+    apply_id: r.apply_id,
+    incarnation: r.incarnation,
+    operation: r.operation,
+    status: r.status,
+    phase: r.phase,
+    planned: r.hosts.length,
+    hosts: new Map(
+      r.hosts.map((h) => [
+        h.sid,
+        { status: h.status, reason: h.reason, steps: h.steps.length, changed: h.steps.filter((s) => s.changed).length },
+      ]),
+    ),
   };
 }
 
 function countLine(p: Progress): string {
   const c: Record<string, number> = { ok: 0, changed: 0, failed: 0, unknown: 0, skipped: 0 };
   let done = 0;
-  for (const h of p.hosts.values()) if (DONE.has(h.status)) { c[h.status] = (c[h.status] ?? 0) + 1; done++; }
+  for (const h of p.hosts.values())
+    if (DONE.has(h.status)) {
+      c[h.status] = (c[h.status] ?? 0) + 1;
+      done++;
+    }
   const total = Math.max(p.planned, p.hosts.size);
   return `hosts ${done}/${total} done: ${['changed', 'ok', 'failed', 'unknown', 'skipped'].map((k) => `${k} ${c[k] ?? 0}`).join(', ')}`;
 }
 
 /** The terminal block: failures first, running hosts next, then as many finished ones as fit. */
 export function block(p: Progress, elapsedMs: number, rows: number): string[] {
-  const lines = [`run ${p.incarnation}/${p.operation} ${p.apply_id}  ${p.status === 'running' ? p.phase : p.status}  ${(elapsedMs / 1000).toFixed(1)}s`, countLine(p)];
+  const lines = [
+    `run ${p.incarnation}/${p.operation} ${p.apply_id}  ${p.status === 'running' ? p.phase : p.status}  ${(elapsedMs / 1000).toFixed(1)}s`,
+    countLine(p),
+  ];
   const order = (s: string) => (s === 'failed' || s === 'unknown' ? 0 : DONE.has(s) ? 2 : 1);
-  const hosts = [...p.hosts.entries()].sort(([a, x], [b, y]) => order(x.status) - order(y.status) || a.localeCompare(b));
+  const hosts = [...p.hosts.entries()].sort(
+    ([a, x], [b, y]) => order(x.status) - order(y.status) || a.localeCompare(b),
+  );
   const room = Math.max(3, rows - lines.length - 2);
   const width = Math.min(48, Math.max(0, ...hosts.map(([sid]) => sid.length)));
   for (const [sid, h] of hosts.slice(0, room)) {
@@ -63,7 +96,11 @@ class Display {
   private readonly seen = new Map<string, string>();
   private readonly started = Date.now();
 
-  constructor(private readonly ctx: Ctx, private readonly tty: boolean, private readonly quiet: boolean) {}
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly tty: boolean,
+    private readonly quiet: boolean,
+  ) {}
 
   show(p: Progress): void {
     if (this.quiet) return;
@@ -74,7 +111,10 @@ class Display {
       this.drawn = lines.length;
       return;
     }
-    if (p.phase !== this.lastPhase && p.status === 'running') { this.ctx.note(`run ${p.apply_id}: ${p.phase}`); this.lastPhase = p.phase; }
+    if (p.phase !== this.lastPhase && p.status === 'running') {
+      this.ctx.note(`run ${p.apply_id}: ${p.phase}`);
+      this.lastPhase = p.phase;
+    }
     for (const [sid, h] of p.hosts) {
       if (DONE.has(h.status) && this.seen.get(sid) !== h.status) {
         this.seen.set(sid, h.status);
@@ -85,8 +125,13 @@ class Display {
 
   end(p: Progress): void {
     if (this.quiet) return;
-    if (this.tty) { this.show(p); return; }
-    this.ctx.note(`run ${p.apply_id}: ${p.status} after ${((Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}`);
+    if (this.tty) {
+      this.show(p);
+      return;
+    }
+    this.ctx.note(
+      `run ${p.apply_id}: ${p.status} after ${((Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}`,
+    );
   }
 }
 
@@ -103,17 +148,32 @@ async function followEvents(ctx: Ctx, name: string, applyId: string, display: Di
     const r = await ctx.client().events('streamRunEvents', { name, apply_id: applyId }, lastEventId, (e) => {
       const d = e.data as Record<string, any>;
       if (e.event === 'phase') p.phase = String(d['phase']);
-      else if (e.event === 'render') { p.planned = Number(d['hosts']); p.phase = 'dispatching'; }
-      else if (e.event === 'host') p.hosts.set(String(d['sid']), { status: String(d['status']), reason: d['reason'] ?? null, steps: Number(d['steps']), changed: Number(d['changed']) });
-      else if (e.event === 'end') { p.status = String(d['status']); return true; }
-      else return false;
+      else if (e.event === 'render') {
+        p.planned = Number(d['hosts']);
+        p.phase = 'dispatching';
+      } else if (e.event === 'host')
+        p.hosts.set(String(d['sid']), {
+          status: String(d['status']),
+          reason: d['reason'] ?? null,
+          steps: Number(d['steps']),
+          changed: Number(d['changed']),
+        });
+      else if (e.event === 'end') {
+        p.status = String(d['status']);
+        return true;
+      } else return false;
       display.show(p);
       return false;
     });
     if (r.done) break;
     // The stream ended early (the keeper restarted, a proxy cut it): continue after the last event.
     lastEventId = r.lastEventId;
-    if (++drops > 30) throw new CliError(ExitCode.Server, `lost the event stream of run ${applyId} ${drops} times`, `read the report with: keeperctl incarnations run-report ${name} ${applyId}`);
+    if (++drops > 30)
+      throw new CliError(
+        ExitCode.Server,
+        `lost the event stream of run ${applyId} ${drops} times`,
+        `read the report with: keeperctl incarnations run-report ${name} ${applyId}`,
+      );
     await new Promise((res) => setTimeout(res, 1000));
   }
   const final = await report(ctx, name, applyId);
@@ -121,11 +181,20 @@ async function followEvents(ctx: Ctx, name: string, applyId: string, display: Di
   return final;
 }
 
-async function followPolling(ctx: Ctx, name: string, applyId: string, display: Display, timeoutMs?: number): Promise<RunReport> {
+async function followPolling(
+  ctx: Ctx,
+  name: string,
+  applyId: string,
+  display: Display,
+  timeoutMs?: number,
+): Promise<RunReport> {
   const started = Date.now();
   for (;;) {
     const r = await report(ctx, name, applyId);
-    if (r.status !== 'running') { display.end(fromReport(r)); return r; }
+    if (r.status !== 'running') {
+      display.end(fromReport(r));
+      return r;
+    }
     display.show(fromReport(r));
     if (timeoutMs !== undefined && Date.now() - started > timeoutMs) return r;
     await new Promise((res) => setTimeout(res, POLL_MS));
@@ -133,9 +202,15 @@ async function followPolling(ctx: Ctx, name: string, applyId: string, display: D
 }
 
 /** Follows a run until it ends, showing progress; returns the final report. */
-export async function followRun(ctx: Ctx, name: string, applyId: string, opts: { tty: boolean; quiet?: boolean; timeoutMs?: number }): Promise<RunReport> {
+export async function followRun(
+  ctx: Ctx,
+  name: string,
+  applyId: string,
+  opts: { tty: boolean; quiet?: boolean; timeoutMs?: number },
+): Promise<RunReport> {
   const display = new Display(ctx, opts.tty, opts.quiet ?? false);
-  if (opts.timeoutMs === undefined && (await ctx.client().operation('streamRunEvents'))) return followEvents(ctx, name, applyId, display);
+  if (opts.timeoutMs === undefined && (await ctx.client().operation('streamRunEvents')))
+    return followEvents(ctx, name, applyId, display);
   return followPolling(ctx, name, applyId, display, opts.timeoutMs);
 }
 
@@ -148,7 +223,10 @@ export function failureLines(r: RunReport): string[] {
     if (h.status !== 'failed' && h.status !== 'unknown') continue;
     const bad = h.steps.filter((s) => s.status === 'failed' || s.status === 'unknown');
     if (bad.length === 0) out.push(`${h.sid}: ${h.status}${h.reason ? `: ${h.reason}` : ''}`);
-    for (const s of bad) out.push(`${h.sid} step ${s.index}${s.name ? ` (${s.name})` : ''}: ${s.status}${s.output ? `: ${s.output.split('\n')[0]}` : ''}${h.reason ? ` [${h.reason}]` : ''}`);
+    for (const s of bad)
+      out.push(
+        `${h.sid} step ${s.index}${s.name ? ` (${s.name})` : ''}: ${s.status}${s.output ? `: ${s.output.split('\n')[0]}` : ''}${h.reason ? ` [${h.reason}]` : ''}`,
+      );
   }
   return out;
 }

@@ -3,7 +3,14 @@
 // drift checks (docs/versions.md, docs/drift.md). JSON and YAML print the API's body unchanged.
 import { details, table } from './output';
 
-export interface Drift { interval: string | null; auto_repair: boolean; status: string; checked_at: string | null; plan_id: string | null; drifted_sids: string[] }
+export interface Drift {
+  interval: string | null;
+  auto_repair: boolean;
+  status: string;
+  checked_at: string | null;
+  plan_id: string | null;
+  drifted_sids: string[];
+}
 
 /** "every 10m, auto repair: drifted (web-1) at <time>", or "off". */
 export function driftText(d: Drift | undefined): string {
@@ -34,16 +41,42 @@ export function incarnationTable(items: readonly any[]): string {
 }
 
 export function incarnationDetails(i: any): string {
-  return details({
-    ...i,
-    newer_version: i.newer_version ? `${i.newer_version} (keeperctl incarnations upgrade ${i.name} --version ${i.newer_version})` : null,
-    version_yanked: i.version_yanked ? `${i.version_yanked.reason} (by ${i.version_yanked.yanked_by ?? 'unknown'} at ${i.version_yanked.yanked_at}; it keeps running: upgrade to another version)` : null,
-    last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
-    drift: driftText(i.drift),
-    drift_plan: i.drift?.plan_id ?? null,
-    // Hosts a run within its failure budget left behind (docs/runs.md); the converger brings them in.
-    pending_hosts: Array.isArray(i.pending_hosts) && i.pending_hosts.length > 0
-      ? i.pending_hosts.map((p: any) => `${p.sid} ${p.status} in ${p.apply_id}${p.reason ? `: ${p.reason}` : ''}`).join('; ')
-      : null,
-  }, ['name', 'service', 'version', 'version_yanked', 'newer_version', 'status', 'covens', 'state_schema_version', 'service_commit', 'last_run', 'drift', 'drift_plan', 'pending_hosts', 'state', 'updated_at']);
+  return details(
+    {
+      ...i,
+      newer_version: i.newer_version
+        ? `${i.newer_version} (keeperctl incarnations upgrade ${i.name} --version ${i.newer_version})`
+        : null,
+      version_yanked: i.version_yanked
+        ? `${i.version_yanked.reason} (by ${i.version_yanked.yanked_by ?? 'unknown'} at ${i.version_yanked.yanked_at}; it keeps running: upgrade to another version)`
+        : null,
+      last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
+      drift: driftText(i.drift),
+      drift_plan: i.drift?.plan_id ?? null,
+      // Hosts a run within its failure budget left behind (docs/runs.md); the converger brings them in.
+      pending_hosts:
+        Array.isArray(i.pending_hosts) && i.pending_hosts.length > 0
+          ? i.pending_hosts
+              .map((p: any) => `${p.sid} ${p.status} in ${p.apply_id}${p.reason ? `: ${p.reason}` : ''}`)
+              .join('; ')
+          : null,
+    },
+    [
+      'name',
+      'service',
+      'version',
+      'version_yanked',
+      'newer_version',
+      'status',
+      'covens',
+      'state_schema_version',
+      'service_commit',
+      'last_run',
+      'drift',
+      'drift_plan',
+      'pending_hosts',
+      'state',
+      'updated_at',
+    ],
+  );
 }

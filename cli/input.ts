@@ -7,17 +7,28 @@ import { CliError, ExitCode } from './errors';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
-export function parseInput(pairs: readonly string[] | undefined, file: string | undefined): Record<string, unknown> | undefined {
+export function parseInput(
+  pairs: readonly string[] | undefined,
+  file: string | undefined,
+): Record<string, unknown> | undefined {
   let input: Record<string, unknown> | undefined;
   if (file !== undefined) {
     let doc: unknown;
     try {
       doc = yaml.load(fs.readFileSync(file, 'utf8'));
     } catch (err) {
-      throw new CliError(ExitCode.Usage, `--input-file ${file}: ${(err as Error).message}`, 'give a YAML or JSON mapping of input names to values');
+      throw new CliError(
+        ExitCode.Usage,
+        `--input-file ${file}: ${(err as Error).message}`,
+        'give a YAML or JSON mapping of input names to values',
+      );
     }
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-      throw new CliError(ExitCode.Usage, `--input-file ${file}: the document must be a mapping of input names to values`, 'for example:  message: hello');
+      throw new CliError(
+        ExitCode.Usage,
+        `--input-file ${file}: the document must be a mapping of input names to values`,
+        'for example:  message: hello',
+      );
     }
     input = doc as Record<string, unknown>;
   }
@@ -25,11 +36,19 @@ export function parseInput(pairs: readonly string[] | undefined, file: string | 
     const eq = pair.indexOf('=');
     const key = eq < 0 ? pair : pair.slice(0, eq);
     if (eq < 0 || !KEY.test(key)) {
-      throw new CliError(ExitCode.Usage, `--input ${JSON.stringify(pair)} is not key=value`, 'write --input name=value (dotted names for nested values: --input db.port=5432)');
+      throw new CliError(
+        ExitCode.Usage,
+        `--input ${JSON.stringify(pair)} is not key=value`,
+        'write --input name=value (dotted names for nested values: --input db.port=5432)',
+      );
     }
     const raw = pair.slice(eq + 1);
     let value: unknown;
-    try { value = yaml.load(raw); } catch { value = raw; }
+    try {
+      value = yaml.load(raw);
+    } catch {
+      value = raw;
+    }
     if (value === null && raw !== 'null' && raw !== '~') value = raw;
     input ??= {};
     const parts = key.split('.');
@@ -45,11 +64,18 @@ export function parseInput(pairs: readonly string[] | undefined, file: string | 
 }
 
 /** `--replace-input`: the given input is the whole input (else it is merged over the last one, docs/runs.md). */
-export const replaceInputOption = { type: 'boolean', default: false, describe: 'the given input is the whole input (default: merged over the last input; --input k=null removes k)' } as const;
+export const replaceInputOption = {
+  type: 'boolean',
+  default: false,
+  describe: 'the given input is the whole input (default: merged over the last input; --input k=null removes k)',
+} as const;
 export const inputModeBody = (replace: boolean | undefined) => (replace ? { input_mode: 'replace' as const } : {});
 
 /** What keeperctl says after a merged start: the keys the keeper kept from the last input (values not shown: some are secret references). */
-export function keptLine(given: Record<string, unknown> | undefined, used: Record<string, unknown> | undefined): string | undefined {
+export function keptLine(
+  given: Record<string, unknown> | undefined,
+  used: Record<string, unknown> | undefined,
+): string | undefined {
   if (given === undefined || used === undefined) return undefined;
   const kept = Object.keys(used).filter((k) => !Object.prototype.hasOwnProperty.call(given, k));
   return kept.length > 0 ? `kept from the last input: ${kept.join(', ')}` : undefined;

@@ -3,7 +3,10 @@ import yaml from 'js-yaml';
 
 export type OutputFormat = 'table' | 'json' | 'yaml';
 
-export interface Column<T> { header: string; value(row: T): unknown }
+export interface Column<T> {
+  header: string;
+  value(row: T): unknown;
+}
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '-';
@@ -16,7 +19,11 @@ function cell(v: unknown): string {
 export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
   const cells = rows.map((r) => columns.map((c) => cell(c.value(r))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
-  const line = (vals: string[]) => vals.map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.header)), ...cells.map(line)].join('\n') + '\n';
 }
 

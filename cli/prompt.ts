@@ -7,7 +7,11 @@ import { CliError, ExitCode } from './errors';
 export async function confirm(ctx: Ctx, yes: boolean, question: string): Promise<void> {
   if (yes) return;
   if (!process.stdin.isTTY) {
-    throw new CliError(ExitCode.Usage, `${question} (not asked: standard input is not a terminal)`, 'pass --yes to proceed without asking');
+    throw new CliError(
+      ExitCode.Usage,
+      `${question} (not asked: standard input is not a terminal)`,
+      'pass --yes to proceed without asking',
+    );
   }
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   const answer = await new Promise<string>((resolve) => rl.question(`${question} [y/N] `, resolve));

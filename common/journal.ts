@@ -20,7 +20,9 @@ export function stderrIsJournal(): boolean {
       try {
         const st = fs.fstatSync(2);
         onJournal = want === `${st.dev}:${st.ino}`;
-      } catch { /* no stderr: nothing to prefix */ }
+      } catch {
+        /* no stderr: nothing to prefix */
+      }
     }
   }
   return onJournal;
@@ -34,5 +36,10 @@ export function journalPrefix(level: Level): string {
 /** A fatal message as the journal should get it: one line (an event is one line), priority err. */
 export function fatalLine(message: string): string {
   if (!stderrIsJournal()) return message.endsWith('\n') ? message : `${message}\n`;
-  return `${journalPrefix('error')}${message.trim().split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}\n`;
+  return `${journalPrefix('error')}${message
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')}\n`;
 }

@@ -24,7 +24,9 @@ export function redact(fields: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-export function createLogger(opts: { level?: Level; base?: Record<string, unknown>; write?: (line: string) => void } = {}): Logger {
+export function createLogger(
+  opts: { level?: Level; base?: Record<string, unknown>; write?: (line: string) => void } = {},
+): Logger {
   const min = ORDER[opts.level ?? 'info'];
   const write = opts.write;
   const base = opts.base ?? {};

@@ -27,11 +27,29 @@ export interface Schema {
   maximum?: number;
 }
 
-const KNOWN = new Set(['type', 'required', 'additionalProperties', 'properties', 'items', 'minItems', 'maxItems', 'contains',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum']);
+const KNOWN = new Set([
+  'type',
+  'required',
+  'additionalProperties',
+  'properties',
+  'items',
+  'minItems',
+  'maxItems',
+  'contains',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+]);
 
 /** A broken rule, shaped as ajv's ErrorObject: where (a JSON pointer), which keyword, its params, the words. */
-export interface SchemaError { instancePath: string; keyword: string; params: Record<string, unknown>; message: string }
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message: string;
+}
 
 const patterns = new Map<string, RegExp>();
 
@@ -41,7 +59,8 @@ export function checkSchema(schema: Schema, value: unknown, instancePath = ''): 
     if (!KNOWN.has(key)) throw new Error(`the schema uses "${key}", which common/schema-check.ts does not check`);
   }
   const errors: SchemaError[] = [];
-  const say = (keyword: string, params: Record<string, unknown>, message: string) => errors.push({ instancePath, keyword, params, message });
+  const say = (keyword: string, params: Record<string, unknown>, message: string) =>
+    errors.push({ instancePath, keyword, params, message });
   if (schema.type !== undefined) {
     const types = typeof schema.type === 'string' ? [schema.type] : schema.type;
     if (!types.some((t) => isType(value, t))) {
@@ -57,13 +76,17 @@ export function checkSchema(schema: Schema, value: unknown, instancePath = ''): 
     for (const key of Object.keys(obj)) {
       const sub = schema.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
       if (sub) errors.push(...checkSchema(sub, obj[key], `${instancePath}/${pointerToken(key)}`));
-      else if (schema.additionalProperties === false) say('additionalProperties', { additionalProperty: key }, 'must NOT have additional properties');
+      else if (schema.additionalProperties === false)
+        say('additionalProperties', { additionalProperty: key }, 'must NOT have additional properties');
     }
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) say('minItems', { limit: schema.minItems }, `must NOT have fewer than ${schema.minItems} items`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) say('maxItems', { limit: schema.maxItems }, `must NOT have more than ${schema.maxItems} items`);
-    if (schema.items) value.forEach((item, i) => errors.push(...checkSchema(schema.items!, item, `${instancePath}/${i}`)));
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      say('minItems', { limit: schema.minItems }, `must NOT have fewer than ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      say('maxItems', { limit: schema.maxItems }, `must NOT have more than ${schema.maxItems} items`);
+    if (schema.items)
+      value.forEach((item, i) => errors.push(...checkSchema(schema.items!, item, `${instancePath}/${i}`)));
     if (schema.contains && !value.some((item) => checkSchema(schema.contains!, item).length === 0)) {
       say('contains', { minContains: 1 }, 'must contain at least 1 valid item(s)');
     }
@@ -71,13 +94,18 @@ export function checkSchema(schema: Schema, value: unknown, instancePath = ''): 
   if (typeof value === 'string') {
     // Characters as ajv counts them: code points, not UTF-16 units.
     const length = [...value].length;
-    if (schema.minLength !== undefined && length < schema.minLength) say('minLength', { limit: schema.minLength }, `must NOT have fewer than ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && length > schema.maxLength) say('maxLength', { limit: schema.maxLength }, `must NOT have more than ${schema.maxLength} characters`);
-    if (schema.pattern !== undefined && !regExp(schema.pattern).test(value)) say('pattern', { pattern: schema.pattern }, `must match pattern "${schema.pattern}"`);
+    if (schema.minLength !== undefined && length < schema.minLength)
+      say('minLength', { limit: schema.minLength }, `must NOT have fewer than ${schema.minLength} characters`);
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      say('maxLength', { limit: schema.maxLength }, `must NOT have more than ${schema.maxLength} characters`);
+    if (schema.pattern !== undefined && !regExp(schema.pattern).test(value))
+      say('pattern', { pattern: schema.pattern }, `must match pattern "${schema.pattern}"`);
   }
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) say('minimum', { comparison: '>=', limit: schema.minimum }, `must be >= ${schema.minimum}`);
-    if (schema.maximum !== undefined && value > schema.maximum) say('maximum', { comparison: '<=', limit: schema.maximum }, `must be <= ${schema.maximum}`);
+    if (schema.minimum !== undefined && value < schema.minimum)
+      say('minimum', { comparison: '>=', limit: schema.minimum }, `must be >= ${schema.minimum}`);
+    if (schema.maximum !== undefined && value > schema.maximum)
+      say('maximum', { comparison: '<=', limit: schema.maximum }, `must be <= ${schema.maximum}`);
   }
   return errors;
 }
@@ -93,12 +121,18 @@ function regExp(pattern: string): RegExp {
 
 function isType(value: unknown, type: JsonType): boolean {
   switch (type) {
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-    case 'string': return typeof value === 'string';
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'null': return value === null;
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
   }
 }
 

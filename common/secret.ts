@@ -6,7 +6,10 @@
 // the placeholder without knowing about secrets at all: redaction by type, not by field name.
 import { inspect } from 'node:util';
 
-export interface SecretRef { path: string; field: string }
+export interface SecretRef {
+  path: string;
+  field: string;
+}
 
 /** `«secret:<path>#<field>»`: what every serializer prints in place of a value. */
 export function placeholder(ref: SecretRef): string {
@@ -37,7 +40,8 @@ export function pathProblem(path: string): string | null {
   const segments = path.split('/');
   if (segments.some((x) => x === '')) return 'it holds an empty segment ("//")';
   if (segments.some((x) => /^\.+$/.test(x))) return 'it holds a "." or ".." segment';
-  if (!segments.every((x) => SEGMENT.test(x))) return 'it holds a character other than letters, digits, "_", "-", "." and "/"';
+  if (!segments.every((x) => SEGMENT.test(x)))
+    return 'it holds a character other than letters, digits, "_", "-", "." and "/"';
   return null;
 }
 
@@ -72,23 +76,44 @@ const values = new WeakMap<SecretValue, string>();
 
 /** A resolved secret. The value is held outside the object, so no enumeration can reach it. */
 export class SecretValue {
-  constructor(readonly ref: SecretRef, value: string) {
+  constructor(
+    readonly ref: SecretRef,
+    value: string,
+  ) {
     values.set(this, value);
     Object.freeze(this);
   }
-  toString(): string { return placeholder(this.ref); }
-  toJSON(): string { return placeholder(this.ref); }
-  [inspect.custom](): string { return placeholder(this.ref); }
-  get [Symbol.toStringTag](): string { return placeholder(this.ref); }
+  toString(): string {
+    return placeholder(this.ref);
+  }
+  toJSON(): string {
+    return placeholder(this.ref);
+  }
+  [inspect.custom](): string {
+    return placeholder(this.ref);
+  }
+  get [Symbol.toStringTag](): string {
+    return placeholder(this.ref);
+  }
 }
 
 /** A string built from text and secrets (a rendered file with a password in it). */
 export class SecretText {
-  constructor(readonly parts: ReadonlyArray<string | SecretValue>) { Object.freeze(this); }
-  toString(): string { return this.parts.map(String).join(''); }
-  toJSON(): string { return this.toString(); }
-  [inspect.custom](): string { return this.toString(); }
-  get refs(): SecretRef[] { return this.parts.filter((p): p is SecretValue => p instanceof SecretValue).map((p) => p.ref); }
+  constructor(readonly parts: ReadonlyArray<string | SecretValue>) {
+    Object.freeze(this);
+  }
+  toString(): string {
+    return this.parts.map(String).join('');
+  }
+  toJSON(): string {
+    return this.toString();
+  }
+  [inspect.custom](): string {
+    return this.toString();
+  }
+  get refs(): SecretRef[] {
+    return this.parts.filter((p): p is SecretValue => p instanceof SecretValue).map((p) => p.ref);
+  }
 }
 
 export function isSecret(v: unknown): v is SecretValue | SecretText {
@@ -131,7 +156,10 @@ export function scrubValues(text: string, secrets: Iterable<SecretValue>): strin
  * incarnation with a deleted one's name cannot reach the deleted one's values. An incarnation made
  * before the key existed (null) keeps the prefix of its name alone.
  */
-export function incarnationSecretPrefix(scenarioPrefix: string, incarnation: { name: string; secrets_key: string | null }): string {
+export function incarnationSecretPrefix(
+  scenarioPrefix: string,
+  incarnation: { name: string; secrets_key: string | null },
+): string {
   const base = `${scenarioPrefix.replace(/\/+$/, '')}/incarnations/${incarnation.name}/`;
   return incarnation.secrets_key === null ? base : `${base}${incarnation.secrets_key}/`;
 }

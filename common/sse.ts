@@ -3,7 +3,11 @@
 // comments (keep-alives). One parser for every reader: keeperctl, the web UI and the tests. Pure
 // (no Node or DOM API), so the browser bundle can take it too.
 
-export interface SseEvent { id?: string; event: string; data: unknown }
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: unknown;
+}
 
 /** Splits the complete frames off `buffer`: their events, and the text of the unfinished frame. */
 export function takeSseEvents(buffer: string): { events: SseEvent[]; rest: string } {
@@ -19,7 +23,11 @@ export function takeSseEvents(buffer: string): { events: SseEvent[]; rest: strin
       else if (line.startsWith('event: ')) e.event = line.slice(7);
       else if (line.startsWith('data: ')) {
         const text = line.slice(6);
-        try { e.data = JSON.parse(text); } catch { e.data = text; }
+        try {
+          e.data = JSON.parse(text);
+        } catch {
+          e.data = text;
+        }
       }
     }
     if (e.event) events.push(e as SseEvent);

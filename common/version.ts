@@ -6,7 +6,9 @@ function findVersion(): string {
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     try {
       return (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-    } catch { /* keep walking up */ }
+    } catch {
+      /* keep walking up */
+    }
   }
   return '0.0.0';
 }

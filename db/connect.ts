@@ -16,7 +16,9 @@ export async function dbAnswers(db: Knex, timeoutMs = 1000): Promise<boolean> {
   try {
     await Promise.race([
       db.raw('select 1'),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+      }),
     ]);
     return true;
   } catch {

@@ -17,7 +17,10 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
     })) as [number, string[]];
     return applied;
   } finally {
-    await db.raw('select pg_advisory_unlock(?)', [MIGRATION_LOCK]).connection(conn).catch(() => undefined);
+    await db
+      .raw('select pg_advisory_unlock(?)', [MIGRATION_LOCK])
+      .connection(conn)
+      .catch(() => undefined);
     await db.client.releaseConnection(conn);
   }
 }

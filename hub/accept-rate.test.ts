@@ -6,9 +6,15 @@ const souls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `s${f
 describe('hub/accept-rate', () => {
   it('admits a burst at once, then refuses with waits spaced one interval apart', () => {
     const ar = new AcceptRate({ perSecond: 10, burst: 3, now: () => 10_000 });
-    assert.deepEqual(souls(3).map((s) => ar.take(s)), [0, 0, 0]);
+    assert.deepEqual(
+      souls(3).map((s) => ar.take(s)),
+      [0, 0, 0],
+    );
     // Five souls refused at the same instant are given five different slots, 100 ms apart.
-    assert.deepEqual(souls(5, 3).map((s) => ar.take(s)), [100, 200, 300, 400, 500]);
+    assert.deepEqual(
+      souls(5, 3).map((s) => ar.take(s)),
+      [100, 200, 300, 400, 500],
+    );
   });
 
   it('a soul back at or after its slot is admitted even if others took every token meanwhile', () => {
@@ -27,7 +33,8 @@ describe('hub/accept-rate', () => {
   it('refills up to the burst only', () => {
     let now = 0;
     const ar = new AcceptRate({ perSecond: 2, burst: 2, now: () => now });
-    ar.take('a'); ar.take('b');
+    ar.take('a');
+    ar.take('b');
     assert.equal(ar.take('c'), 500);
     now = 60_000; // a quiet minute: the bucket is full (2), not 120
     assert.deepEqual([ar.take('d'), ar.take('e')], [0, 0]);
@@ -49,7 +56,10 @@ describe('hub/accept-rate', () => {
   it('never promises a slot further out than maxWait', () => {
     const ar = new AcceptRate({ perSecond: 1, burst: 1, maxWaitMs: 2500, now: () => 0 });
     ar.take('a');
-    assert.deepEqual(['b', 'c', 'd', 'e'].map((s) => ar.take(s)), [1000, 2000, 2500, 2500]);
+    assert.deepEqual(
+      ['b', 'c', 'd', 'e'].map((s) => ar.take(s)),
+      [1000, 2000, 2500, 2500],
+    );
   });
 
   it('writes retry-after in seconds with millisecond precision', () => {

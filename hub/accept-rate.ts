@@ -45,7 +45,10 @@ export class AcceptRate {
     this.sweep(now);
     const slot = this.reserved.get(sid);
     if (slot !== undefined) {
-      if (now >= slot) { this.reserved.delete(sid); return 0; } // paid for when it was refused
+      if (now >= slot) {
+        this.reserved.delete(sid);
+        return 0;
+      } // paid for when it was refused
       return Math.max(1, Math.ceil(slot - now));
     }
     if (this.tokens >= 1) {

@@ -20,16 +20,25 @@ import type { HandshakeOutcome, HubMetrics } from './metrics';
 import { FailureRateLimit, sourceOf } from './rate-limit';
 import type { ServerLeaf } from './server-leaf';
 
-export interface BootstrapDeps extends EnrollDeps { config: KeeperConfig; metrics: HubMetrics; log: Logger; leaf: ServerLeaf }
+export interface BootstrapDeps extends EnrollDeps {
+  config: KeeperConfig;
+  metrics: HubMetrics;
+  log: Logger;
+  leaf: ServerLeaf;
+}
 
 const STATUS = {
-  refused: grpc.status.UNAUTHENTICATED, bad_request: grpc.status.INVALID_ARGUMENT, unavailable: grpc.status.UNAVAILABLE,
+  refused: grpc.status.UNAUTHENTICATED,
+  bad_request: grpc.status.INVALID_ARGUMENT,
+  unavailable: grpc.status.UNAVAILABLE,
   pki_refused: grpc.status.FAILED_PRECONDITION,
 } as const;
 
 /** The limiter's key for a token: a hash, so no token is held in memory longer than the call. */
 function tokenKey(token: unknown): string {
-  return `token:${createHash('sha256').update(typeof token === 'string' ? token : '').digest('base64url')}`;
+  return `token:${createHash('sha256')
+    .update(typeof token === 'string' ? token : '')
+    .digest('base64url')}`;
 }
 
 export function bootstrapComponent(deps: BootstrapDeps): Component {
@@ -42,10 +51,17 @@ export function bootstrapComponent(deps: BootstrapDeps): Component {
     const seconds = Math.ceil(waitMs / 1000);
     const metadata = new grpc.Metadata();
     metadata.set('retry-after', String(seconds));
-    callback({ code: grpc.status.RESOURCE_EXHAUSTED, details: `too many failed bootstrap attempts ${what}; retry in ${seconds}s`, metadata });
+    callback({
+      code: grpc.status.RESOURCE_EXHAUSTED,
+      details: `too many failed bootstrap attempts ${what}; retry in ${seconds}s`,
+      metadata,
+    });
   };
 
-  const attempt = async (call: grpc.ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: grpc.sendUnaryData<EnrollResponse>) => {
+  const attempt = async (
+    call: grpc.ServerUnaryCall<EnrollRequest, EnrollResponse>,
+    callback: grpc.sendUnaryData<EnrollResponse>,
+  ) => {
     const source = sourceOf(call.getPeer());
     const token = tokenKey(call.request.token);
     const tokenWait = byToken.retryAfterMs(token);
@@ -53,19 +69,29 @@ export function bootstrapComponent(deps: BootstrapDeps): Component {
     const addressWait = byAddress.retryAfterMs(source);
     // Only when the address is over its limit is the token looked up: a token the keeper issued
     // passes (its own limit above still applies), a made-up one waits.
-    if (addressWait > 0 && (typeof call.request.token !== 'string' || call.request.token.length > 256
-      || (await tokenSid(deps.db, call.request.token)) === undefined)) {
+    if (
+      addressWait > 0 &&
+      (typeof call.request.token !== 'string' ||
+        call.request.token.length > 256 ||
+        (await tokenSid(deps.db, call.request.token)) === undefined)
+    ) {
       return limited(callback, addressWait, `with unknown tokens from ${source}`);
     }
     const out = await enroll(deps, call.request);
-    if (out.ok) { count('enrolled'); return callback(null, out.response); }
+    if (out.ok) {
+      count('enrolled');
+      return callback(null, out.response);
+    }
     count(out.outcome);
     if (out.kind !== 'unavailable') byToken.recordFailure(token);
     if (out.outcome === 'token_invalid') byAddress.recordFailure(source);
     callback({ code: STATUS[out.kind], details: out.details });
   };
 
-  const Enroll = (call: grpc.ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: grpc.sendUnaryData<EnrollResponse>) => {
+  const Enroll = (
+    call: grpc.ServerUnaryCall<EnrollRequest, EnrollResponse>,
+    callback: grpc.sendUnaryData<EnrollResponse>,
+  ) => {
     attempt(call, callback).catch((err: Error) => {
       count('internal');
       deps.log.error('bootstrap failed', { error: err.message });

@@ -6,7 +6,10 @@
 export abstract class DispatchError extends Error {
   abstract readonly code: 'soul_not_connected' | 'step_timeout' | 'step_interrupted' | 'step_cancelled';
   abstract readonly delivered: boolean;
-  constructor(readonly sid: string, message: string) {
+  constructor(
+    readonly sid: string,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -16,14 +19,20 @@ export abstract class DispatchError extends Error {
 export class SoulNotConnected extends DispatchError {
   readonly code = 'soul_not_connected' as const;
   readonly delivered = false;
-  constructor(sid: string) { super(sid, `soul ${sid} has no live stream on this keeper`); }
+  constructor(sid: string) {
+    super(sid, `soul ${sid} has no live stream on this keeper`);
+  }
 }
 
 /** The step was sent and no result came within the timeout; a cancel was sent to the soul. */
 export class StepTimeout extends DispatchError {
   readonly code = 'step_timeout' as const;
   readonly delivered = true;
-  constructor(sid: string, readonly requestId: string, timeoutMs: number) {
+  constructor(
+    sid: string,
+    readonly requestId: string,
+    timeoutMs: number,
+  ) {
     super(sid, `soul ${sid} sent no result for step request ${requestId} within ${timeoutMs} ms`);
   }
 }
@@ -32,7 +41,11 @@ export class StepTimeout extends DispatchError {
 export class StepInterrupted extends DispatchError {
   readonly code = 'step_interrupted' as const;
   readonly delivered = true;
-  constructor(sid: string, readonly requestId: string, reason: string) {
+  constructor(
+    sid: string,
+    readonly requestId: string,
+    reason: string,
+  ) {
     super(sid, `the stream of soul ${sid} ended before the result of step request ${requestId}: ${reason}`);
   }
 }
@@ -41,5 +54,10 @@ export class StepInterrupted extends DispatchError {
 export class StepCancelled extends DispatchError {
   readonly code = 'step_cancelled' as const;
   readonly delivered = true;
-  constructor(sid: string, readonly requestId: string) { super(sid, `step request ${requestId} to soul ${sid} was cancelled`); }
+  constructor(
+    sid: string,
+    readonly requestId: string,
+  ) {
+    super(sid, `step request ${requestId} to soul ${sid} was cancelled`);
+  }
 }

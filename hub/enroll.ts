@@ -34,7 +34,12 @@ export interface EnrollDeps extends SoulSigner {
 
 export type EnrollOutcome =
   | { ok: true; response: EnrollResponse }
-  | { ok: false; kind: 'refused' | 'bad_request' | 'unavailable' | 'pki_refused'; outcome: HandshakeOutcome; details: string };
+  | {
+      ok: false;
+      kind: 'refused' | 'bad_request' | 'unavailable' | 'pki_refused';
+      outcome: HandshakeOutcome;
+      details: string;
+    };
 
 function refused(outcome: HandshakeOutcome): EnrollOutcome {
   return { ok: false, kind: 'refused', outcome, details: TOKEN_REFUSED };
@@ -42,10 +47,21 @@ function refused(outcome: HandshakeOutcome): EnrollOutcome {
 
 export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<EnrollOutcome> {
   const sid = typeof req.sid === 'string' ? req.sid.toLowerCase() : '';
-  if (typeof req.token !== 'string' || req.token.length === 0 || req.token.length > 256) return refused('token_invalid');
-  if (sid.length === 0 || sid.length > MAX_SID_LENGTH) return { ok: false, kind: 'bad_request', outcome: 'bad_request', details: 'sid is missing or too long' };
-  if (typeof req.csr_pem !== 'string' || req.csr_pem.length > MAX_CSR_BYTES || !req.csr_pem.includes('-----BEGIN CERTIFICATE REQUEST-----')) {
-    return { ok: false, kind: 'bad_request', outcome: 'bad_request', details: 'csr_pem must be one PEM certificate request' };
+  if (typeof req.token !== 'string' || req.token.length === 0 || req.token.length > 256)
+    return refused('token_invalid');
+  if (sid.length === 0 || sid.length > MAX_SID_LENGTH)
+    return { ok: false, kind: 'bad_request', outcome: 'bad_request', details: 'sid is missing or too long' };
+  if (
+    typeof req.csr_pem !== 'string' ||
+    req.csr_pem.length > MAX_CSR_BYTES ||
+    !req.csr_pem.includes('-----BEGIN CERTIFICATE REQUEST-----')
+  ) {
+    return {
+      ok: false,
+      kind: 'bad_request',
+      outcome: 'bad_request',
+      details: 'csr_pem must be one PEM certificate request',
+    };
   }
 
   const issuedFor = await tokenSid(deps.db, req.token);
@@ -56,7 +72,9 @@ export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<Enro
   const spent = await spendBootstrapToken(deps.db, req.token, deps.now ? { now: deps.now() } : {});
   if (!spent.ok) {
     deps.log.warn('bootstrap token refused', { sid, reason: spent.reason });
-    return refused(spent.reason === 'invalid' ? 'token_invalid' : spent.reason === 'expired' ? 'token_expired' : 'token_used');
+    return refused(
+      spent.reason === 'invalid' ? 'token_invalid' : spent.reason === 'expired' ? 'token_expired' : 'token_used',
+    );
   }
 
   // The CN and the only SAN come from the host record; the PKI role ignores the CSR's names.
@@ -64,12 +82,14 @@ export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<Enro
   if (!issued.ok) {
     const restored = await unspendBootstrapToken(deps.db, req.token).catch(() => false);
     deps.log.warn('no certificate handed out; the token is valid again', { sid, token_restored: restored });
-    if (issued.kind === 'unavailable') return { ok: false, kind: 'unavailable', outcome: 'pki_error', details: issued.details };
+    if (issued.kind === 'unavailable')
+      return { ok: false, kind: 'unavailable', outcome: 'pki_error', details: issued.details };
     return { ok: false, kind: 'pki_refused', outcome: issued.kind, details: issued.details };
   }
   const signed = issued.signed;
   await markOnboarded(deps.db, spent.sid, signed.serialNumber, new Date(), issued.notAfter).catch((err: Error) =>
-    deps.log.warn('cannot record onboarding', { sid, error: err.message }));
+    deps.log.warn('cannot record onboarding', { sid, error: err.message }),
+  );
   // Re-onboarding: the streams of the soul's earlier certificates end before the new identity
   // exists on the host, so none of them is sent another step (a secret among them). Without that
   // message on its way, no certificate is handed out: the host retries with the same token.
@@ -77,13 +97,28 @@ export async function enroll(deps: EnrollDeps, req: EnrollRequest): Promise<Enro
     await deps.retire?.(spent.sid, signed.serialNumber);
   } catch (err) {
     const restored = await unspendBootstrapToken(deps.db, req.token).catch(() => false);
-    deps.log.warn('cannot close the streams of earlier certificates; no certificate handed out', { sid, error: (err as Error).message, token_restored: restored });
-    return { ok: false, kind: 'unavailable', outcome: 'presence_error', details: 'the keeper cannot reach its cache to close the streams of earlier certificates; retry' };
+    deps.log.warn('cannot close the streams of earlier certificates; no certificate handed out', {
+      sid,
+      error: (err as Error).message,
+      token_restored: restored,
+    });
+    return {
+      ok: false,
+      kind: 'unavailable',
+      outcome: 'presence_error',
+      details: 'the keeper cannot reach its cache to close the streams of earlier certificates; retry',
+    };
   }
   const notAfter = issued.notAfter.getTime();
   deps.log.info('soul enrolled', { sid: spent.sid, serial: signed.serialNumber });
   return {
     ok: true,
-    response: { sid: spent.sid, certificate_pem: signed.certificate, chain_pem: signed.caChain, serial: signed.serialNumber, not_after_ms: notAfter },
+    response: {
+      sid: spent.sid,
+      certificate_pem: signed.certificate,
+      chain_pem: signed.caChain,
+      serial: signed.serialNumber,
+      not_after_ms: notAfter,
+    },
   };
 }

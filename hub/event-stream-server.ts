@@ -30,12 +30,24 @@ const HELLO_TIMEOUT_MS = 10_000;
 type Call = grpc.ServerDuplexStream<SoulMessage, KeeperMessage>;
 
 export interface EventStreamDeps extends SoulSigner {
-  config: KeeperConfig; db: Knex; log: Logger; metrics: HubMetrics; sessions: Sessions; leaf: ServerLeaf;
+  config: KeeperConfig;
+  db: Knex;
+  log: Logger;
+  metrics: HubMetrics;
+  sessions: Sessions;
+  leaf: ServerLeaf;
   /** Closes, on every keeper, the streams of `sid` opened with any certificate but `keepSerial` (hub/revocations.ts). */
   retire?: (sid: string, keepSerial: string) => Promise<void>;
 }
 
-function refuse(deps: EventStreamDeps, call: Call, code: grpc.status, outcome: HandshakeOutcome, details: string, sid?: string): void {
+function refuse(
+  deps: EventStreamDeps,
+  call: Call,
+  code: grpc.status,
+  outcome: HandshakeOutcome,
+  details: string,
+  sid?: string,
+): void {
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome });
   deps.log.warn('event stream refused', { sid, outcome, peer: call.getPeer() });
   call.emit('error', { code, details });
@@ -51,12 +63,17 @@ function refuseBusy(deps: EventStreamDeps, call: Call, waitMs: number, sid: stri
   deps.log.debug('event stream refused: over the accept rate', { sid, retry_after_ms: waitMs });
   const metadata = new grpc.Metadata();
   metadata.set('retry-after', retryAfterValue(waitMs));
-  call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: `the keeper is accepting streams at its limit; retry in ${retryAfterValue(waitMs)}s`, metadata });
+  call.emit('error', {
+    code: grpc.status.RESOURCE_EXHAUSTED,
+    details: `the keeper is accepting streams at its limit; retry in ${retryAfterValue(waitMs)}s`,
+    metadata,
+  });
 }
 
 /** A soulprint not naming the certificate's SID is an identity problem; any other bad fact is bad input. */
 function refuseSoulprint(deps: EventStreamDeps, call: Call, v: { field: string; reason: string }, sid: string): void {
-  if (v.field === 'fqdn') return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `the soulprint ${v.reason}`, sid);
+  if (v.field === 'fqdn')
+    return refuse(deps, call, grpc.status.PERMISSION_DENIED, 'fqdn_mismatch', `the soulprint ${v.reason}`, sid);
   const name = v.field === 'soulprint' ? 'the soulprint' : `soulprint.${v.field}`;
   refuse(deps, call, grpc.status.INVALID_ARGUMENT, 'invalid_soulprint', `${name} ${v.reason}`, sid);
 }
@@ -69,7 +86,10 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
   if (waitMs > 0) return refuseBusy(deps, call, waitMs, sid);
   let session: Session | undefined;
   let ended = false;
-  const helloTimer = setTimeout(() => refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'send Hello first'), HELLO_TIMEOUT_MS);
+  const helloTimer = setTimeout(
+    () => refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'send Hello first'),
+    HELLO_TIMEOUT_MS,
+  );
 
   const onEnd = (reason: string) => {
     if (ended) return;
@@ -77,7 +97,10 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
     clearTimeout(helloTimer);
     if (session) void deps.sessions.end(session, reason);
   };
-  call.on('end', () => { onEnd('stream closed by the soul'); call.end(); });
+  call.on('end', () => {
+    onEnd('stream closed by the soul');
+    call.end();
+  });
   call.on('cancelled', () => onEnd('stream cancelled'));
   call.on('error', (err: Error) => onEnd(`stream error: ${err.message}`));
   call.on('close', () => onEnd('stream closed'));
@@ -87,7 +110,8 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
     deps.metrics.streamMessages.inc({ direction: 'in', type: m.msg ?? 'unknown' });
     if (!session) {
       if (opening) return; // messages before Welcome are dropped; the soul waits for Welcome
-      if (m.msg !== 'hello') return refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'the first message must be Hello', sid);
+      if (m.msg !== 'hello')
+        return refuse(deps, call, grpc.status.FAILED_PRECONDITION, 'no_hello', 'the first message must be Hello', sid);
       opening = true;
       clearTimeout(helloTimer);
       void open(deps, call, sid, identity.serial, m.hello.soulprint).then((s) => {
@@ -99,28 +123,43 @@ function handleConnect(deps: EventStreamDeps, acceptRate: AcceptRate, call: Call
     }
     session.lastHeartbeat = Date.now();
     switch (m.msg) {
-      case 'heartbeat': return;
+      case 'heartbeat':
+        return;
       case 'facts': {
         const checked = checkSoulprint(m.facts.soulprint, sid);
         if (!checked.ok) return refuseSoulprint(deps, call, checked, sid);
         void deps.sessions.updateSoulprint(session, checked.soulprint);
         return;
       }
-      case 'step_progress': session.onProgress(m.step_progress); return;
+      case 'step_progress':
+        session.onProgress(m.step_progress);
+        return;
       case 'step_result':
-        if (!session.onResult(m.step_result)) deps.log.warn('step result for no pending request', { sid, request_id: m.step_result.request_id });
+        if (!session.onResult(m.step_result))
+          deps.log.warn('step result for no pending request', { sid, request_id: m.step_result.request_id });
         return;
       case 'renew_certificate': {
-        const presented: PresentedCertificate = { serial: identity.serial, notBefore: identity.notBefore, notAfter: identity.notAfter };
+        const presented: PresentedCertificate = {
+          serial: identity.serial,
+          notBefore: identity.notBefore,
+          notAfter: identity.notAfter,
+        };
         void renewOnStream(deps, session, presented, m.renew_certificate.csr_pem);
         return;
       }
-      default: return;
+      default:
+        return;
     }
   });
 }
 
-async function open(deps: EventStreamDeps, call: Call, sid: string, serial: string, soulprint: Soulprint | null): Promise<Session | undefined> {
+async function open(
+  deps: EventStreamDeps,
+  call: Call,
+  sid: string,
+  serial: string,
+  soulprint: Soulprint | null,
+): Promise<Session | undefined> {
   const checked = checkSoulprint(soulprint, sid);
   if (!checked.ok) {
     refuseSoulprint(deps, call, checked, sid);
@@ -136,13 +175,25 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
     // Registered but never onboarded here (registered again after a DELETE, or a registry rebuilt):
     // a certificate from before cannot stand in for the bootstrap token, even one the PKI signed.
     if (!admission.onboarded && !admission.revoked) {
-      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'not_onboarded',
-        `soul ${sid} is registered but was never onboarded: run soul init on the host with a bootstrap token (POST /v1/souls/${sid}/issue-token)`, sid);
+      refuse(
+        deps,
+        call,
+        grpc.status.PERMISSION_DENIED,
+        'not_onboarded',
+        `soul ${sid} is registered but was never onboarded: run soul init on the host with a bootstrap token (POST /v1/souls/${sid}/issue-token)`,
+        sid,
+      );
       return undefined;
     }
     if (admission.revoked) {
-      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'revoked',
-        `soul ${sid} is revoked: an operator must issue a new bootstrap token (with force) and run soul init on the host`, sid);
+      refuse(
+        deps,
+        call,
+        grpc.status.PERMISSION_DENIED,
+        'revoked',
+        `soul ${sid} is revoked: an operator must issue a new bootstrap token (with force) and run soul init on the host`,
+        sid,
+      );
       return undefined;
     }
     // One live certificate per soul: the one issued last. An older one (before a re-onboarding)
@@ -152,7 +203,14 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
     const pending = admission.pendingSerial !== null && normalSerial(admission.pendingSerial) === normalSerial(serial);
     if (pending) {
       if (!(await promotePending(deps.db, sid, admission.pendingSerial!))) {
-        refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate', `this certificate of ${sid} is no longer admitted (onboarded again meanwhile)`, sid);
+        refuse(
+          deps,
+          call,
+          grpc.status.PERMISSION_DENIED,
+          'old_certificate',
+          `this certificate of ${sid} is no longer admitted (onboarded again meanwhile)`,
+          sid,
+        );
         return undefined;
       }
       deps.metrics.renewals.inc({ outcome: 'promoted' });
@@ -160,8 +218,14 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
       // of the old key elsewhere) ends on every keeper before this one is served.
       await deps.retire?.(sid, admission.pendingSerial!);
     } else if (admission.certSerial !== null && normalSerial(admission.certSerial) !== normalSerial(serial)) {
-      refuse(deps, call, grpc.status.PERMISSION_DENIED, 'old_certificate',
-        `this certificate of ${sid} was replaced by a newer one; the host must use its current identity (or be onboarded again)`, sid);
+      refuse(
+        deps,
+        call,
+        grpc.status.PERMISSION_DENIED,
+        'old_certificate',
+        `this certificate of ${sid} was replaced by a newer one; the host must use its current identity (or be onboarded again)`,
+        sid,
+      );
       return undefined;
     }
   } catch (err) {
@@ -185,7 +249,14 @@ async function open(deps: EventStreamDeps, call: Call, sid: string, serial: stri
     return undefined;
   }
   deps.metrics.handshakes.inc({ listener: 'event_stream', outcome: 'accepted' });
-  session.write({ welcome: { session_id: session.id, epoch: session.epoch, heartbeat_interval_ms: deps.sessions.heartbeatIntervalMs, kid: deps.config.kid } });
+  session.write({
+    welcome: {
+      session_id: session.id,
+      epoch: session.epoch,
+      heartbeat_interval_ms: deps.sessions.heartbeatIntervalMs,
+      kid: deps.config.kid,
+    },
+  });
   return session;
 }
 
@@ -198,6 +269,11 @@ export function eventStreamComponent(deps: EventStreamDeps): Component {
   });
   const tls = deps.config.listen.grpc.event_stream.tls;
   // Client certificates must chain to tls.ca; the leaf is renewable in place (hub/server-leaf.ts).
-  return grpcComponent('event stream listener', deps.config.listen.grpc.event_stream.addr, server,
-    () => deps.leaf.credentials(tls, tls.ca), () => deps.sessions.closeAll());
+  return grpcComponent(
+    'event stream listener',
+    deps.config.listen.grpc.event_stream.addr,
+    server,
+    () => deps.leaf.credentials(tls, tls.ca),
+    () => deps.sessions.closeAll(),
+  );
 }

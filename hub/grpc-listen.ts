@@ -4,16 +4,21 @@ import * as grpc from '@grpc/grpc-js';
 import type { Component } from '../platform/component';
 
 export function grpcComponent(
-  name: string, addr: string, server: grpc.Server, credentials: () => grpc.ServerCredentials, drain: () => Promise<void> = async () => undefined,
+  name: string,
+  addr: string,
+  server: grpc.Server,
+  credentials: () => grpc.ServerCredentials,
+  drain: () => Promise<void> = async () => undefined,
 ): Component {
   return {
     name,
-    start: () => new Promise<void>((resolve, reject) => {
-      server.bindAsync(addr, credentials(), (err) => {
-        if (err) reject(new Error(`cannot listen on ${addr} for ${name}: ${err.message}`));
-        else resolve();
-      });
-    }),
+    start: () =>
+      new Promise<void>((resolve, reject) => {
+        server.bindAsync(addr, credentials(), (err) => {
+          if (err) reject(new Error(`cannot listen on ${addr} for ${name}: ${err.message}`));
+          else resolve();
+        });
+      }),
     async stop() {
       const done = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await drain();

@@ -33,8 +33,12 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
   const sessions = new Sessions({ db, presence, kid: config.kid, log, metrics: hubMetrics });
   const ticker: Component = {
     name: 'presence lease refresher',
-    async start() { sessions.start(); },
-    async stop() { /* the event-stream listener's stop drains the sessions and stops the ticker */ },
+    async start() {
+      sessions.start();
+    },
+    async stop() {
+      /* the event-stream listener's stop drains the sessions and stops the ticker */
+    },
   };
   const leaf = new ServerLeaf();
   const signer = {
@@ -44,15 +48,37 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
   const retire = (sid: string, keepSerial: string) => publishRetired(cache, sid, keepSerial);
   const sl = config.secretstore.server_leaf;
   return {
-    sessions, presence,
+    sessions,
+    presence,
     components: [
-      reconcilerComponent({ db, cache, presence, kid: config.kid, intervalMs: config.reaper.interval_ms, log, metrics: hubMetrics }),
+      reconcilerComponent({
+        db,
+        cache,
+        presence,
+        kid: config.kid,
+        intervalMs: config.reaper.interval_ms,
+        log,
+        metrics: hubMetrics,
+      }),
       ticker,
       bootstrapComponent({ config, db, log, metrics: hubMetrics, leaf, retire, ...signer }),
       eventStreamComponent({ config, db, log, metrics: hubMetrics, sessions, leaf, retire, ...signer }),
       leafRenewalComponent({
-        leaf, log, metrics: hubMetrics, issue: (req) => runtime.secrets.issueCertificate(req),
-        ...(sl ? { renew: { role: sl.pki_role, commonName: sl.common_name, altNames: sl.alt_names, ipSans: sl.ip_sans, ttlMs: sl.ttl_ms } } : {}),
+        leaf,
+        log,
+        metrics: hubMetrics,
+        issue: (req) => runtime.secrets.issueCertificate(req),
+        ...(sl
+          ? {
+              renew: {
+                role: sl.pki_role,
+                commonName: sl.common_name,
+                altNames: sl.alt_names,
+                ipSans: sl.ip_sans,
+                ttlMs: sl.ttl_ms,
+              },
+            }
+          : {}),
       }),
       revocationListener(cache, sessions, log),
     ],

@@ -20,23 +20,36 @@ export function checkSoulCertificate(pem: string, sid: string, maxLifetimeMs: nu
   }
   const subject = cert.subject.split('\n').filter((l) => l !== '');
   if (subject.length !== 1 || subject[0] !== `CN=${sid}`) {
-    return { ok: false, problem: `the subject is "${subject.join(', ')}", not CN=${sid} alone (does the role use the CSR's names?)` };
+    return {
+      ok: false,
+      problem: `the subject is "${subject.join(', ')}", not CN=${sid} alone (does the role use the CSR's names?)`,
+    };
   }
-  const sans = (cert.subjectAltName ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const sans = (cert.subjectAltName ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (sans.length !== 1 || sans[0] !== `DNS:${sid}`) {
     return { ok: false, problem: `the subject alternative names are "${sans.join(', ')}", not DNS:${sid} alone` };
   }
   const eku = cert.keyUsage ?? [];
   if (eku.length !== 1 || eku[0] !== CLIENT_AUTH) {
-    return { ok: false, problem: `the extended key usage is [${eku.join(', ')}], not client authentication only (is it a server role?)` };
+    return {
+      ok: false,
+      problem: `the extended key usage is [${eku.join(', ')}], not client authentication only (is it a server role?)`,
+    };
   }
   if (cert.ca) return { ok: false, problem: 'the certificate is a CA certificate' };
   const notBefore = Date.parse(cert.validFrom);
   const notAfter = Date.parse(cert.validTo);
   if (notAfter <= now.getTime()) return { ok: false, problem: `the certificate expired at ${cert.validTo}` };
-  if (notBefore > now.getTime() + SKEW_MS) return { ok: false, problem: `the certificate is valid only from ${cert.validFrom}` };
+  if (notBefore > now.getTime() + SKEW_MS)
+    return { ok: false, problem: `the certificate is valid only from ${cert.validFrom}` };
   if (notAfter - now.getTime() > maxLifetimeMs + SKEW_MS) {
-    return { ok: false, problem: `the certificate is valid until ${cert.validTo}, longer than the ${Math.round(maxLifetimeMs / 1000)} s a soul certificate may live` };
+    return {
+      ok: false,
+      problem: `the certificate is valid until ${cert.validTo}, longer than the ${Math.round(maxLifetimeMs / 1000)} s a soul certificate may live`,
+    };
   }
   return { ok: true, notAfter: new Date(notAfter) };
 }

@@ -31,14 +31,19 @@ export function renewalTime(cert: X509Certificate): number {
 /** A server leaf fit to serve: the configured name, server auth, not a CA, for the key that came with it. */
 function checkServerLeaf(issued: IssuedCertificate, commonName: string): string | undefined {
   const cert = new X509Certificate(issued.certificate);
-  if (!cert.subject.split('\n').includes(`CN=${commonName}`)) return `the subject is "${cert.subject}", not CN=${commonName}`;
+  if (!cert.subject.split('\n').includes(`CN=${commonName}`))
+    return `the subject is "${cert.subject}", not CN=${commonName}`;
   if (!(cert.keyUsage ?? []).includes(SERVER_AUTH)) return 'the certificate is not for server authentication';
   if (cert.ca) return 'the certificate is a CA certificate';
   if (Date.parse(cert.validTo) <= Date.now()) return 'the certificate is already expired';
   return undefined;
 }
 
-export function leafRenewalComponent(o: LeafRenewalOptions): { name: string; start(): Promise<void>; stop(): Promise<void> } {
+export function leafRenewalComponent(o: LeafRenewalOptions): {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+} {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const notAfter = () => {
@@ -50,26 +55,48 @@ export function leafRenewalComponent(o: LeafRenewalOptions): { name: string; sta
     const r = o.renew!;
     let issued: IssuedCertificate;
     try {
-      issued = await o.issue({ role: r.role, commonName: r.commonName, altNames: r.altNames, ipSans: r.ipSans, ttl: `${Math.max(1, Math.round(r.ttlMs / 1000))}s` });
+      issued = await o.issue({
+        role: r.role,
+        commonName: r.commonName,
+        altNames: r.altNames,
+        ipSans: r.ipSans,
+        ttl: `${Math.max(1, Math.round(r.ttlMs / 1000))}s`,
+      });
     } catch (err) {
       o.metrics.leafRenewals.inc({ outcome: 'pki_error' });
-      o.log.error('cannot renew the keeper certificate; the listeners keep the current one', { error: (err as Error).message });
+      o.log.error('cannot renew the keeper certificate; the listeners keep the current one', {
+        error: (err as Error).message,
+      });
       return false;
     }
     const problem = checkServerLeaf(issued, r.commonName);
     if (problem) {
       o.metrics.leafRenewals.inc({ outcome: 'pki_misconfigured' });
-      o.log.error('PKI misconfiguration: the renewed keeper certificate was refused', { serial: issued.serialNumber, problem });
+      o.log.error('PKI misconfiguration: the renewed keeper certificate was refused', {
+        serial: issued.serialNumber,
+        problem,
+      });
       return false;
     }
-    const chain = [issued.certificate.trim(), ...issued.caChain.map((c) => c.trim()).filter((c) => c !== issued.issuingCa.trim())].join('\n') + '\n';
+    const chain =
+      [
+        issued.certificate.trim(),
+        ...issued.caChain.map((c) => c.trim()).filter((c) => c !== issued.issuingCa.trim()),
+      ].join('\n') + '\n';
     const key = issued.privateKey.trim() + '\n';
     o.leaf.serve(chain, key);
     const unwritten = o.leaf.persist(chain, key);
-    if (unwritten.length > 0) o.log.warn('the renewed keeper certificate could not be written; it is served from memory and renewed again at the next start', { files: unwritten });
+    if (unwritten.length > 0)
+      o.log.warn(
+        'the renewed keeper certificate could not be written; it is served from memory and renewed again at the next start',
+        { files: unwritten },
+      );
     o.metrics.leafRenewals.inc({ outcome: 'renewed' });
     notAfter();
-    o.log.info('keeper certificate renewed', { serial: issued.serialNumber, not_after: new X509Certificate(issued.certificate).validTo });
+    o.log.info('keeper certificate renewed', {
+      serial: issued.serialNumber,
+      not_after: new X509Certificate(issued.certificate).validTo,
+    });
     return true;
   };
 
@@ -104,7 +131,13 @@ export function leafRenewalComponent(o: LeafRenewalOptions): { name: string; sta
   return {
     name: 'keeper certificate renewal',
     // Started after the listeners: a leaf already due is renewed at once and served to them.
-    async start() { notAfter(); await tick(); },
-    async stop() { stopped = true; clearTimeout(timer); },
+    async start() {
+      notAfter();
+      await tick();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }

@@ -13,7 +13,13 @@ export const LEASE_PREFIX = 'keeper:presence:';
 export const EPOCH_PREFIX = 'keeper:presence-epoch:';
 export const DEADLINES_KEY = 'keeper:presence-deadlines';
 
-export interface Lease { kid: string; epoch: number; session_id: string; since: number; seen: number }
+export interface Lease {
+  kid: string;
+  epoch: number;
+  session_id: string;
+  since: number;
+  seen: number;
+}
 
 const ACQUIRE = defineScript(`
 local epoch = redis.call('INCR', KEYS[2])
@@ -53,18 +59,32 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return tonumber(redis.call('GET', KEYS[2]) or '0')`);
 
 export class Presence {
-  constructor(private readonly cache: Cache, private readonly kid: string, readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly cache: Cache,
+    private readonly kid: string,
+    readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Takes the SID's lease for a new session; returns its epoch (higher than every earlier one). */
   async acquire(sid: string, sessionId: string): Promise<number> {
-    const epoch = await runScript(this.cache, ACQUIRE, [LEASE_PREFIX + sid, EPOCH_PREFIX + sid, DEADLINES_KEY],
-      [this.kid, sessionId, this.now(), this.ttlMs, sid]);
+    const epoch = await runScript(
+      this.cache,
+      ACQUIRE,
+      [LEASE_PREFIX + sid, EPOCH_PREFIX + sid, DEADLINES_KEY],
+      [this.kid, sessionId, this.now(), this.ttlMs, sid],
+    );
     return Number(epoch);
   }
 
   /** Extends our lease; false means it is gone or another session holds it (we are fenced). */
   async refresh(sid: string, epoch: number): Promise<boolean> {
-    const ok = await runScript(this.cache, REFRESH, [LEASE_PREFIX + sid, DEADLINES_KEY], [epoch, this.now(), this.ttlMs, sid]);
+    const ok = await runScript(
+      this.cache,
+      REFRESH,
+      [LEASE_PREFIX + sid, DEADLINES_KEY],
+      [epoch, this.now(), this.ttlMs, sid],
+    );
     return Number(ok) === 1;
   }
 
@@ -86,13 +106,17 @@ export class Presence {
 
   /** SIDs whose lease deadline passed, oldest first, with that deadline (ms). */
   async expired(limit: number): Promise<{ sid: string; deadline: number }[]> {
-    const rows = await this.cache.zRangeByScoreWithScores(DEADLINES_KEY, '-inf', this.now(), { LIMIT: { offset: 0, count: limit } });
+    const rows = await this.cache.zRangeByScoreWithScores(DEADLINES_KEY, '-inf', this.now(), {
+      LIMIT: { offset: 0, count: limit },
+    });
     return rows.map((r) => ({ sid: String(r.value), deadline: r.score }));
   }
 
   /** See REAP: the dead epoch bound for a vanished lease, or null when the SID is live again. */
   async reap(sid: string): Promise<number | null> {
-    const r = Number(await runScript(this.cache, REAP, [LEASE_PREFIX + sid, EPOCH_PREFIX + sid, DEADLINES_KEY], [sid, this.now()]));
+    const r = Number(
+      await runScript(this.cache, REAP, [LEASE_PREFIX + sid, EPOCH_PREFIX + sid, DEADLINES_KEY], [sid, this.now()]),
+    );
     return r < 0 ? null : r;
   }
 }

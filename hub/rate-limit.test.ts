@@ -5,7 +5,10 @@ describe('hub/rate-limit', () => {
   it('refuses a source after N failures until its window ends; other sources are unaffected', () => {
     let now = 1000;
     const rl = new FailureRateLimit({ failures: 3, windowMs: 60_000, now: () => now });
-    for (let i = 0; i < 3; i++) { assert.equal(rl.retryAfterMs('10.0.0.1'), 0); rl.recordFailure('10.0.0.1'); }
+    for (let i = 0; i < 3; i++) {
+      assert.equal(rl.retryAfterMs('10.0.0.1'), 0);
+      rl.recordFailure('10.0.0.1');
+    }
     assert.equal(rl.retryAfterMs('10.0.0.1'), 60_000);
     assert.equal(rl.retryAfterMs('10.0.0.2'), 0);
     now += 59_000;

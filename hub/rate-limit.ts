@@ -3,7 +3,12 @@
 // Kept in this keeper's memory: tokens carry 256 random bits, so the limit is against noise and
 // load, not guessing, and N keepers giving N times the budget changes nothing about that. Successes
 // do not count; a source's window starts at its first failure.
-export interface RateLimitOptions { failures: number; windowMs: number; now?: () => number; maxSources?: number }
+export interface RateLimitOptions {
+  failures: number;
+  windowMs: number;
+  now?: () => number;
+  maxSources?: number;
+}
 
 export class FailureRateLimit {
   private readonly bySource = new Map<string, { count: number; resetAt: number }>();
@@ -20,7 +25,10 @@ export class FailureRateLimit {
     const e = this.bySource.get(source);
     if (!e) return 0;
     const left = e.resetAt - this.now();
-    if (left <= 0) { this.bySource.delete(source); return 0; }
+    if (left <= 0) {
+      this.bySource.delete(source);
+      return 0;
+    }
     return e.count >= this.opts.failures ? left : 0;
   }
 

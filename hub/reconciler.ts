@@ -19,9 +19,19 @@ const LOCK_KEY = 'keeper:reconciler-lock';
 const BATCH = 500;
 const SWEEP_EVERY = 5;
 
-const UNLOCK = defineScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+const UNLOCK = defineScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
 
-export interface ReconcilerDeps { db: Knex; cache: Cache; presence: Presence; kid: string; intervalMs: number; log: Logger; metrics: HubMetrics }
+export interface ReconcilerDeps {
+  db: Knex;
+  cache: Cache;
+  presence: Presence;
+  kid: string;
+  intervalMs: number;
+  log: Logger;
+  metrics: HubMetrics;
+}
 
 export class Reconciler {
   private passes = 0;
@@ -50,16 +60,28 @@ export class Reconciler {
       const expired = await this.deps.presence.expired(BATCH);
       if (expired.length === 0) return changed;
       const dead: { sid: string; epoch: number; lastSeen: Date; deadline: number }[] = [];
-      await Promise.all(expired.map(async (e) => {
-        const epoch = await this.deps.presence.reap(e.sid);
-        if (epoch !== null) dead.push({ sid: e.sid, epoch, lastSeen: new Date(e.deadline - this.deps.presence.ttlMs), deadline: e.deadline });
-      }));
+      await Promise.all(
+        expired.map(async (e) => {
+          const epoch = await this.deps.presence.reap(e.sid);
+          if (epoch !== null)
+            dead.push({
+              sid: e.sid,
+              epoch,
+              lastSeen: new Date(e.deadline - this.deps.presence.ttlMs),
+              deadline: e.deadline,
+            });
+        }),
+      );
       const done = await recordDisconnected(this.deps.db, dead);
       const now = Date.now();
       const byId = new Map(dead.map((d) => [d.sid, d]));
       for (const sid of done) this.deps.metrics.reconcilerLag.observe((now - byId.get(sid)!.deadline) / 1000);
       this.deps.metrics.reconcilerCorrections.inc({ to: 'disconnected' }, done.length);
-      if (done.length > 0) this.deps.log.info('souls marked disconnected (lease ran out)', { count: done.length, sids: done.slice(0, 20) });
+      if (done.length > 0)
+        this.deps.log.info('souls marked disconnected (lease ran out)', {
+          count: done.length,
+          sids: done.slice(0, 20),
+        });
       changed += done.length;
       if (expired.length < BATCH) return changed;
     }
@@ -89,7 +111,10 @@ export class Reconciler {
       }
       // Guard against a lease taken between the read above and this write: re-check just those.
       const again = await this.deps.presence.getMany(gone.map((g) => g.sid));
-      const done = await recordDisconnected(this.deps.db, gone.filter((_, i) => again[i] === null));
+      const done = await recordDisconnected(
+        this.deps.db,
+        gone.filter((_, i) => again[i] === null),
+      );
       this.deps.metrics.reconcilerCorrections.inc({ to: 'disconnected' }, done.length);
       changed += done.length;
       if (rows.length < BATCH) return changed;
@@ -106,9 +131,12 @@ export function reconcilerComponent(deps: ReconcilerDeps): Component {
     async start() {
       timer = setInterval(() => {
         if (running) return;
-        running = r.pass()
+        running = r
+          .pass()
           .catch((err: Error) => deps.log.warn('reconciler pass failed', { error: err.message }))
-          .finally(() => { running = undefined; });
+          .finally(() => {
+            running = undefined;
+          });
       }, deps.intervalMs);
     },
     async stop() {

@@ -36,7 +36,9 @@ export function revocationListener(cache: Cache, sessions: Sessions, log: Logger
     async start() {
       // A subscribed connection can do nothing else, so it is a connection of its own.
       sub = cache.duplicate();
-      sub.on('error', () => { /* reconnects by itself; the main connection logs cache trouble */ });
+      sub.on('error', () => {
+        /* reconnects by itself; the main connection logs cache trouble */
+      });
       await sub.connect();
       await sub.subscribe(REVOKED_CHANNEL, (message: string) => {
         const [sid, keep] = message.split(' ');

@@ -3,13 +3,21 @@
 import { createHash } from 'node:crypto';
 import type { Cache } from '../platform/cache';
 
-export interface Script { source: string; sha: string }
+export interface Script {
+  source: string;
+  sha: string;
+}
 
 export function defineScript(source: string): Script {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-export async function runScript(cache: Cache, script: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+export async function runScript(
+  cache: Cache,
+  script: Script,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
   const options = { keys, arguments: args.map(String) };
   try {
     return await cache.evalSha(script.sha, options);

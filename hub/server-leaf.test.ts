@@ -11,10 +11,26 @@ import { ServerLeaf } from './server-leaf';
 function leaf(dir: string, name: string): { cert: string; key: string } {
   const key = path.join(dir, `${name}.key`);
   const cert = path.join(dir, `${name}.crt`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${name}`,
-    '-days', '1', '-keyout', key, '-out', cert]);
+  execFileSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-subj',
+    `/CN=${name}`,
+    '-days',
+    '1',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ]);
   const out = { cert: fs.readFileSync(cert, 'utf8'), key: fs.readFileSync(key, 'utf8') };
-  fs.rmSync(key); fs.rmSync(cert);
+  fs.rmSync(key);
+  fs.rmSync(cert);
   return out;
 }
 
@@ -53,7 +69,8 @@ describe('hub/server-leaf', () => {
     l.credentials(files, null);
     l.serve(b.cert, b.key);
     // A directory where the temporary file would go makes the write fail, for root too.
-    for (const f of [files.cert, files.key]) fs.mkdirSync(path.join(path.dirname(f), `.${path.basename(f)}.${process.pid}.tmp`));
+    for (const f of [files.cert, files.key])
+      fs.mkdirSync(path.join(path.dirname(f), `.${path.basename(f)}.${process.pid}.tmp`));
     assert.deepEqual(l.persist(b.cert, b.key).sort(), [files.cert, files.key].sort());
     assert.equal(fs.readFileSync(files.cert, 'utf8'), a.cert, 'the old files stay');
     assert.equal(l.reloadIfChanged(), false, 'the old files are not an operator change');

@@ -12,27 +12,41 @@ type CertificateProvider = grpc.experimental.CertificateProvider;
 type IdentityCertificateUpdateListener = grpc.experimental.IdentityCertificateUpdateListener;
 type CaCertificateUpdateListener = grpc.experimental.CaCertificateUpdateListener;
 
-export interface LeafFiles { cert: string; key: string }
+export interface LeafFiles {
+  cert: string;
+  key: string;
+}
 
 /** One listener's certificate source: its leaf (identity) and, for mTLS, the CA clients must chain to. */
 class LeafProvider implements CertificateProvider {
   private readonly identityListeners = new Set<IdentityCertificateUpdateListener>();
   private readonly caListeners = new Set<CaCertificateUpdateListener>();
 
-  constructor(public identity: { certificate: Buffer; privateKey: Buffer }, public ca: Buffer | null) {}
+  constructor(
+    public identity: { certificate: Buffer; privateKey: Buffer },
+    public ca: Buffer | null,
+  ) {}
 
   // Listeners hear the current value on a later microtask: grpc-js registers its provider listeners
   // before its own watcher, so a synchronous first update would reach nobody.
   addIdentityCertificateListener(l: IdentityCertificateUpdateListener): void {
     this.identityListeners.add(l);
-    queueMicrotask(() => { if (this.identityListeners.has(l)) l(this.identity); });
+    queueMicrotask(() => {
+      if (this.identityListeners.has(l)) l(this.identity);
+    });
   }
-  removeIdentityCertificateListener(l: IdentityCertificateUpdateListener): void { this.identityListeners.delete(l); }
+  removeIdentityCertificateListener(l: IdentityCertificateUpdateListener): void {
+    this.identityListeners.delete(l);
+  }
   addCaCertificateListener(l: CaCertificateUpdateListener): void {
     this.caListeners.add(l);
-    queueMicrotask(() => { if (this.caListeners.has(l) && this.ca) l({ caCertificate: this.ca }); });
+    queueMicrotask(() => {
+      if (this.caListeners.has(l) && this.ca) l({ caCertificate: this.ca });
+    });
   }
-  removeCaCertificateListener(l: CaCertificateUpdateListener): void { this.caListeners.delete(l); }
+  removeCaCertificateListener(l: CaCertificateUpdateListener): void {
+    this.caListeners.delete(l);
+  }
 
   update(identity: { certificate: Buffer; privateKey: Buffer }): void {
     this.identity = identity;
@@ -42,16 +56,27 @@ class LeafProvider implements CertificateProvider {
 
 export class ServerLeaf {
   /** Per listener: its files, its provider, and the file contents last read or written (what a change is measured against). */
-  private readonly providers = new Map<string, { files: LeafFiles; provider: LeafProvider; onDisk: { cert: Buffer; key: Buffer } }>();
+  private readonly providers = new Map<
+    string,
+    { files: LeafFiles; provider: LeafProvider; onDisk: { cert: Buffer; key: Buffer } }
+  >();
 
   /** Server credentials for one listener; `caFile` set: clients must present a certificate chaining to it. */
   credentials(files: LeafFiles, caFile: string | null): grpc.ServerCredentials {
     const identity = { certificate: fs.readFileSync(files.cert), privateKey: fs.readFileSync(files.key) };
     const provider = new LeafProvider(identity, caFile === null ? null : fs.readFileSync(caFile));
-    this.providers.set(`${files.cert}\0${files.key}\0${caFile ?? ''}`, { files, provider, onDisk: { cert: identity.certificate, key: identity.privateKey } });
+    this.providers.set(`${files.cert}\0${files.key}\0${caFile ?? ''}`, {
+      files,
+      provider,
+      onDisk: { cert: identity.certificate, key: identity.privateKey },
+    });
     // grpc-js names these parameters (ca, identity) but passes the first as the identity provider;
     // one object serving both sides makes the order irrelevant.
-    return grpc.experimental.createCertificateProviderServerCredentials(provider, caFile === null ? null : provider, caFile !== null);
+    return grpc.experimental.createCertificateProviderServerCredentials(
+      provider,
+      caFile === null ? null : provider,
+      caFile !== null,
+    );
   }
 
   /** The certificate the listeners serve now (the first listener's; renewal keeps them alike). */
@@ -81,13 +106,20 @@ export class ServerLeaf {
   persist(certPem: string, keyPem: string): string[] {
     const failed: string[] = [];
     for (const f of this.files()) {
-      for (const [file, data, mode] of [[f.key, keyPem, 0o600], [f.cert, certPem, 0o644]] as const) {
+      for (const [file, data, mode] of [
+        [f.key, keyPem, 0o600],
+        [f.cert, certPem, 0o644],
+      ] as const) {
         const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
         try {
           fs.writeFileSync(tmp, data, { mode });
           fs.renameSync(tmp, file);
         } catch {
-          try { fs.unlinkSync(tmp); } catch { /* not created, or not ours to remove */ }
+          try {
+            fs.unlinkSync(tmp);
+          } catch {
+            /* not created, or not ours to remove */
+          }
           failed.push(file);
         }
       }
@@ -107,7 +139,8 @@ export class ServerLeaf {
     let changed = false;
     for (const entry of this.providers.values()) {
       const { files, provider } = entry;
-      let cert: Buffer; let key: Buffer;
+      let cert: Buffer;
+      let key: Buffer;
       try {
         cert = fs.readFileSync(files.cert);
         key = fs.readFileSync(files.key);

@@ -47,10 +47,13 @@ export const MAX_DIFF_JSON = 64 * 1024;
 /** The soul's diff_json, bounded: a soul cannot make the keeper store an unbounded document. */
 export function parseDiff(json: string | undefined): Record<string, unknown> | undefined {
   if (!json) return undefined;
-  if (json.length > MAX_DIFF_JSON) return { truncated: `the soul's diff was ${json.length} bytes, more than ${MAX_DIFF_JSON}` };
+  if (json.length > MAX_DIFF_JSON)
+    return { truncated: `the soul's diff was ${json.length} bytes, more than ${MAX_DIFF_JSON}` };
   try {
     const v: unknown = JSON.parse(json);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { invalid: 'the soul sent a diff that is not a JSON object' };
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : { invalid: 'the soul sent a diff that is not a JSON object' };
   } catch {
     return { invalid: 'the soul sent a diff that is not JSON' };
   }
@@ -87,10 +90,20 @@ export class Session {
   private readonly pending = new Map<string, Pending>();
   private idleWaiters: (() => void)[] = [];
 
-  constructor(readonly id: string, readonly sid: string, readonly epoch: number, public soulprint: Soulprint, private readonly sink: SessionSink) {}
+  constructor(
+    readonly id: string,
+    readonly sid: string,
+    readonly epoch: number,
+    public soulprint: Soulprint,
+    private readonly sink: SessionSink,
+  ) {}
 
-  get closed(): boolean { return this.closedReason !== null; }
-  get inFlight(): number { return this.pending.size; }
+  get closed(): boolean {
+    return this.closedReason !== null;
+  }
+  get inFlight(): number {
+    return this.pending.size;
+  }
 
   /** Resolves once no step is in flight on this session (at once when none is). */
   whenIdle(): Promise<void> {
@@ -126,19 +139,40 @@ export class Session {
         this.write({ cancel: { request_id: requestId, reason } });
         reject(err);
       };
-      const timer = setTimeout(() => giveUp(new StepTimeout(this.sid, requestId, opts.timeoutMs), 'timeout'), opts.timeoutMs);
+      const timer = setTimeout(
+        () => giveUp(new StepTimeout(this.sid, requestId, opts.timeoutMs), 'timeout'),
+        opts.timeoutMs,
+      );
       const onAbort = () => giveUp(new StepCancelled(this.sid, requestId), 'cancelled');
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(requestId, {
-        resolve: (r) => { finish(); resolve(r); },
-        reject: (e) => { finish(); reject(e); },
+        resolve: (r) => {
+          finish();
+          resolve(r);
+        },
+        reject: (e) => {
+          finish();
+          reject(e);
+        },
         onProgress: opts.onProgress,
       });
       this.write({
         step_request: {
-          request_id: requestId, apply_id: step.applyId, step_index: step.stepIndex, module: step.module,
-          params_json: revealJson(step.params), dry_run: step.dryRun === true, show_content: step.dryRun === true && step.showContent === true,
-          program: step.program ? { sha256: step.program.sha256, content_base64: step.program.content, dry_run: step.program.dry_run, timeout_ms: step.program.timeout_ms } : null,
+          request_id: requestId,
+          apply_id: step.applyId,
+          step_index: step.stepIndex,
+          module: step.module,
+          params_json: revealJson(step.params),
+          dry_run: step.dryRun === true,
+          show_content: step.dryRun === true && step.showContent === true,
+          program: step.program
+            ? {
+                sha256: step.program.sha256,
+                content_base64: step.program.content,
+                dry_run: step.program.dry_run,
+                timeout_ms: step.program.timeout_ms,
+              }
+            : null,
         },
       });
     });
@@ -149,8 +183,15 @@ export class Session {
     const p = this.pending.get(r.request_id);
     if (!p) return false;
     p.resolve({
-      requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, changed: r.changed, ok: r.ok, output: r.output,
-      startedAt: new Date(r.started_at_ms), finishedAt: new Date(r.finished_at_ms), replayed: r.replayed,
+      requestId: r.request_id,
+      applyId: r.apply_id,
+      stepIndex: r.step_index,
+      changed: r.changed,
+      ok: r.ok,
+      output: r.output,
+      startedAt: new Date(r.started_at_ms),
+      finishedAt: new Date(r.finished_at_ms),
+      replayed: r.replayed,
       ...(r.diff_json ? { diff: parseDiff(r.diff_json) } : {}),
     });
     return true;
@@ -159,7 +200,11 @@ export class Session {
   onProgress(p: StepProgress): boolean {
     const pending = this.pending.get(p.request_id);
     if (!pending) return false;
-    try { pending.onProgress?.(p.message); } catch { /* a caller's callback must not break the stream */ }
+    try {
+      pending.onProgress?.(p.message);
+    } catch {
+      /* a caller's callback must not break the stream */
+    }
     return true;
   }
 

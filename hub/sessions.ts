@@ -32,7 +32,11 @@ const LAST_SEEN_EVERY_MS = 30_000;
 export const ROTATION_RECONNECT_MS = 20_000;
 
 export interface SessionsDeps {
-  db: Knex; presence: Presence; kid: string; log: Logger; metrics: HubMetrics;
+  db: Knex;
+  presence: Presence;
+  kid: string;
+  log: Logger;
+  metrics: HubMetrics;
   /** The ticker's clock (tests move it to show a stalled process); Date.now otherwise. */
   now?: () => number;
 }
@@ -51,7 +55,9 @@ export class Sessions {
   constructor(private readonly deps: SessionsDeps) {}
 
   /** The interval the souls are told to heartbeat at, and the refresh tick. */
-  get heartbeatIntervalMs(): number { return Math.max(200, Math.floor(this.deps.presence.ttlMs / 3)); }
+  get heartbeatIntervalMs(): number {
+    return Math.max(200, Math.floor(this.deps.presence.ttlMs / 3));
+  }
 
   // ---- dispatch API (issue 7's activities call these) ----
 
@@ -67,7 +73,10 @@ export class Sessions {
     if (!r || Date.now() > r.until) return Promise.reject(new SoulNotConnected(sid));
     return new Promise<Session | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), r.until - Date.now());
-      r.waiters.push((next) => { clearTimeout(timer); resolve(next); });
+      r.waiters.push((next) => {
+        clearTimeout(timer);
+        resolve(next);
+      });
     }).then((next) => {
       // Cancelled while waiting: nothing was sent, and nothing must be sent now.
       if (opts.signal?.aborted) return Promise.reject(new StepCancelled(sid, 'not sent'));
@@ -103,11 +112,17 @@ export class Sessions {
   }
 
   /** Which keeper holds the SID's stream according to the presence lease (null: none). */
-  locate(sid: string): Promise<Lease | null> { return this.deps.presence.get(sid); }
+  locate(sid: string): Promise<Lease | null> {
+    return this.deps.presence.get(sid);
+  }
 
-  connectedSids(): string[] { return [...this.bySid.keys()]; }
+  connectedSids(): string[] {
+    return [...this.bySid.keys()];
+  }
 
-  get size(): number { return this.bySid.size; }
+  get size(): number {
+    return this.bySid.size;
+  }
 
   // ---- lifecycle, used by the event-stream server ----
 
@@ -178,7 +193,8 @@ export class Sessions {
     });
     if (released) {
       await recordDisconnected(this.deps.db, [{ sid: session.sid, epoch: session.epoch }]).catch((err: Error) =>
-        this.deps.log.warn('cannot record disconnect; the reconciler will', { sid: session.sid, error: err.message }));
+        this.deps.log.warn('cannot record disconnect; the reconciler will', { sid: session.sid, error: err.message }),
+      );
     }
     this.deps.log.info('soul disconnected', { sid: session.sid, epoch: session.epoch, reason });
   }
@@ -192,11 +208,17 @@ export class Sessions {
   private async record(session: Session): Promise<void> {
     try {
       session.recorded = await recordConnected(this.deps.db, {
-        sid: session.sid, kid: this.deps.kid, epoch: session.epoch, soulprint: session.soulprint as unknown as Record<string, unknown>,
+        sid: session.sid,
+        kid: this.deps.kid,
+        epoch: session.epoch,
+        soulprint: session.soulprint as unknown as Record<string, unknown>,
       });
       session.lastSeenWritten = Date.now();
     } catch (err) {
-      this.deps.log.warn('cannot record connection; retrying at the next tick', { sid: session.sid, error: (err as Error).message });
+      this.deps.log.warn('cannot record connection; retrying at the next tick', {
+        sid: session.sid,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -204,7 +226,10 @@ export class Sessions {
 
   start(): void {
     this.timer = setInterval(() => {
-      if (!this.ticking) this.ticking = this.tick().finally(() => { this.ticking = undefined; });
+      if (!this.ticking)
+        this.ticking = this.tick().finally(() => {
+          this.ticking = undefined;
+        });
     }, this.heartbeatIntervalMs);
   }
 
@@ -222,37 +247,50 @@ export class Sessions {
     const ttl = this.deps.presence.ttlMs;
     const touch: { sid: string; epoch: number; seen: Date }[] = [];
     const unrecorded: Session[] = [];
-    await Promise.all([...this.bySid.values()].map(async (s) => {
-      if (!stalled && now - s.lastHeartbeat > ttl) {
-        s.close('no heartbeat within the lease TTL', 'silent');
-        return this.end(s, 'silent');
-      }
-      let held: boolean;
-      try {
-        held = await this.deps.presence.refresh(s.sid, s.epoch);
-      } catch (err) {
-        this.deps.log.warn('cannot refresh presence lease', { sid: s.sid, error: (err as Error).message });
-        return;
-      }
-      if (!held) {
-        const lease = await this.deps.presence.get(s.sid).catch(() => null);
-        const superseded = lease !== null && lease.epoch > s.epoch;
-        s.close(superseded ? `superseded by a stream on keeper ${lease.kid}` : 'presence lease lost', superseded ? 'superseded' : 'fenced');
-        return this.end(s, superseded ? 'superseded' : 'fenced');
-      }
-      if (!s.recorded) unrecorded.push(s);
-      else if (now - s.lastSeenWritten > LAST_SEEN_EVERY_MS) touch.push({ sid: s.sid, epoch: s.epoch, seen: new Date(s.lastHeartbeat) });
-    }));
+    await Promise.all(
+      [...this.bySid.values()].map(async (s) => {
+        if (!stalled && now - s.lastHeartbeat > ttl) {
+          s.close('no heartbeat within the lease TTL', 'silent');
+          return this.end(s, 'silent');
+        }
+        let held: boolean;
+        try {
+          held = await this.deps.presence.refresh(s.sid, s.epoch);
+        } catch (err) {
+          this.deps.log.warn('cannot refresh presence lease', { sid: s.sid, error: (err as Error).message });
+          return;
+        }
+        if (!held) {
+          const lease = await this.deps.presence.get(s.sid).catch(() => null);
+          const superseded = lease !== null && lease.epoch > s.epoch;
+          s.close(
+            superseded ? `superseded by a stream on keeper ${lease.kid}` : 'presence lease lost',
+            superseded ? 'superseded' : 'fenced',
+          );
+          return this.end(s, superseded ? 'superseded' : 'fenced');
+        }
+        if (!s.recorded) unrecorded.push(s);
+        else if (now - s.lastSeenWritten > LAST_SEEN_EVERY_MS)
+          touch.push({ sid: s.sid, epoch: s.epoch, seen: new Date(s.lastHeartbeat) });
+      }),
+    );
     // The database writes do not hold the tick: a run writing thousands of steps can keep the pool
     // busy for seconds, and a tick waiting on it would refresh no lease, so live souls would lose
     // theirs (seen at 100 real souls: "presence lease lost" mid-run). One batch of writes at a time;
     // what a busy tick leaves (a snapshot not recorded, a last_seen_at not touched) the next one does.
     if (this.writing || (unrecorded.length === 0 && touch.length === 0)) return;
-    for (const t of touch) { const live = this.bySid.get(t.sid); if (live) live.lastSeenWritten = now; }
+    for (const t of touch) {
+      const live = this.bySid.get(t.sid);
+      if (live) live.lastSeenWritten = now;
+    }
     this.writing = (async () => {
       for (const s of unrecorded) if (!s.ended) await this.record(s);
-      await touchLastSeen(this.deps.db, touch).catch((err: Error) => this.deps.log.warn('cannot update last_seen_at', { error: err.message }));
-    })().finally(() => { this.writing = undefined; });
+      await touchLastSeen(this.deps.db, touch).catch((err: Error) =>
+        this.deps.log.warn('cannot update last_seen_at', { error: err.message }),
+      );
+    })().finally(() => {
+      this.writing = undefined;
+    });
   }
 
   /** Keeper shutdown: goodbye to every soul (they reconnect elsewhere), leases released, snapshot updated. */
@@ -263,10 +301,16 @@ export class Sessions {
     const all = [...this.bySid.values()];
     this.bySid.clear();
     this.deps.metrics.soulsConnected.set(0);
-    for (const s of all) { s.ended = true; s.close('keeper shutting down', 'shutdown'); }
+    for (const s of all) {
+      s.ended = true;
+      s.close('keeper shutting down', 'shutdown');
+    }
     const released = await Promise.all(all.map((s) => this.deps.presence.release(s.sid, s.epoch).catch(() => false)));
     const gone = all.filter((_, i) => released[i]).map((s) => ({ sid: s.sid, epoch: s.epoch }));
     await recordDisconnected(this.deps.db, gone).catch((err: Error) =>
-      this.deps.log.warn('cannot record disconnects at shutdown; the reconciler of another keeper will', { error: err.message }));
+      this.deps.log.warn('cannot record disconnects at shutdown; the reconciler of another keeper will', {
+        error: err.message,
+      }),
+    );
   }
 }

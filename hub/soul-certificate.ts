@@ -23,7 +23,12 @@ export const PKI_MISCONFIGURED =
   "the keeper's PKI issued a certificate that does not fit this soul, so the keeper did not hand it out; an operator must fix the PKI role (see the keeper log and docs/certificates.md)";
 export const PKI_UNAVAILABLE = 'the keeper could not reach its PKI to sign the certificate; retry later';
 
-export async function signSoulCertificate(deps: SoulSigner, csrPem: string, sid: string, what: 'onboarding' | 'rotation'): Promise<SoulCertificate> {
+export async function signSoulCertificate(
+  deps: SoulSigner,
+  csrPem: string,
+  sid: string,
+  what: 'onboarding' | 'rotation',
+): Promise<SoulCertificate> {
   let signed: SignedCertificate;
   try {
     signed = await deps.signCsr(csrPem, sid, `${Math.max(1, Math.round(deps.soulCertTtlMs / 1000))}s`);
@@ -38,7 +43,10 @@ export async function signSoulCertificate(deps: SoulSigner, csrPem: string, sid:
   const check = checkSoulCertificate(signed.certificate, sid, deps.soulCertTtlMs);
   if (!check.ok) {
     deps.log.error('PKI misconfiguration: the issued soul certificate was refused and not handed out', {
-      sid, what, serial: signed.serialNumber, problem: check.problem,
+      sid,
+      what,
+      serial: signed.serialNumber,
+      problem: check.problem,
     });
     return { ok: false, kind: 'pki_misconfigured', details: PKI_MISCONFIGURED };
   }

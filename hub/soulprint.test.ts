@@ -4,8 +4,17 @@ import { SOULPRINT_LIMITS, checkSoulprint } from './soulprint';
 
 const SID = 'web1.keeper.test';
 const good = (over: Partial<Soulprint> = {}): Soulprint => ({
-  fqdn: SID, hostname: 'web1', os_family: 'debian', os_name: 'Debian GNU/Linux', os_release: '12', architecture: 'x86_64',
-  cpu_count: 2, memory_bytes: 4_000_000_000, addresses: ['10.0.0.5', 'fe80::1'], soul_version: '0.1.0', ...over,
+  fqdn: SID,
+  hostname: 'web1',
+  os_family: 'debian',
+  os_name: 'Debian GNU/Linux',
+  os_release: '12',
+  architecture: 'x86_64',
+  cpu_count: 2,
+  memory_bytes: 4_000_000_000,
+  addresses: ['10.0.0.5', 'fe80::1'],
+  soul_version: '0.1.0',
+  ...over,
 });
 
 describe('hub/soulprint', () => {
@@ -16,14 +25,22 @@ describe('hub/soulprint', () => {
   });
 
   it('refuses a soulprint naming another host than the certificate (the SID is authoritative)', () => {
-    assert.deepEqual(checkSoulprint(good({ fqdn: 'db1.keeper.test' }), SID),
-      { ok: false, field: 'fqdn', reason: `names host "db1.keeper.test" but the certificate is for ${SID}` });
+    assert.deepEqual(checkSoulprint(good({ fqdn: 'db1.keeper.test' }), SID), {
+      ok: false,
+      field: 'fqdn',
+      reason: `names host "db1.keeper.test" but the certificate is for ${SID}`,
+    });
     assert.deepEqual(checkSoulprint(null, SID), { ok: false, field: 'soulprint', reason: 'is required' });
   });
 
   it('refuses 2 MiB of facts before reading them, in any field', () => {
     const big = 'a'.repeat(2 * 1024 * 1024);
-    for (const over of [{ os_name: big }, { hostname: big }, { addresses: Array(80_000).fill('10.0.0.1') }, { fqdn: big }] as Partial<Soulprint>[]) {
+    for (const over of [
+      { os_name: big },
+      { hostname: big },
+      { addresses: Array(80_000).fill('10.0.0.1') },
+      { fqdn: big },
+    ] as Partial<Soulprint>[]) {
       const v = checkSoulprint(good(over), SID);
       assert.equal(v.ok, false);
       assert.equal(!v.ok && v.field, 'soulprint');

@@ -8,14 +8,22 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { KeeperConfig } from '../platform/config/types';
 
-interface Named { key: string; file: string }
+interface Named {
+  key: string;
+  file: string;
+}
 
 function readable(f: Named, problems: string[]): Buffer | undefined {
   try {
     return fs.readFileSync(f.file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable by this user (run check-config as the keeper\'s user)' : `cannot be read (${code})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? "is not readable by this user (run check-config as the keeper's user)"
+          : `cannot be read (${code})`;
     problems.push(`${f.key}: ${f.file} ${why}; fix: install the file there (docs/install.md) or correct ${f.key}`);
     return undefined;
   }
@@ -29,7 +37,9 @@ function checkPair(cert: Named, key: Named, problems: string[]): void {
   const certPem = readable(cert, problems);
   const keyPem = readable(key, problems);
   if (keyPem && (modeOf(key.file) & 0o007) !== 0) {
-    problems.push(`${key.key}: ${key.file} has mode ${octal(modeOf(key.file))}, readable by every user; fix: chown root:keeper ${key.file} && chmod 0640 ${key.file}`);
+    problems.push(
+      `${key.key}: ${key.file} has mode ${octal(modeOf(key.file))}, readable by every user; fix: chown root:keeper ${key.file} && chmod 0640 ${key.file}`,
+    );
   }
   if (!certPem || !keyPem) return;
   let x509: crypto.X509Certificate;
@@ -46,14 +56,24 @@ function checkPair(cert: Named, key: Named, problems: string[]): void {
     problems.push(`${key.key}: ${key.file} is not a PEM private key`);
     return;
   }
-  if (!x509.checkPrivateKey(priv)) problems.push(`${cert.key}: ${cert.file} does not match its key ${key.file} (${key.key}); fix: install the certificate issued for that key`);
-  if (new Date(x509.validTo).getTime() < Date.now()) problems.push(`${cert.key}: ${cert.file} expired on ${new Date(x509.validTo).toISOString()}; fix: install a renewed certificate`);
+  if (!x509.checkPrivateKey(priv))
+    problems.push(
+      `${cert.key}: ${cert.file} does not match its key ${key.file} (${key.key}); fix: install the certificate issued for that key`,
+    );
+  if (new Date(x509.validTo).getTime() < Date.now())
+    problems.push(
+      `${cert.key}: ${cert.file} expired on ${new Date(x509.validTo).toISOString()}; fix: install a renewed certificate`,
+    );
 }
 
 function checkCa(ca: Named, problems: string[]): void {
   const pem = readable(ca, problems);
   if (!pem) return;
-  try { new crypto.X509Certificate(pem); } catch { problems.push(`${ca.key}: ${ca.file} is not a PEM certificate`); }
+  try {
+    new crypto.X509Certificate(pem);
+  } catch {
+    problems.push(`${ca.key}: ${ca.file} is not a PEM certificate`);
+  }
 }
 
 function checkSecretId(key: string, file: string | undefined, problems: string[]): void {
@@ -61,7 +81,9 @@ function checkSecretId(key: string, file: string | undefined, problems: string[]
   if (!readable({ key, file }, problems)) return;
   const mode = modeOf(file);
   if ((mode & 0o377) !== 0) {
-    problems.push(`${key}: ${file} has mode ${octal(mode)}: a secret_id file must be readable by its owner alone (mode 0400); fix: chown <the keeper's user> ${file} && chmod 0400 ${file}`);
+    problems.push(
+      `${key}: ${file} has mode ${octal(mode)}: a secret_id file must be readable by its owner alone (mode 0400); fix: chown <the keeper's user> ${file} && chmod 0400 ${file}`,
+    );
   }
 }
 
@@ -71,8 +93,14 @@ export function checkConfigFiles(config: KeeperConfig): string[] {
   const g = config.listen.grpc;
   // With secretstore.server_leaf the keeper issues its own leaf at start: the files may not exist yet.
   const leafIssued = config.secretstore.server_leaf !== undefined;
-  const bootstrap = { cert: { key: 'listen.grpc.bootstrap.tls.cert', file: g.bootstrap.tls.cert }, key: { key: 'listen.grpc.bootstrap.tls.key', file: g.bootstrap.tls.key } };
-  const stream = { cert: { key: 'listen.grpc.event_stream.tls.cert', file: g.event_stream.tls.cert }, key: { key: 'listen.grpc.event_stream.tls.key', file: g.event_stream.tls.key } };
+  const bootstrap = {
+    cert: { key: 'listen.grpc.bootstrap.tls.cert', file: g.bootstrap.tls.cert },
+    key: { key: 'listen.grpc.bootstrap.tls.key', file: g.bootstrap.tls.key },
+  };
+  const stream = {
+    cert: { key: 'listen.grpc.event_stream.tls.cert', file: g.event_stream.tls.cert },
+    key: { key: 'listen.grpc.event_stream.tls.key', file: g.event_stream.tls.key },
+  };
   for (const pair of [bootstrap, stream]) {
     if (leafIssued && !fs.existsSync(pair.cert.file)) continue;
     // The same files under both listeners (the usual case) are reported once.

@@ -28,10 +28,16 @@ async function runInit(argv: { archon: string; config: string; 'credential-out':
   const core = await openCore(config, log);
   try {
     const { aid, expiresAt } = await keeperInit({
-      db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer,
-      ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: argv.archon, credentialOut: argv['credential-out'],
+      db: core.db,
+      signingKey: core.signingKey,
+      issuer: config.auth.jwt.issuer,
+      ttlMs: config.auth.jwt.ttl_bootstrap_ms,
+      aid: argv.archon,
+      credentialOut: argv['credential-out'],
     });
-    process.stdout.write(`created operator ${aid} (role cluster-admin); credential written to ${argv['credential-out']} (mode 0400), valid until ${expiresAt.toISOString()}\n`);
+    process.stdout.write(
+      `created operator ${aid} (role cluster-admin); credential written to ${argv['credential-out']} (mode 0400), valid until ${expiresAt.toISOString()}\n`,
+    );
   } finally {
     await core.close();
   }
@@ -50,7 +56,13 @@ async function runServer(argv: { config: string }): Promise<void> {
     log.info('shutting down', { signal });
     starting
       .then((keeper) => keeper.stop())
-      .then(() => process.exit(0), (err) => { log.error('shutdown failed', { error: err }); process.exit(1); });
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error('shutdown failed', { error: err });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -61,16 +73,29 @@ export function main(args: string[]): void {
   void yargs(args)
     .scriptName('keeper')
     .version(VERSION)
-    .command('init', 'create the first operator (cluster-admin) and write its credential',
-      (y) => y
-        .option('archon', { type: 'string', demandOption: true, describe: 'the operator id (AID)' })
-        .option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' })
-        .option('credential-out', { type: 'string', demandOption: true, describe: 'file to write the JWT to (mode 0400)' }),
-      (argv) => runInit(argv).catch(fail))
-    .command('run', 'run the keeper server',
+    .command(
+      'init',
+      'create the first operator (cluster-admin) and write its credential',
+      (y) =>
+        y
+          .option('archon', { type: 'string', demandOption: true, describe: 'the operator id (AID)' })
+          .option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' })
+          .option('credential-out', {
+            type: 'string',
+            demandOption: true,
+            describe: 'file to write the JWT to (mode 0400)',
+          }),
+      (argv) => runInit(argv).catch(fail),
+    )
+    .command(
+      'run',
+      'run the keeper server',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
-      (argv) => runServer(argv).catch(fail))
-    .command('check-config', 'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then exit',
+      (argv) => runServer(argv).catch(fail),
+    )
+    .command(
+      'check-config',
+      'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then exit',
       (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
       (argv) => {
         try {
@@ -78,8 +103,11 @@ export function main(args: string[]): void {
           const problems = checkConfigFiles(config);
           if (problems.length > 0) throw new ConfigError(argv.config, problems);
           process.stdout.write(`${argv.config}: valid\n`);
-        } catch (err) { fail(err); }
-      })
+        } catch (err) {
+          fail(err);
+        }
+      },
+    )
     .demandCommand(1, 'name a command: init, run or check-config')
     .strict()
     .fail((msg, err) => {

@@ -11,7 +11,10 @@ import { AID_PATTERN, CLUSTER_ADMIN } from '../api/roles';
 import { createArchon } from '../db/repos/archons';
 
 export class InitRefused extends Error {
-  constructor(message: string) { super(message); this.name = 'InitRefused'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'InitRefused';
+  }
 }
 
 const INIT_LOCK = 0x696e6974; // "init"
@@ -27,16 +30,20 @@ export interface InitOptions {
 
 export function checkAid(aid: string): void {
   if (!AID_PATTERN.test(aid)) {
-    throw new InitRefused(`--archon "${aid}" is not a valid operator id: it must match ${AID_PATTERN.source} ` +
-      '(start with a letter or digit, then a-z, 0-9 and ._@-, 2 to 128 characters in all)');
+    throw new InitRefused(
+      `--archon "${aid}" is not a valid operator id: it must match ${AID_PATTERN.source} ` +
+        '(start with a letter or digit, then a-z, 0-9 and ._@-, 2 to 128 characters in all)',
+    );
   }
 }
 
 export async function keeperInit(opts: InitOptions): Promise<{ aid: string; expiresAt: Date }> {
   checkAid(opts.aid);
   const out = path.resolve(opts.credentialOut);
-  if (fs.existsSync(out)) throw new InitRefused(`--credential-out ${out} already exists; keeper init never overwrites a credential`);
-  if (!fs.existsSync(path.dirname(out))) throw new InitRefused(`the folder of --credential-out (${path.dirname(out)}) does not exist`);
+  if (fs.existsSync(out))
+    throw new InitRefused(`--credential-out ${out} already exists; keeper init never overwrites a credential`);
+  if (!fs.existsSync(path.dirname(out)))
+    throw new InitRefused(`the folder of --credential-out (${path.dirname(out)}) does not exist`);
   const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
   let committed = false;
   try {
@@ -44,11 +51,19 @@ export async function keeperInit(opts: InitOptions): Promise<{ aid: string; expi
       await trx.raw('select pg_advisory_xact_lock(?)', [INIT_LOCK]);
       const [{ count }] = await trx('archons').count<{ count: string }[]>({ count: '*' });
       if (Number(count) > 0) {
-        throw new InitRefused(`the operator registry is not empty (${count} operator${count === '1' ? '' : 's'}); ` +
-          'keeper init runs once per cluster. An existing cluster-admin can issue a token with POST /v1/archons/{aid}/tokens');
+        throw new InitRefused(
+          `the operator registry is not empty (${count} operator${count === '1' ? '' : 's'}); ` +
+            'keeper init runs once per cluster. An existing cluster-admin can issue a token with POST /v1/archons/{aid}/tokens',
+        );
       }
       await createArchon(trx, { aid: opts.aid, role: CLUSTER_ADMIN, createdBy: 'keeper init' });
-      const { token, expiresAt } = await issueOperatorToken(opts.signingKey, opts.issuer, opts.aid, CLUSTER_ADMIN, opts.ttlMs);
+      const { token, expiresAt } = await issueOperatorToken(
+        opts.signingKey,
+        opts.issuer,
+        opts.aid,
+        CLUSTER_ADMIN,
+        opts.ttlMs,
+      );
       const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o400);
       try {
         fs.writeSync(fd, token + '\n');
@@ -63,7 +78,10 @@ export async function keeperInit(opts: InitOptions): Promise<{ aid: string; expi
     return result;
   } catch (err) {
     fs.rmSync(tmp, { force: true });
-    if (committed) throw new Error(`the operator was created but the credential could not be moved to ${out}: ${(err as Error).message}`);
+    if (committed)
+      throw new Error(
+        `the operator was created but the credential could not be moved to ${out}: ${(err as Error).message}`,
+      );
     throw err;
   }
 }

@@ -25,10 +25,25 @@ if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARG
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-interface Holder { token: string; host: string; pid: number; since: string }
+interface Holder {
+  token: string;
+  host: string;
+  pid: number;
+  since: string;
+}
 
-export function kidClaim(cache: Cache, kid: string, log: Logger, timing = { ttlMs: CLAIM_TTL_MS, renewMs: RENEW_MS }): Component {
-  const me: Holder = { token: randomBytes(12).toString('hex'), host: os.hostname(), pid: process.pid, since: new Date().toISOString() };
+export function kidClaim(
+  cache: Cache,
+  kid: string,
+  log: Logger,
+  timing = { ttlMs: CLAIM_TTL_MS, renewMs: RENEW_MS },
+): Component {
+  const me: Holder = {
+    token: randomBytes(12).toString('hex'),
+    host: os.hostname(),
+    pid: process.pid,
+    since: new Date().toISOString(),
+  };
   const value = JSON.stringify(me);
   let timer: NodeJS.Timeout | undefined;
   let lost = false;
@@ -48,20 +63,33 @@ export function kidClaim(cache: Cache, kid: string, log: Logger, timing = { ttlM
         const still = await cache.get(key(kid));
         if (still !== null && still === raw && after > before) {
           let holder: Partial<Holder> = {};
-          try { holder = JSON.parse(raw ?? '{}') as Holder; } catch { /* an old or foreign value */ }
+          try {
+            holder = JSON.parse(raw ?? '{}') as Holder;
+          } catch {
+            /* an old or foreign value */
+          }
           throw new StartupError(
             `another keeper with kid ${kid} is live (host ${holder.host ?? '?'}, pid ${holder.pid ?? '?'}, since ${holder.since ?? '?'}): ` +
-            'two keepers must not share a kid, or each would take the other\'s dispatch. Give this one another kid in its config, or stop the other first');
+              "two keepers must not share a kid, or each would take the other's dispatch. Give this one another kid in its config, or stop the other first",
+          );
         }
-        if (Date.now() > deadline) throw new StartupError(`could not claim kid ${kid} in the cache within ${timing.ttlMs + 2 * timing.renewMs} ms; retry`);
+        if (Date.now() > deadline)
+          throw new StartupError(
+            `could not claim kid ${kid} in the cache within ${timing.ttlMs + 2 * timing.renewMs} ms; retry`,
+          );
       }
       timer = setInterval(() => {
-        cache.eval(RENEW, { keys: [key(kid)], arguments: [value, String(timing.ttlMs)] }).then((ok) => {
-          if (ok !== 1 && !lost) {
-            lost = true;
-            log.error('another keeper has claimed this kid: two keepers now share it; stop one of them', { kid });
-          } else if (ok === 1) lost = false;
-        }, () => { /* the cache is away: the claim is renewed again once it is back */ });
+        cache.eval(RENEW, { keys: [key(kid)], arguments: [value, String(timing.ttlMs)] }).then(
+          (ok) => {
+            if (ok !== 1 && !lost) {
+              lost = true;
+              log.error('another keeper has claimed this kid: two keepers now share it; stop one of them', { kid });
+            } else if (ok === 1) lost = false;
+          },
+          () => {
+            /* the cache is away: the claim is renewed again once it is back */
+          },
+        );
       }, timing.renewMs);
       timer.unref();
     },

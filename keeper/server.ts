@@ -35,9 +35,15 @@ export const EMPTY_REGISTRY_MESSAGE =
   'the operators registry is empty: create the first operator with keeper init --archon=<AID> --config=<path> --credential-out=<path>, then start the keeper';
 
 /** What tests may replace; production passes nothing. */
-export interface KeeperOverrides { scenario?: ScenarioPort }
+export interface KeeperOverrides {
+  scenario?: ScenarioPort;
+}
 
-export async function startKeeper(config: KeeperConfig, log: Logger, overrides: KeeperOverrides = {}): Promise<RunningKeeper> {
+export async function startKeeper(
+  config: KeeperConfig,
+  log: Logger,
+  overrides: KeeperOverrides = {},
+): Promise<RunningKeeper> {
   const runtime = await openRuntime(config, log);
   try {
     const [{ count }] = await runtime.db('archons').count<{ count: string }[]>({ count: '*' });
@@ -48,8 +54,14 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
     // The API checks a run against its service before starting it, with the same engine the workers use.
     // Push mode: hosts registered with transport ssh are reached by this keeper over SSH (docs/ssh.md).
     const ssh = createSshTransport({
-      db: runtime.db, log, secrets: runtime.scenarioSecrets, maxSessions: config.ssh.max_sessions, connectTimeoutMs: config.ssh.connect_timeout_ms,
-      commandTimeoutMs: config.ssh.command_timeout_ms, soulCommand: config.ssh.soul_command, stateDir: config.ssh.state_dir,
+      db: runtime.db,
+      log,
+      secrets: runtime.scenarioSecrets,
+      maxSessions: config.ssh.max_sessions,
+      connectTimeoutMs: config.ssh.connect_timeout_ms,
+      commandTimeoutMs: config.ssh.command_timeout_ms,
+      soulCommand: config.ssh.soul_command,
+      stateDir: config.ssh.state_dir,
     });
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
     registerDriftMetric(metrics.registry, runtime.db);
@@ -59,7 +71,10 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
 
     const app = express();
     app.disable('x-powered-by');
-    app.get('/readyz', readinessHandler(runtime.db, runtime.cache, metrics, () => temporalAnswers(runs.temporal)));
+    app.get(
+      '/readyz',
+      readinessHandler(runtime.db, runtime.cache, metrics, () => temporalAnswers(runs.temporal)),
+    );
     app.use('/ui', createUiRouter({ log }));
     app.use(createApiApp(apiDeps));
     // Keep last on this listener: 404 and errors as RFC 9457 problems, never express's HTML or a stack.
@@ -86,9 +101,16 @@ export async function startKeeper(config: KeeperConfig, log: Logger, overrides: 
       ...mcpComponents(apiDeps),
     ];
     const stopComponents = await startAll(components);
-    log.info('keeper started', { kid: config.kid, openapi: config.listen.openapi.addr, metrics: config.listen.metrics.addr, version: VERSION });
+    log.info('keeper started', {
+      kid: config.kid,
+      openapi: config.listen.openapi.addr,
+      metrics: config.listen.metrics.addr,
+      version: VERSION,
+    });
     return {
-      runtime, metrics, hub,
+      runtime,
+      metrics,
+      hub,
       async stop() {
         await stopComponents();
         await runtime.close();

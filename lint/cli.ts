@@ -28,13 +28,20 @@ export function runCli(argv: string[], io: Io = processIo): number {
   const args = yargs(argv)
     .scriptName('soul-lint')
     .usage('$0 [DIR]\n\nCheck a Keeper service repository offline.')
-    .option('format', { alias: 'f', choices: ['text', 'json', 'sarif'] as const, default: 'text' as Format, describe: 'output format' })
+    .option('format', {
+      alias: 'f',
+      choices: ['text', 'json', 'sarif'] as const,
+      default: 'text' as Format,
+      describe: 'output format',
+    })
     .option('output', { alias: 'o', type: 'string', describe: 'write the report to this file instead of stdout' })
     .strictOptions()
     .help()
     .version(false)
     .exitProcess(false)
-    .fail((msg, err) => { usageError = msg || err?.message || 'invalid arguments'; })
+    .fail((msg, err) => {
+      usageError = msg || err?.message || 'invalid arguments';
+    })
     .parseSync();
   if (usageError !== null) {
     io.stderr(`soul-lint: ${usageError}\nusage: soul-lint [DIR] [--format text|json|sarif] [--output FILE]\n`);

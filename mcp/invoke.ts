@@ -41,10 +41,19 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
   // A tool that changes something is one row of the activity stream, as its REST call is (api/activity.ts).
   const record = async (caller: Caller, params: Record<string, unknown>, status: number, body?: unknown) => {
     if (route.method === 'get') return;
-    const target = route.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, k: string) => (typeof params[k] === 'string' ? encodeURIComponent(params[k] as string) : `{${k}}`));
+    const target = route.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, k: string) =>
+      typeof params[k] === 'string' ? encodeURIComponent(params[k] as string) : `{${k}}`,
+    );
     await recordActivity(deps, {
-      actor: caller.aid, actorKind: 'operator', jti: caller.jti ?? null, source: caller.source ?? null, via: 'mcp',
-      action: `mcp ${tool.name}`, target, status, applyId: applyIdOf(body),
+      actor: caller.aid,
+      actorKind: 'operator',
+      jti: caller.jti ?? null,
+      source: caller.source ?? null,
+      via: 'mcp',
+      action: `mcp ${tool.name}`,
+      target,
+      status,
+      applyId: applyIdOf(body),
     });
   };
 
@@ -72,15 +81,30 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
         }
         const v = validators[place];
         if (!v || (place === 'body' && !hasBody)) continue;
-        if (!v(parts[place])) throw problems.invalid('an argument is not valid', asArgumentErrors(fieldErrors(location[place], v.errors)));
+        if (!v(parts[place]))
+          throw problems.invalid('an argument is not valid', asArgumentErrors(fieldErrors(location[place], v.errors)));
       }
-      const result = await route.handler({ params: parts.params, query: parts.query, body: hasBody ? parts.body : undefined, caller, deps });
+      const result = await route.handler({
+        params: parts.params,
+        query: parts.query,
+        body: hasBody ? parts.body : undefined,
+        caller,
+        deps,
+      });
       const body = result.body;
       await record(caller, params, result.status, body);
-      const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+      const structured =
+        typeof body === 'object' && body !== null && !Array.isArray(body)
+          ? (body as Record<string, unknown>)
+          : undefined;
       return {
         // A 204 (a removal) has no body; the tool still answers with a text saying it was done.
-        content: [{ type: 'text', text: body === undefined ? `done (${result.status}, nothing to show)` : JSON.stringify(body, null, 2) }],
+        content: [
+          {
+            type: 'text',
+            text: body === undefined ? `done (${result.status}, nothing to show)` : JSON.stringify(body, null, 2),
+          },
+        ],
         ...(structured ? { structuredContent: structured } : {}),
       };
     } catch (err) {

@@ -25,9 +25,16 @@ function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolI
   // the tool requests are answered on the underlying protocol server instead of translating them.
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({
-      name: t.name, title: t.title, description: t.description,
+      name: t.name,
+      title: t.title,
+      description: t.description,
       inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
-      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: t.route.method === 'delete', openWorldHint: false },
+      annotations: {
+        title: t.title,
+        readOnlyHint: t.readOnly,
+        destructiveHint: t.route.method === 'delete',
+        openWorldHint: false,
+      },
     })),
   }));
   mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => {
@@ -41,26 +48,50 @@ function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolI
 export function createMcpApp(deps: ApiDeps, routes: readonly RouteDef[]): express.Express {
   const { runtime } = deps;
   const { tools, missing } = buildTools(routes);
-  if (missing.length > 0) runtime.log.info('mcp: tools whose API route does not exist are not served', { tools: missing.map((m) => m.name) });
-  const invokers = new Map(tools.map((t) => [t.name, createInvoker(t, deps, (err) => {
-    const e = err as { name?: unknown; message?: unknown };
-    runtime.log.error('mcp tool failed', { tool: t.name, error_name: String(e?.name ?? 'unknown'), error: String(e?.message ?? err) });
-  })]));
+  if (missing.length > 0)
+    runtime.log.info('mcp: tools whose API route does not exist are not served', { tools: missing.map((m) => m.name) });
+  const invokers = new Map(
+    tools.map((t) => [
+      t.name,
+      createInvoker(t, deps, (err) => {
+        const e = err as { name?: unknown; message?: unknown };
+        runtime.log.error('mcp tool failed', {
+          tool: t.name,
+          error_name: String(e?.name ?? 'unknown'),
+          error: String(e?.message ?? err),
+        });
+      }),
+    ]),
+  );
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(MCP_PATH, registryGate(runtime.db), authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer));
+  app.use(
+    MCP_PATH,
+    registryGate(runtime.db),
+    authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
+  );
   app.post(MCP_PATH, jsonBody, async (req: Request, res: Response) => {
     const mcp = serverFor(res.locals.caller as Caller, tools, invokers);
     // Stateless: no session id, and plain JSON answers instead of an SSE stream per request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => { void transport.close(); void mcp.close(); });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, res.locals.body);
   });
   // A stateless server has no stream to resume (GET) and no session to end (DELETE).
   app.all(MCP_PATH, (_req: Request, res: Response) => {
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP endpoint is stateless: POST only' }, id: null });
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'this MCP endpoint is stateless: POST only' },
+        id: null,
+      });
   });
   app.use(createApiFallback(runtime.log));
   // The fallback router only answers errors raised inside it; the gate's 401/403 are raised here.

@@ -10,7 +10,11 @@ describe('mcp tools', () => {
     const names = TOOL_TABLE.map((t) => t.name);
     assert.equal(new Set(names).size, names.length);
     const { tools, missing } = buildTools(allRoutes);
-    assert.deepEqual(missing.map((m) => m.name), [], 'every mapped route is in the route table');
+    assert.deepEqual(
+      missing.map((m) => m.name),
+      [],
+      'every mapped route is in the route table',
+    );
     assert.equal(tools.length, TOOL_TABLE.length);
     for (const t of tools) assert.ok(allRoutes.includes(t.route));
   });
@@ -35,7 +39,10 @@ describe('mcp tools', () => {
   it('reports a mapping whose route does not exist instead of serving it', () => {
     const { tools, missing } = buildTools(allRoutes, [{ name: 'nope', method: 'get', path: '/v1/nope' }]);
     assert.deepEqual(tools, []);
-    assert.deepEqual(missing.map((m) => m.name), ['nope']);
+    assert.deepEqual(
+      missing.map((m) => m.name),
+      ['nope'],
+    );
   });
 
   it('tells the model the permission a tool needs', () => {

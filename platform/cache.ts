@@ -6,7 +6,9 @@ import type { Logger } from '../common/logger';
 function build(host: string, port: number, password: string | undefined) {
   return createClient({
     socket: {
-      host, port, connectTimeout: 2000,
+      host,
+      port,
+      connectTimeout: 2000,
       reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000),
     },
     ...(password ? { password } : {}),
@@ -25,7 +27,10 @@ export async function connectCache(addr: string, password: string | undefined, l
     if (err.message !== lastError) log.warn('cache connection error', { error: err.message });
     lastError = err.message;
   });
-  client.on('ready', () => { if (lastError) log.info('cache connection restored'); lastError = ''; });
+  client.on('ready', () => {
+    if (lastError) log.info('cache connection restored');
+    lastError = '';
+  });
   await client.connect();
   return client;
 }
@@ -36,7 +41,9 @@ export async function cacheAnswers(cache: Cache, timeoutMs = 1000): Promise<bool
   try {
     const pong = await Promise.race([
       cache.ping(),
-      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+      }),
     ]);
     return pong === 'PONG';
   } catch {

@@ -5,7 +5,9 @@
 export function decodeSigningKey(b64: string): Uint8Array {
   const key = Buffer.from(b64, 'base64');
   if (key.length !== 32 || key.toString('base64') !== b64.trim()) {
-    throw new Error(`auth.jwt signing_key must be 32 random bytes in base64 (got ${key.length} bytes); generate one with: openssl rand -base64 32`);
+    throw new Error(
+      `auth.jwt signing_key must be 32 random bytes in base64 (got ${key.length} bytes); generate one with: openssl rand -base64 32`,
+    );
   }
   return new Uint8Array(key);
 }

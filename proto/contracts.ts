@@ -15,7 +15,8 @@ export const LOADER_OPTIONS: Options = { keepCase: true, longs: Number, enums: S
 
 export function protoRoot(): string {
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'proto', 'keeper'))) return path.join(dir, 'proto');
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'proto', 'keeper')))
+      return path.join(dir, 'proto');
   }
   throw new Error(`cannot find the proto/ folder above ${__dirname}`);
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 
 function repoRoot(): string {
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'scripts', 'gen-proto.js')) && fs.existsSync(path.join(dir, 'proto', 'keeper'))) return dir;
+    if (fs.existsSync(path.join(dir, 'scripts', 'gen-proto.js')) && fs.existsSync(path.join(dir, 'proto', 'keeper')))
+      return dir;
   }
   throw new Error(`cannot find the repository above ${__dirname}`);
 }
@@ -20,7 +21,11 @@ describe('generated wire contract', () => {
     const files = generate();
     assert.deepEqual(Object.keys(files).sort(), ['proto/generated/bootstrap.ts', 'proto/generated/event-stream.ts']);
     for (const [rel, content] of Object.entries(files)) {
-      assert.equal(fs.readFileSync(path.join(root, rel), 'utf8'), content, `${rel} is stale: run node scripts/gen-proto.js`);
+      assert.equal(
+        fs.readFileSync(path.join(root, rel), 'utf8'),
+        content,
+        `${rel} is stale: run node scripts/gen-proto.js`,
+      );
     }
   });
 

@@ -34,22 +34,50 @@ function kindOf(f: protobuf.Field): string {
 function tableOf(t: protobuf.Type): unknown {
   return {
     type: t.fullName.replace(/^\./, ''),
-    oneof: t.oneofsArray.length === 1 && t.oneofsArray[0]!.fieldsArray.length === t.fieldsArray.length ? t.oneofsArray[0]!.name : undefined,
-    fields: t.fieldsArray.map((f) => ({ name: f.name, no: f.id, kind: kindOf(f), fields: f.resolvedType instanceof protobuf.Type ? tableOf(f.resolvedType) : undefined })),
+    oneof:
+      t.oneofsArray.length === 1 && t.oneofsArray[0]!.fieldsArray.length === t.fieldsArray.length
+        ? t.oneofsArray[0]!.name
+        : undefined,
+    fields: t.fieldsArray.map((f) => ({
+      name: f.name,
+      no: f.id,
+      kind: kindOf(f),
+      fields: f.resolvedType instanceof protobuf.Type ? tableOf(f.resolvedType) : undefined,
+    })),
   };
 }
 
 function ours(spec: MessageSpec): unknown {
-  return { type: spec.type, oneof: spec.oneof, fields: spec.fields.map((f: FieldSpec) => ({ name: f.name, no: f.no, kind: f.kind, fields: f.fields ? ours(f.fields) : undefined })) };
+  return {
+    type: spec.type,
+    oneof: spec.oneof,
+    fields: spec.fields.map((f: FieldSpec) => ({
+      name: f.name,
+      no: f.no,
+      kind: f.kind,
+      fields: f.fields ? ours(f.fields) : undefined,
+    })),
+  };
 }
 
 /** A small deterministic generator, so that a failure names a seed that shows it again. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
-const STRINGS = ['', 'a', 'web-01.example.test', 'ünïcødé ✓ 日本', '{"path":"/etc/x","mode":"0644"}', 'x'.repeat(300), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'];
+const STRINGS = [
+  '',
+  'a',
+  'web-01.example.test',
+  'ünïcødé ✓ 日本',
+  '{"path":"/etc/x","mode":"0644"}',
+  'x'.repeat(300),
+  '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+];
 const U32 = [0, 1, 127, 128, 300, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1];
 const U64 = [0, 1, 127, 128, 2 ** 32, 2 ** 32 + 1, 1_764_000_000_000, Number.MAX_SAFE_INTEGER];
 const I64 = [...U64, -1, -128, -1_764_000_000_000, Number.MIN_SAFE_INTEGER];
@@ -61,13 +89,27 @@ function sample(spec: MessageSpec, r: () => number, member?: string): Record<str
   for (const f of spec.fields) {
     if (spec.oneof !== undefined ? f.name !== member : r() < 0.2) continue;
     switch (f.kind) {
-      case 'string': o[f.name] = pick(STRINGS); break;
-      case 'strings': o[f.name] = Array.from({ length: Math.floor(r() * 4) }, () => pick(STRINGS)); break;
-      case 'bool': o[f.name] = r() < 0.5; break;
-      case 'uint32': o[f.name] = pick(U32); break;
-      case 'uint64': o[f.name] = pick(U64); break;
-      case 'int64': o[f.name] = pick(I64); break;
-      case 'message': o[f.name] = r() < 0.1 && spec.oneof === undefined ? null : sample(f.fields!, r); break;
+      case 'string':
+        o[f.name] = pick(STRINGS);
+        break;
+      case 'strings':
+        o[f.name] = Array.from({ length: Math.floor(r() * 4) }, () => pick(STRINGS));
+        break;
+      case 'bool':
+        o[f.name] = r() < 0.5;
+        break;
+      case 'uint32':
+        o[f.name] = pick(U32);
+        break;
+      case 'uint64':
+        o[f.name] = pick(U64);
+        break;
+      case 'int64':
+        o[f.name] = pick(I64);
+        break;
+      case 'message':
+        o[f.name] = r() < 0.1 && spec.oneof === undefined ? null : sample(f.fields!, r);
+        break;
     }
   }
   return o;
@@ -89,7 +131,12 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
     assert.deepEqual(ours(ENROLL_RESPONSE), tableOf(enrollResponse));
   });
 
-  const all = [['soul', SOUL_MESSAGE, soul], ['keeper', KEEPER_MESSAGE, keeper], ['enrol request', ENROLL_REQUEST, enrollRequest], ['enrol response', ENROLL_RESPONSE, enrollResponse]] as const;
+  const all = [
+    ['soul', SOUL_MESSAGE, soul],
+    ['keeper', KEEPER_MESSAGE, keeper],
+    ['enrol request', ENROLL_REQUEST, enrollRequest],
+    ['enrol response', ENROLL_RESPONSE, enrollResponse],
+  ] as const;
   for (const [side, spec, type] of all) {
     it(`reads and writes every ${side} message as protobufjs does (60 values of each kind)`, () => {
       const r = rng(spec.fields.length);
@@ -98,8 +145,16 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
           const m = sample(spec, r, f.name);
           const what = `${f.name} #${i}: ${JSON.stringify(m).slice(0, 200)}`;
           const expected = read(type, theirs(type, m));
-          assert.deepEqual(read(type, encodeMessage(spec, m)), expected, `written by wire.ts, read by protobufjs: ${what}`);
-          assert.deepEqual(decodeMessage(spec, theirs(type, m)), expected, `written by protobufjs, read by wire.ts: ${what}`);
+          assert.deepEqual(
+            read(type, encodeMessage(spec, m)),
+            expected,
+            `written by wire.ts, read by protobufjs: ${what}`,
+          );
+          assert.deepEqual(
+            decodeMessage(spec, theirs(type, m)),
+            expected,
+            `written by protobufjs, read by wire.ts: ${what}`,
+          );
         }
       }
     });
@@ -107,13 +162,45 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
 
   it('decodes what the soul receives as the keeper meant it', () => {
     const codec = EVENT_STREAM_CONNECT;
-    const bytes = theirs(keeper, { certificate_renewed: { certificate_pem: 'C', chain_pem: ['I1', 'I2'], serial: '0a', not_after_ms: 1_790_000_000_000 } });
-    assert.deepEqual(codec.decode(bytes), { msg: 'certificate_renewed', certificate_renewed: { certificate_pem: 'C', chain_pem: ['I1', 'I2'], serial: '0a', not_after_ms: 1_790_000_000_000 } });
-    assert.deepEqual(codec.decode(theirs(keeper, { welcome: {} })), { msg: 'welcome', welcome: { session_id: '', epoch: 0, heartbeat_interval_ms: 0, kid: '' } });
-    assert.deepEqual(read(soul, codec.encode({ heartbeat: { seq: 2 ** 40 } })), { msg: 'heartbeat', heartbeat: { seq: 2 ** 40 } });
+    const bytes = theirs(keeper, {
+      certificate_renewed: {
+        certificate_pem: 'C',
+        chain_pem: ['I1', 'I2'],
+        serial: '0a',
+        not_after_ms: 1_790_000_000_000,
+      },
+    });
+    assert.deepEqual(codec.decode(bytes), {
+      msg: 'certificate_renewed',
+      certificate_renewed: {
+        certificate_pem: 'C',
+        chain_pem: ['I1', 'I2'],
+        serial: '0a',
+        not_after_ms: 1_790_000_000_000,
+      },
+    });
+    assert.deepEqual(codec.decode(theirs(keeper, { welcome: {} })), {
+      msg: 'welcome',
+      welcome: { session_id: '', epoch: 0, heartbeat_interval_ms: 0, kid: '' },
+    });
+    assert.deepEqual(read(soul, codec.encode({ heartbeat: { seq: 2 ** 40 } })), {
+      msg: 'heartbeat',
+      heartbeat: { seq: 2 ** 40 },
+    });
     // A step's output near the keeper's limit, and multi-byte text across it, arrive whole.
     const output = 'ü€ line of output\n'.repeat(12_000);
-    const result = { request_id: 'r', apply_id: 'a', step_index: 1, changed: true, ok: true, output, started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '{}' };
+    const result = {
+      request_id: 'r',
+      apply_id: 'a',
+      step_index: 1,
+      changed: true,
+      ok: true,
+      output,
+      started_at_ms: 1,
+      finished_at_ms: 2,
+      replayed: false,
+      diff_json: '{}',
+    };
     assert.deepEqual(read(soul, codec.encode({ step_result: result })), { msg: 'step_result', step_result: result });
   });
 
@@ -133,9 +220,20 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
 
   it('refuses a cut message or a field of the wrong wire type rather than guessing', () => {
     const bytes = theirs(keeper, { step_request: { request_id: 'r-1', params_json: '{"a":1}' } });
-    for (let n = 1; n < bytes.length; n++) assert.throws(() => decodeMessage(KEEPER_MESSAGE, bytes.subarray(0, n)), /index out of range|past the message/, `cut at ${n}`);
-    assert.throws(() => decodeMessage(KEEPER_MESSAGE, Uint8Array.from([0x0a, 2, 0x08, 1])), /Welcome.session_id: wire type 0, expected 2/);
-    assert.throws(() => encodeMessage(SOUL_MESSAGE, { hello: { soulprint: { addresses: 'not a list' } } }), /Soulprint.addresses: array expected/);
+    for (let n = 1; n < bytes.length; n++)
+      assert.throws(
+        () => decodeMessage(KEEPER_MESSAGE, bytes.subarray(0, n)),
+        /index out of range|past the message/,
+        `cut at ${n}`,
+      );
+    assert.throws(
+      () => decodeMessage(KEEPER_MESSAGE, Uint8Array.from([0x0a, 2, 0x08, 1])),
+      /Welcome.session_id: wire type 0, expected 2/,
+    );
+    assert.throws(
+      () => encodeMessage(SOUL_MESSAGE, { hello: { soulprint: { addresses: 'not a list' } } }),
+      /Soulprint.addresses: array expected/,
+    );
     assert.throws(() => encodeMessage(SOUL_MESSAGE, { heartbeat: { seq: 'many' } }), /Heartbeat.seq: integer expected/);
   });
 });

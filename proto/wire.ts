@@ -49,11 +49,23 @@ function writeFields(out: Out, spec: MessageSpec, value: Record<string, unknown>
     const v = value[f.name];
     if (v === undefined || v === null) continue;
     switch (f.kind) {
-      case 'string': writeBytes(out, f.no, Buffer.from(String(v), 'utf8')); break;
-      case 'bool': writeTag(out, f.no, VARINT); out.push(v ? 1 : 0); break;
-      case 'uint32': writeTag(out, f.no, VARINT); writeVarint(out, Number(v) >>> 0); break;
+      case 'string':
+        writeBytes(out, f.no, Buffer.from(String(v), 'utf8'));
+        break;
+      case 'bool':
+        writeTag(out, f.no, VARINT);
+        out.push(v ? 1 : 0);
+        break;
+      case 'uint32':
+        writeTag(out, f.no, VARINT);
+        writeVarint(out, Number(v) >>> 0);
+        break;
       // A negative int64 goes as its 64-bit two's complement: ten bytes, as protobuf has it.
-      case 'uint64': case 'int64': writeTag(out, f.no, VARINT); writeVarint(out, BigInt.asUintN(64, toBigInt(spec, f, v))); break;
+      case 'uint64':
+      case 'int64':
+        writeTag(out, f.no, VARINT);
+        writeVarint(out, BigInt.asUintN(64, toBigInt(spec, f, v)));
+        break;
       case 'strings':
         if (!Array.isArray(v)) throw new TypeError(`${spec.type}.${f.name}: array expected`);
         for (const s of v) writeBytes(out, f.no, Buffer.from(String(s), 'utf8'));
@@ -87,7 +99,10 @@ function writeTag(out: Out, no: number, wireType: number): void {
 function writeVarint(out: Out, v: bigint | number): void {
   if (typeof v === 'number' && v >= 0 && v <= 0x7fffffff) {
     let n = v;
-    while (n >= 0x80) { out.push((n & 0x7f) | 0x80); n >>>= 7; }
+    while (n >= 0x80) {
+      out.push((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
     out.push(n);
     return;
   }
@@ -115,7 +130,10 @@ class Out {
   }
 
   bytes(b: Uint8Array): void {
-    if (b.length < 64) { for (const x of b) this.small.push(x); return; }
+    if (b.length < 64) {
+      for (const x of b) this.small.push(x);
+      return;
+    }
     this.flush();
     this.parts.push(b);
   }
@@ -150,7 +168,8 @@ class Cursor {
   varint(): bigint {
     let result = 0n;
     for (let shift = 0n; shift < 70n; shift += 7n) {
-      if (this.pos >= this.bytes.length) throw new RangeError(`index out of range: ${this.pos} + 1 > ${this.bytes.length}`);
+      if (this.pos >= this.bytes.length)
+        throw new RangeError(`index out of range: ${this.pos} + 1 > ${this.bytes.length}`);
       const b = this.bytes[this.pos++]!;
       result |= BigInt(b & 0x7f) << shift;
       if ((b & 0x80) === 0) return BigInt.asUintN(64, result);
@@ -159,7 +178,8 @@ class Cursor {
   }
 
   take(n: number): Uint8Array {
-    if (n < 0 || this.pos + n > this.bytes.length) throw new RangeError(`index out of range: ${this.pos} + ${n} > ${this.bytes.length}`);
+    if (n < 0 || this.pos + n > this.bytes.length)
+      throw new RangeError(`index out of range: ${this.pos} + ${n} > ${this.bytes.length}`);
     const s = this.bytes.subarray(this.pos, this.pos + n);
     this.pos += n;
     return s;
@@ -168,11 +188,20 @@ class Cursor {
   /** Skips a field of a number this side does not know (a newer keeper's), as proto3 requires. */
   skip(wireType: number): void {
     switch (wireType) {
-      case VARINT: this.varint(); return;
-      case I64: this.take(8); return;
-      case LEN: this.take(Number(this.varint())); return;
-      case I32: this.take(4); return;
-      default: throw new Error(`invalid wire type ${wireType} at offset ${this.pos}`);
+      case VARINT:
+        this.varint();
+        return;
+      case I64:
+        this.take(8);
+        return;
+      case LEN:
+        this.take(Number(this.varint()));
+        return;
+      case I32:
+        this.take(4);
+        return;
+      default:
+        throw new Error(`invalid wire type ${wireType} at offset ${this.pos}`);
     }
   }
 }
@@ -182,17 +211,37 @@ function defaults(spec: MessageSpec): Record<string, unknown> {
   if (spec.oneof !== undefined) return o; // a oneof's members get no defaults; only the set one appears
   for (const f of spec.fields) {
     switch (f.kind) {
-      case 'string': o[f.name] = ''; break;
-      case 'bool': o[f.name] = false; break;
-      case 'uint32': case 'uint64': case 'int64': o[f.name] = 0; break;
-      case 'strings': o[f.name] = []; break;
-      case 'message': o[f.name] = null; break;
+      case 'string':
+        o[f.name] = '';
+        break;
+      case 'bool':
+        o[f.name] = false;
+        break;
+      case 'uint32':
+      case 'uint64':
+      case 'int64':
+        o[f.name] = 0;
+        break;
+      case 'strings':
+        o[f.name] = [];
+        break;
+      case 'message':
+        o[f.name] = null;
+        break;
     }
   }
   return o;
 }
 
-const EXPECTED_WIRE: Record<FieldKind, number> = { string: LEN, bool: VARINT, uint32: VARINT, uint64: VARINT, int64: VARINT, message: LEN, strings: LEN };
+const EXPECTED_WIRE: Record<FieldKind, number> = {
+  string: LEN,
+  bool: VARINT,
+  uint32: VARINT,
+  uint64: VARINT,
+  int64: VARINT,
+  message: LEN,
+  strings: LEN,
+};
 
 function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, unknown> {
   const o = defaults(spec);
@@ -201,15 +250,31 @@ function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, u
     const no = tag >>> 3;
     const wireType = tag & 7;
     const f = spec.fields.find((x) => x.no === no);
-    if (f === undefined) { c.skip(wireType); continue; }
-    if (wireType !== EXPECTED_WIRE[f.kind]) throw new Error(`${spec.type}.${f.name}: wire type ${wireType}, expected ${EXPECTED_WIRE[f.kind]}`);
+    if (f === undefined) {
+      c.skip(wireType);
+      continue;
+    }
+    if (wireType !== EXPECTED_WIRE[f.kind])
+      throw new Error(`${spec.type}.${f.name}: wire type ${wireType}, expected ${EXPECTED_WIRE[f.kind]}`);
     switch (f.kind) {
-      case 'string': o[f.name] = c.string(); break;
-      case 'strings': ((o[f.name] ??= []) as string[]).push(c.string()); break;
-      case 'bool': o[f.name] = c.varint() !== 0n; break;
-      case 'uint32': o[f.name] = Number(BigInt.asUintN(32, c.varint())); break;
-      case 'uint64': o[f.name] = Number(c.varint()); break;
-      case 'int64': o[f.name] = Number(BigInt.asIntN(64, c.varint())); break;
+      case 'string':
+        o[f.name] = c.string();
+        break;
+      case 'strings':
+        ((o[f.name] ??= []) as string[]).push(c.string());
+        break;
+      case 'bool':
+        o[f.name] = c.varint() !== 0n;
+        break;
+      case 'uint32':
+        o[f.name] = Number(BigInt.asUintN(32, c.varint()));
+        break;
+      case 'uint64':
+        o[f.name] = Number(c.varint());
+        break;
+      case 'int64':
+        o[f.name] = Number(BigInt.asIntN(64, c.varint()));
+        break;
       case 'message': {
         const length = Number(c.varint());
         const stop = c.pos + length;
@@ -224,6 +289,7 @@ function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, u
       o[spec.oneof] = f.name;
     }
   }
-  if (c.pos !== end) throw new RangeError(`index out of range: a field runs past the message's end (${c.pos} > ${end})`);
+  if (c.pos !== end)
+    throw new RangeError(`index out of range: a field runs past the message's end (${c.pos} > ${end})`);
   return o;
 }

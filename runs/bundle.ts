@@ -20,7 +20,8 @@ export async function buildWorkflowBundle(): Promise<string> {
 }
 
 export function workflowBundle(): Promise<{ code: string }> {
-  if (!bundle && fs.existsSync(PREBUILT_BUNDLE)) bundle = fs.promises.readFile(PREBUILT_BUNDLE, 'utf8').then((code) => ({ code }));
+  if (!bundle && fs.existsSync(PREBUILT_BUNDLE))
+    bundle = fs.promises.readFile(PREBUILT_BUNDLE, 'utf8').then((code) => ({ code }));
   bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }).catch((err) => {
     bundle = undefined;
     throw err;
@@ -31,7 +32,10 @@ export function workflowBundle(): Promise<{ code: string }> {
 // The bundler logs every module at info; only problems are worth a line in the keeper's log.
 const noop = () => undefined;
 const quietLogger = {
-  log: noop, trace: noop, debug: noop, info: noop,
+  log: noop,
+  trace: noop,
+  debug: noop,
+  info: noop,
   warn: (message: string) => process.stderr.write(`temporal bundler: ${message}\n`),
   error: (message: string) => process.stderr.write(`temporal bundler: ${message}\n`),
 };

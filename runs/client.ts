@@ -10,12 +10,21 @@ import { incarnationRun } from './workflows/run';
 import { incarnationPlan } from './workflows/plan';
 import { incarnationUpgrade } from './workflows/upgrade';
 
-export interface RunToStart { applyId: string; incarnation: string; operation: string; service: string; serviceRef: string }
+export interface RunToStart {
+  applyId: string;
+  incarnation: string;
+  operation: string;
+  service: string;
+  serviceRef: string;
+}
 
 export { newApplyId } from './apply-id';
 
 export class TemporalUnavailable extends Error {
-  constructor(message: string) { super(message); this.name = 'TemporalUnavailable'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemporalUnavailable';
+  }
 }
 
 export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToStart): Promise<string> {
@@ -28,19 +37,28 @@ export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToS
     memo: { incarnation: run.incarnation, operation: run.operation, service: run.service, service_ref: run.serviceRef },
   };
   try {
-    const handle = await client.workflow.start(incarnationRun, { ...common, requestEagerStart: true, args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }] });
+    const handle = await client.workflow.start(incarnationRun, {
+      ...common,
+      requestEagerStart: true,
+      args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }],
+    });
     return handle.firstExecutionRunId;
   } catch (err) {
     throw new TemporalUnavailable(`cannot start the run's workflow: ${(err as Error).message}`);
   }
 }
 
-export async function startUpgradeWorkflow(holder: TemporalClientHolder, run: RunToStart & { toVersion: number | null }): Promise<string> {
+export async function startUpgradeWorkflow(
+  holder: TemporalClientHolder,
+  run: RunToStart & { toVersion: number | null },
+): Promise<string> {
   const client = holder.client;
   if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
   try {
     const handle = await client.workflow.start(incarnationUpgrade, {
-      workflowId: run.applyId, taskQueue: sharedQueue(holder.taskQueue), typedSearchAttributes: runSearchAttributes(run),
+      workflowId: run.applyId,
+      taskQueue: sharedQueue(holder.taskQueue),
+      typedSearchAttributes: runSearchAttributes(run),
       memo: { incarnation: run.incarnation, operation: 'upgrade', service: run.service, service_ref: run.serviceRef },
       args: [{ applyId: run.applyId, incarnation: run.incarnation, toVersion: run.toVersion }],
     });
@@ -56,8 +74,16 @@ export async function startPlanWorkflow(holder: TemporalClientHolder, plan: RunT
   if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
   try {
     const handle = await client.workflow.start(incarnationPlan, {
-      workflowId: plan.applyId, taskQueue: sharedQueue(holder.taskQueue), typedSearchAttributes: runSearchAttributes(plan),
-      memo: { incarnation: plan.incarnation, operation: plan.operation, service: plan.service, service_ref: plan.serviceRef, kind: 'plan' },
+      workflowId: plan.applyId,
+      taskQueue: sharedQueue(holder.taskQueue),
+      typedSearchAttributes: runSearchAttributes(plan),
+      memo: {
+        incarnation: plan.incarnation,
+        operation: plan.operation,
+        service: plan.service,
+        service_ref: plan.serviceRef,
+        kind: 'plan',
+      },
       args: [{ planId: plan.applyId, incarnation: plan.incarnation, operation: plan.operation }],
     });
     return handle.firstExecutionRunId;

@@ -23,12 +23,20 @@ export interface RunComponentsOptions {
   scenario?: ScenarioPort;
 }
 
-export function createRunComponents(opts: RunComponentsOptions): { temporal: TemporalClientHolder; scenario: ScenarioPort; service: RunService; components: Component[] } {
+export function createRunComponents(opts: RunComponentsOptions): {
+  temporal: TemporalClientHolder;
+  scenario: ScenarioPort;
+  service: RunService;
+  components: Component[];
+} {
   const { config, db, log: rootLog, cache } = opts.runtime;
   const log = rootLog.child({ component: 'runs' });
   const temporal = createTemporalClientHolder(config);
   // Scenario secrets and credential_refs: the scenario role's client, never the keeper's own (issue 28).
-  const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), { policy: config.services.git, secrets: opts.runtime.scenarioSecrets });
+  const scenario = withGitSources(opts.scenario ?? defaultScenarioPort(), {
+    policy: config.services.git,
+    secrets: opts.runtime.scenarioSecrets,
+  });
   const locate = presenceLocator(cache);
   // Routing: agents go to the keeper holding their stream, SSH hosts to this keeper (it can reach them).
   const route = opts.push ? transportLocator(db, locate, config.kid) : locate;
@@ -45,12 +53,39 @@ export function createRunComponents(opts: RunComponentsOptions): { temporal: Tem
       // The pruning schedule is the cluster's, not this keeper's: every keeper sets it to its config at start.
       retentionScheduleComponent(temporal, config.retention.interval_ms, log),
       temporalWorkersComponent({
-        temporal, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, kid: config.kid, log,
-        shared: { db, log, scenario, locate: route, taskQueue: config.temporal.task_queue, cacheDir: config.services.cache_dir, secrets: secretCfg, planTtlMs: config.plans.ttl_ms, runs: service,
-          retention: { plansMs: config.retention.plans_ms, runsMs: config.retention.runs_ms, activityMs: config.retention.activity_ms },
-          purgeSecretInputs: (inc) => purgeSecretInputs(opts.runtime.scenarioSecrets, config.secretstore.scenario_prefix, inc, log) },
-        dispatch: { db, log, scenario, sessions: opts.sessions, locate, kid: config.kid, secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
-          ...(opts.push ? { push: opts.push } : {}) },
+        temporal,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.task_queue,
+        kid: config.kid,
+        log,
+        shared: {
+          db,
+          log,
+          scenario,
+          locate: route,
+          taskQueue: config.temporal.task_queue,
+          cacheDir: config.services.cache_dir,
+          secrets: secretCfg,
+          planTtlMs: config.plans.ttl_ms,
+          runs: service,
+          retention: {
+            plansMs: config.retention.plans_ms,
+            runsMs: config.retention.runs_ms,
+            activityMs: config.retention.activity_ms,
+          },
+          purgeSecretInputs: (inc) =>
+            purgeSecretInputs(opts.runtime.scenarioSecrets, config.secretstore.scenario_prefix, inc, log),
+        },
+        dispatch: {
+          db,
+          log,
+          scenario,
+          sessions: opts.sessions,
+          locate,
+          kid: config.kid,
+          secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
+          ...(opts.push ? { push: opts.push } : {}),
+        },
       }),
     ],
   };

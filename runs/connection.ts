@@ -22,7 +22,13 @@ export interface TemporalClientHolder {
 }
 
 export function createTemporalClientHolder(config: KeeperConfig): TemporalClientHolder {
-  return { client: undefined, connection: undefined, namespace: config.temporal.namespace, taskQueue: config.temporal.task_queue, uiUrl: config.temporal.ui_url };
+  return {
+    client: undefined,
+    connection: undefined,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.task_queue,
+    uiUrl: config.temporal.ui_url,
+  };
 }
 
 export function temporalClientComponent(config: KeeperConfig, holder: TemporalClientHolder, log: Logger): Component {
@@ -54,7 +60,9 @@ export async function temporalAnswers(holder: TemporalClientHolder): Promise<boo
   const connection = holder.connection;
   if (!connection) return false;
   try {
-    await connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: holder.namespace }));
+    await connection.withDeadline(Date.now() + 2000, () =>
+      connection.workflowService.describeNamespace({ namespace: holder.namespace }),
+    );
     return true;
   } catch {
     return false;

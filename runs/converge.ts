@@ -23,7 +23,15 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../common/logger';
 import { getIncarnation } from '../db/repos/incarnations';
-import { alreadyReached, convergeCandidates, convergeRunExists, incarnationsToConverge, isHostOfRun, markConverged, type CovenIncarnation } from '../db/repos/convergence';
+import {
+  alreadyReached,
+  convergeCandidates,
+  convergeRunExists,
+  incarnationsToConverge,
+  isHostOfRun,
+  markConverged,
+  type CovenIncarnation,
+} from '../db/repos/convergence';
 import { incarnationsWithReturnedHosts, returnedPendingHosts } from '../db/repos/pending-hosts';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
@@ -31,7 +39,10 @@ import { endOrphanedRuns } from './run-watch';
 import type { RunService } from './start/service';
 
 /** What the loop needs: the database it reads, the run service it starts runs with (which holds the Temporal client). */
-export interface ConvergeDeps { db: Knex; runs: Pick<RunService, 'converge' | 'temporal'> }
+export interface ConvergeDeps {
+  db: Knex;
+  runs: Pick<RunService, 'converge' | 'temporal'>;
+}
 
 /** How often the registry is read for souls to converge: "within seconds" of a soul connecting. */
 export const CONVERGE_EVERY_MS = 1000;
@@ -43,14 +54,20 @@ const SOULS_PER_LOOK = 200;
  * hosts that came back (db/repos/pending-hosts.ts), go in one run (issue 30), cut by `serial:` and
  * held to the failure budget like any run. Returns the souls to look at again next time.
  */
-async function convergeHosts(deps: ConvergeDeps, inc: CovenIncarnation, sids: string[], kid: string, log: Logger): Promise<string[]> {
+async function convergeHosts(
+  deps: ConvergeDeps,
+  inc: CovenIncarnation,
+  sids: string[],
+  kid: string,
+  log: Logger,
+): Promise<string[]> {
   const db = deps.db;
   if (inc.status === 'applying') {
     // Without this, every soul of a large run that onboarded shortly before it is looked at again
     // every second for as long as the run lasts (bench/fanout: 600 queries a second beside the run).
     const wait: string[] = [];
     for (const sid of sids) {
-      if (inc.current_apply_id && await isHostOfRun(db, inc.current_apply_id, sid)) continue;
+      if (inc.current_apply_id && (await isHostOfRun(db, inc.current_apply_id, sid))) continue;
       if (!(await convergeRunExists(db, inc.name, sid))) wait.push(sid);
     }
     return wait;
@@ -58,24 +75,45 @@ async function convergeHosts(deps: ConvergeDeps, inc: CovenIncarnation, sids: st
   if (inc.status !== 'ready' || inc.last_committed_apply_id === null) return [];
   // Already applied to them: they connected before the last committed run rendered.
   const reached = await alreadyReached(db, inc.name, inc.last_committed_apply_id, sids);
-  const targets = [...new Set([...sids.filter((sid) => !reached.has(sid)), ...await returnedPendingHosts(db, inc.name)])];
+  const targets = [
+    ...new Set([...sids.filter((sid) => !reached.has(sid)), ...(await returnedPendingHosts(db, inc.name))]),
+  ];
   if (targets.length === 0) return [];
   const last = await getRun(db, inc.last_committed_apply_id);
   if (!last) return [];
   // An upgrade changes state, not hosts: the operation to repeat is the last one that applied steps.
   if (last.operation === 'upgrade') {
-    log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the hosts', { sids: targets, incarnation: inc.name });
+    log.info('converge: the last committed run is an upgrade; the next run of the incarnation will include the hosts', {
+      sids: targets,
+      incarnation: inc.name,
+    });
     return [];
   }
   const outcome = await deps.runs.converge({
-    incarnation: inc.name, service: inc.service, serviceVersion: inc.service_version, operation: last.operation, input: last.input, sids: targets, by: `keeper:${kid}`,
+    incarnation: inc.name,
+    service: inc.service,
+    serviceVersion: inc.service_version,
+    operation: last.operation,
+    input: last.input,
+    sids: targets,
+    by: `keeper:${kid}`,
   });
   if (!outcome.accepted) {
     // Another run took the lock first: look again. Anything else is said, and looked at again too.
-    if (outcome.kind !== 'conflict') log.warn('converge: could not start a run for new hosts; will try again', { sids: targets, incarnation: inc.name, error: outcome.reason });
+    if (outcome.kind !== 'conflict')
+      log.warn('converge: could not start a run for new hosts; will try again', {
+        sids: targets,
+        incarnation: inc.name,
+        error: outcome.reason,
+      });
     return sids;
   }
-  log.info('converge: started a run on new hosts', { hosts: targets.length, incarnation: inc.name, apply_id: outcome.applyId, operation: last.operation });
+  log.info('converge: started a run on new hosts', {
+    hosts: targets.length,
+    incarnation: inc.name,
+    apply_id: outcome.applyId,
+    operation: last.operation,
+  });
   return [];
 }
 
@@ -83,16 +121,28 @@ export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Log
   const db = deps.db;
   const souls = await convergeCandidates(db, SOULS_PER_LOOK);
   const wait = new Set<string>();
-  for (const { inc, sids } of await incarnationsToConverge(db, souls, await incarnationsWithReturnedHosts(db, SOULS_PER_LOOK))) {
+  for (const { inc, sids } of await incarnationsToConverge(
+    db,
+    souls,
+    await incarnationsWithReturnedHosts(db, SOULS_PER_LOOK),
+  )) {
     try {
       // Re-read: a run started by another keeper may have taken the lock.
       const fresh = await getIncarnation(db, inc.name);
       if (!fresh) continue;
-      const now = { ...inc, status: fresh.status, last_committed_apply_id: fresh.last_committed_apply_id, current_apply_id: fresh.current_apply_id };
+      const now = {
+        ...inc,
+        status: fresh.status,
+        last_committed_apply_id: fresh.last_committed_apply_id,
+        current_apply_id: fresh.current_apply_id,
+      };
       for (const sid of await convergeHosts(deps, now, sids, kid, log)) wait.add(sid);
     } catch (err) {
       for (const sid of sids) wait.add(sid);
-      log.warn('converge: could not start a run for new hosts; will try again', { incarnation: inc.name, error: (err as Error).message });
+      log.warn('converge: could not start a run for new hosts; will try again', {
+        incarnation: inc.name,
+        error: (err as Error).message,
+      });
     }
   }
   // A soul is converged when every incarnation of its covens is done with it.
@@ -107,7 +157,7 @@ export async function watchRuns(deps: ConvergeDeps, log: Logger): Promise<void> 
   const temporal = deps.runs.temporal;
   if (!temporal?.client) return;
   for (const applyId of await endOrphanedRuns(deps.db, temporal.client, temporal.namespace)) {
-    log.warn('run watch: the run\'s workflow closed outside the keeper; the run is locked', { apply_id: applyId });
+    log.warn("run watch: the run's workflow closed outside the keeper; the run is locked", { apply_id: applyId });
   }
 }
 
@@ -120,17 +170,23 @@ export function convergeComponent(deps: ConvergeDeps, kid: string, log: Logger):
   const watch = async () => {
     if (Date.now() - watched < RUN_WATCH_EVERY_MS) return;
     watched = Date.now();
-    await watchRuns(deps, log).catch((err: Error) => log.warn('run watch: asking Temporal about running runs failed; will try again', { error: err.message }));
+    await watchRuns(deps, log).catch((err: Error) =>
+      log.warn('run watch: asking Temporal about running runs failed; will try again', { error: err.message }),
+    );
   };
   const look = () => {
     running = convergeNewSouls(deps, kid, log)
       .catch((err: Error) => log.warn('converge: reading the registry failed; will try again', { error: err.message }))
       .then(watch)
-      .finally(() => { if (!stopped) timer = setTimeout(look, CONVERGE_EVERY_MS); });
+      .finally(() => {
+        if (!stopped) timer = setTimeout(look, CONVERGE_EVERY_MS);
+      });
   };
   return {
     name: 'converge new hosts',
-    async start() { timer = setTimeout(look, CONVERGE_EVERY_MS); },
+    async start() {
+      timer = setTimeout(look, CONVERGE_EVERY_MS);
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -7,8 +7,10 @@ import { driftCounts } from '../db/repos/drift';
 
 export function registerDriftMetric(registry: client.Registry, db: Knex): void {
   new client.Gauge({
-    name: 'keeper_drifted_hosts', help: 'Hosts that drifted from the committed state at the last drift check, per incarnation with checks on',
-    labelNames: ['incarnation'], registers: [registry],
+    name: 'keeper_drifted_hosts',
+    help: 'Hosts that drifted from the committed state at the last drift check, per incarnation with checks on',
+    labelNames: ['incarnation'],
+    registers: [registry],
     async collect() {
       this.reset();
       try {

@@ -15,25 +15,43 @@ export const driftScheduleId = (taskQueue: string, incarnation: string) => `keep
 /** The longest one check may take; the next tick after it checks again. */
 export const DRIFT_CHECK_TIMEOUT = '1h' as const;
 
-export async function setDriftSchedule(holder: TemporalClientHolder, incarnation: string, interval: string | null): Promise<void> {
+export async function setDriftSchedule(
+  holder: TemporalClientHolder,
+  incarnation: string,
+  interval: string | null,
+): Promise<void> {
   const client = holder.client;
   if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
   const id = driftScheduleId(holder.taskQueue, incarnation);
   try {
     if (interval === null) {
-      await client.schedule.getHandle(id).delete().catch((err: unknown) => { if (!(err instanceof ScheduleNotFoundError)) throw err; });
+      await client.schedule
+        .getHandle(id)
+        .delete()
+        .catch((err: unknown) => {
+          if (!(err instanceof ScheduleNotFoundError)) throw err;
+        });
       return;
     }
     const action = {
-      type: 'startWorkflow' as const, workflowType: incarnationDriftCheck, taskQueue: sharedQueue(holder.taskQueue),
-      workflowId: id, args: [{ incarnation }] as [{ incarnation: string }], workflowRunTimeout: DRIFT_CHECK_TIMEOUT,
+      type: 'startWorkflow' as const,
+      workflowType: incarnationDriftCheck,
+      taskQueue: sharedQueue(holder.taskQueue),
+      workflowId: id,
+      args: [{ incarnation }] as [{ incarnation: string }],
+      workflowRunTimeout: DRIFT_CHECK_TIMEOUT,
     };
     const spec = { intervals: [{ every: interval as `${number}${'s' | 'm' | 'h' | 'd'}` }] };
     try {
       await client.schedule.getHandle(id).update((prev) => ({ ...prev, spec, action }));
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
-      await client.schedule.create({ scheduleId: id, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' } });
+      await client.schedule.create({
+        scheduleId: id,
+        spec,
+        action,
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' },
+      });
     }
   } catch (err) {
     if (err instanceof TemporalUnavailable) throw err;

@@ -12,9 +12,14 @@ import { selectSouls } from './soul-query';
 import { oneOffExecution } from './workflows/execution';
 
 export interface ExecutionRequest {
-  module: string; params: Record<string, unknown>;
+  module: string;
+  params: Record<string, unknown>;
   target: { covens?: string[]; sids?: string[]; where?: string };
-  batch?: number; timeout?: number; dry_run?: boolean; confirm?: boolean; output_cap?: number;
+  batch?: number;
+  timeout?: number;
+  dry_run?: boolean;
+  confirm?: boolean;
+  output_cap?: number;
 }
 
 export interface ExecutionPolicy {
@@ -33,7 +38,10 @@ export type ExecutionRefusal =
   | { kind: 'busy'; message: string };
 
 export class ExecutionRefused extends Error {
-  constructor(readonly refusal: ExecutionRefusal) { super(refusal.message); this.name = 'ExecutionRefused'; }
+  constructor(readonly refusal: ExecutionRefusal) {
+    super(refusal.message);
+    this.name = 'ExecutionRefused';
+  }
 }
 
 export const DEFAULT_TIMEOUT_S = 60;
@@ -42,33 +50,68 @@ export const DEFAULT_OUTPUT_CAP = 64 * 1024;
 export const newExecutionId = () => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
 /** Refuses (ExecutionRefused) or records and starts; answers the id and the selected hosts. */
-export async function startExecution(db: Knex, temporal: TemporalClientHolder, aid: string, req: ExecutionRequest, policy: ExecutionPolicy): Promise<{ id: string; sids: string[] }> {
-  const refuse = (r: ExecutionRefusal): never => { throw new ExecutionRefused(r); };
-  if (!MODULES.has(req.module)) refuse({ kind: 'invalid', path: '/body/module', message: `unknown module "${req.module}": one of the core library (${[...MODULES.keys()].join(', ')})` });
+export async function startExecution(
+  db: Knex,
+  temporal: TemporalClientHolder,
+  aid: string,
+  req: ExecutionRequest,
+  policy: ExecutionPolicy,
+): Promise<{ id: string; sids: string[] }> {
+  const refuse = (r: ExecutionRefusal): never => {
+    throw new ExecutionRefused(r);
+  };
+  if (!MODULES.has(req.module))
+    refuse({
+      kind: 'invalid',
+      path: '/body/module',
+      message: `unknown module "${req.module}": one of the core library (${[...MODULES.keys()].join(', ')})`,
+    });
   if (!policy.modules.includes('*') && !policy.modules.includes(req.module)) {
-    refuse({ kind: 'forbidden-module', message: `your role may not run module ${req.module} (allowed: ${policy.modules.join(', ') || 'none'})` });
+    refuse({
+      kind: 'forbidden-module',
+      message: `your role may not run module ${req.module} (allowed: ${policy.modules.join(', ') || 'none'})`,
+    });
   }
   const problems = checkModuleParams(req.module, req.params) ?? [];
-  if (problems.length > 0) refuse({ kind: 'invalid', path: `/body/params${problems[0]!.pointer}`, message: problems[0]!.message });
+  if (problems.length > 0)
+    refuse({ kind: 'invalid', path: `/body/params${problems[0]!.pointer}`, message: problems[0]!.message });
   const t = req.target;
-  if (!t.covens?.length && !t.sids?.length && t.where === undefined) refuse({ kind: 'invalid', path: '/body/target', message: 'name at least one of covens, sids or where' });
+  if (!t.covens?.length && !t.sids?.length && t.where === undefined)
+    refuse({ kind: 'invalid', path: '/body/target', message: 'name at least one of covens, sids or where' });
   const souls = await selectSouls(db, t);
   if (souls.length === 0) refuse({ kind: 'invalid', path: '/body/target', message: 'selects no host' });
   if (souls.length > policy.confirmAbove && req.confirm !== true) {
-    refuse({ kind: 'confirm', selected: souls.length, message: `the target selects ${souls.length} hosts, more than ${policy.confirmAbove}: send again with confirm: true` });
+    refuse({
+      kind: 'confirm',
+      selected: souls.length,
+      message: `the target selects ${souls.length} hosts, more than ${policy.confirmAbove}: send again with confirm: true`,
+    });
   }
-  if (await runningExecutions(db, aid) >= policy.perOperator) refuse({ kind: 'busy', message: `you have ${policy.perOperator} executions running, the most one operator may have at once` });
+  if ((await runningExecutions(db, aid)) >= policy.perOperator)
+    refuse({
+      kind: 'busy',
+      message: `you have ${policy.perOperator} executions running, the most one operator may have at once`,
+    });
   if (!temporal.client) throw new Error('the Temporal client is not connected');
   const id = newExecutionId();
   const sids = souls.map((s) => s.sid);
   const timeoutMs = (req.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
   await createExecution(db, {
-    id, aid, module: req.module, params: req.params, target: t, sids, dry_run: req.dry_run === true, timeout_ms: timeoutMs,
-    output_cap: req.output_cap ?? DEFAULT_OUTPUT_CAP, batch: req.batch ?? sids.length,
+    id,
+    aid,
+    module: req.module,
+    params: req.params,
+    target: t,
+    sids,
+    dry_run: req.dry_run === true,
+    timeout_ms: timeoutMs,
+    output_cap: req.output_cap ?? DEFAULT_OUTPUT_CAP,
+    batch: req.batch ?? sids.length,
   });
   try {
     await temporal.client.workflow.start(oneOffExecution, {
-      workflowId: `execution-${id}`, taskQueue: sharedQueue(temporal.taskQueue),
+      workflowId: `execution-${id}`,
+      taskQueue: sharedQueue(temporal.taskQueue),
       args: [{ executionId: id, sids, batch: req.batch ?? sids.length, timeoutMs }],
     });
   } catch (err) {

@@ -30,7 +30,10 @@ export async function resolveGitCredential(secrets: CredentialReader, credential
   return { username, password };
 }
 
-export function withGitSources(port: ScenarioPort, opts: { policy: GitPolicy; secrets: CredentialReader }): ScenarioPort {
+export function withGitSources(
+  port: ScenarioPort,
+  opts: { policy: GitPolicy; secrets: CredentialReader },
+): ScenarioPort {
   return {
     ...port,
     async loadService(args) {

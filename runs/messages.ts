@@ -16,13 +16,30 @@ export type RenderOutcome =
    *  recorded before render stored them: the workflow then cuts `sids` by `serial` itself). */
   /** `budget`: failed (and, with countUnknown, unknown) hosts the run may have and still commit;
    *  absent in runs recorded before the failure budget: none may fail. */
-  | { ok: true; sids: string[]; serial: SerialSpec; batches?: string[][]; budget?: { maxFailed: number; countUnknown: boolean } }
+  | {
+      ok: true;
+      sids: string[];
+      serial: SerialSpec;
+      batches?: string[][];
+      budget?: { maxFailed: number; countUnknown: boolean };
+    }
   | { ok: false; errorCount: number };
 
-export interface RouteGroup { kid: string; queue: string; sids: string[] }
-export interface Routes { groups: RouteGroup[]; unknown: string[] }
+export interface RouteGroup {
+  kid: string;
+  queue: string;
+  sids: string[];
+}
+export interface Routes {
+  groups: RouteGroup[];
+  unknown: string[];
+}
 
-export interface DispatchInput { applyId: string; sids: string[]; batch: number }
+export interface DispatchInput {
+  applyId: string;
+  sids: string[];
+  batch: number;
+}
 
 /** What one dispatch activity reports; host-level detail is in run_hosts/run_steps. */
 export interface DispatchOutcome {
@@ -34,7 +51,12 @@ export interface DispatchOutcome {
   moved: string[];
 }
 
-export interface BatchOutcome { ok: number; changed: number; failed: number; unknown: number }
+export interface BatchOutcome {
+  ok: number;
+  changed: number;
+  failed: number;
+  unknown: number;
+}
 
 export interface RunResult {
   applyId: string;
@@ -43,14 +65,29 @@ export interface RunResult {
   hosts: BatchOutcome & { skipped: number };
 }
 
-export interface ShardInput { applyId: string; sids: string[]; batch: number }
+export interface ShardInput {
+  applyId: string;
+  sids: string[];
+  batch: number;
+}
 
 /** A plan (docs/plans.md): rendered like a run, every step sent in check mode; applies nothing. */
-export interface PlanWorkflowInput { planId: string; incarnation: string; operation: string }
+export interface PlanWorkflowInput {
+  planId: string;
+  incarnation: string;
+  operation: string;
+}
 
-export interface PlanResult { status: 'ready' | 'failed'; hosts: Record<string, number> }
+export interface PlanResult {
+  status: 'ready' | 'failed';
+  hosts: Record<string, number>;
+}
 
-export interface UpgradeWorkflowInput { applyId: string; incarnation: string; toVersion: number | null }
+export interface UpgradeWorkflowInput {
+  applyId: string;
+  incarnation: string;
+  toVersion: number | null;
+}
 
 export interface RunProgress {
   phase: 'render' | 'dispatch' | 'commit' | 'done';

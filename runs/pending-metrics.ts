@@ -7,8 +7,10 @@ import { pendingCounts } from '../db/repos/pending-hosts';
 
 export function registerPendingHostsMetric(registry: client.Registry, db: Knex): void {
   new client.Gauge({
-    name: 'keeper_incarnation_pending_hosts', help: 'Hosts left pending by a run that committed within its failure budget, per incarnation',
-    labelNames: ['incarnation'], registers: [registry],
+    name: 'keeper_incarnation_pending_hosts',
+    help: 'Hosts left pending by a run that committed within its failure budget, per incarnation',
+    labelNames: ['incarnation'],
+    registers: [registry],
     async collect() {
       this.reset();
       try {

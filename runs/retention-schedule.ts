@@ -19,15 +19,24 @@ export async function setRetentionSchedule(holder: TemporalClientHolder, interva
   if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
   const id = retentionScheduleId(holder.taskQueue);
   const action = {
-    type: 'startWorkflow' as const, workflowType: keeperRetention, taskQueue: sharedQueue(holder.taskQueue),
-    workflowId: id, args: [] as [], workflowRunTimeout: '1h' as const,
+    type: 'startWorkflow' as const,
+    workflowType: keeperRetention,
+    taskQueue: sharedQueue(holder.taskQueue),
+    workflowId: id,
+    args: [] as [],
+    workflowRunTimeout: '1h' as const,
   };
   const spec = { intervals: [{ every: intervalMs }] };
   try {
     await client.schedule.getHandle(id).update((prev) => ({ ...prev, spec, action }));
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
-    await client.schedule.create({ scheduleId: id, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' } });
+    await client.schedule.create({
+      scheduleId: id,
+      spec,
+      action,
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' },
+    });
   }
 }
 
@@ -38,9 +47,13 @@ export function retentionScheduleComponent(holder: TemporalClientHolder, interva
       try {
         await setRetentionSchedule(holder, intervalMs);
       } catch (err) {
-        log.warn('retention: could not set the pruning schedule; history is pruned once a keeper sets it', { error: (err as Error).message });
+        log.warn('retention: could not set the pruning schedule; history is pruned once a keeper sets it', {
+          error: (err as Error).message,
+        });
       }
     },
-    async stop() { /* the schedule is the cluster's: it outlives this keeper */ },
+    async stop() {
+      /* the schedule is the cluster's: it outlives this keeper */
+    },
   };
 }

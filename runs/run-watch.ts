@@ -22,7 +22,12 @@ export const NOT_FOUND_GRACE_MS = 60_000;
 /** The phase recorded on a run locked by the sweep (summary.failed_phase). */
 export const WORKFLOW_PHASE = 'workflow';
 
-interface RunningRow { apply_id: string; kind: 'run' | 'plan'; workflow_run_id: string | null; created_at: Date }
+interface RunningRow {
+  apply_id: string;
+  kind: 'run' | 'plan';
+  workflow_run_id: string | null;
+  created_at: Date;
+}
 
 /** Text from whoever terminated the workflow, kept short and printable before it is stored. */
 function clean(text: string | null | undefined): string {
@@ -31,11 +36,24 @@ function clean(text: string | null | undefined): string {
 }
 
 /** Why the execution closed, from its last history event. */
-async function closeReason(client: Client, namespace: string, workflowId: string, runId: string, status: string): Promise<string> {
-  const last = (await client.workflowService.getWorkflowExecutionHistoryReverse({ namespace, execution: { workflowId, runId }, maximumPageSize: 1 })).history?.events?.[0];
+async function closeReason(
+  client: Client,
+  namespace: string,
+  workflowId: string,
+  runId: string,
+  status: string,
+): Promise<string> {
+  const last = (
+    await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution: { workflowId, runId },
+      maximumPageSize: 1,
+    })
+  ).history?.events?.[0];
   const by = (identity: string | null | undefined) => (identity ? ` by ${clean(identity)}` : '');
   const terminated = last?.workflowExecutionTerminatedEventAttributes;
-  if (terminated) return `the run's workflow was terminated in Temporal${by(terminated.identity)}${terminated.reason ? `: ${clean(terminated.reason)}` : ''}`;
+  if (terminated)
+    return `the run's workflow was terminated in Temporal${by(terminated.identity)}${terminated.reason ? `: ${clean(terminated.reason)}` : ''}`;
   if (last?.workflowExecutionTimedOutEventAttributes) return "the run's workflow timed out in Temporal";
   const failed = last?.workflowExecutionFailedEventAttributes;
   if (failed) return `the run's workflow failed in Temporal: ${clean(failed.failure?.message) || 'no message'}`;
@@ -45,8 +63,11 @@ async function closeReason(client: Client, namespace: string, workflowId: string
 
 /** One look at every running run; answers the apply_ids it ended. */
 export async function endOrphanedRuns(db: Knex, client: Client, namespace: string): Promise<string[]> {
-  const rows: RunningRow[] = await db('incarnation_runs').where({ status: 'running' })
-    .orderBy('created_at').limit(RUNS_PER_SWEEP).select('apply_id', 'kind', 'workflow_run_id', 'created_at');
+  const rows: RunningRow[] = await db('incarnation_runs')
+    .where({ status: 'running' })
+    .orderBy('created_at')
+    .limit(RUNS_PER_SWEEP)
+    .select('apply_id', 'kind', 'workflow_run_id', 'created_at');
   const ended: string[] = [];
   for (const row of rows) {
     // The execution that owns the run; not yet known (legacy or unclaimed): the latest of its id.

@@ -12,13 +12,16 @@ export function installTemporalRuntime(log: Logger): void {
   const sdk = log.child({ component: 'temporal-sdk' });
   try {
     Runtime.install({
-      logger: new DefaultLogger('WARN', (entry: { level: LogLevel; message: string; meta?: Record<string, unknown> }) => {
-        // The dispatch-only worker registers no workflows on purpose.
-        if (entry.message.startsWith('No workflows registered')) return;
-        const fields = { task_queue: entry.meta?.taskQueue };
-        if (entry.level === 'ERROR') sdk.error(entry.message, fields);
-        else sdk.warn(entry.message, fields);
-      }),
+      logger: new DefaultLogger(
+        'WARN',
+        (entry: { level: LogLevel; message: string; meta?: Record<string, unknown> }) => {
+          // The dispatch-only worker registers no workflows on purpose.
+          if (entry.message.startsWith('No workflows registered')) return;
+          const fields = { task_queue: entry.meta?.taskQueue };
+          if (entry.level === 'ERROR') sdk.error(entry.message, fields);
+          else sdk.warn(entry.message, fields);
+        },
+      ),
     });
   } catch {
     // Another part of this process (a test harness) installed the Runtime first; keep its choice.

@@ -8,9 +8,12 @@ export function schemaMismatch(
   loaded: { commit: string; stateSchemaVersion: number },
 ): string | undefined {
   if (inc.state_schema_version === null || inc.state_schema_version === loaded.stateSchemaVersion) return undefined;
-  const way = loaded.stateSchemaVersion > inc.state_schema_version
-    ? `upgrade it first: POST /v1/incarnations/${inc.name}/upgrade {"version": "${version}"}`
-    : 'state migrations are forward only: run it with a version whose state_schema_version matches its state';
-  return `incarnation ${inc.name}'s committed state is at state_schema_version ${inc.state_schema_version}, ` +
-    `but version ${version} (commit ${loaded.commit.slice(0, 12)}) expects ${loaded.stateSchemaVersion}: ${way}`;
+  const way =
+    loaded.stateSchemaVersion > inc.state_schema_version
+      ? `upgrade it first: POST /v1/incarnations/${inc.name}/upgrade {"version": "${version}"}`
+      : 'state migrations are forward only: run it with a version whose state_schema_version matches its state';
+  return (
+    `incarnation ${inc.name}'s committed state is at state_schema_version ${inc.state_schema_version}, ` +
+    `but version ${version} (commit ${loaded.commit.slice(0, 12)}) expects ${loaded.stateSchemaVersion}: ${way}`
+  );
 }

@@ -7,7 +7,12 @@ export const KeeperOperation = defineSearchAttributeKey('KeeperOperation', Searc
 export const KeeperServiceRef = defineSearchAttributeKey('KeeperServiceRef', SearchAttributeType.KEYWORD);
 export const KeeperService = defineSearchAttributeKey('KeeperService', SearchAttributeType.KEYWORD);
 
-export function runSearchAttributes(run: { incarnation: string; operation: string; service: string; serviceRef: string }): SearchAttributePair[] {
+export function runSearchAttributes(run: {
+  incarnation: string;
+  operation: string;
+  service: string;
+  serviceRef: string;
+}): SearchAttributePair[] {
   return [
     { key: KeeperIncarnation, value: run.incarnation },
     { key: KeeperOperation, value: run.operation },

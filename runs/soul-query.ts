@@ -12,7 +12,10 @@ import { toCel } from '../scenario/cel/values';
 
 /** A bad `where` (syntax, unknown name, type, or a non-boolean answer): the caller names the field. */
 export class QueryError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'QueryError';
   }
@@ -52,7 +55,8 @@ export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => b
       if (e instanceof ExpressionError) return false;
       throw e;
     }
-    if (typeof v !== 'boolean') throw new QueryError(field, `must be a boolean expression (it gave ${Array.isArray(v) ? 'a list' : typeof v})`);
+    if (typeof v !== 'boolean')
+      throw new QueryError(field, `must be a boolean expression (it gave ${Array.isArray(v) ? 'a list' : typeof v})`);
     return v;
   };
 }
@@ -67,13 +71,23 @@ export function factAt(s: SoulRecord, path: string): unknown {
   return v;
 }
 
-export interface SelectTarget { covens?: string[]; sids?: string[]; where?: string; status?: SoulRecord['status']; /** part of the SID */ sid?: string }
+export interface SelectTarget {
+  covens?: string[];
+  sids?: string[];
+  where?: string;
+  status?: SoulRecord['status'] /** part of the SID */;
+  sid?: string;
+}
 
 /**
  * Every soul matching the target, ordered by SID: in any of `covens` (when given), among `sids` (when
  * given), and matching `where`. Revoked souls are never selected. Reads the registry in pages.
  */
-export async function selectSouls(db: Knex, target: SelectTarget, max = Number.POSITIVE_INFINITY): Promise<SoulRecord[]> {
+export async function selectSouls(
+  db: Knex,
+  target: SelectTarget,
+  max = Number.POSITIVE_INFINITY,
+): Promise<SoulRecord[]> {
   const match = target.where === undefined ? () => true : compileWhere(target.where, 'target.where');
   const sids = target.sids && new Set(target.sids);
   const out: SoulRecord[] = [];

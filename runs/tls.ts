@@ -6,7 +6,12 @@ import fs from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 
 /** The shape of config temporal.tls (platform/config/types.ts TemporalTls), paths already absolute. */
-export interface TemporalTlsFiles { ca: string; cert: string; key: string; server_name?: string }
+export interface TemporalTlsFiles {
+  ca: string;
+  cert: string;
+  key: string;
+  server_name?: string;
+}
 
 export function temporalTlsOptions(tls: TemporalTlsFiles | undefined): TLSConfig | undefined {
   if (!tls) return undefined;
@@ -14,7 +19,9 @@ export function temporalTlsOptions(tls: TemporalTlsFiles | undefined): TLSConfig
     try {
       return fs.readFileSync(tls[key]);
     } catch (err) {
-      throw new Error(`temporal.tls.${key}: cannot read ${tls[key]} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new Error(
+        `temporal.tls.${key}: cannot read ${tls[key]} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   };
   return {

@@ -34,21 +34,38 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
     async start() {
       const connection = opts.temporal.connection;
       if (!connection) throw new Error('the Temporal connection is not open (the client component starts first)');
-      workers.push(await Worker.create({
-        connection, namespace: opts.namespace, taskQueue: sharedQueue(opts.taskQueue),
-        workflowBundle: await workflowBundle(),
-        activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
-        identity: `keeper-${opts.kid}-shared`,
-      }));
+      workers.push(
+        await Worker.create({
+          connection,
+          namespace: opts.namespace,
+          taskQueue: sharedQueue(opts.taskQueue),
+          workflowBundle: await workflowBundle(),
+          activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
+          identity: `keeper-${opts.kid}-shared`,
+        }),
+      );
       if (opts.dispatch) {
-        workers.push(await Worker.create({
-          connection, namespace: opts.namespace, taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-          activities: { ...createDispatchActivities(opts.dispatch), ...createExecutionDispatchActivities(opts.dispatch) },
-          identity: `keeper-${opts.kid}-dispatch`,
-        }));
+        workers.push(
+          await Worker.create({
+            connection,
+            namespace: opts.namespace,
+            taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
+            activities: {
+              ...createDispatchActivities(opts.dispatch),
+              ...createExecutionDispatchActivities(opts.dispatch),
+            },
+            identity: `keeper-${opts.kid}-dispatch`,
+          }),
+        );
       }
       for (const w of workers) {
-        running.push(w.run().catch((err: Error) => opts.log.error('temporal worker stopped', { task_queue: w.options.taskQueue, error: err.message })));
+        running.push(
+          w
+            .run()
+            .catch((err: Error) =>
+              opts.log.error('temporal worker stopped', { task_queue: w.options.taskQueue, error: err.message }),
+            ),
+        );
       }
       opts.log.info('temporal workers started', { queues: workers.map((w) => w.options.taskQueue) });
     },

@@ -34,7 +34,13 @@ export class ScenarioError extends Error {
   }
 
   toRenderError(): RenderError {
-    const e: RenderError = { file: this.pos.file, line: this.pos.line, col: this.pos.col, rule: this.rule, message: this.message };
+    const e: RenderError = {
+      file: this.pos.file,
+      line: this.pos.line,
+      col: this.pos.col,
+      rule: this.rule,
+      message: this.message,
+    };
     if (this.fix !== undefined) e.fix = this.fix;
     return e;
   }
@@ -54,5 +60,10 @@ export function formatError(e: RenderError): string {
 /** Stable order: by file, then line, then column, then rule. */
 export function sortErrors(errors: RenderError[]): RenderError[] {
   return errors.sort((a, b) =>
-    a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+    a.file < b.file
+      ? -1
+      : a.file > b.file
+        ? 1
+        : a.line - b.line || a.col - b.col || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
 }

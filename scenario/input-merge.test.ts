@@ -2,7 +2,16 @@ import * as assert from 'node:assert/strict';
 import { mergeInput } from './input-merge';
 
 describe('a run input merged over the last input', function () {
-  const last = { root: '/srv', port: 80, upstreams: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }, { host: 'c', port: 3 }], password: 'secretstore:keeper/scenario/x/runs/r1#password' };
+  const last = {
+    root: '/srv',
+    port: 80,
+    upstreams: [
+      { host: 'a', port: 1 },
+      { host: 'b', port: 2 },
+      { host: 'c', port: 3 },
+    ],
+    password: 'secretstore:keeper/scenario/x/runs/r1#password',
+  };
 
   it('a named key replaces, every other key (lists and secret references too) stays', function () {
     const m = mergeInput(last, { port: 8080 });
@@ -11,13 +20,21 @@ describe('a run input merged over the last input', function () {
   });
 
   it('a list is replaced whole, not merged item by item', function () {
-    assert.deepEqual(mergeInput(last, { upstreams: [{ host: 'd', port: 4 }] }).input.upstreams, [{ host: 'd', port: 4 }]);
+    assert.deepEqual(mergeInput(last, { upstreams: [{ host: 'd', port: 4 }] }).input.upstreams, [
+      { host: 'd', port: 4 },
+    ]);
   });
 
   it('null removes a key (an optional input goes back to its default)', function () {
     const m = mergeInput(last, { port: null, nothing: null });
     assert.equal('port' in m.input, false);
-    assert.deepEqual([m.removed, m.kept], [['port', 'nothing'], ['root', 'upstreams', 'password']]);
+    assert.deepEqual(
+      [m.removed, m.kept],
+      [
+        ['port', 'nothing'],
+        ['root', 'upstreams', 'password'],
+      ],
+    );
   });
 
   it('no input keeps the last input as it was; a first run merges over nothing', function () {
@@ -26,7 +43,12 @@ describe('a run input merged over the last input', function () {
   });
 
   it('replace: the given input is the whole input, as before merging existed; without input the last one stays', function () {
-    assert.deepEqual(mergeInput(last, { root: '/x' }, 'replace'), { input: { root: '/x' }, kept: [], set: ['root'], removed: [] });
+    assert.deepEqual(mergeInput(last, { root: '/x' }, 'replace'), {
+      input: { root: '/x' },
+      kept: [],
+      set: ['root'],
+      removed: [],
+    });
     assert.deepEqual(mergeInput(last, undefined, 'replace').input, last);
   });
 

@@ -21,7 +21,11 @@ export interface MergedInput {
   removed: string[];
 }
 
-export function mergeInput(last: Record<string, unknown> | undefined, given: Record<string, unknown> | undefined, mode: InputMode = 'merge'): MergedInput {
+export function mergeInput(
+  last: Record<string, unknown> | undefined,
+  given: Record<string, unknown> | undefined,
+  mode: InputMode = 'merge',
+): MergedInput {
   const base = mode === 'replace' && given !== undefined ? {} : { ...(last ?? {}) };
   const set: string[] = [];
   const removed: string[] = [];

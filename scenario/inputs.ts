@@ -7,12 +7,18 @@ import type { InputDecl } from './model';
 
 export function matchesType(value: unknown, type: InputType): boolean {
   switch (type) {
-    case 'string': return typeof value === 'string';
-    case 'integer': return typeof value === 'number' && Number.isSafeInteger(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'list': return Array.isArray(value);
-    case 'map': return value !== null && typeof value === 'object' && !Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'list':
+      return Array.isArray(value);
+    case 'map':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
 }
 

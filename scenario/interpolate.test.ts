@@ -27,7 +27,11 @@ describe('${} interpolation', function () {
   });
 
   it('an unterminated or empty ${ is an error at the marker', function () {
-    assert.deepEqual(splitInterpolation('x ${input.a'), { ok: false, offset: 2, message: 'unterminated `${`: no matching `}`' });
+    assert.deepEqual(splitInterpolation('x ${input.a'), {
+      ok: false,
+      offset: 2,
+      message: 'unterminated `${`: no matching `}`',
+    });
     assert.deepEqual(splitInterpolation('${ }'), { ok: false, offset: 0, message: 'empty `${}` expression' });
   });
 });

@@ -18,8 +18,15 @@ export function splitInterpolation(s: string): SplitResult {
   let text = '';
   let i = 0;
   while (i < s.length) {
-    if (s.startsWith('$${', i)) { text += '${'; i += 3; continue; }
-    if (!s.startsWith('${', i)) { text += s[i++]; continue; }
+    if (s.startsWith('$${', i)) {
+      text += '${';
+      i += 3;
+      continue;
+    }
+    if (!s.startsWith('${', i)) {
+      text += s[i++];
+      continue;
+    }
     const start = i + 2;
     const end = findClose(s, start);
     if (end < 0) return { ok: false, offset: i, message: 'unterminated `${`: no matching `}`' };

@@ -31,7 +31,13 @@ export interface Finding extends RenderError {
 
 const SUPPRESS = /#\s*soul-lint:\s*ignore\s+([A-Z]{2}\d{3}(?:\s*,\s*[A-Z]{2}\d{3})*)\s*(?:--\s*(.*?))?\s*$/;
 
-interface Suppression { rules: string[]; reason: string; line: number; col: number; ownLine: boolean }
+interface Suppression {
+  rules: string[];
+  reason: string;
+  line: number;
+  col: number;
+  ownLine: boolean;
+}
 
 function readLines(dir: string, file: string, cache: Map<string, string[] | null>): string[] | null {
   if (!cache.has(file)) {
@@ -50,7 +56,11 @@ function suppressionsOf(lines: string[]): Map<number, Suppression> {
     const m = SUPPRESS.exec(text);
     if (!m) return;
     out.set(i + 1, {
-      rules: m[1]!.split(',').map((r) => r.trim()), reason: (m[2] ?? '').trim(), line: i + 1, col: m.index + 1, ownLine: text.slice(0, m.index).trim() === '',
+      rules: m[1]!.split(',').map((r) => r.trim()),
+      reason: (m[2] ?? '').trim(),
+      line: i + 1,
+      col: m.index + 1,
+      ownLine: text.slice(0, m.index).trim() === '',
     });
   });
   return out;
@@ -85,8 +95,12 @@ export function lintService(dir: string): Finding[] {
   }
   for (const key of unreasoned) {
     const [file, line, col] = key.split('\n') as [string, string, string];
-    const e = makeError({ file, line: Number(line), col: Number(col) }, RULE_SUPPRESSION, 'a soul-lint suppression needs a reason; this one suppresses nothing',
-      'write the reason after `--`: # soul-lint: ignore SL0xx -- why this is fine');
+    const e = makeError(
+      { file, line: Number(line), col: Number(col) },
+      RULE_SUPPRESSION,
+      'a soul-lint suppression needs a reason; this one suppresses nothing',
+      'write the reason after `--`: # soul-lint: ignore SL0xx -- why this is fine',
+    );
     out.push({ ...e, severity: 'error', endLine: Number(line), endCol: Number(col) + 1 });
   }
   return out;

@@ -10,25 +10,61 @@ import { toCel } from './cel/values';
 import { resolveNode } from './render/resolve';
 import { setPath } from './render/targets';
 
-export type MigrationResult = { ok: true; state: Record<string, unknown>; applied: number[] } | { ok: false; errors: RenderError[] };
+export type MigrationResult =
+  | { ok: true; state: Record<string, unknown>; applied: number[] }
+  | { ok: false; errors: RenderError[] };
 
-export function applyMigrations(service: LoadedService, state: Record<string, unknown>, fromVersion: number, toVersion: number): MigrationResult {
+export function applyMigrations(
+  service: LoadedService,
+  state: Record<string, unknown>,
+  fromVersion: number,
+  toVersion: number,
+): MigrationResult {
   const at = { file: 'service.yml', line: 1, col: 1 };
   if (service.errors.length > 0) return { ok: false, errors: service.errors };
   if (!Number.isInteger(fromVersion) || !Number.isInteger(toVersion) || fromVersion < 1) {
-    return { ok: false, errors: [makeError(at, 'SL018', `invalid migration range ${fromVersion} -> ${toVersion}`, 'use integer versions from 1')] };
+    return {
+      ok: false,
+      errors: [
+        makeError(at, 'SL018', `invalid migration range ${fromVersion} -> ${toVersion}`, 'use integer versions from 1'),
+      ],
+    };
   }
   if (toVersion < fromVersion) {
-    return { ok: false, errors: [makeError(at, 'SL018', `migrations are forward only: cannot go from ${fromVersion} down to ${toVersion}`, 'pick a target at or above the current version')] };
+    return {
+      ok: false,
+      errors: [
+        makeError(
+          at,
+          'SL018',
+          `migrations are forward only: cannot go from ${fromVersion} down to ${toVersion}`,
+          'pick a target at or above the current version',
+        ),
+      ],
+    };
   }
   if (toVersion > service.stateSchemaVersion) {
-    return { ok: false, errors: [makeError(at, 'SL018', `target version ${toVersion} is above the service's state_schema_version ${service.stateSchemaVersion}`, 'upgrade to a version the service declares')] };
+    return {
+      ok: false,
+      errors: [
+        makeError(
+          at,
+          'SL018',
+          `target version ${toVersion} is above the service's state_schema_version ${service.stateSchemaVersion}`,
+          'upgrade to a version the service declares',
+        ),
+      ],
+    };
   }
   let current = { ...state };
   const applied: number[] = [];
   for (let v = fromVersion + 1; v <= toVersion; v++) {
     const m = service.migrations.get(v);
-    if (!m) return { ok: false, errors: [makeError(at, 'SL006', `migrations/${v}.yml is missing`, `add migrations/${v}.yml`)] };
+    if (!m)
+      return {
+        ok: false,
+        errors: [makeError(at, 'SL006', `migrations/${v}.yml is missing`, `add migrations/${v}.yml`)],
+      };
     const env = {
       scope: { inputs: new Map(), soulprint: false, state: true, registered: [], result: false },
       celContext: { input: {}, state: toCel(current) },

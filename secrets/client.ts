@@ -20,16 +20,32 @@ export interface SecretStoreOptions {
   logger?: Logger;
 }
 
-export interface SignedCertificate { certificate: string; issuingCa: string; caChain: string[]; serialNumber: string }
-export interface IssuedCertificate extends SignedCertificate { privateKey: string }
-export interface IssueRequest { role: string; commonName: string; altNames: string[]; ipSans: string[]; ttl: string }
+export interface SignedCertificate {
+  certificate: string;
+  issuingCa: string;
+  caChain: string[];
+  serialNumber: string;
+}
+export interface IssuedCertificate extends SignedCertificate {
+  privateKey: string;
+}
+export interface IssueRequest {
+  role: string;
+  commonName: string;
+  altNames: string[];
+  ipSans: string[];
+  ttl: string;
+}
 
 const REF = /^secretstore:([A-Za-z0-9_./-]+)$/;
 
 export function parseRef(ref: string): string {
   const m = REF.exec(ref);
   if (!m || m[1]!.includes('..')) {
-    throw new SecretStoreError('bad_reference', `"${ref}" is not a secrets-store reference; write secretstore:<path>, e.g. secretstore:secret/keeper`);
+    throw new SecretStoreError(
+      'bad_reference',
+      `"${ref}" is not a secrets-store reference; write secretstore:<path>, e.g. secretstore:secret/keeper`,
+    );
   }
   return m[1]!.replace(/^\/+|\/+$/g, '');
 }
@@ -45,7 +61,8 @@ export class SecretStore {
   constructor(private readonly opts: SecretStoreOptions) {
     this.log = opts.logger ?? silentLogger;
     this.vault = vaultFactory({
-      apiVersion: 'v1', endpoint: opts.addr,
+      apiVersion: 'v1',
+      endpoint: opts.addr,
       requestOptions: { timeout: opts.timeout_ms ?? 5000 },
       ...(opts.token ? { token: opts.token } : {}),
     });
@@ -54,7 +71,8 @@ export class SecretStore {
   /** Logs in with AppRole (or keeps the dev token) and schedules renewal. */
   async login(): Promise<void> {
     if (!this.opts.auth) {
-      if (!this.opts.token) throw new SecretStoreError('login_failed', 'no secretstore.auth and no secretstore.token configured');
+      if (!this.opts.token)
+        throw new SecretStoreError('login_failed', 'no secretstore.auth and no secretstore.token configured');
       return;
     }
     const secretId = this.readSecretId();
@@ -64,21 +82,29 @@ export class SecretStore {
     } catch (err) {
       const c = classify(err, 'logging in with AppRole', this.opts.addr);
       if (c.kind === 'unreachable') throw c;
-      throw new SecretStoreError('login_failed',
-        `AppRole login as role_id "${this.opts.auth.role_id}" was refused; check ${this.authKey}.role_id and the secret_id (a secret_id can be regenerated with the store's CLI)`);
+      throw new SecretStoreError(
+        'login_failed',
+        `AppRole login as role_id "${this.opts.auth.role_id}" was refused; check ${this.authKey}.role_id and the secret_id (a secret_id can be regenerated with the store's CLI)`,
+      );
     }
     if (!res.auth) throw new SecretStoreError('login_failed', 'AppRole login returned no token');
     this.vault.token = res.auth.client_token;
     this.scheduleRenewal(res.auth.lease_duration, res.auth.renewable);
   }
 
-  private get authKey(): string { return this.opts.auth_key ?? 'secretstore.auth'; }
+  private get authKey(): string {
+    return this.opts.auth_key ?? 'secretstore.auth';
+  }
 
   private readSecretId(): string {
     const a = this.opts.auth!;
     if (a.secret_id_env) {
       const v = process.env[a.secret_id_env];
-      if (!v) throw new SecretStoreError('login_failed', `environment variable ${a.secret_id_env} (${this.authKey}.secret_id_env) is empty`);
+      if (!v)
+        throw new SecretStoreError(
+          'login_failed',
+          `environment variable ${a.secret_id_env} (${this.authKey}.secret_id_env) is empty`,
+        );
       return v.trim();
     }
     const file = a.secret_id_file!;
@@ -86,17 +112,21 @@ export class SecretStore {
     try {
       fd = fs.openSync(file, 'r');
     } catch (err) {
-      throw new SecretStoreError('login_failed',
-        `cannot read ${this.authKey}.secret_id_file ${file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there, owned by the keeper's user, mode 0400`);
+      throw new SecretStoreError(
+        'login_failed',
+        `cannot read ${this.authKey}.secret_id_file ${file} (${(err as NodeJS.ErrnoException).code}); write the AppRole secret_id there, owned by the keeper's user, mode 0400`,
+      );
     }
     try {
       // The spec's rule for credential files: readable by their owner alone. Checked on the open file
       // (fstat), so the mode judged is the mode of the bytes read.
       const mode = fs.fstatSync(fd).mode & 0o777;
       if ((mode & 0o377) !== 0) {
-        throw new SecretStoreError('refused',
+        throw new SecretStoreError(
+          'refused',
           `${this.authKey}.secret_id_file ${file} has mode ${mode.toString(8).padStart(4, '0')}: a secret_id file must be readable by its owner alone (mode 0400); ` +
-          `fix: chown <the keeper's user> ${file} && chmod 0400 ${file}`);
+            `fix: chown <the keeper's user> ${file} && chmod 0400 ${file}`,
+        );
       }
       return fs.readFileSync(fd, 'utf8').trim();
     } finally {
@@ -128,7 +158,9 @@ export class SecretStore {
       await this.login();
       this.log.info('secrets store token re-established by AppRole login');
     } catch (err) {
-      this.log.warn('secrets store token renewal failed; retrying', { error: classify(err, 'renewing the token', this.opts.addr).message });
+      this.log.warn('secrets store token renewal failed; retrying', {
+        error: classify(err, 'renewing the token', this.opts.addr).message,
+      });
       this.scheduleRenewal(60, renewable, 3000);
     }
   }
@@ -168,7 +200,10 @@ export class SecretStore {
     }
     const mount = res.data?.path ?? '';
     if (!mount || (res.data?.type !== 'kv' && res.data?.type !== 'generic')) {
-      throw new SecretStoreError('not_found', `${path} is not on a KV secrets engine (mount "${mount || 'none'}"); check the reference`);
+      throw new SecretStoreError(
+        'not_found',
+        `${path} is not on a KV secrets engine (mount "${mount || 'none'}"); check the reference`,
+      );
     }
     const info = { mount, version: (res.data?.options?.version === '2' ? 2 : 1) as 1 | 2 };
     this.kvVersion.set(mount, info);
@@ -222,7 +257,8 @@ export class SecretStore {
   async writeFields(path: string, fields: Record<string, string>): Promise<void> {
     const { mount, version } = await this.detectKv(path);
     try {
-      if (version === 2) await this.withToken(() => this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields }));
+      if (version === 2)
+        await this.withToken(() => this.vault.write(`${mount}data/${path.slice(mount.length)}`, { data: fields }));
       else await this.withToken(() => this.vault.write(path, fields));
     } catch (err) {
       throw classify(err, `writing ${path}`, this.opts.addr);
@@ -233,7 +269,9 @@ export class SecretStore {
   async deleteSecret(path: string): Promise<void> {
     const { mount, version } = await this.detectKv(path);
     try {
-      await this.withToken(() => this.vault.delete(version === 2 ? `${mount}metadata/${path.slice(mount.length)}` : path));
+      await this.withToken(() =>
+        this.vault.delete(version === 2 ? `${mount}metadata/${path.slice(mount.length)}` : path),
+      );
     } catch (err) {
       throw classify(err, `deleting ${path}`, this.opts.addr);
     }
@@ -244,7 +282,9 @@ export class SecretStore {
     const dir = folder.endsWith('/') ? folder : `${folder}/`;
     const { mount, version } = await this.detectKv(dir);
     try {
-      const res = await this.withToken(() => this.vault.list(version === 2 ? `${mount}metadata/${dir.slice(mount.length)}` : dir));
+      const res = await this.withToken(() =>
+        this.vault.list(version === 2 ? `${mount}metadata/${dir.slice(mount.length)}` : dir),
+      );
       return (res.data?.keys as string[] | undefined) ?? [];
     } catch (err) {
       const c = classify(err, `listing ${dir}`, this.opts.addr);
@@ -262,7 +302,10 @@ export class SecretStore {
     const fields = (opts.useCache && this.cache.get(path)) || (await this.readSecret(path));
     const value = fields[field];
     if (typeof value !== 'string' || value === '') {
-      throw new SecretStoreError('missing_field', `the secret at ${path} has no field "${field}"; write it with the store's CLI (kv put ${path} ${field}=...)`);
+      throw new SecretStoreError(
+        'missing_field',
+        `the secret at ${path} has no field "${field}"; write it with the store's CLI (kv put ${path} ${field}=...)`,
+      );
     }
     return value;
   }
@@ -271,15 +314,24 @@ export class SecretStore {
   async signCsr(csrPem: string, commonName: string, ttl = '720h'): Promise<SignedCertificate> {
     let res: { data: { certificate: string; issuing_ca: string; ca_chain?: string[]; serial_number: string } };
     try {
-      res = await this.withToken(() => this.vault.write(`${this.opts.pki_mount}/sign/${this.opts.pki_role}`, {
-        csr: csrPem, common_name: commonName, alt_names: commonName, exclude_cn_from_sans: false, ttl, format: 'pem',
-      }));
+      res = await this.withToken(() =>
+        this.vault.write(`${this.opts.pki_mount}/sign/${this.opts.pki_role}`, {
+          csr: csrPem,
+          common_name: commonName,
+          alt_names: commonName,
+          exclude_cn_from_sans: false,
+          ttl,
+          format: 'pem',
+        }),
+      );
     } catch (err) {
       throw classify(err, `signing a certificate for ${commonName}`, this.opts.addr);
     }
     return {
-      certificate: res.data.certificate, issuingCa: res.data.issuing_ca,
-      caChain: res.data.ca_chain ?? [res.data.issuing_ca], serialNumber: res.data.serial_number,
+      certificate: res.data.certificate,
+      issuingCa: res.data.issuing_ca,
+      caChain: res.data.ca_chain ?? [res.data.issuing_ca],
+      serialNumber: res.data.serial_number,
     };
   }
 
@@ -288,17 +340,32 @@ export class SecretStore {
    * leaf. Only the keeper's listeners use it; the key never leaves this process and its files.
    */
   async issueCertificate(req: IssueRequest): Promise<IssuedCertificate> {
-    let res: { data: { certificate: string; issuing_ca: string; ca_chain?: string[]; serial_number: string; private_key: string } };
+    let res: {
+      data: {
+        certificate: string;
+        issuing_ca: string;
+        ca_chain?: string[];
+        serial_number: string;
+        private_key: string;
+      };
+    };
     try {
       res = await this.vault.write(`${this.opts.pki_mount}/issue/${req.role}`, {
-        common_name: req.commonName, alt_names: req.altNames.join(','), ip_sans: req.ipSans.join(','), ttl: req.ttl, format: 'pem',
+        common_name: req.commonName,
+        alt_names: req.altNames.join(','),
+        ip_sans: req.ipSans.join(','),
+        ttl: req.ttl,
+        format: 'pem',
       });
     } catch (err) {
       throw classify(err, `issuing the keeper's certificate ${req.commonName} from role ${req.role}`, this.opts.addr);
     }
     return {
-      certificate: res.data.certificate, issuingCa: res.data.issuing_ca, caChain: res.data.ca_chain ?? [res.data.issuing_ca],
-      serialNumber: res.data.serial_number, privateKey: res.data.private_key,
+      certificate: res.data.certificate,
+      issuingCa: res.data.issuing_ca,
+      caChain: res.data.ca_chain ?? [res.data.issuing_ca],
+      serialNumber: res.data.serial_number,
+      privateKey: res.data.private_key,
     };
   }
 

@@ -1,15 +1,31 @@
 // Errors from the secrets store, worded for the operator: what failed, where, and the fix. They never
 // carry a secret value or a token.
-export type SecretStoreFailure = 'unreachable' | 'denied' | 'not_found' | 'missing_field' | 'login_failed' | 'bad_reference' | 'refused' | 'outside_prefix' | 'failed';
+export type SecretStoreFailure =
+  | 'unreachable'
+  | 'denied'
+  | 'not_found'
+  | 'missing_field'
+  | 'login_failed'
+  | 'bad_reference'
+  | 'refused'
+  | 'outside_prefix'
+  | 'failed';
 
 export class SecretStoreError extends Error {
-  constructor(readonly kind: SecretStoreFailure, message: string) {
+  constructor(
+    readonly kind: SecretStoreFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'SecretStoreError';
   }
 }
 
-interface HttpishError { response?: { statusCode?: number; status?: number; body?: { errors?: unknown } }; code?: string; cause?: { code?: string } }
+interface HttpishError {
+  response?: { statusCode?: number; status?: number; body?: { errors?: unknown } };
+  code?: string;
+  cause?: { code?: string };
+}
 
 /** Classifies a node-vault/axios error without reading its body (which may echo request data). */
 export function classify(err: unknown, what: string, addr: string): SecretStoreError {
@@ -18,13 +34,19 @@ export function classify(err: unknown, what: string, addr: string): SecretStoreE
   const status = e.response?.statusCode ?? e.response?.status;
   const code = e.code ?? e.cause?.code;
   if (status === undefined) {
-    return new SecretStoreError('unreachable',
-      `the secrets store at ${addr} is unreachable (${code ?? 'no answer'}) while ${what}; start it or fix secretstore.addr`);
+    return new SecretStoreError(
+      'unreachable',
+      `the secrets store at ${addr} is unreachable (${code ?? 'no answer'}) while ${what}; start it or fix secretstore.addr`,
+    );
   }
   if (status === 403) {
-    return new SecretStoreError('denied', `the secrets store denied ${what} (HTTP 403); check the AppRole policy grants read on that path`);
+    return new SecretStoreError(
+      'denied',
+      `the secrets store denied ${what} (HTTP 403); check the AppRole policy grants read on that path`,
+    );
   }
-  if (status === 404) return new SecretStoreError('not_found', `the secrets store has nothing at ${what} (HTTP 404); check the path`);
+  if (status === 404)
+    return new SecretStoreError('not_found', `the secrets store has nothing at ${what} (HTTP 404); check the path`);
   if (status === 400) {
     // A request the store will not grant as asked (for the PKI: names or key type outside the role).
     // Its first error line is kept: it names the rule, and the requests sent here carry no secret.

@@ -8,14 +8,24 @@ import { incarnationSecretPrefix } from '../common/secret';
 import type { ScenarioSecrets } from './scenario';
 
 export async function purgeSecretInputs(
-  store: Pick<ScenarioSecrets, 'deleteBelow'>, scenarioPrefix: string, inc: { name: string; secrets_key: string | null }, log: Logger,
+  store: Pick<ScenarioSecrets, 'deleteBelow'>,
+  scenarioPrefix: string,
+  inc: { name: string; secrets_key: string | null },
+  log: Logger,
 ): Promise<void> {
   const prefix = incarnationSecretPrefix(scenarioPrefix, inc);
   try {
     const n = await store.deleteBelow(prefix);
-    if (n > 0) log.info('secret inputs of a deleted incarnation removed from the store', { incarnation: inc.name, prefix, secrets: n });
+    if (n > 0)
+      log.info('secret inputs of a deleted incarnation removed from the store', {
+        incarnation: inc.name,
+        prefix,
+        secrets: n,
+      });
   } catch (err) {
-    log.warn('cannot remove the secret inputs of a deleted incarnation (out of reach of later incarnations all the same)',
-      { incarnation: inc.name, prefix, error: (err as Error).message });
+    log.warn(
+      'cannot remove the secret inputs of a deleted incarnation (out of reach of later incarnations all the same)',
+      { incarnation: inc.name, prefix, error: (err as Error).message },
+    );
   }
 }

@@ -38,7 +38,10 @@ export function incarnationsFolder(prefix: string): string {
 }
 
 export class ScenarioSecrets {
-  constructor(private readonly store: SecretStore, readonly prefix: string) {}
+  constructor(
+    private readonly store: SecretStore,
+    readonly prefix: string,
+  ) {}
 
   private check(path: string): void {
     const why = scenarioPathProblem(path, this.prefix);
@@ -48,7 +51,10 @@ export class ScenarioSecrets {
   private checkWrite(path: string): void {
     this.check(path);
     if (!underPrefix(path, incarnationsFolder(this.prefix))) {
-      throw new SecretStoreError('outside_prefix', `${path} is not below ${incarnationsFolder(this.prefix)}/: the keeper writes only the values of secret inputs, there`);
+      throw new SecretStoreError(
+        'outside_prefix',
+        `${path} is not below ${incarnationsFolder(this.prefix)}/: the keeper writes only the values of secret inputs, there`,
+      );
     }
   }
 
@@ -78,12 +84,17 @@ export class ScenarioSecrets {
     for (const key of await this.store.listKeys(dir)) {
       const p = `${dir}/${key.replace(/\/+$/, '')}`;
       if (key.endsWith('/')) deleted += await this.deleteBelow(p);
-      else { await this.store.deleteSecret(p); deleted++; }
+      else {
+        await this.store.deleteSecret(p);
+        deleted++;
+      }
     }
     return deleted;
   }
 
-  close(): void { this.store.close(); }
+  close(): void {
+    this.store.close();
+  }
 }
 
 export interface ScenarioSecretsOptions extends Omit<SecretStoreOptions, 'auth' | 'token' | 'auth_key'> {
@@ -97,10 +108,19 @@ export interface ScenarioSecretsOptions extends Omit<SecretStoreOptions, 'auth' 
  * own secrets (`own`: config key and `secretstore:<path>`, KV API paths found by the keeper's client).
  * If it can, the role's policy is wider than the scenario prefix and the keeper refuses to start.
  */
-export async function connectScenarioSecrets(opts: ScenarioSecretsOptions, keeper: SecretStore, own: [string, string][]): Promise<ScenarioSecrets> {
+export async function connectScenarioSecrets(
+  opts: ScenarioSecretsOptions,
+  keeper: SecretStore,
+  own: [string, string][],
+): Promise<ScenarioSecrets> {
   const store = new SecretStore({
-    addr: opts.addr, auth: opts.scenario_auth, auth_key: 'secretstore.scenario_auth', pki_mount: opts.pki_mount, pki_role: opts.pki_role,
-    ...(opts.timeout_ms !== undefined ? { timeout_ms: opts.timeout_ms } : {}), ...(opts.logger ? { logger: opts.logger } : {}),
+    addr: opts.addr,
+    auth: opts.scenario_auth,
+    auth_key: 'secretstore.scenario_auth',
+    pki_mount: opts.pki_mount,
+    pki_role: opts.pki_role,
+    ...(opts.timeout_ms !== undefined ? { timeout_ms: opts.timeout_ms } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   try {
     await store.login();
@@ -108,9 +128,11 @@ export async function connectScenarioSecrets(opts: ScenarioSecretsOptions, keepe
       if (ref === '') continue;
       const apiPath = await keeper.apiPathOf(parseRef(ref));
       if (await store.mayRead(apiPath)) {
-        throw new SecretStoreError('refused',
+        throw new SecretStoreError(
+          'refused',
           `the scenario role (secretstore.scenario_auth.role_id "${opts.scenario_auth.role_id}") can read the keeper's own secret ${ref} (${key}); ` +
-          `its store policy must grant read only below secretstore.scenario_prefix (${opts.scenario_prefix}) and write below its incarnations/ (scripts/provision-secretstore.js, docs/install.md)`);
+            `its store policy must grant read only below secretstore.scenario_prefix (${opts.scenario_prefix}) and write below its incarnations/ (scripts/provision-secretstore.js, docs/install.md)`,
+        );
       }
     }
   } catch (err) {

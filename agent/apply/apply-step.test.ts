@@ -38,7 +38,12 @@ describe('applyStep', () => {
   });
 
   const step = (over: Partial<StepToApply> = {}): StepToApply => ({
-    applyId: 'apply-7', host: 'web1.example.org', index: 0, module: 'test.count.done', params: { a: 1 }, ...over,
+    applyId: 'apply-7',
+    host: 'web1.example.org',
+    index: 0,
+    module: 'test.count.done',
+    params: { a: 1 },
+    ...over,
   });
 
   it('runs the module once, records before returning, and replays a redelivery without acting', async () => {
@@ -46,8 +51,13 @@ describe('applyStep', () => {
     const deps: ApplyStepDeps = { registry: registryOf(mod), ledger, clock: fixedClock };
     const first = await applyStep(step(), deps);
     assert.deepEqual(first, {
-      changed: true, ok: true, output: 'did it', replayed: false, dryRun: false,
-      started_at: '2025-05-01T12:00:00.000Z', finished_at: '2025-05-01T12:00:00.000Z',
+      changed: true,
+      ok: true,
+      output: 'did it',
+      replayed: false,
+      dryRun: false,
+      started_at: '2025-05-01T12:00:00.000Z',
+      finished_at: '2025-05-01T12:00:00.000Z',
     });
     const onDisk = await fs.readFile(path.join(dir, 'ledger', 'apply-7.jsonl'), 'utf8');
     assert.match(onDisk, /"index":0,"host":"web1.example.org","module":"test.count.done","changed":true/);
@@ -100,15 +110,29 @@ describe('applyStep', () => {
 
   it('answers an unknown module with ok:false and records that answer', async () => {
     const r = await applyStep(step({ module: 'core.nope.present' }), { registry: registryOf(), ledger });
-    assert.deepEqual([r.ok, r.changed, r.output], [false, false, 'unknown state module "core.nope.present" on this soul']);
+    assert.deepEqual(
+      [r.ok, r.changed, r.output],
+      [false, false, 'unknown state module "core.nope.present" on this soul'],
+    );
     assert.equal((await ledger.get('apply-7', 0))?.ok, false);
-    const proto = await applyStep(step({ index: 1, module: '__proto__' }), { registry: createStateRegistry({ facts: {}, runner: createFakeRunner().run }), ledger });
+    const proto = await applyStep(step({ index: 1, module: '__proto__' }), {
+      registry: createStateRegistry({ facts: {}, runner: createFakeRunner().run }),
+      ledger,
+    });
     assert.match(proto.output, /unknown state module "__proto__"/);
   });
 
   it('turns a throwing module into ok:false instead of a crash', async () => {
-    const throwing: StateModule = { name: 'test.throw.now', run: () => { throw new Error('boom'); } };
-    const rejecting: StateModule = { name: 'test.reject.now', run: async () => Promise.reject(new Error('async boom')) };
+    const throwing: StateModule = {
+      name: 'test.throw.now',
+      run: () => {
+        throw new Error('boom');
+      },
+    };
+    const rejecting: StateModule = {
+      name: 'test.reject.now',
+      run: async () => Promise.reject(new Error('async boom')),
+    };
     const deps = { registry: registryOf(throwing, rejecting), ledger };
     const a = await applyStep(step({ module: 'test.throw.now' }), deps);
     const b = await applyStep(step({ index: 1, module: 'test.reject.now' }), deps);
@@ -149,7 +173,10 @@ describe('applyStep', () => {
 
   it('reports ok:false when the result cannot be made durable', async () => {
     const { mod } = countingModule();
-    const broken = { get: async () => undefined, record: async () => Promise.reject(new Error('ENOSPC: no space left on device')) };
+    const broken = {
+      get: async () => undefined,
+      record: async () => Promise.reject(new Error('ENOSPC: no space left on device')),
+    };
     const r = await applyStep(step(), { registry: registryOf(mod), ledger: broken });
     assert.equal(r.ok, false);
     assert.match(r.output, /did it; result not recorded in the ledger: ENOSPC/);

@@ -83,21 +83,34 @@ function memoryFor(deps: ApplyStepDeps): RunMemory {
 /** Runs the named module; every failure, including a throwing module, becomes ok:false. */
 async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleResult> {
   const mod = typeof req.module === 'string' ? deps.registry.get(req.module) : undefined;
-  if (!mod) return { changed: false, ok: false, output: `unknown state module ${JSON.stringify(req.module)} on this soul` };
+  if (!mod)
+    return { changed: false, ok: false, output: `unknown state module ${JSON.stringify(req.module)} on this soul` };
   // The module's contract (scenario/modules), the same schema render and soul-lint check with.
   const problems = checkWireParams(req.module as string, req.params);
   if (problems !== null && problems.length > 0) {
-    return { changed: false, ok: false, output: `${req.module}: invalid params: ${problems.map((p) => p.message).join('; ')}` };
+    return {
+      changed: false,
+      ok: false,
+      output: `${req.module}: invalid params: ${problems.map((p) => p.message).join('; ')}`,
+    };
   }
   const memory = memoryFor(deps);
   try {
     const earlier = memory.earlier(req.applyId, req.index);
     const r = await mod.run(req.params, {
-      dryRun: req.dryRun === true, showContent: req.dryRun === true && req.showContent === true, ...(earlier.length ? { earlier } : {}),
+      dryRun: req.dryRun === true,
+      showContent: req.dryRun === true && req.showContent === true,
+      ...(earlier.length ? { earlier } : {}),
     });
     const result: ModuleResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
     if (r.diff !== undefined) result.diff = r.diff;
-    memory.remember(req.applyId, { index: req.index, module: req.module as string, changed: result.changed, paths: pathsOf(req.params), names: namesOf(req.params) });
+    memory.remember(req.applyId, {
+      index: req.index,
+      module: req.module as string,
+      changed: result.changed,
+      paths: pathsOf(req.params),
+      names: namesOf(req.params),
+    });
     return result;
   } catch (err) {
     return { changed: false, ok: false, output: `${req.module}: ${errorMessage(err)}` };
@@ -106,8 +119,13 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
 
 function fromRecord(rec: LedgerRecord, replayed: boolean): StepOutcome {
   const out: StepOutcome = {
-    changed: rec.changed, ok: rec.ok, output: rec.output, replayed, dryRun: false,
-    started_at: rec.started_at, finished_at: rec.finished_at,
+    changed: rec.changed,
+    ok: rec.ok,
+    output: rec.output,
+    replayed,
+    dryRun: false,
+    started_at: rec.started_at,
+    finished_at: rec.finished_at,
   };
   if (rec.diff !== undefined) out.diff = rec.diff;
   return out;
@@ -117,7 +135,13 @@ export async function applyStep(req: StepToApply, deps: ApplyStepDeps): Promise<
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now().toISOString();
   const dryRun = req.dryRun === true;
-  const outcome = (r: ModuleResult): StepOutcome => ({ ...r, replayed: false, dryRun, started_at: startedAt, finished_at: clock.now().toISOString() });
+  const outcome = (r: ModuleResult): StepOutcome => ({
+    ...r,
+    replayed: false,
+    dryRun,
+    started_at: startedAt,
+    finished_at: clock.now().toISOString(),
+  });
   const failed = (output: string) => outcome({ changed: false, ok: false, output });
 
   try {
@@ -139,19 +163,31 @@ export async function applyStep(req: StepToApply, deps: ApplyStepDeps): Promise<
     }
     if (prior) {
       if (prior.host !== req.host) {
-        return failed(`step ${req.applyId}#${req.index} was recorded for host ${prior.host}, not ${req.host}; not applied`);
+        return failed(
+          `step ${req.applyId}#${req.index} was recorded for host ${prior.host}, not ${req.host}; not applied`,
+        );
       }
       return fromRecord(prior, true);
     }
 
     const result = await runModule(req, deps);
-    const entry: LedgerEntry = { host: req.host, module: String(req.module), ...result, started_at: startedAt, finished_at: clock.now().toISOString() };
+    const entry: LedgerEntry = {
+      host: req.host,
+      module: String(req.module),
+      ...result,
+      started_at: startedAt,
+      finished_at: clock.now().toISOString(),
+    };
     try {
       return fromRecord(await deps.ledger.record(req.applyId, req.index, entry), false);
     } catch (err) {
       // The module ran but its result is not durable, so it cannot be reported as done: a
       // redelivery will run the (idempotent) module again.
-      return outcome({ ...result, ok: false, output: `${result.output}; result not recorded in the ledger: ${errorMessage(err)}` });
+      return outcome({
+        ...result,
+        ok: false,
+        output: `${result.output}; result not recorded in the ledger: ${errorMessage(err)}`,
+      });
     }
   });
 }

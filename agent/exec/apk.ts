@@ -36,13 +36,15 @@ export function createApk(runner: CommandRunner): PackageManager {
       // `apk add` only prompts on hosts that opted into interactive mode; no extra flag is passed
       // that older apk-tools would reject.
       const r = await runner({ file: 'apk', args: ['add', '--', ...targets] });
-      if (r.code !== 0) throw new Error(`apk add ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`apk add ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `installed ${targets.join(' ')} with apk`;
     },
     async remove(names, purge) {
       for (const n of names) validate(n);
       const r = await runner({ file: 'apk', args: ['del', ...(purge ? ['--purge'] : []), '--', ...names] });
-      if (r.code !== 0) throw new Error(`apk del ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`apk del ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `${purge ? 'purged' : 'removed'} ${names.join(' ')} with apk`;
     },
   };

@@ -37,12 +37,17 @@ export function createApt(runner: CommandRunner, installed?: InstalledPackages):
       const known = await installed?.lookup(name);
       if (known) {
         if (!known.installed) return withCandidate({ installed: false, satisfied: false });
-        return { installed: true, version: known.version, satisfied: version === undefined || version === known.version };
+        return {
+          installed: true,
+          version: known.version,
+          satisfied: version === undefined || version === known.version,
+        };
       }
       const r = await runner({ file: 'dpkg-query', args: ['-W', '-f', SHOW_FORMAT, '--', name] });
       // Exit 1 with "no packages found matching" is the normal "not installed" answer.
       if (r.code !== 0) {
-        if (/no packages found/i.test(r.stderr) || r.code === 1) return withCandidate({ installed: false, satisfied: false });
+        if (/no packages found/i.test(r.stderr) || r.code === 1)
+          return withCandidate({ installed: false, satisfied: false });
         throw new Error(`dpkg-query failed (exit ${r.code}): ${tail(r.stderr)}`);
       }
       const line = r.stdout.split('\n').find((l) => /^\S+ ok installed /.test(l));
@@ -62,13 +67,24 @@ export function createApt(runner: CommandRunner, installed?: InstalledPackages):
       const targets = requests.map((r) => (r.version === undefined ? r.name : `${r.name}=${r.version}`));
       const r = await runner({
         file: 'apt-get',
-        args: ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', ...targets],
+        args: [
+          'install',
+          '-y',
+          '--no-install-recommends',
+          '-o',
+          'Dpkg::Options::=--force-confold',
+          '-o',
+          `DPkg::Lock::Timeout=${LOCK_WAIT_S}`,
+          '--',
+          ...targets,
+        ],
         // No prompt can ever be answered on a managed host; confold keeps locally edited config files.
         // The dpkg lock is waited for, not failed on: unattended-upgrades, an operator's apt, or
         // another soul's step on the same machine may hold it for a while.
         env: { DEBIAN_FRONTEND: 'noninteractive' },
       });
-      if (r.code !== 0) throw new Error(`apt-get install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`apt-get install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `installed ${targets.join(' ')} with apt-get`;
     },
     async remove(names, purge) {
@@ -79,7 +95,8 @@ export function createApt(runner: CommandRunner, installed?: InstalledPackages):
         args: [verb, '-y', '-o', `DPkg::Lock::Timeout=${LOCK_WAIT_S}`, '--', ...names],
         env: { DEBIAN_FRONTEND: 'noninteractive' },
       });
-      if (r.code !== 0) throw new Error(`apt-get ${verb} ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`apt-get ${verb} ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `${purge ? 'purged' : 'removed'} ${names.join(' ')} with apt-get`;
     },
   };

@@ -24,7 +24,10 @@ export function createDnf(runner: CommandRunner): PackageManager {
     validate,
     async read(name, version): Promise<PackageState> {
       validate(name, version);
-      const wanted = await runner({ file: 'rpm', args: ['-q', '--queryformat', QUERY_FORMAT, '--', spec(name, version)] });
+      const wanted = await runner({
+        file: 'rpm',
+        args: ['-q', '--queryformat', QUERY_FORMAT, '--', spec(name, version)],
+      });
       if (wanted.code === 0) return { installed: true, satisfied: true, version: wanted.stdout.split('\n')[0] ?? '' };
       if (version === undefined) return { installed: false, satisfied: false };
       // Wanted version missing: is another version installed? Only matters for the message.
@@ -39,14 +42,16 @@ export function createDnf(runner: CommandRunner): PackageManager {
       for (const q of requests) validate(q.name, q.version);
       const targets = requests.map((q) => spec(q.name, q.version));
       const r = await runner({ file: 'dnf', args: ['install', '-y', '--', ...targets] });
-      if (r.code !== 0) throw new Error(`dnf install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`dnf install ${targets.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `installed ${targets.join(' ')} with dnf`;
     },
     async remove(names) {
       // rpm keeps no configuration of a removed package apart from .rpmsave copies: purge is remove.
       for (const n of names) validate(n);
       const r = await runner({ file: 'dnf', args: ['remove', '-y', '--', ...names] });
-      if (r.code !== 0) throw new Error(`dnf remove ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`dnf remove ${names.join(' ')} failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       return `removed ${names.join(' ')} with dnf`;
     },
   };

@@ -11,7 +11,9 @@ const stanza = (name: string, status: string, version: string, arch = 'amd64') =
   `Package: ${name}\nStatus: ${status}\nPriority: optional\nArchitecture: ${arch}\nVersion: ${version}\nDescription: ${name}\n multi-line text\n`;
 
 const made: string[] = [];
-after(() => { for (const d of made) fs.rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** A dpkg admin dir whose status file is replaced the way dpkg does it: a new file renamed over it. */
 function adminDir(): { dir: string; write(text: string): void } {
@@ -29,28 +31,46 @@ function adminDir(): { dir: string; write(text: string): void } {
 
 describe('the Debian package database read in-process', () => {
   it('knows installed packages and their versions; removed-with-config and half-installed ones are not installed', () => {
-    const db = Buffer.from([
-      stanza('git', 'install ok installed', '1:2.39.5-0+deb12u2'),
-      stanza('nginx', 'deinstall ok config-files', '1.22.1-9'),
-      stanza('broken', 'install reinstreq half-installed', '1.0'),
-      stanza('held', 'hold ok installed', '3.1'),
-      stanza('libc6', 'install ok installed', '2.36-9', 'i386'),
-      stanza('libc6', 'install ok installed', '2.36-9'),
-      stanza('gitk', 'install ok installed', '9.9'),
-    ].join('\n'));
+    const db = Buffer.from(
+      [
+        stanza('git', 'install ok installed', '1:2.39.5-0+deb12u2'),
+        stanza('nginx', 'deinstall ok config-files', '1.22.1-9'),
+        stanza('broken', 'install reinstreq half-installed', '1.0'),
+        stanza('held', 'hold ok installed', '3.1'),
+        stanza('libc6', 'install ok installed', '2.36-9', 'i386'),
+        stanza('libc6', 'install ok installed', '2.36-9'),
+        stanza('gitk', 'install ok installed', '9.9'),
+      ].join('\n'),
+    );
     const names = ['git', 'nginx', 'broken', 'held', 'libc6', 'gitk', 'gi', 'it', 'absent'];
-    assert.deepEqual(names.map((n) => [n, findInstalled(db, n) ?? null]),
-      [['git', '1:2.39.5-0+deb12u2'], ['nginx', null], ['broken', null], ['held', '3.1'], ['libc6', '2.36-9'], ['gitk', '9.9'], ['gi', null], ['it', null], ['absent', null]]);
+    assert.deepEqual(
+      names.map((n) => [n, findInstalled(db, n) ?? null]),
+      [
+        ['git', '1:2.39.5-0+deb12u2'],
+        ['nginx', null],
+        ['broken', null],
+        ['held', '3.1'],
+        ['libc6', '2.36-9'],
+        ['gitk', '9.9'],
+        ['gi', null],
+        ['it', null],
+        ['absent', null],
+      ],
+    );
   });
 
   it('notices a package removed by hand: a new status file is parsed again', async () => {
     const a = adminDir();
-    a.write([stanza('hello', 'install ok installed', '2.10-3'), stanza('git', 'install ok installed', '2.39')].join('\n'));
+    a.write(
+      [stanza('hello', 'install ok installed', '2.10-3'), stanza('git', 'install ok installed', '2.39')].join('\n'),
+    );
     const reader = dpkgStatusReader(a.dir);
     assert.deepEqual(await reader.lookup('hello'), { installed: true, version: '2.10-3' });
     a.write(stanza('git', 'install ok installed', '2.39'));
     assert.deepEqual(await reader.lookup('hello'), { installed: false });
-    a.write([stanza('git', 'install ok installed', '2.39'), stanza('hello', 'install ok installed', '2.10-4')].join('\n'));
+    a.write(
+      [stanza('git', 'install ok installed', '2.39'), stanza('hello', 'install ok installed', '2.10-4')].join('\n'),
+    );
     assert.deepEqual(await reader.lookup('hello'), { installed: true, version: '2.10-4' });
   });
 
@@ -68,7 +88,10 @@ describe('the Debian package database read in-process', () => {
   it("answers as dpkg-query does for every package of this machine's own database", async () => {
     const out = execFileSync('dpkg-query', ['-W', '-f', '${Package}\t${Status}\t${Version}\n'], { encoding: 'utf8' });
     const reader = dpkgStatusReader(DPKG_ADMIN_DIR);
-    const rows = out.trim().split('\n').map((l) => l.split('\t') as [string, string, string]);
+    const rows = out
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t') as [string, string, string]);
     assert.ok(rows.length > 50, `only ${rows.length} packages known to dpkg-query`);
     for (const [name, status, version] of rows) {
       const installed = / ok installed$/.test(status);

@@ -4,13 +4,17 @@ import type { InitPlatform, InitSystem } from './init-types';
 import type { CommandRunner } from './runner';
 import { systemdPlatform } from './systemd';
 
-export const INIT_PLATFORMS: readonly InitPlatform[] = [
-  systemdPlatform,
-];
+export const INIT_PLATFORMS: readonly InitPlatform[] = [systemdPlatform];
 
 /** The running init system's driver; throws naming the known ones when none is recognised. */
-export function selectInitSystem(runner: CommandRunner, platforms: readonly InitPlatform[] = INIT_PLATFORMS): InitSystem {
+export function selectInitSystem(
+  runner: CommandRunner,
+  platforms: readonly InitPlatform[] = INIT_PLATFORMS,
+): InitSystem {
   const p = platforms.find((x) => x.running());
-  if (!p) throw new Error(`no supported init system is running on this host; supported: ${platforms.map((x) => `${x.tool} (${x.detectedBy})`).join(', ')}`);
+  if (!p)
+    throw new Error(
+      `no supported init system is running on this host; supported: ${platforms.map((x) => `${x.tool} (${x.detectedBy})`).join(', ')}`,
+    );
   return p.create(runner);
 }

@@ -28,14 +28,28 @@ describe('apt execution module', () => {
     const fake = createFakeRunner({});
     await createApt(fake.run).install('nginx', '1.22.1-9');
     assert.deepEqual(fake.argv(), [
-      ['apt-get', 'install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', '-o', 'DPkg::Lock::Timeout=300', '--', 'nginx=1.22.1-9'],
+      [
+        'apt-get',
+        'install',
+        '-y',
+        '--no-install-recommends',
+        '-o',
+        'Dpkg::Options::=--force-confold',
+        '-o',
+        'DPkg::Lock::Timeout=300',
+        '--',
+        'nginx=1.22.1-9',
+      ],
     ]);
     assert.equal(fake.calls[0]?.env?.DEBIAN_FRONTEND, 'noninteractive');
   });
 
   it('reports the tool error on a failed install', async () => {
     const fake = createFakeRunner({ code: 100, stderr: 'E: Unable to locate package nginx' });
-    await assert.rejects(createApt(fake.run).install('nginx'), /apt-get install nginx failed \(exit 100\): E: Unable to locate package nginx/);
+    await assert.rejects(
+      createApt(fake.run).install('nginx'),
+      /apt-get install nginx failed \(exit 100\): E: Unable to locate package nginx/,
+    );
   });
 });
 
@@ -73,7 +87,11 @@ describe('apk execution module', () => {
 });
 
 describe('every execution module refuses a malicious name before running anything', () => {
-  for (const [tool, create] of [['apt', createApt], ['dnf', createDnf], ['apk', createApk]] as const) {
+  for (const [tool, create] of [
+    ['apt', createApt],
+    ['dnf', createDnf],
+    ['apk', createApk],
+  ] as const) {
     it(tool, async () => {
       const fake = createFakeRunner({});
       const pm = create(fake.run);
@@ -92,8 +110,14 @@ describe('package lists and removal: one call each, argv only', () => {
     assert.equal(await apt.installAll([{ name: 'less' }, { name: 'ed' }]), 'installed less ed with apt-get');
     assert.equal(await apt.remove(['less', 'ed'], true), 'purged less ed with apt-get');
     assert.equal(await apt.remove(['less'], false), 'removed less with apt-get');
-    assert.deepEqual(fake.argv().map((a) => [a[0], a[1], ...a.slice(a.indexOf('--'))]), [
-      ['apt-get', 'install', '--', 'less', 'ed'], ['apt-get', 'purge', '--', 'less', 'ed'], ['apt-get', 'remove', '--', 'less']]);
+    assert.deepEqual(
+      fake.argv().map((a) => [a[0], a[1], ...a.slice(a.indexOf('--'))]),
+      [
+        ['apt-get', 'install', '--', 'less', 'ed'],
+        ['apt-get', 'purge', '--', 'less', 'ed'],
+        ['apt-get', 'remove', '--', 'less'],
+      ],
+    );
     await assert.rejects(apt.remove(['less', '--force-yes'], true), /package name/);
     assert.equal(fake.calls.length, 3, 'a bad name in the list runs nothing');
   });

@@ -9,7 +9,8 @@ describe('package name validation', () => {
 
   it('accepts ordinary names on every platform', () => {
     for (const rules of allRules) {
-      for (const ok of ['nginx', 'g++', 'libssl3', 'python3.11', 'lib32z1-dev']) assert.doesNotThrow(() => assertPackageName(ok, rules));
+      for (const ok of ['nginx', 'g++', 'libssl3', 'python3.11', 'lib32z1-dev'])
+        assert.doesNotThrow(() => assertPackageName(ok, rules));
     }
     assert.doesNotThrow(() => assertPackageName('perl-Data-Dumper', DNF_RULES));
   });
@@ -28,7 +29,8 @@ describe('package name validation', () => {
       ['', /non-empty string/],
     ];
     for (const rules of allRules) {
-      for (const [bad, why] of cases) assert.throws(() => assertPackageName(bad, rules), why, `${rules.tool} ${JSON.stringify(bad)}`);
+      for (const [bad, why] of cases)
+        assert.throws(() => assertPackageName(bad, rules), why, `${rules.tool} ${JSON.stringify(bad)}`);
     }
   });
 

@@ -21,9 +21,12 @@ export class InvalidPackageError extends Error {
 function checkCommon(kind: 'package name' | 'version', value: unknown): string {
   if (typeof value !== 'string' || value === '') throw new InvalidPackageError(`${kind} must be a non-empty string`);
   const shown = JSON.stringify(value);
-  if (value.length > MAX_LENGTH) throw new InvalidPackageError(`${kind} ${shown.slice(0, 40)}... is longer than ${MAX_LENGTH} characters`);
-  if (value.startsWith('-')) throw new InvalidPackageError(`${kind} ${shown} starts with "-" and would be read as an option; refused`);
-  if (/[\s\0]/.test(value)) throw new InvalidPackageError(`${kind} ${shown} contains whitespace or control characters; refused`);
+  if (value.length > MAX_LENGTH)
+    throw new InvalidPackageError(`${kind} ${shown.slice(0, 40)}... is longer than ${MAX_LENGTH} characters`);
+  if (value.startsWith('-'))
+    throw new InvalidPackageError(`${kind} ${shown} starts with "-" and would be read as an option; refused`);
+  if (/[\s\0]/.test(value))
+    throw new InvalidPackageError(`${kind} ${shown} contains whitespace or control characters; refused`);
   if (value.includes('/')) throw new InvalidPackageError(`${kind} ${shown} contains a path separator; refused`);
   return shown;
 }
@@ -31,16 +34,21 @@ function checkCommon(kind: 'package name' | 'version', value: unknown): string {
 /** Throws an InvalidPackageError naming the rule broken; returns nothing when the name is safe. */
 export function assertPackageName(name: unknown, rules: NameRules): asserts name is string {
   const shown = checkCommon('package name', name);
-  if (SHELL_META.test(name as string)) throw new InvalidPackageError(`package name ${shown} contains shell metacharacters; refused`);
+  if (SHELL_META.test(name as string))
+    throw new InvalidPackageError(`package name ${shown} contains shell metacharacters; refused`);
   if (!rules.name.test(name as string)) {
-    throw new InvalidPackageError(`package name ${shown} is not a valid ${rules.tool} package name (must match ${rules.name.source})`);
+    throw new InvalidPackageError(
+      `package name ${shown} is not a valid ${rules.tool} package name (must match ${rules.name.source})`,
+    );
   }
 }
 
 export function assertPackageVersion(version: unknown, rules: NameRules): asserts version is string {
   const shown = checkCommon('version', version);
   if (!rules.version.test(version as string)) {
-    throw new InvalidPackageError(`version ${shown} is not a valid ${rules.tool} version (must match ${rules.version.source})`);
+    throw new InvalidPackageError(
+      `version ${shown} is not a valid ${rules.tool} version (must match ${rules.version.source})`,
+    );
   }
 }
 

@@ -19,8 +19,11 @@ describe('execution module registry', () => {
   it('names the supported platforms when none matches', () => {
     assert.throws(
       () => selectPackageManager({ os: { family: 'arch' } }, run),
-      (err: Error) => err instanceof NoPlatformError &&
-        /os.family is "arch"; supported: apt \(os.family "debian"\), dnf \(os.family "redhat" \(or "rhel", "fedora"\)\), apk \(os.family "alpine"\)/.test(err.message),
+      (err: Error) =>
+        err instanceof NoPlatformError &&
+        /os.family is "arch"; supported: apt \(os.family "debian"\), dnf \(os.family "redhat" \(or "rhel", "fedora"\)\), apk \(os.family "alpine"\)/.test(
+          err.message,
+        ),
     );
     assert.throws(() => selectPackageManager({}, run), /os.family is not reported/);
   });

@@ -7,11 +7,7 @@ import type { InstalledPackages } from './dpkg-status';
 import type { CommandRunner } from './runner';
 import { osFamilyOf, type HostFacts, type PackageManager, type PackagePlatform } from './types';
 
-export const PACKAGE_PLATFORMS: readonly PackagePlatform[] = [
-  aptPlatform,
-  dnfPlatform,
-  apkPlatform,
-];
+export const PACKAGE_PLATFORMS: readonly PackagePlatform[] = [aptPlatform, dnfPlatform, apkPlatform];
 
 export class NoPlatformError extends Error {
   override readonly name = 'NoPlatformError';

@@ -5,7 +5,10 @@ describe('process runner', () => {
   const run = createProcessRunner({ timeoutMs: 10_000 });
 
   it('passes arguments verbatim: shell syntax in an argument is never interpreted', async () => {
-    const r = await run({ file: process.execPath, args: ['-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '$(id); echo pwned', '`id`', '*'] });
+    const r = await run({
+      file: process.execPath,
+      args: ['-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '$(id); echo pwned', '`id`', '*'],
+    });
     assert.equal(r.code, 0);
     assert.deepEqual(JSON.parse(r.stdout), ['$(id); echo pwned', '`id`', '*']);
   });
@@ -13,13 +16,19 @@ describe('process runner', () => {
   it('resolves with a non-zero exit status and the output, adding env to the soul environment', async () => {
     const r = await run({
       file: process.execPath,
-      args: ['-e', 'process.stderr.write(process.env.KEEPER_TEST_VAR + " " + (process.env.PATH ? "path" : "nopath")); process.exit(3)'],
+      args: [
+        '-e',
+        'process.stderr.write(process.env.KEEPER_TEST_VAR + " " + (process.env.PATH ? "path" : "nopath")); process.exit(3)',
+      ],
       env: { KEEPER_TEST_VAR: 'set' },
     });
     assert.deepEqual(r, { code: 3, stdout: '', stderr: 'set path' });
   });
 
   it('rejects with a clear message when the command does not exist', async () => {
-    await assert.rejects(run({ file: 'keeper-no-such-command-xyz', args: [] }), /keeper-no-such-command-xyz: command not found on this host/);
+    await assert.rejects(
+      run({ file: 'keeper-no-such-command-xyz', args: [] }),
+      /keeper-no-such-command-xyz: command not found on this host/,
+    );
   });
 });

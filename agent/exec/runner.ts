@@ -52,7 +52,11 @@ export function createProcessRunner(defaults: { timeoutMs?: number } = {}): Comm
           if (typeof e.code === 'number') return resolve({ code: e.code, stdout, stderr });
           if (e.signal) {
             const why = e.killed ? ` (timed out or killed)` : '';
-            return resolve({ code: 128 + (SIGNALS[e.signal] ?? 0), stdout, stderr: stderr + `\n${cmd.file} ended by ${e.signal}${why}` });
+            return resolve({
+              code: 128 + (SIGNALS[e.signal] ?? 0),
+              stdout,
+              stderr: stderr + `\n${cmd.file} ended by ${e.signal}${why}`,
+            });
           }
           if (e.code === 'ENOENT') return reject(new Error(`${cmd.file}: command not found on this host`));
           reject(new Error(`${cmd.file}: could not run: ${e.message}`));

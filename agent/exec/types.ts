@@ -42,7 +42,10 @@ export interface PackageManager {
   remove(names: readonly string[], purge: boolean): Promise<string>;
 }
 
-export interface PackageRequest { name: string; version?: string }
+export interface PackageRequest {
+  name: string;
+  version?: string;
+}
 
 /** One supported platform: a predicate over facts and a factory. Adding a platform = one of these. */
 export interface PackagePlatform {

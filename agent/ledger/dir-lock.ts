@@ -51,7 +51,9 @@ async function tryCreate(lockPath: string): Promise<boolean> {
 
 /** Why the existing lock still counts, or null when it is stale. */
 async function holder(lockPath: string): Promise<string | null> {
-  const [text, st] = await Promise.all([fs.readFile(lockPath, 'utf8'), fs.stat(lockPath)]).catch(() => [null, null] as const);
+  const [text, st] = await Promise.all([fs.readFile(lockPath, 'utf8'), fs.stat(lockPath)]).catch(
+    () => [null, null] as const,
+  );
   if (text === null || st === null) return null; // vanished meanwhile
   const pid = Number(text.trim());
   if (!Number.isSafeInteger(pid) || pid <= 0) {

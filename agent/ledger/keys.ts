@@ -9,7 +9,9 @@ export class InvalidStepKeyError extends Error {
 
 export function assertApplyId(applyId: unknown): asserts applyId is string {
   if (typeof applyId !== 'string' || !APPLY_ID_PATTERN.test(applyId)) {
-    throw new InvalidStepKeyError(`apply_id ${JSON.stringify(applyId)} is not valid (must match ${APPLY_ID_PATTERN.source})`);
+    throw new InvalidStepKeyError(
+      `apply_id ${JSON.stringify(applyId)} is not valid (must match ${APPLY_ID_PATTERN.source})`,
+    );
   }
 }
 

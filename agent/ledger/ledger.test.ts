@@ -36,7 +36,13 @@ describe('ledger', () => {
 
     ledger = await Ledger.open(dir);
     assert.equal((await ledger.get('apply-1', 0))?.output, 'first');
-    assert.deepEqual((await ledger.list('apply-1')).map((r) => [r.index, r.output]), [[0, 'first'], [1, 'second']]);
+    assert.deepEqual(
+      (await ledger.list('apply-1')).map((r) => [r.index, r.output]),
+      [
+        [0, 'first'],
+        [1, 'second'],
+      ],
+    );
     assert.equal(await ledger.get('apply-1', 2), undefined);
     assert.deepEqual(await ledger.list('apply-unknown'), []);
     const lines = (await fs.readFile(path.join(dir, 'apply-1.jsonl'), 'utf8')).trim().split('\n');
@@ -59,13 +65,19 @@ describe('ledger', () => {
 
     const warnings: string[] = [];
     ledger = await Ledger.open(dir, { warn: (m) => warnings.push(m) });
-    assert.deepEqual((await ledger.list('a')).map((r) => r.output), ['kept']);
+    assert.deepEqual(
+      (await ledger.list('a')).map((r) => r.output),
+      ['kept'],
+    );
     assert.match(warnings[0] ?? '', /skipped 1 unreadable line/);
     await ledger.record('a', 1, entry({ output: 'after crash' }));
     await ledger.close();
 
     ledger = await Ledger.open(dir);
-    assert.deepEqual((await ledger.list('a')).map((r) => r.output), ['kept', 'after crash']);
+    assert.deepEqual(
+      (await ledger.list('a')).map((r) => r.output),
+      ['kept', 'after crash'],
+    );
   });
 
   it('refuses apply ids and indexes that could escape the directory or make no sense', async () => {
@@ -96,7 +108,10 @@ describe('ledger', () => {
     for (let i = 0; i < 20; i++) {
       await ledger.record(`run-${i}`, 0, entry({ output: `out ${i}` }));
       await ledger.record(`run-${i}`, 1, entry({ output: `second ${i}` }));
-      assert.ok(ledger.cacheUsage().applies <= 3, `after ${i + 1} applies the cache holds ${ledger.cacheUsage().applies}`);
+      assert.ok(
+        ledger.cacheUsage().applies <= 3,
+        `after ${i + 1} applies the cache holds ${ledger.cacheUsage().applies}`,
+      );
     }
     assert.equal(ledger.cacheUsage().applies, 3);
     // A redelivery of the first apply's step gets its recorded answer, and a second record does not
@@ -126,17 +141,24 @@ describe('ledger', () => {
     const l = ledger;
     // Each step is recorded by two racing deliveries, mixed with reads of other applies that keep
     // the cache churning; every pair must agree on the first record, and each journal holds one line per step.
-    await Promise.all(Array.from({ length: 12 }, (_, a) => Array.from({ length: 4 }, async (_, i) => {
-      const [x, y] = await Promise.all([
-        l.record(`c-${a}`, i, entry({ output: `first ${a}.${i}` })),
-        l.get(`c-${(a + 5) % 12}`, i).then(() => l.record(`c-${a}`, i, entry({ output: `second ${a}.${i}` }))),
-      ]);
-      assert.equal(x.output, y.output);
-    })).flat());
+    await Promise.all(
+      Array.from({ length: 12 }, (_, a) =>
+        Array.from({ length: 4 }, async (_, i) => {
+          const [x, y] = await Promise.all([
+            l.record(`c-${a}`, i, entry({ output: `first ${a}.${i}` })),
+            l.get(`c-${(a + 5) % 12}`, i).then(() => l.record(`c-${a}`, i, entry({ output: `second ${a}.${i}` }))),
+          ]);
+          assert.equal(x.output, y.output);
+        }),
+      ).flat(),
+    );
     for (let a = 0; a < 12; a++) {
       const lines = (await fs.readFile(path.join(dir, `c-${a}.jsonl`), 'utf8')).trim().split('\n');
       assert.equal(lines.length, 4, `apply c-${a}`);
-      assert.deepEqual((await l.list(`c-${a}`)).map((r) => r.index), [0, 1, 2, 3]);
+      assert.deepEqual(
+        (await l.list(`c-${a}`)).map((r) => r.index),
+        [0, 1, 2, 3],
+      );
     }
     assert.ok(l.cacheUsage().applies <= 2);
   });
@@ -148,13 +170,20 @@ describe('ledger', () => {
       await ledger.get(`other-${k}`, 0); // evicts w-k while its line is written
       await ledger.get(`w-${k}`, 1); // reads w-k back: must wait for the write in flight
       await writing;
-      assert.equal((await ledger.get(`w-${k}`, 0))?.output, `step ${k}`, `apply w-${k}: a redelivery would apply the step again`);
+      assert.equal(
+        (await ledger.get(`w-${k}`, 0))?.output,
+        `step ${k}`,
+        `apply w-${k}: a redelivery would apply the step again`,
+      );
     }
   });
 
   it('lets one soul own the directory: a second open fails clearly until the first closes', async () => {
     ledger = await Ledger.open(dir);
-    await assert.rejects(Ledger.open(dir), /ledger directory .* is in use by this process .*one soul process owns its ledger/);
+    await assert.rejects(
+      Ledger.open(dir),
+      /ledger directory .* is in use by this process .*one soul process owns its ledger/,
+    );
     await ledger.close();
     ledger = await Ledger.open(dir);
   });

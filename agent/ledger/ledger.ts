@@ -52,16 +52,28 @@ export interface LedgerOptions {
 export const DEFAULT_CACHE_APPLIES = 64;
 export const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
 
-interface Cached { records: Map<number, LedgerRecord>; bytes: number }
+interface Cached {
+  records: Map<number, LedgerRecord>;
+  bytes: number;
+}
 
 const SUFFIX = '.jsonl';
 const DAY_MS = 86_400_000;
 
 function isRecord(v: unknown): v is LedgerRecord {
   const r = v as Partial<LedgerRecord> | null;
-  return typeof r === 'object' && r !== null && typeof r.apply_id === 'string' && Number.isSafeInteger(r.index) &&
-    typeof r.host === 'string' && typeof r.changed === 'boolean' && typeof r.ok === 'boolean' &&
-    typeof r.output === 'string' && typeof r.started_at === 'string' && typeof r.finished_at === 'string';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.apply_id === 'string' &&
+    Number.isSafeInteger(r.index) &&
+    typeof r.host === 'string' &&
+    typeof r.changed === 'boolean' &&
+    typeof r.ok === 'boolean' &&
+    typeof r.output === 'string' &&
+    typeof r.started_at === 'string' &&
+    typeof r.finished_at === 'string'
+  );
 }
 
 export class Ledger {
@@ -73,7 +85,11 @@ export class Ledger {
   private readonly queues = new Map<string, Promise<unknown>>();
   private closed = false;
 
-  private constructor(readonly dir: string, private readonly lock: DirLock, private readonly opts: LedgerOptions) {}
+  private constructor(
+    readonly dir: string,
+    private readonly lock: DirLock,
+    private readonly opts: LedgerOptions,
+  ) {}
 
   /** Opens (creating with mode 0700) the ledger directory and takes its lock; see dir-lock.ts. */
   static async open(dir: string, opts: LedgerOptions = {}): Promise<Ledger> {
@@ -92,14 +108,18 @@ export class Ledger {
     assertApplyId(applyId);
     assertStepIndex(index);
     return this.serial(applyId, async () => {
-      const c = this.hit(applyId) ?? await this.read(applyId);
+      const c = this.hit(applyId) ?? (await this.read(applyId));
       const existing = c.records.get(index);
       if (existing) return existing;
       const rec: LedgerRecord = { apply_id: applyId, index, ...entry };
       const bytes = await appendJournal(this.file(applyId), rec);
       c.records.set(index, rec);
       // Evicted while the line was written: the journal has it and the next miss reads it.
-      if (this.cache.get(applyId) === c) { c.bytes += bytes; this.cachedBytes += bytes; this.evict(); }
+      if (this.cache.get(applyId) === c) {
+        c.bytes += bytes;
+        this.cachedBytes += bytes;
+        this.evict();
+      }
       return rec;
     });
   }
@@ -164,14 +184,20 @@ export class Ledger {
   /** The cached records of an apply, marked as used last. */
   private hit(applyId: string): Cached | undefined {
     const c = this.cache.get(applyId);
-    if (c) { this.cache.delete(applyId); this.cache.set(applyId, c); }
+    if (c) {
+      this.cache.delete(applyId);
+      this.cache.set(applyId, c);
+    }
     return c;
   }
 
   /** Reads a journal into the cache; call only in the apply's queue (serial). */
   private async read(applyId: string): Promise<Cached> {
     const { entries, skipped, bytes } = await readJournal(this.file(applyId), isRecord);
-    if (skipped > 0) this.opts.warn?.(`ledger ${this.file(applyId)}: skipped ${skipped} unreadable line(s), e.g. a write torn by a crash`);
+    if (skipped > 0)
+      this.opts.warn?.(
+        `ledger ${this.file(applyId)}: skipped ${skipped} unreadable line(s), e.g. a write torn by a crash`,
+      );
     const records = new Map<number, LedgerRecord>();
     for (const e of entries) if (e.apply_id === applyId && !records.has(e.index)) records.set(e.index, e);
     const c: Cached = { records, bytes };

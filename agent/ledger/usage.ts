@@ -4,7 +4,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-export interface LedgerUsage { files: number; bytes: number; allocatedBytes: number }
+export interface LedgerUsage {
+  files: number;
+  bytes: number;
+  allocatedBytes: number;
+}
 
 export async function ledgerUsage(dir: string): Promise<LedgerUsage> {
   let names: string[];

@@ -24,10 +24,13 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** The cached program's path, verified against its hash; `note` when it had to be written again. */
 export function ensureProgram(dir: string, copy: ProgramCopy): { file: string; note?: string } {
-  if (!HEX64.test(copy.sha256)) throw new ProgramHashError(`the step names the program by ${JSON.stringify(copy.sha256)}, not a sha256`);
+  if (!HEX64.test(copy.sha256))
+    throw new ProgramHashError(`the step names the program by ${JSON.stringify(copy.sha256)}, not a sha256`);
   const bytes = Buffer.from(copy.contentBase64, 'base64');
   if (sha256(bytes) !== copy.sha256) {
-    throw new ProgramHashError(`the program received does not match its sha256 ${copy.sha256} (got ${sha256(bytes)}); nothing was run`);
+    throw new ProgramHashError(
+      `the program received does not match its sha256 ${copy.sha256} (got ${sha256(bytes)}); nothing was run`,
+    );
   }
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, copy.sha256);

@@ -30,7 +30,13 @@ process.stdin.on('end', () => {
 
 const program = (source: string, extra: Partial<StepProgram> = {}): StepProgram => {
   const buf = Buffer.from(source);
-  return { sha256: createHash('sha256').update(buf).digest('hex'), contentBase64: buf.toString('base64'), dryRun: true, timeoutMs: 10_000, ...extra };
+  return {
+    sha256: createHash('sha256').update(buf).digest('hex'),
+    contentBase64: buf.toString('base64'),
+    dryRun: true,
+    timeoutMs: 10_000,
+    ...extra,
+  };
 };
 
 describe('modules shipped with a service, on the soul', function () {
@@ -48,9 +54,19 @@ describe('modules shipped with a service, on the soul', function () {
     const file = path.join(dir, 'app.env');
     fs.writeFileSync(file, 'a=1\n');
     const params = { path: file, key: 'port', value: '8080' };
-    assert.deepEqual(await kv.run(params, { dryRun: true }), { changed: true, ok: true, output: 'would set port', diff: { key: 'port', from: null, to: '8080' } });
+    assert.deepEqual(await kv.run(params, { dryRun: true }), {
+      changed: true,
+      ok: true,
+      output: 'would set port',
+      diff: { key: 'port', from: null, to: '8080' },
+    });
     assert.equal(fs.readFileSync(file, 'utf8'), 'a=1\n');
-    assert.deepEqual(await kv.run(params, { dryRun: false }), { changed: true, ok: true, output: 'set port', diff: { key: 'port', from: null, to: '8080' } });
+    assert.deepEqual(await kv.run(params, { dryRun: false }), {
+      changed: true,
+      ok: true,
+      output: 'set port',
+      diff: { key: 'port', from: null, to: '8080' },
+    });
     assert.equal(fs.readFileSync(file, 'utf8'), 'a=1\nport=8080\n');
     assert.deepEqual(await kv.run(params, { dryRun: false }), { changed: false, ok: true, output: 'port is set' });
     // Cached by its hash, readable and runnable by the soul only.
@@ -59,7 +75,7 @@ describe('modules shipped with a service, on the soul', function () {
     assert.equal(fs.statSync(path.join(cache, sha)).mode & 0o777, 0o700);
   });
 
-  it('a tampered cached program is not run: it is written again from the step\'s copy, and the output says so', async () => {
+  it("a tampered cached program is not run: it is written again from the step's copy, and the output says so", async () => {
     const p = program(KV);
     const file = path.join(dir, 'app.env');
     const kv = serviceModule('app.kv.present', p, cache);
@@ -70,16 +86,25 @@ describe('modules shipped with a service, on the soul', function () {
     const r = await kv.run({ path: file, key: 'b', value: '2' }, { dryRun: false });
     assert.equal(fs.existsSync(marker), false, 'the tampered program never ran');
     assert.equal(r.ok, true);
-    assert.match(r.output, /^the cached program .* failed its check \(its sha256 no longer matches\): it was not run, and was written again from the keeper's copy\nset b$/);
+    assert.match(
+      r.output,
+      /^the cached program .* failed its check \(its sha256 no longer matches\): it was not run, and was written again from the keeper's copy\nset b$/,
+    );
     assert.equal(fs.readFileSync(cached, 'utf8'), KV);
     assert.equal(fs.readFileSync(file, 'utf8'), 'a=1\nb=2\n');
   });
 
-  it('a program that does not match the step\'s hash is refused; nothing runs and nothing is cached', async () => {
+  it("a program that does not match the step's hash is refused; nothing runs and nothing is cached", async () => {
     const p = { ...program(KV), sha256: program('#!/bin/sh\n').sha256 };
-    const r = await serviceModule('app.kv.present', p, cache).run({ path: path.join(dir, 'x'), key: 'a', value: '1' }, { dryRun: false });
+    const r = await serviceModule('app.kv.present', p, cache).run(
+      { path: path.join(dir, 'x'), key: 'a', value: '1' },
+      { dryRun: false },
+    );
     assert.equal(r.ok, false);
-    assert.match(r.output, /^app\.kv\.present: the program received does not match its sha256 [0-9a-f]{64} \(got [0-9a-f]{64}\); nothing was run$/);
+    assert.match(
+      r.output,
+      /^app\.kv\.present: the program received does not match its sha256 [0-9a-f]{64} \(got [0-9a-f]{64}\); nothing was run$/,
+    );
     assert.equal(fs.existsSync(path.join(dir, 'x')), false);
     assert.deepEqual(fs.existsSync(cache) ? fs.readdirSync(cache) : [], []);
     assert.throws(() => ensureProgram(cache, { sha256: '../../etc/passwd', contentBase64: '' }), /not a sha256/);
@@ -89,19 +114,41 @@ describe('modules shipped with a service, on the soul', function () {
     // Its child holds stdout open for 120 s: the step ends (within the test's timeout) only if the
     // whole process group was stopped.
     const sleeper = `#!/bin/sh\nsleep 120 &\nwait\n`;
-    const r = await serviceModule('app.slow.present', program(sleeper, { timeoutMs: 300 }), cache).run({}, { dryRun: false });
-    assert.deepEqual(r, { changed: false, ok: false, output: 'the module program ran past its timeout of 300 ms and was stopped' });
+    const r = await serviceModule('app.slow.present', program(sleeper, { timeoutMs: 300 }), cache).run(
+      {},
+      { dryRun: false },
+    );
+    assert.deepEqual(r, {
+      changed: false,
+      ok: false,
+      output: 'the module program ran past its timeout of 300 ms and was stopped',
+    });
     const chatty = `#!/usr/bin/env node\nprocess.stdout.write('x'.repeat(${MAX_OUTPUT_BYTES + 1}));\nsetTimeout(() => {}, 20000);\n`;
     const c = await serviceModule('app.chatty.present', program(chatty), cache).run({}, { dryRun: false });
-    assert.deepEqual(c, { changed: false, ok: false, output: `the module program wrote more than ${MAX_OUTPUT_BYTES} bytes to stdout and was stopped` });
+    assert.deepEqual(c, {
+      changed: false,
+      ok: false,
+      output: `the module program wrote more than ${MAX_OUTPUT_BYTES} bytes to stdout and was stopped`,
+    });
   });
 
   it('a failing program fails the step with its own words or its stderr; an answer out of protocol fails it too', async () => {
     const unknown = await serviceModule('app.kv.absent', program(KV), cache).run({}, { dryRun: false });
-    assert.deepEqual(unknown, { changed: false, ok: false, output: 'the module program exited with status 2: unknown state absent' });
-    const stderr = await serviceModule('app.e.present', program('#!/bin/sh\necho "no such thing" >&2\nexit 3\n'), cache).run({}, { dryRun: false });
+    assert.deepEqual(unknown, {
+      changed: false,
+      ok: false,
+      output: 'the module program exited with status 2: unknown state absent',
+    });
+    const stderr = await serviceModule(
+      'app.e.present',
+      program('#!/bin/sh\necho "no such thing" >&2\nexit 3\n'),
+      cache,
+    ).run({}, { dryRun: false });
     assert.equal(stderr.output, 'the module program exited with status 3: no such thing');
-    const junk = await serviceModule('app.j.present', program('#!/bin/sh\necho hello\n'), cache).run({}, { dryRun: false });
+    const junk = await serviceModule('app.j.present', program('#!/bin/sh\necho hello\n'), cache).run(
+      {},
+      { dryRun: false },
+    );
     assert.equal(junk.ok, false);
     assert.match(junk.output, /answer is not \{"changed": bool, "output": "..."\}: "hello"/);
   });
@@ -110,7 +157,11 @@ describe('modules shipped with a service, on the soul', function () {
     const marker = path.join(dir, 'ran');
     const p = program(`#!/bin/sh\ntouch ${marker}\necho '{"changed": true}'\n`, { dryRun: false });
     const r = await serviceModule('app.touch.present', p, cache).run({}, { dryRun: true });
-    assert.deepEqual(r, { changed: true, ok: true, output: 'would run app.touch.present (its program has no dry run, so what it would change is not known)' });
+    assert.deepEqual(r, {
+      changed: true,
+      ok: true,
+      output: 'would run app.touch.present (its program has no dry run, so what it would change is not known)',
+    });
     assert.equal(fs.existsSync(marker), false);
     const core = { name: 'core.file.present', run: async () => ({ changed: false, ok: true, output: 'core' }) };
     const reg = { get: (n: string) => (n === 'core.file.present' ? core : undefined) };

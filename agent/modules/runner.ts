@@ -11,7 +11,12 @@ export const MAX_OUTPUT_BYTES = 64 * 1024;
 const STDERR_TAIL = 2048;
 export const MAX_TIMEOUT_MS = 300_000;
 
-export interface ProgramRun { file: string; input: Record<string, unknown>; timeoutMs: number; maxOutputBytes?: number }
+export interface ProgramRun {
+  file: string;
+  input: Record<string, unknown>;
+  timeoutMs: number;
+  maxOutputBytes?: number;
+}
 
 export function runProgram(run: ProgramRun): Promise<ModuleResult> {
   const cap = run.maxOutputBytes ?? MAX_OUTPUT_BYTES;
@@ -32,39 +37,68 @@ export function runProgram(run: ProgramRun): Promise<ModuleResult> {
     const stop = (why: string) => {
       if (stopped) return;
       stopped = why;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
     };
-    const timer = setTimeout(() => stop(`the module program ran past its timeout of ${timeoutMs} ms and was stopped`), timeoutMs);
+    const timer = setTimeout(
+      () => stop(`the module program ran past its timeout of ${timeoutMs} ms and was stopped`),
+      timeoutMs,
+    );
     child.stdout.on('data', (b: Buffer) => {
       outBytes += b.length;
       if (outBytes > cap) stop(`the module program wrote more than ${cap} bytes to stdout and was stopped`);
       else out.push(b);
     });
-    child.stderr.on('data', (b: Buffer) => { errTail = (errTail + b.toString('utf8')).slice(-STDERR_TAIL); });
+    child.stderr.on('data', (b: Buffer) => {
+      errTail = (errTail + b.toString('utf8')).slice(-STDERR_TAIL);
+    });
     child.stdin.on('error', () => undefined); // a program that exits without reading its input
-    child.on('error', (err) => { clearTimeout(timer); resolve({ changed: false, ok: false, output: `cannot start the module program: ${err.message}` }); });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ changed: false, ok: false, output: `cannot start the module program: ${err.message}` });
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (stopped) { resolve({ changed: false, ok: false, output: stopped }); return; }
+      if (stopped) {
+        resolve({ changed: false, ok: false, output: stopped });
+        return;
+      }
       const text = Buffer.concat(out).toString('utf8').trim();
       let answer: Record<string, unknown> | undefined;
       try {
         const v = JSON.parse(text) as unknown;
         if (v !== null && typeof v === 'object' && !Array.isArray(v)) answer = v as Record<string, unknown>;
-      } catch { /* judged below */ }
-      const said = typeof answer?.['output'] === 'string' ? answer['output'] as string : '';
+      } catch {
+        /* judged below */
+      }
+      const said = typeof answer?.['output'] === 'string' ? (answer['output'] as string) : '';
       if (code !== 0) {
-        resolve({ changed: false, ok: false, output: `the module program ${signal ? `was killed by ${signal}` : `exited with status ${code}`}: ${said || errTail.trim() || '(no output)'}` });
+        resolve({
+          changed: false,
+          ok: false,
+          output: `the module program ${signal ? `was killed by ${signal}` : `exited with status ${code}`}: ${said || errTail.trim() || '(no output)'}`,
+        });
         return;
       }
       if (!answer || typeof answer['changed'] !== 'boolean') {
-        resolve({ changed: false, ok: false, output: `the module program's answer is not {"changed": bool, "output": "..."}: ${JSON.stringify(text.slice(0, 200))}` });
+        resolve({
+          changed: false,
+          ok: false,
+          output: `the module program's answer is not {"changed": bool, "output": "..."}: ${JSON.stringify(text.slice(0, 200))}`,
+        });
         return;
       }
       const diff = answer['diff'];
       resolve({
-        changed: answer['changed'] as boolean, ok: true, output: said,
-        ...(diff !== null && typeof diff === 'object' && !Array.isArray(diff) ? { diff: diff as Record<string, unknown> } : {}),
+        changed: answer['changed'] as boolean,
+        ok: true,
+        output: said,
+        ...(diff !== null && typeof diff === 'object' && !Array.isArray(diff)
+          ? { diff: diff as Record<string, unknown> }
+          : {}),
       });
     });
     child.stdin.end(JSON.stringify(run.input));

@@ -12,7 +12,9 @@ async function lookup(file: string, name: string, kind: 'user' | 'group'): Promi
     const fields = line.split(':');
     if (fields[0] === name && fields.length >= 3 && /^[0-9]+$/.test(fields[2] ?? '')) return Number(fields[2]);
   }
-  throw new Error(`unknown ${kind} ${JSON.stringify(name)} (not in ${file}; give a numeric id for directory-service accounts)`);
+  throw new Error(
+    `unknown ${kind} ${JSON.stringify(name)} (not in ${file}; give a numeric id for directory-service accounts)`,
+  );
 }
 
 export function resolveUser(name: string, files: AccountFiles = SYSTEM_ACCOUNT_FILES): Promise<number> {

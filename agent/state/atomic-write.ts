@@ -56,7 +56,8 @@ export async function ensureParents(target: string): Promise<string[]> {
         st = await fs.lstat(dir); // someone else created it: check what it is
       }
     }
-    if (st.isSymbolicLink()) throw new UnsafePathError(`${dir} is a symlink; refusing to follow a symlink out of place (parent of ${target})`);
+    if (st.isSymbolicLink())
+      throw new UnsafePathError(`${dir} is a symlink; refusing to follow a symlink out of place (parent of ${target})`);
     if (!st.isDirectory()) throw new UnsafePathError(`${dir} exists and is not a directory (parent of ${target})`);
   }
   return created;

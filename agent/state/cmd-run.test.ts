@@ -6,9 +6,18 @@ describe('core.cmd.run (fake runner: the exact argv)', () => {
   it('runs argv as given, with cwd, env and timeout; `shell: true` runs the one string with /bin/sh -c', async () => {
     const fake = createFakeRunner({ stdout: 'ok\n' });
     const mod = createCmdRun({ facts: {}, runner: fake.run });
-    const r = await mod.run({ argv: ['/usr/bin/app', 'migrate', '$HOME; rm -rf /'], cwd: '/', env: { MODE: 'prod' }, timeout: 5 }, { dryRun: false });
+    const r = await mod.run(
+      { argv: ['/usr/bin/app', 'migrate', '$HOME; rm -rf /'], cwd: '/', env: { MODE: 'prod' }, timeout: 5 },
+      { dryRun: false },
+    );
     assert.deepEqual([r.ok, r.changed, r.output], [true, true, 'ran /usr/bin/app, exit 0 (no guard)\nstdout:\nok']);
-    assert.deepEqual(fake.calls[0], { file: '/usr/bin/app', args: ['migrate', '$HOME; rm -rf /'], env: { MODE: 'prod' }, timeoutMs: 5000, cwd: '/' });
+    assert.deepEqual(fake.calls[0], {
+      file: '/usr/bin/app',
+      args: ['migrate', '$HOME; rm -rf /'],
+      env: { MODE: 'prod' },
+      timeoutMs: 5000,
+      cwd: '/',
+    });
     await mod.run({ argv: ['echo a | wc -c'], shell: true }, { dryRun: false });
     assert.deepEqual([fake.calls[1]!.file, ...fake.calls[1]!.args], ['/bin/sh', '-c', 'echo a | wc -c']);
   });
@@ -16,10 +25,19 @@ describe('core.cmd.run (fake runner: the exact argv)', () => {
   it('unless and onlyif run as argv in the dry run too; the plan runs nothing else', async () => {
     const fake = createFakeRunner({ code: 1 });
     const mod = createCmdRun({ facts: {}, runner: fake.run });
-    const plan = await mod.run({ argv: ['/usr/bin/app', 'init'], unless: ['/usr/bin/app', 'status'] }, { dryRun: true, showContent: true });
-    assert.deepEqual([plan.changed, plan.output], [true, 'would run `/usr/bin/app init` (unless: `/usr/bin/app` exited 1) (dry run)']);
+    const plan = await mod.run(
+      { argv: ['/usr/bin/app', 'init'], unless: ['/usr/bin/app', 'status'] },
+      { dryRun: true, showContent: true },
+    );
+    assert.deepEqual(
+      [plan.changed, plan.output],
+      [true, 'would run `/usr/bin/app init` (unless: `/usr/bin/app` exited 1) (dry run)'],
+    );
     assert.deepEqual(fake.argv(), [['/usr/bin/app', 'status']]);
-    const skipped = await mod.run({ argv: ['/usr/bin/app', 'init'], onlyif: ['/usr/bin/test', '-e', '/x'] }, { dryRun: false });
+    const skipped = await mod.run(
+      { argv: ['/usr/bin/app', 'init'], onlyif: ['/usr/bin/test', '-e', '/x'] },
+      { dryRun: false },
+    );
     assert.deepEqual([skipped.changed, skipped.output], [false, 'not run: onlyif: `/usr/bin/test` exited 1']);
     assert.equal(fake.calls.length, 2, 'the command itself never ran');
   });
@@ -27,9 +45,18 @@ describe('core.cmd.run (fake runner: the exact argv)', () => {
   it('refuses a split shell command, a bad env name and a relative creates before running anything', async () => {
     const fake = createFakeRunner();
     const mod = createCmdRun({ facts: {}, runner: fake.run });
-    assert.match((await mod.run({ argv: ['echo', 'a'], shell: true }, { dryRun: false })).output, /must be one string \(the shell command\) with shell: true/);
-    assert.match((await mod.run({ argv: ['x'], env: { 'A-B': '1' } }, { dryRun: false })).output, /param "env" has an invalid name "A-B"/);
-    assert.match((await mod.run({ argv: ['x'], creates: 'rel' }, { dryRun: false })).output, /param "creates" must be an absolute path/);
+    assert.match(
+      (await mod.run({ argv: ['echo', 'a'], shell: true }, { dryRun: false })).output,
+      /must be one string \(the shell command\) with shell: true/,
+    );
+    assert.match(
+      (await mod.run({ argv: ['x'], env: { 'A-B': '1' } }, { dryRun: false })).output,
+      /param "env" has an invalid name "A-B"/,
+    );
+    assert.match(
+      (await mod.run({ argv: ['x'], creates: 'rel' }, { dryRun: false })).output,
+      /param "creates" must be an absolute path/,
+    );
     assert.deepEqual(fake.calls, []);
   });
 

@@ -29,13 +29,18 @@ interface CmdParams {
 }
 
 /** Why the command runs or not: the first guard that says "no", or every guard's "yes". */
-interface Current { run: boolean; why: string }
+interface Current {
+  run: boolean;
+  why: string;
+}
 
 function argvOf(p: Record<string, unknown>, key: string): string[] | undefined {
   const v = p[key];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string' && a.length > 0)) {
-    throw new ParamError(`param "${key}" must be a non-empty list of non-empty strings (argv: the program, then its arguments)`);
+    throw new ParamError(
+      `param "${key}" must be a non-empty list of non-empty strings (argv: the program, then its arguments)`,
+    );
   }
   return v as string[];
 }
@@ -43,11 +48,16 @@ function argvOf(p: Record<string, unknown>, key: string): string[] | undefined {
 function absPath(p: Record<string, unknown>, key: string): string | undefined {
   const v = p[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || !v.startsWith('/') || v.includes('\0')) throw new ParamError(`param "${key}" must be an absolute path`);
+  if (typeof v !== 'string' || !v.startsWith('/') || v.includes('\0'))
+    throw new ParamError(`param "${key}" must be an absolute path`);
   return v;
 }
 
-const exists = (p: string) => fs.lstat(p).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)));
+const exists = (p: string) =>
+  fs.lstat(p).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)),
+  );
 
 /** The last `cap` bytes of a text, marked as cut. */
 export function capped(text: string, cap = OUTPUT_CAP): string {
@@ -61,33 +71,48 @@ export function createCmdRun(deps: StateDeps): StateModule {
     const [file, ...args] = p.shell && argv === p.argv ? ['/bin/sh', '-c', argv[0]!] : argv;
     return deps.runner({ file: file!, args, env: p.env, timeoutMs, ...(p.cwd === undefined ? {} : { cwd: p.cwd }) });
   };
-  const shown = (p: CmdParams, showArgs: boolean) => (showArgs ? `\`${p.shell ? p.argv[0] : p.argv.join(' ')}\`${p.shell ? ' with /bin/sh -c' : ''}` : `${p.shell ? '/bin/sh -c ...' : p.argv[0]} (arguments not shown: the step may hold a secret)`);
+  const shown = (p: CmdParams, showArgs: boolean) =>
+    showArgs
+      ? `\`${p.shell ? p.argv[0] : p.argv.join(' ')}\`${p.shell ? ' with /bin/sh -c' : ''}`
+      : `${p.shell ? '/bin/sh -c ...' : p.argv[0]} (arguments not shown: the step may hold a secret)`;
   return defineState<CmdParams, Current>({
     name: 'core.cmd.run',
     parse(raw) {
       const p = readParams(raw, ['argv', 'shell', 'cwd', 'env', 'timeout', 'creates', 'removes', 'unless', 'onlyif']);
       const argv = argvOf(p, 'argv');
       if (!argv) throw new ParamError('param "argv" is required');
-      if (p.shell !== undefined && typeof p.shell !== 'boolean') throw new ParamError('param "shell" must be true or false');
+      if (p.shell !== undefined && typeof p.shell !== 'boolean')
+        throw new ParamError('param "shell" must be true or false');
       const shell = p.shell === true;
-      if (shell && argv.length !== 1) throw new ParamError('param "argv" must be one string (the shell command) with shell: true');
+      if (shell && argv.length !== 1)
+        throw new ParamError('param "argv" must be one string (the shell command) with shell: true');
       const env: Record<string, string> = {};
       if (p.env !== undefined && p.env !== null) {
-        if (typeof p.env !== 'object' || Array.isArray(p.env)) throw new ParamError('param "env" must be a map of names to strings');
+        if (typeof p.env !== 'object' || Array.isArray(p.env))
+          throw new ParamError('param "env" must be a map of names to strings');
         for (const [k, v] of Object.entries(p.env as Record<string, unknown>)) {
-          if (!ENV_NAME.test(k)) throw new ParamError(`param "env" has an invalid name ${JSON.stringify(k)} (letters, digits and _; not starting with a digit)`);
+          if (!ENV_NAME.test(k))
+            throw new ParamError(
+              `param "env" has an invalid name ${JSON.stringify(k)} (letters, digits and _; not starting with a digit)`,
+            );
           if (typeof v !== 'string') throw new ParamError(`param "env" value of ${k} must be a string`);
           env[k] = v;
         }
       }
       const t = p.timeout;
-      if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 86400)) throw new ParamError('param "timeout" must be whole seconds from 1 to 86400');
+      if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 86400))
+        throw new ParamError('param "timeout" must be whole seconds from 1 to 86400');
       const out: CmdParams = { argv, shell, env, timeoutMs: ((t as number | undefined) ?? DEFAULT_TIMEOUT_S) * 1000 };
-      const cwd = absPath(p, 'cwd'); if (cwd !== undefined) out.cwd = cwd;
-      const creates = absPath(p, 'creates'); if (creates !== undefined) out.creates = creates;
-      const removes = absPath(p, 'removes'); if (removes !== undefined) out.removes = removes;
-      const unless = argvOf(p, 'unless'); if (unless) out.unless = unless;
-      const onlyif = argvOf(p, 'onlyif'); if (onlyif) out.onlyif = onlyif;
+      const cwd = absPath(p, 'cwd');
+      if (cwd !== undefined) out.cwd = cwd;
+      const creates = absPath(p, 'creates');
+      if (creates !== undefined) out.creates = creates;
+      const removes = absPath(p, 'removes');
+      if (removes !== undefined) out.removes = removes;
+      const unless = argvOf(p, 'unless');
+      if (unless) out.unless = unless;
+      const onlyif = argvOf(p, 'onlyif');
+      if (onlyif) out.onlyif = onlyif;
       return out;
     },
     async read(p) {
@@ -117,14 +142,25 @@ export function createCmdRun(deps: StateDeps): StateModule {
       const showArgs = ctx.dryRun && ctx.showContent === true;
       return {
         summary: `run ${shown(p, showArgs)} (${cur.why})`,
-        diff: { command: showArgs ? (p.shell ? ['/bin/sh', '-c', p.argv[0]] : p.argv) : [p.shell ? '/bin/sh' : p.argv[0]], because: cur.why },
+        diff: {
+          command: showArgs ? (p.shell ? ['/bin/sh', '-c', p.argv[0]] : p.argv) : [p.shell ? '/bin/sh' : p.argv[0]],
+          because: cur.why,
+        },
       };
     },
     describe: (_p, cur) => `not run: ${cur.why}`,
     async apply(p, cur) {
       const r = await command(p, p.argv, p.timeoutMs);
-      const out = [r.stdout.trim() && `stdout:\n${capped(r.stdout.trimEnd())}`, r.stderr.trim() && `stderr:\n${capped(r.stderr.trimEnd())}`].filter(Boolean).join('\n');
-      if (r.code !== 0) throw new Error(`${p.shell ? '/bin/sh -c' : p.argv[0]} exited ${r.code} (${cur.why})${out ? `: ${tail(out, 40)}` : ''}`);
+      const out = [
+        r.stdout.trim() && `stdout:\n${capped(r.stdout.trimEnd())}`,
+        r.stderr.trim() && `stderr:\n${capped(r.stderr.trimEnd())}`,
+      ]
+        .filter(Boolean)
+        .join('\n');
+      if (r.code !== 0)
+        throw new Error(
+          `${p.shell ? '/bin/sh -c' : p.argv[0]} exited ${r.code} (${cur.why})${out ? `: ${tail(out, 40)}` : ''}`,
+        );
       return `ran ${p.shell ? '/bin/sh -c' : p.argv[0]}, exit 0 (${cur.why})${out ? `\n${out}` : ''}`;
     },
   });

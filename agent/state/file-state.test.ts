@@ -90,14 +90,20 @@ describe('core.file.present', () => {
   it('shows a unified diff of the content in a dry run only when the keeper allows it', async () => {
     const target = path.join(dir, 'app.conf');
     await fs.writeFile(target, 'port=80\nname=a\n', { mode: 0o644 });
-    const shown = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: true, showContent: true });
+    const shown = await files.run(
+      { path: target, content: 'port=8080\nname=a\n' },
+      { dryRun: true, showContent: true },
+    );
     const content = (shown.diff as { content: { unified: string; before: { sha256: string } } }).content;
     assert.equal(content.unified, `--- a${target}\n+++ b${target}\n@@ -1,2 +1,2 @@\n-port=80\n+port=8080\n name=a\n`);
     assert.match(content.before.sha256, /^[0-9a-f]{64}$/);
     // A step with a secret (the keeper does not set showContent) and a real apply carry hashes only.
     const hidden = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: true });
     assert.equal(JSON.stringify(hidden.diff).includes('port='), false);
-    const applied = await files.run({ path: target, content: 'port=8080\nname=a\n' }, { dryRun: false, showContent: true });
+    const applied = await files.run(
+      { path: target, content: 'port=8080\nname=a\n' },
+      { dryRun: false, showContent: true },
+    );
     assert.equal(JSON.stringify(applied.diff).includes('port='), false);
     assert.equal(await fs.readFile(target, 'utf8'), 'port=8080\nname=a\n');
   });
@@ -167,11 +173,19 @@ describe('core.file.rendered', () => {
       const registry = createStateRegistry({ facts: {}, runner: createFakeRunner().run });
       const rendered = registry.get('core.file.rendered')!;
       const target = path.join(dir, 'nginx.conf');
-      const first = await rendered.run({ path: target, content: 'server_name web1;\n', mode: '0644' }, { dryRun: false });
+      const first = await rendered.run(
+        { path: target, content: 'server_name web1;\n', mode: '0644' },
+        { dryRun: false },
+      );
       assert.deepEqual([first.ok, first.changed], [true, true]);
-      const again = await rendered.run({ path: target, content: 'server_name web1;\n', mode: '0644' }, { dryRun: false });
+      const again = await rendered.run(
+        { path: target, content: 'server_name web1;\n', mode: '0644' },
+        { dryRun: false },
+      );
       assert.equal(again.changed, false);
-      const viaPresent = await registry.get('core.file.present')!.run({ path: target, content: 'server_name web1;\n', mode: '0644' }, { dryRun: false });
+      const viaPresent = await registry
+        .get('core.file.present')!
+        .run({ path: target, content: 'server_name web1;\n', mode: '0644' }, { dryRun: false });
       assert.equal(viaPresent.changed, false);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
@@ -186,7 +200,9 @@ describe('core.file.present validate: (a real command run on the candidate file)
     dir = await tempDir();
     files = createStateRegistry({ facts: {}, runner: createProcessRunner() }).get('core.file.present')!;
   });
-  afterEach(async () => { await fs.rm(dir, { recursive: true, force: true }); });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
 
   it('replaces the live file only when the validator accepts the candidate; a refusal leaves it untouched and no temp file', async () => {
     const target = path.join(dir, 'app.conf');

@@ -17,7 +17,8 @@ const MODE_TEXT = /^0?[0-7]{3,4}$/;
 export const DEFAULT_FILE_MODE = 0o644;
 
 export function parseMode(text: string): number {
-  if (!MODE_TEXT.test(text)) throw new ParamError(`param "mode" must be octal text like "0644", got ${JSON.stringify(text)}`);
+  if (!MODE_TEXT.test(text))
+    throw new ParamError(`param "mode" must be octal text like "0644", got ${JSON.stringify(text)}`);
   return parseInt(text, 8);
 }
 
@@ -40,10 +41,14 @@ export const VALIDATE_PLACEHOLDER = '%s';
 function parseValidate(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string') || (v[0] as string).length === 0) {
-    throw new ParamError('param "validate" must be a non-empty list of strings (argv: the command, then its arguments)');
+    throw new ParamError(
+      'param "validate" must be a non-empty list of strings (argv: the command, then its arguments)',
+    );
   }
   if (!v.some((a: string) => a.includes(VALIDATE_PLACEHOLDER))) {
-    throw new ParamError(`param "validate" must name the candidate file with ${VALIDATE_PLACEHOLDER} in one of its arguments`);
+    throw new ParamError(
+      `param "validate" must name the candidate file with ${VALIDATE_PLACEHOLDER} in one of its arguments`,
+    );
   }
   return v as string[];
 }
@@ -60,7 +65,8 @@ interface Current {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 function contentDiff(path: string, before: Buffer, after: Buffer): { unified?: string; unified_withheld?: string } {
-  if (before.length > MAX_DIFF_INPUT || after.length > MAX_DIFF_INPUT) return { unified_withheld: `larger than ${MAX_DIFF_INPUT} bytes` };
+  if (before.length > MAX_DIFF_INPUT || after.length > MAX_DIFF_INPUT)
+    return { unified_withheld: `larger than ${MAX_DIFF_INPUT} bytes` };
   if (!isText(before) || !isText(after)) return { unified_withheld: 'not text' };
   return { unified: unifiedDiff(before.toString('utf8'), after.toString('utf8'), path) };
 }
@@ -93,16 +99,24 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
     diff(p, { file, wantUid, wantGid }, ctx): Change | null {
       const after = { sha256: sha256(p.content), size: p.content.length };
       // Content only when the keeper allows it (no secret in the step) and in a dry run (a plan).
-      const unified = (before: Buffer) => (ctx.dryRun && ctx.showContent === true ? contentDiff(p.path, before, p.content) : {});
+      const unified = (before: Buffer) =>
+        ctx.dryRun && ctx.showContent === true ? contentDiff(p.path, before, p.content) : {};
       if (!file.exists || !file.content) {
         const mode = formatMode(p.mode ?? DEFAULT_FILE_MODE);
-        return { summary: `create ${p.path} (mode ${mode})`, diff: { created: true, mode, content: { after, ...unified(Buffer.alloc(0)) } } };
+        return {
+          summary: `create ${p.path} (mode ${mode})`,
+          diff: { created: true, mode, content: { after, ...unified(Buffer.alloc(0)) } },
+        };
       }
       const parts: string[] = [];
       const diff: Record<string, unknown> = {};
       if (!file.content.equals(p.content)) {
         parts.push('content updated');
-        diff.content = { before: { sha256: sha256(file.content), size: file.content.length }, after, ...unified(file.content) };
+        diff.content = {
+          before: { sha256: sha256(file.content), size: file.content.length },
+          after,
+          ...unified(file.content),
+        };
       }
       if (p.mode !== undefined && file.mode !== p.mode) {
         parts.push(`mode ${formatMode(file.mode ?? 0)}->${formatMode(p.mode)}`);
@@ -119,7 +133,8 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
       if (parts.length === 0) return null;
       return { summary: `update ${p.path} (${parts.join(', ')})`, diff };
     },
-    describe: (p, { file }) => `${p.path} is already as desired (mode ${formatMode(file.mode ?? 0)}, ${file.content?.length ?? 0} bytes)`,
+    describe: (p, { file }) =>
+      `${p.path} is already as desired (mode ${formatMode(file.mode ?? 0)}, ${file.content?.length ?? 0} bytes)`,
     async apply(p, { file, wantUid, wantGid }, change) {
       await ensureParents(p.path);
       // A rewrite keeps what the step does not mention: the existing mode and ownership.
@@ -131,9 +146,13 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
         mode: p.mode ?? file.mode ?? DEFAULT_FILE_MODE,
         ...(uid === undefined ? {} : { uid }),
         ...(gid === undefined ? {} : { gid }),
-        ...(p.validate === undefined ? {} : { validate: (candidate: string) => runValidator(deps, p.validate!, candidate) }),
+        ...(p.validate === undefined
+          ? {}
+          : { validate: (candidate: string) => runValidator(deps, p.validate!, candidate) }),
       });
-      return file.exists ? change.summary.replace(/^update /, 'updated ') : change.summary.replace(/^create /, 'created ');
+      return file.exists
+        ? change.summary.replace(/^update /, 'updated ')
+        : change.summary.replace(/^create /, 'created ');
     },
   });
 }
@@ -142,7 +161,14 @@ async function runValidator(deps: StateDeps, argv: string[], candidate: string):
   const [file, ...args] = argv.map((a) => a.split(VALIDATE_PLACEHOLDER).join(candidate));
   const r = await deps.runner({ file: file!, args, timeoutMs: 60_000 });
   if (r.code !== 0) {
-    const why = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-5).join('\n').split(candidate).join('<candidate>');
-    throw new Error(`validate: ${argv[0]} refused the new content (exit ${r.code}); the live file is unchanged${why ? `: ${why}` : ''}`);
+    const why = (r.stderr.trim() || r.stdout.trim())
+      .split('\n')
+      .slice(-5)
+      .join('\n')
+      .split(candidate)
+      .join('<candidate>');
+    throw new Error(
+      `validate: ${argv[0]} refused the new content (exit ${r.code}); the live file is unchanged${why ? `: ${why}` : ''}`,
+    );
   }
 }

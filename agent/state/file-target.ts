@@ -49,9 +49,12 @@ export async function assertSafePath(target: string): Promise<void> {
     if (st === null) return;
     const isTarget = i === all.length - 1;
     if (st.isSymbolicLink()) {
-      throw new UnsafePathError(`${p} is a symlink; refusing to follow a symlink out of place (${isTarget ? 'target' : `parent of ${target}`})`);
+      throw new UnsafePathError(
+        `${p} is a symlink; refusing to follow a symlink out of place (${isTarget ? 'target' : `parent of ${target}`})`,
+      );
     }
-    if (!isTarget && !st.isDirectory()) throw new UnsafePathError(`${p} exists and is not a directory (parent of ${target})`);
+    if (!isTarget && !st.isDirectory())
+      throw new UnsafePathError(`${p} exists and is not a directory (parent of ${target})`);
     if (isTarget && !st.isFile()) throw new UnsafePathError(`${target} exists and is not a regular file`);
   }
 }
@@ -74,7 +77,8 @@ export async function readTarget(target: string): Promise<FileSnapshot> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { exists: false };
-    if (code === 'ELOOP') throw new UnsafePathError(`${target} is a symlink; refusing to follow a symlink out of place (target)`);
+    if (code === 'ELOOP')
+      throw new UnsafePathError(`${target} is a symlink; refusing to follow a symlink out of place (target)`);
     throw err;
   }
   try {

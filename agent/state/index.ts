@@ -16,7 +16,16 @@ export { createStateRegistry, STATE_MODULES } from './registry';
 export type { StateRegistry } from './registry';
 export { defineState } from './shape';
 export type { Change, StateSpec } from './shape';
-export type { AccountFiles, HostFacts, StateContext, StateDeps, StateModule, StateModuleFactory, StepDiff, ModuleResult } from './types';
+export type {
+  AccountFiles,
+  HostFacts,
+  StateContext,
+  StateDeps,
+  StateModule,
+  StateModuleFactory,
+  StepDiff,
+  ModuleResult,
+} from './types';
 export { createProcessRunner } from '../exec/runner';
 export type { Command, CommandResult, CommandRunner } from '../exec/runner';
 export { PACKAGE_PLATFORMS, NoPlatformError, selectPackageManager } from '../exec/registry';

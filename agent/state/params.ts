@@ -12,7 +12,9 @@ export function readParams(raw: unknown, allowed: readonly string[]): Params {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ParamError('params must be an object');
   const unknown = Object.keys(raw).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
-    throw new ParamError(`unknown param${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${allowed.join(', ')}`);
+    throw new ParamError(
+      `unknown param${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${allowed.join(', ')}`,
+    );
   }
   return raw as Params;
 }

@@ -30,7 +30,8 @@ export function createPkgInstalled(deps: StateDeps): StateModule {
       const p = readParams(raw, ['name', 'version']);
       const list = names(p);
       const version = optionalString(p, 'version');
-      if (version !== undefined && list.length > 1) throw new ParamError('param "version" applies to one package: give one name, or one step per pinned package');
+      if (version !== undefined && list.length > 1)
+        throw new ParamError('param "version" applies to one package: give one name, or one step per pinned package');
       // Selecting the platform runs nothing; validation happens here, before read() runs a command.
       const pm = selectPackageManager(deps.facts, deps.runner, undefined, deps.installed);
       for (const n of list) pm.validate(n, version);
@@ -42,7 +43,7 @@ export function createPkgInstalled(deps: StateDeps): StateModule {
       if (todo.length === 0) return null;
       const one = (c: Current[number]) => {
         const to = p.version ?? c.state.candidate ?? 'latest';
-        const from = c.state.installed ? c.state.version ?? 'another version' : null;
+        const from = c.state.installed ? (c.state.version ?? 'another version') : null;
         return { package: c.name, from, to };
       };
       if (p.names.length === 1) {
@@ -53,11 +54,15 @@ export function createPkgInstalled(deps: StateDeps): StateModule {
           : `install ${c.name}${p.version ? ` ${p.version}` : ''} with ${p.pm.tool}`;
         return { summary, diff: d };
       }
-      return { summary: `install ${todo.map((c) => c.name).join(' ')} with ${p.pm.tool}`, diff: { packages: todo.map(one) } };
+      return {
+        summary: `install ${todo.map((c) => c.name).join(' ')} with ${p.pm.tool}`,
+        diff: { packages: todo.map(one) },
+      };
     },
-    describe: (p, current) => (current.length === 1
-      ? `${p.names[0]}${current[0]!.state.version ? ` ${current[0]!.state.version}` : ''} is already installed`
-      : `${p.names.join(' ')} are already installed`),
+    describe: (p, current) =>
+      current.length === 1
+        ? `${p.names[0]}${current[0]!.state.version ? ` ${current[0]!.state.version}` : ''} is already installed`
+        : `${p.names.join(' ')} are already installed`,
     apply(p, current) {
       const todo = current.filter((c) => !c.state.satisfied).map((c) => c.name);
       if (p.names.length === 1) return p.pm.install(todo[0]!, p.version);
@@ -72,7 +77,8 @@ export function createPkgRemoved(deps: StateDeps): StateModule {
     parse(raw) {
       const p = readParams(raw, ['name', 'purge']);
       const list = names(p);
-      if (p.purge !== undefined && typeof p.purge !== 'boolean') throw new ParamError('param "purge" must be true or false');
+      if (p.purge !== undefined && typeof p.purge !== 'boolean')
+        throw new ParamError('param "purge" must be true or false');
       const pm = selectPackageManager(deps.facts, deps.runner, undefined, deps.installed);
       for (const n of list) pm.validate(n);
       return { names: list, pm, purge: p.purge !== false };
@@ -87,6 +93,10 @@ export function createPkgRemoved(deps: StateDeps): StateModule {
       };
     },
     describe: (p) => `${p.names.join(' ')} ${p.names.length === 1 ? 'is' : 'are'} not installed`,
-    apply: (p, current) => p.pm.remove(current.filter((c) => c.state.installed).map((c) => c.name), p.purge),
+    apply: (p, current) =>
+      p.pm.remove(
+        current.filter((c) => c.state.installed).map((c) => c.name),
+        p.purge,
+      ),
   });
 }

@@ -14,11 +14,24 @@ import type { StateContext, StateDeps, StateModule } from './types';
 type Kind = 'running' | 'stopped' | 'restarted' | 'reloaded';
 type Action = 'daemon-reload' | 'start' | 'stop' | 'restart' | 'reload' | 'enable' | 'disable';
 
-interface ServiceParams { name: string; enabled?: boolean; init: InitSystem }
-interface Current { status: ServiceStatus; unitsChanged: boolean }
+interface ServiceParams {
+  name: string;
+  enabled?: boolean;
+  init: InitSystem;
+}
+interface Current {
+  status: ServiceStatus;
+  unitsChanged: boolean;
+}
 
 const PAST: Record<Action, string> = {
-  'daemon-reload': 'reloaded unit files', start: 'started', stop: 'stopped', restart: 'restarted', reload: 'reloaded', enable: 'enabled', disable: 'disabled',
+  'daemon-reload': 'reloaded unit files',
+  start: 'started',
+  stop: 'stopped',
+  restart: 'restarted',
+  reload: 'reloaded',
+  enable: 'enabled',
+  disable: 'disabled',
 };
 
 function phrase(a: Action, name: string, past: boolean): string {
@@ -54,7 +67,8 @@ export function createServiceState(kind: Kind, deps: StateDeps): StateModule {
     parse(raw) {
       const p = readParams(raw, withEnabled ? ['name', 'enabled'] : ['name']);
       const name = requireString(p, 'name');
-      if (p.enabled !== undefined && typeof p.enabled !== 'boolean') throw new ParamError('param "enabled" must be true or false');
+      if (p.enabled !== undefined && typeof p.enabled !== 'boolean')
+        throw new ParamError('param "enabled" must be true or false');
       const init = deps.init ?? selectInitSystem(deps.runner);
       init.validate(name);
       return { name, init, ...(typeof p.enabled === 'boolean' ? { enabled: p.enabled } : {}) };
@@ -69,12 +83,20 @@ export function createServiceState(kind: Kind, deps: StateDeps): StateModule {
       if (actions.length === 0) return null;
       return {
         summary: actions.map((a) => phrase(a, p.name, false)).join(', '),
-        diff: { service: p.name, actions, before: { active: cur.status.active, ...(cur.status.enabled === undefined ? {} : { enabled: cur.status.enabled }) } },
+        diff: {
+          service: p.name,
+          actions,
+          before: {
+            active: cur.status.active,
+            ...(cur.status.enabled === undefined ? {} : { enabled: cur.status.enabled }),
+          },
+        },
       };
     },
-    describe: (p, { status }) => (status.exists
-      ? `${p.name} is ${status.active ? 'running' : 'stopped'}${status.enabled === undefined ? '' : `, ${status.enabled ? 'enabled' : 'disabled'} at boot`}`
-      : `${p.name} is not installed (no unit), so it is not running`),
+    describe: (p, { status }) =>
+      status.exists
+        ? `${p.name} is ${status.active ? 'running' : 'stopped'}${status.enabled === undefined ? '' : `, ${status.enabled ? 'enabled' : 'disabled'} at boot`}`
+        : `${p.name} is not installed (no unit), so it is not running`,
     async apply(p, _cur, change) {
       const actions = (change.diff as { actions: Action[] }).actions;
       for (const a of actions) {

@@ -15,7 +15,10 @@ function gnuHunks(before: string, after: string): string {
       execFileSync('diff', ['-u', path.join(dir, 'a'), path.join(dir, 'b')]);
       return '';
     } catch (err) {
-      return String((err as { stdout: Buffer }).stdout).split('\n').slice(2).join('\n');
+      return String((err as { stdout: Buffer }).stdout)
+        .split('\n')
+        .slice(2)
+        .join('\n');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -24,11 +27,20 @@ function gnuHunks(before: string, after: string): string {
 const hunks = (d: string) => d.split('\n').slice(2).join('\n');
 
 describe('unified diff of a file content (plans)', () => {
-  const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
+  const lines = (n: number, f = (i: number) => `line ${i}`) =>
+    Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
   const cases: [string, string, string][] = [
     ['one line changed in the middle', lines(20), lines(20, (i) => (i === 10 ? 'LINE TEN' : `line ${i}`))],
-    ['two changes far apart make two hunks', lines(40), lines(40, (i) => (i === 3 || i === 35 ? `changed ${i}` : `line ${i}`))],
-    ['two changes close together make one hunk', lines(30), lines(30, (i) => (i === 10 || i === 15 ? `changed ${i}` : `line ${i}`))],
+    [
+      'two changes far apart make two hunks',
+      lines(40),
+      lines(40, (i) => (i === 3 || i === 35 ? `changed ${i}` : `line ${i}`)),
+    ],
+    [
+      'two changes close together make one hunk',
+      lines(30),
+      lines(30, (i) => (i === 10 || i === 15 ? `changed ${i}` : `line ${i}`)),
+    ],
     ['lines added at the end', lines(5), lines(8)],
     ['lines removed at the start', lines(8), lines(8).split('\n').slice(3).join('\n')],
     ['a new file', '', 'greeting=hello\nport=80\n'],
@@ -47,7 +59,11 @@ describe('unified diff of a file content (plans)', () => {
   });
 
   it('cuts a huge diff and says so', () => {
-    const d = unifiedDiff(lines(3000), lines(3000, (i) => `other ${i}`), '/big');
+    const d = unifiedDiff(
+      lines(3000),
+      lines(3000, (i) => `other ${i}`),
+      '/big',
+    );
     assert.ok(d.length <= MAX_DIFF_OUTPUT + 100);
     assert.match(d, /\[diff cut at 16384 bytes\]\n$/);
   });

@@ -25,21 +25,26 @@ function lines(s: string): { lines: string[]; eofNewline: boolean } {
 function middleOps(a: string[], b: string[]): Op[] {
   const n = a.length;
   const m = b.length;
-  if ((n + 1) * (m + 1) > MAX_CELLS) return [...a.map((text) => ({ kind: '-' as const, text })), ...b.map((text) => ({ kind: '+' as const, text }))];
+  if ((n + 1) * (m + 1) > MAX_CELLS)
+    return [...a.map((text) => ({ kind: '-' as const, text })), ...b.map((text) => ({ kind: '+' as const, text }))];
   // lcs[i][j] = length of the LCS of a[i..] and b[j..], one flat array.
   const w = m + 1;
   const lcs = new Uint32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
+      lcs[i * w + j] =
+        a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
     }
   }
   const ops: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) { ops.push({ kind: ' ', text: a[i]! }); i++; j++; }
-    else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) ops.push({ kind: '-', text: a[i++]! });
+    if (a[i] === b[j]) {
+      ops.push({ kind: ' ', text: a[i]! });
+      i++;
+      j++;
+    } else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) ops.push({ kind: '-', text: a[i++]! });
     else ops.push({ kind: '+', text: b[j++]! });
   }
   while (i < n) ops.push({ kind: '-', text: a[i++]! });
@@ -55,7 +60,12 @@ export function unifiedDiff(before: string, after: string, path: string): string
   let head = 0;
   while (head < A.lines.length && head < B.lines.length && A.lines[head] === B.lines[head]) head++;
   let tail = 0;
-  while (tail < A.lines.length - head && tail < B.lines.length - head && A.lines[A.lines.length - 1 - tail] === B.lines[B.lines.length - 1 - tail]) tail++;
+  while (
+    tail < A.lines.length - head &&
+    tail < B.lines.length - head &&
+    A.lines[A.lines.length - 1 - tail] === B.lines[B.lines.length - 1 - tail]
+  )
+    tail++;
   const ops: Op[] = [
     ...A.lines.slice(0, head).map((text) => ({ kind: ' ' as const, text })),
     ...middleOps(A.lines.slice(head, A.lines.length - tail), B.lines.slice(head, B.lines.length - tail)),
@@ -96,11 +106,14 @@ export function unifiedDiff(before: string, after: string, path: string): string
       // The last line of a side without a final newline says so, as diff -u does.
       const lastOld = o.kind !== '+' && pos[x]!.o === A.lines.length && !A.eofNewline;
       const lastNew = o.kind !== '-' && pos[x]!.n === B.lines.length && !B.eofNewline;
-      if ((o.kind === '-' && lastOld) || (o.kind === '+' && lastNew) || (o.kind === ' ' && (lastOld || lastNew))) out.push('\\ No newline at end of file');
+      if ((o.kind === '-' && lastOld) || (o.kind === '+' && lastNew) || (o.kind === ' ' && (lastOld || lastNew)))
+        out.push('\\ No newline at end of file');
     }
   }
   const text = `${out.join('\n')}\n`;
-  return text.length > MAX_DIFF_OUTPUT ? `${text.slice(0, MAX_DIFF_OUTPUT)}\n[diff cut at ${MAX_DIFF_OUTPUT} bytes]\n` : text;
+  return text.length > MAX_DIFF_OUTPUT
+    ? `${text.slice(0, MAX_DIFF_OUTPUT)}\n[diff cut at ${MAX_DIFF_OUTPUT} bytes]\n`
+    : text;
 }
 
 /** Whether a buffer is text a person can read in a diff (UTF-8, no NUL). */

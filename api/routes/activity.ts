@@ -9,16 +9,30 @@ import { activityListSchema, activityQuerySchema, type ActivityQuery } from '../
 
 function view(a: ActivityRecord) {
   return {
-    id: String(a.id), at: a.at.toISOString(), actor: a.actor, actor_kind: a.actor_kind, jti: a.jti, source: a.source, via: a.via,
-    action: a.action, target: a.target, status: a.status, apply_id: a.apply_id,
+    id: String(a.id),
+    at: a.at.toISOString(),
+    actor: a.actor,
+    actor_kind: a.actor_kind,
+    jti: a.jti,
+    source: a.source,
+    via: a.via,
+    action: a.action,
+    target: a.target,
+    status: a.status,
+    apply_id: a.apply_id,
   };
 }
 
 export const activityRoutes = [
   defineRoute<Record<string, never>, ActivityQuery>({
-    method: 'get', path: '/v1/activity', operationId: 'listActivity', tag: 'Activity', permission: 'activity:read',
+    method: 'get',
+    path: '/v1/activity',
+    operationId: 'listActivity',
+    tag: 'Activity',
+    permission: 'activity:read',
     summary: 'List the activity stream',
-    description: 'Every change made through the API or MCP (whatever its outcome), every run the converger or a drift repair started and every drift check that found drift, newest first. ' +
+    description:
+      'Every change made through the API or MCP (whatever its outcome), every run the converger or a drift repair started and every drift check that found drift, newest first. ' +
       'Filters: actor, target (a path and what lies under it), since/until. Kept for retention.activity (docs/configuration.md).',
     query: activityQuerySchema,
     responses: { 200: { description: 'rows newest first', schema: activityListSchema } },
@@ -26,10 +40,16 @@ export const activityRoutes = [
       const since = query.since === undefined ? undefined : new Date(query.since);
       const until = query.until === undefined ? undefined : new Date(query.until);
       if (since && until && since.getTime() > until.getTime()) {
-        throw problems.invalid('since lies after until', [{ path: '/query/since', message: 'must not lie after until' }]);
+        throw problems.invalid('since lies after until', [
+          { path: '/query/since', message: 'must not lie after until' },
+        ]);
       }
       const after = decodeCursor(query.cursor, /^[1-9][0-9]{0,18}$/);
-      const page = await listActivity(deps.runtime.db, { actor: query.actor, target: query.target, since, until }, { limit: query.limit, ...(after ? { after } : {}) });
+      const page = await listActivity(
+        deps.runtime.db,
+        { actor: query.actor, target: query.target, since, until },
+        { limit: query.limit, ...(after ? { after } : {}) },
+      );
       return { status: 200, body: pageBody(page, view) };
     },
   }),

@@ -31,17 +31,26 @@ export async function dropDriftSchedule(deps: ApiDeps, name: string): Promise<vo
   try {
     await setDriftSchedule(scheduler(deps), name, null);
   } catch (err) {
-    deps.runtime.log.warn('could not delete the drift check schedule; it will skip', { incarnation: name, error: (err as Error).message });
+    deps.runtime.log.warn('could not delete the drift check schedule; it will skip', {
+      incarnation: name,
+      error: (err as Error).message,
+    });
   }
 }
 
 export const driftRoutes = [
   defineRoute<{ name: string }, Record<string, never>, DriftCheckInput>({
-    method: 'put', path: '/v1/incarnations/{name}/drift-check', operationId: 'setDriftCheck', tag: 'Incarnations', permission: 'incarnations:drift',
+    method: 'put',
+    path: '/v1/incarnations/{name}/drift-check',
+    operationId: 'setDriftCheck',
+    tag: 'Incarnations',
+    permission: 'incarnations:drift',
     summary: 'Schedule drift checks',
-    description: 'Every `interval` the keeper plans the incarnation\'s last committed operation with its last committed input and records, per host, whether it still matches ' +
-      '(`drift` on the incarnation; the diffs are in the plan `drift.plan_id`). `auto_repair: true` applies a drifted check\'s plan at once. `interval: null` turns checks off.',
-    params: nameParams, body: { schema: driftCheckBody, required: true },
+    description:
+      "Every `interval` the keeper plans the incarnation's last committed operation with its last committed input and records, per host, whether it still matches " +
+      "(`drift` on the incarnation; the diffs are in the plan `drift.plan_id`). `auto_repair: true` applies a drifted check's plan at once. `interval: null` turns checks off.",
+    params: nameParams,
+    body: { schema: driftCheckBody, required: true },
     responses: { 200: { description: 'the incarnation with its drift settings', schema: incarnationSchema } },
     async handler({ params, body, deps }) {
       const holder = scheduler(deps);
@@ -49,7 +58,9 @@ export const driftRoutes = [
         const m = /^([0-9]{1,7})(s|m|h|d)$/.exec(body.interval)!;
         const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
         if (ms < MIN_DRIFT_INTERVAL_MS || ms > MAX_DRIFT_INTERVAL_MS) {
-          throw problems.invalid(`interval ${body.interval} is outside 2s..30d`, [{ path: '/body/interval', message: 'must be between 2s and 30d' }]);
+          throw problems.invalid(`interval ${body.interval} is outside 2s..30d`, [
+            { path: '/body/interval', message: 'must be between 2s and 30d' },
+          ]);
         }
       }
       const before = await mustIncarnation(deps, params.name);
@@ -58,11 +69,17 @@ export const driftRoutes = [
       try {
         await setDriftSchedule(holder, before.name, body.interval);
       } catch {
-        await setDriftCheck(deps.runtime.db, before.name, { interval: before.drift_interval, autoRepair: before.drift_auto_repair });
+        await setDriftCheck(deps.runtime.db, before.name, {
+          interval: before.drift_interval,
+          autoRepair: before.drift_auto_repair,
+        });
         throw problems.unavailable('the workflow engine (Temporal)');
       }
       const inc = await mustIncarnation(deps, params.name);
-      return { status: 200, body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])) };
+      return {
+        status: 200,
+        body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])),
+      };
     },
   }),
 ];

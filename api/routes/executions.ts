@@ -2,7 +2,12 @@
 // follow its answers as Server-Sent Events in the runs' format (api/routes/run-events.ts): a `host`
 // event per answer numbered by `id` (resume with Last-Event-ID), then `end` with the summary.
 import type { Request, Response } from 'express';
-import { executionHostsAfter, getExecution, type ExecutionHostEvent, type ExecutionRecord } from '../../db/repos/executions';
+import {
+  executionHostsAfter,
+  getExecution,
+  type ExecutionHostEvent,
+  type ExecutionRecord,
+} from '../../db/repos/executions';
 import { ExecutionRefused, startExecution, type ExecutionRequest } from '../../runs/executions';
 import { QueryError } from '../../runs/soul-query';
 import type { ApiDeps } from '../deps';
@@ -18,24 +23,40 @@ export const CONFIRM_ABOVE = 10;
 export const PER_OPERATOR = 4;
 
 // jsonb keeps its own key order: the summary is always shown ok, changed, failed, unknown.
-const summaryView = (s: ExecutionRecord['summary']) => (s === null ? null : { ok: s.ok, changed: s.changed, failed: s.failed, unknown: s.unknown });
+const summaryView = (s: ExecutionRecord['summary']) =>
+  s === null ? null : { ok: s.ok, changed: s.changed, failed: s.failed, unknown: s.unknown };
 
 const hostView = (h: ExecutionHostEvent) => ({
-  sid: h.sid, status: h.status, changed: h.changed, output: h.output, diff: h.diff,
-  started_at: h.started_at?.toISOString() ?? null, finished_at: h.finished_at?.toISOString() ?? null,
+  sid: h.sid,
+  status: h.status,
+  changed: h.changed,
+  output: h.output,
+  diff: h.diff,
+  started_at: h.started_at?.toISOString() ?? null,
+  finished_at: h.finished_at?.toISOString() ?? null,
 });
 
 async function executionView(deps: ApiDeps, e: ExecutionRecord) {
   const hosts: ExecutionHostEvent[] = [];
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const page = await executionHostsAfter(deps.runtime.db, e.id, after, 1000);
     hosts.push(...page);
     if (page.length < 1000) break;
     after = page[page.length - 1]!.seq;
   }
   return {
-    id: e.id, aid: e.aid, module: e.module, params: e.params, target: e.target, dry_run: e.dry_run, timeout: e.timeout_ms / 1000,
-    status: e.status, selected: e.sids.length, summary: summaryView(e.summary), created_at: e.created_at.toISOString(), finished_at: e.finished_at?.toISOString() ?? null,
+    id: e.id,
+    aid: e.aid,
+    module: e.module,
+    params: e.params,
+    target: e.target,
+    dry_run: e.dry_run,
+    timeout: e.timeout_ms / 1000,
+    status: e.status,
+    selected: e.sids.length,
+    summary: summaryView(e.summary),
+    created_at: e.created_at.toISOString(),
+    finished_at: e.finished_at?.toISOString() ?? null,
     hosts: hosts.map(hostView),
   };
 }
@@ -44,9 +65,18 @@ function send(res: Response, event: string, data: unknown, id?: number): void {
   res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-async function stream(deps: ApiDeps, id: string, after: number, req: Request, res: Response, release: () => void): Promise<void> {
+async function stream(
+  deps: ApiDeps,
+  id: string,
+  after: number,
+  req: Request,
+  res: Response,
+  release: () => void,
+): Promise<void> {
   let closed = false;
-  req.on('close', () => { closed = true; });
+  req.on('close', () => {
+    closed = true;
+  });
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Accel-Buffering', 'no');
@@ -61,10 +91,20 @@ async function stream(deps: ApiDeps, id: string, after: number, req: Request, re
       if (!head) break;
       for (;;) {
         const events = await executionHostsAfter(deps.runtime.db, id, lastSeq);
-        for (const e of events) { send(res, 'host', hostView(e), e.seq); lastSeq = e.seq; }
+        for (const e of events) {
+          send(res, 'host', hostView(e), e.seq);
+          lastSeq = e.seq;
+        }
         if (events.length < 500) break;
       }
-      if (head.status === 'done') { send(res, 'end', { status: head.status, summary: summaryView(head.summary), finished_at: head.finished_at?.toISOString() ?? null }); break; }
+      if (head.status === 'done') {
+        send(res, 'end', {
+          status: head.status,
+          summary: summaryView(head.summary),
+          finished_at: head.finished_at?.toISOString() ?? null,
+        });
+        break;
+      }
       if (Date.now() - started > 10 * 60_000) break;
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -76,9 +116,14 @@ async function stream(deps: ApiDeps, id: string, after: number, req: Request, re
 
 export const executionRoutes = [
   defineRoute<Record<string, never>, Record<string, never>, ExecutionRequest>({
-    method: 'post', path: '/v1/executions', operationId: 'startExecution', tag: 'Executions', permission: 'executions:run',
+    method: 'post',
+    path: '/v1/executions',
+    operationId: 'startExecution',
+    tag: 'Executions',
+    permission: 'executions:run',
     summary: 'Run one module on selected hosts',
-    description: 'Runs one module of the core library once on the hosts `target` selects (covens, sids, a `where` over the stored facts), ' +
+    description:
+      'Runs one module of the core library once on the hosts `target` selects (covens, sids, a `where` over the stored facts), ' +
       'outside any incarnation: no state is committed and no lock taken. A durable workflow; a host that does not answer within `timeout` ' +
       `seconds is \`unknown\`. \`dry_run\` sends it in check mode (nothing changes). Refused with 403 when the caller's role may not run the module, ` +
       `428 above ${CONFIRM_ABOVE} hosts without \`confirm: true\`, 429 with ${PER_OPERATOR} executions of the caller running.`,
@@ -88,23 +133,48 @@ export const executionRoutes = [
       const temporal = deps.runs.temporal;
       if (!temporal?.client) throw problems.unavailable('the workflow engine (Temporal)');
       try {
-        const { id, sids } = await startExecution(deps.runtime.db, temporal, caller.aid, body,
-          { modules: executionModulesOf(caller.role), confirmAbove: CONFIRM_ABOVE, perOperator: PER_OPERATOR });
-        return { status: 202, body: { id, selected: sids.length, sids, execution: `/v1/executions/${id}`, events: `/v1/executions/${id}/events` }, headers: { Location: `/v1/executions/${id}` } };
+        const { id, sids } = await startExecution(deps.runtime.db, temporal, caller.aid, body, {
+          modules: executionModulesOf(caller.role),
+          confirmAbove: CONFIRM_ABOVE,
+          perOperator: PER_OPERATOR,
+        });
+        return {
+          status: 202,
+          body: {
+            id,
+            selected: sids.length,
+            sids,
+            execution: `/v1/executions/${id}`,
+            events: `/v1/executions/${id}/events`,
+          },
+          headers: { Location: `/v1/executions/${id}` },
+        };
       } catch (e) {
-        if (e instanceof QueryError) throw problems.invalid(`target.where: ${e.message}`, [{ path: '/body/target/where', message: e.message }]);
+        if (e instanceof QueryError)
+          throw problems.invalid(`target.where: ${e.message}`, [{ path: '/body/target/where', message: e.message }]);
         if (!(e instanceof ExecutionRefused)) throw e;
         const r = e.refusal;
-        if (r.kind === 'invalid') throw problems.invalid(`${r.path.replace('/body/', '').replaceAll('/', '.')}: ${r.message}`, [{ path: r.path, message: r.message }]);
+        if (r.kind === 'invalid')
+          throw problems.invalid(`${r.path.replace('/body/', '').replaceAll('/', '.')}: ${r.message}`, [
+            { path: r.path, message: r.message },
+          ]);
         if (r.kind === 'forbidden-module') throw new ApiProblem(403, 'forbidden', r.message);
-        if (r.kind === 'confirm') throw new ApiProblem(428, 'confirmation-required', r.message, { errors: [{ path: '/body/confirm', message: `must be true to run on ${r.selected} hosts` }] });
+        if (r.kind === 'confirm')
+          throw new ApiProblem(428, 'confirmation-required', r.message, {
+            errors: [{ path: '/body/confirm', message: `must be true to run on ${r.selected} hosts` }],
+          });
         throw new ApiProblem(429, 'too-many-executions', r.message, { headers: { 'Retry-After': '5' } });
       }
     },
   }),
   defineRoute<{ id: string }>({
-    method: 'get', path: '/v1/executions/{id}', operationId: 'getExecution', tag: 'Executions', permission: 'executions:read',
-    summary: 'Get an execution', params: executionParams,
+    method: 'get',
+    path: '/v1/executions/{id}',
+    operationId: 'getExecution',
+    tag: 'Executions',
+    permission: 'executions:read',
+    summary: 'Get an execution',
+    params: executionParams,
     responses: { 200: { description: 'the execution with every answer so far', schema: executionSchema } },
     async handler({ params, deps }) {
       const e = await getExecution(deps.runtime.db, params.id);
@@ -113,24 +183,34 @@ export const executionRoutes = [
     },
   }),
   defineRoute<{ id: string }>({
-    method: 'get', path: '/v1/executions/{id}/events', operationId: 'streamExecutionEvents', tag: 'Executions', permission: 'executions:read',
+    method: 'get',
+    path: '/v1/executions/{id}/events',
+    operationId: 'streamExecutionEvents',
+    tag: 'Executions',
+    permission: 'executions:read',
     summary: 'Follow an execution (Server-Sent Events)',
-    description: 'Streams `host` (one host answered: status ok, changed, failed or unknown, its output and diff; its `id` is the event number) ' +
+    description:
+      'Streams `host` (one host answered: status ok, changed, failed or unknown, its output and diff; its `id` is the event number) ' +
       'and `end` (the summary), after which the stream closes. Reconnect with `Last-Event-ID` to continue without losing an answer.',
     params: executionParams,
-    responses: { 200: { description: 'the event stream', contentType: 'text/event-stream', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'the event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+    },
     async handler({ params, caller, deps }) {
       const e = await getExecution(deps.runtime.db, params.id);
       if (!e) throw problems.notFound(`execution ${params.id} does not exist`);
       const release = operatorSlots(deps).acquire(caller.aid);
       return {
-        status: 200, body: undefined,
+        status: 200,
+        body: undefined,
         stream: async (res, req) => {
           const raw = req.headers['last-event-id'];
           const last = Array.isArray(raw) ? raw[0] : raw;
           if (last !== undefined && last !== '' && !/^[0-9]{1,18}$/.test(last)) {
             release();
-            throw problems.invalid('the Last-Event-ID header is not an event id of this stream', [{ path: '/headers/last-event-id', message: 'must be the decimal id of a host event' }]);
+            throw problems.invalid('the Last-Event-ID header is not an event id of this stream', [
+              { path: '/headers/last-event-id', message: 'must be the decimal id of a host event' },
+            ]);
           }
           await stream(deps, e.id, last ? Number(last) : 0, req, res, release);
         },

@@ -13,34 +13,65 @@ import { purgeSecretInputs } from '../../secrets/incarnation-inputs';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import {
-  acceptedSchema, deletedSchema, deleteIncarnationQuery, nameParams, upgradeBody, type DeleteIncarnationQuery, type UpgradeInput,
+  acceptedSchema,
+  deletedSchema,
+  deleteIncarnationQuery,
+  nameParams,
+  upgradeBody,
+  type DeleteIncarnationQuery,
+  type UpgradeInput,
 } from '../schemas/incarnations';
 import { dropDriftSchedule } from './drift';
 import { mustIncarnation, runAnswer } from './run-start';
 
 export const incarnationEdgeRoutes = [
   defineRoute<{ name: string }, Record<string, never>, UpgradeInput | undefined>({
-    method: 'post', path: '/v1/incarnations/{name}/upgrade', operationId: 'upgradeIncarnation', tag: 'Incarnations', permission: 'incarnations:upgrade',
-    summary: 'Upgrade to a version', description: "Operator-initiated, forward-only. With `version`: moves the incarnation to that published version of its service, running " +
+    method: 'post',
+    path: '/v1/incarnations/{name}/upgrade',
+    operationId: 'upgradeIncarnation',
+    tag: 'Incarnations',
+    permission: 'incarnations:upgrade',
+    summary: 'Upgrade to a version',
+    description:
+      'Operator-initiated, forward-only. With `version`: moves the incarnation to that published version of its service, running ' +
       "its migrations/<v>.yml from the incarnation's state_schema_version up to the one the version's commit expects, in one transaction; from then on every run applies " +
       "that version's pinned commit. A version whose state_schema_version is older than the state is refused (409). Without `version`: the state migrations at the incarnation's " +
       'own version, up to `to_version` (default: the one its commit expects). Hosts are not touched; run an operation afterwards to apply the new version. Never automatic.',
-    params: nameParams, body: { schema: upgradeBody, required: false },
+    params: nameParams,
+    body: { schema: upgradeBody, required: false },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },
     async handler({ params, body, caller, deps }) {
-      return runAnswer(deps, await deps.runs.upgrade({ name: params.name, version: body?.version, toVersion: body?.to_version, by: caller.aid }));
+      return runAnswer(
+        deps,
+        await deps.runs.upgrade({
+          name: params.name,
+          version: body?.version,
+          toVersion: body?.to_version,
+          by: caller.aid,
+        }),
+      );
     },
   }),
   defineRoute<{ name: string }, DeleteIncarnationQuery>({
-    method: 'delete', path: '/v1/incarnations/{name}', operationId: 'deleteIncarnation', tag: 'Incarnations', permission: 'incarnations:delete',
-    summary: 'Delete an incarnation', description: "Runs the service's `destroy` operation (scenario/destroy/main.yml) on the incarnation's hosts as a normal run (202): " +
+    method: 'delete',
+    path: '/v1/incarnations/{name}',
+    operationId: 'deleteIncarnation',
+    tag: 'Incarnations',
+    permission: 'incarnations:delete',
+    summary: 'Delete an incarnation',
+    description:
+      "Runs the service's `destroy` operation (scenario/destroy/main.yml) on the incarnation's hosts as a normal run (202): " +
       'when it commits, the incarnation leaves the lists and its name is free; its runs and history stay readable. A service without `destroy` answers 409 unless ' +
       '`?force=true`, which removes the record at once without touching any host (200; needs the permission `incarnations:force-delete`).',
-    params: nameParams, query: deleteIncarnationQuery,
+    params: nameParams,
+    query: deleteIncarnationQuery,
     responses: {
       200: { description: 'removed with force', schema: deletedSchema },
       202: { description: 'the destroy run is accepted; the record goes when it commits', schema: acceptedSchema },
-      409: { description: 'the incarnation is applying or locked, or its service has no destroy operation and force was not given' },
+      409: {
+        description:
+          'the incarnation is applying or locked, or its service has no destroy operation and force was not given',
+      },
     },
     async handler({ params, query, caller, deps }) {
       const db = deps.runtime.db;
@@ -49,15 +80,31 @@ export const incarnationEdgeRoutes = [
         const inc = await mustIncarnation(deps, params.name);
         await db.transaction(async (trx) => {
           // A run still holding the lock can no longer commit; its record says why.
-          if (inc.current_apply_id) await finishRun(trx, inc.current_apply_id, { status: 'failed', error: `incarnation ${inc.name} was removed with force`, summary: {} });
-          if (!(await removeIncarnation(trx, inc.name, { by: caller.aid, forced: true }))) throw problems.notFound(`incarnation ${inc.name} does not exist`);
+          if (inc.current_apply_id)
+            await finishRun(trx, inc.current_apply_id, {
+              status: 'failed',
+              error: `incarnation ${inc.name} was removed with force`,
+              summary: {},
+            });
+          if (!(await removeIncarnation(trx, inc.name, { by: caller.aid, forced: true })))
+            throw problems.notFound(`incarnation ${inc.name} does not exist`);
         });
         if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
-        await purgeSecretInputs(deps.runtime.scenarioSecrets, deps.runtime.config.secretstore.scenario_prefix, inc, deps.runtime.log);
-        return { status: 200, body: { name: inc.name, removed: true, forced: true, history: `/v1/incarnations/${inc.name}/history` } };
+        await purgeSecretInputs(
+          deps.runtime.scenarioSecrets,
+          deps.runtime.config.secretstore.scenario_prefix,
+          inc,
+          deps.runtime.log,
+        );
+        return {
+          status: 200,
+          body: { name: inc.name, removed: true, forced: true, history: `/v1/incarnations/${inc.name}/history` },
+        };
       }
       // A destroyed incarnation has nothing left to check (a check meanwhile finds it applying and skips).
-      const beforeLock = async (inc: { name: string; drift_interval: string | null }) => { if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name); };
+      const beforeLock = async (inc: { name: string; drift_interval: string | null }) => {
+        if (inc.drift_interval !== null) await dropDriftSchedule(deps, inc.name);
+      };
       return runAnswer(deps, await deps.runs.delete({ name: params.name, by: caller.aid, beforeLock }));
     },
   }),

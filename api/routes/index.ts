@@ -16,6 +16,20 @@ import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
-export const allRoutes: readonly RouteDef[] = [...overviewRoutes, ...soulRoutes, ...soulCovenRoutes, ...serviceRoutes, ...serviceVersionRoutes, ...incarnationRoutes, ...incarnationEdgeRoutes, ...planRoutes, ...driftRoutes, ...runEventRoutes, ...executionRoutes, ...archonRoutes, ...activityRoutes];
+export const allRoutes: readonly RouteDef[] = [
+  ...overviewRoutes,
+  ...soulRoutes,
+  ...soulCovenRoutes,
+  ...serviceRoutes,
+  ...serviceVersionRoutes,
+  ...incarnationRoutes,
+  ...incarnationEdgeRoutes,
+  ...planRoutes,
+  ...driftRoutes,
+  ...runEventRoutes,
+  ...executionRoutes,
+  ...archonRoutes,
+  ...activityRoutes,
+];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

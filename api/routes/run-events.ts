@@ -22,10 +22,19 @@ function send(res: Response, event: string, data: unknown, id?: number): void {
   res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-async function stream(deps: ApiDeps, head0: RunHead, after: number, req: Request, res: Response, release: () => void): Promise<void> {
+async function stream(
+  deps: ApiDeps,
+  head0: RunHead,
+  after: number,
+  req: Request,
+  res: Response,
+  release: () => void,
+): Promise<void> {
   const db = deps.runtime.db;
   let closed = false;
-  req.on('close', () => { closed = true; });
+  req.on('close', () => {
+    closed = true;
+  });
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Accel-Buffering', 'no');
@@ -48,7 +57,11 @@ async function stream(deps: ApiDeps, head0: RunHead, after: number, req: Request
         phase = head.phase;
         send(res, 'phase', { phase });
       }
-      if (!rendered && (head.phase === 'dispatching' || head.phase === 'committing' || head.phase === 'done') && head.hosts > 0) {
+      if (
+        !rendered &&
+        (head.phase === 'dispatching' || head.phase === 'committing' || head.phase === 'done') &&
+        head.hosts > 0
+      ) {
         rendered = true;
         send(res, 'render', { hosts: head.hosts });
       }
@@ -59,17 +72,38 @@ async function stream(deps: ApiDeps, head0: RunHead, after: number, req: Request
             batches.add(e.batch);
             send(res, 'batch', { batch: e.batch });
           }
-          send(res, 'host', { sid: e.sid, status: e.status, reason: e.reason, batch: e.batch, steps: e.steps, changed: e.changed, failed: e.failed }, e.seq);
+          send(
+            res,
+            'host',
+            {
+              sid: e.sid,
+              status: e.status,
+              reason: e.reason,
+              batch: e.batch,
+              steps: e.steps,
+              changed: e.changed,
+              failed: e.failed,
+            },
+            e.seq,
+          );
           lastSeq = e.seq;
         }
         if (events.length < 500) break;
       }
       if (head.status !== 'running') {
-        send(res, 'end', { status: head.status, error: head.error, summary: head.summary, finished_at: head.finished_at });
+        send(res, 'end', {
+          status: head.status,
+          error: head.error,
+          summary: head.summary,
+          finished_at: head.finished_at,
+        });
         break;
       }
       if (Date.now() - started > MAX_STREAM_MS) break;
-      if (Date.now() - lastBeat > HEARTBEAT_MS) { res.write(': keep-alive\n\n'); lastBeat = Date.now(); }
+      if (Date.now() - lastBeat > HEARTBEAT_MS) {
+        res.write(': keep-alive\n\n');
+        lastBeat = Date.now();
+      }
       await new Promise((r) => setTimeout(r, POLL_MS));
       head = undefined;
     }
@@ -81,27 +115,38 @@ async function stream(deps: ApiDeps, head0: RunHead, after: number, req: Request
 
 export const runEventRoutes = [
   defineRoute<{ name: string; apply_id: string }>({
-    method: 'get', path: '/v1/incarnations/{name}/runs/{apply_id}/events', operationId: 'streamRunEvents', tag: 'Incarnations', permission: 'incarnations:read',
+    method: 'get',
+    path: '/v1/incarnations/{name}/runs/{apply_id}/events',
+    operationId: 'streamRunEvents',
+    tag: 'Incarnations',
+    permission: 'incarnations:read',
     summary: 'Follow a run (Server-Sent Events)',
-    description: 'Streams the run as `text/event-stream`: `phase` (queued, rendering, dispatching, committing), `render` (render done, ' +
+    description:
+      'Streams the run as `text/event-stream`: `phase` (queued, rendering, dispatching, committing), `render` (render done, ' +
       'with the number of hosts), `batch` (the first outcome of a batch), `host` (a host finished: its status, reason, batch and step counts; ' +
-      'its `id` is the event number), and `end` (the run\'s status, error and summary), after which the stream closes. Reconnect with the ' +
+      "its `id` is the event number), and `end` (the run's status, error and summary), after which the stream closes. Reconnect with the " +
       '`Last-Event-ID` header to continue after the last host event received: none is lost, also on another keeper. A stream closes after ' +
       '10 minutes (reconnect); each operator may hold 8 streams or waits per keeper (429 beyond).',
     params: runParams,
-    responses: { 200: { description: 'the event stream', contentType: 'text/event-stream', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'the event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+    },
     async handler({ params, caller, deps }) {
       const head = await runHead(deps.runtime.db, params.apply_id);
-      if (!head || head.incarnation !== params.name) throw problems.notFound(`incarnation ${params.name} has no run ${params.apply_id}`);
+      if (!head || head.incarnation !== params.name)
+        throw problems.notFound(`incarnation ${params.name} has no run ${params.apply_id}`);
       const release = operatorSlots(deps).acquire(caller.aid);
       return {
-        status: 200, body: undefined,
+        status: 200,
+        body: undefined,
         stream: async (res, req) => {
           const raw = req.headers['last-event-id'];
           const last = Array.isArray(raw) ? raw[0] : raw;
           if (last !== undefined && last !== '' && !LAST_EVENT_ID.test(last)) {
             release();
-            throw problems.invalid('the Last-Event-ID header is not an event id of this stream', [{ path: '/headers/last-event-id', message: 'must be the decimal id of a host event' }]);
+            throw problems.invalid('the Last-Event-ID header is not an event id of this stream', [
+              { path: '/headers/last-event-id', message: 'must be the decimal id of a host event' },
+            ]);
           }
           await stream(deps, head, last ? Number(last) : 0, req, res, release);
         },

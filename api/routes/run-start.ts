@@ -13,8 +13,12 @@ export function runAnswer(deps: ApiDeps, outcome: RunOutcome) {
   return {
     status: 202,
     body: {
-      apply_id: outcome.applyId, incarnation: outcome.incarnation, operation: outcome.operation, status: 'applying',
-      run: url, temporal_ui: uiLink(deps, outcome.applyId),
+      apply_id: outcome.applyId,
+      incarnation: outcome.incarnation,
+      operation: outcome.operation,
+      status: 'applying',
+      run: url,
+      temporal_ui: uiLink(deps, outcome.applyId),
     },
     headers: { Location: url },
   };
@@ -25,9 +29,14 @@ export function planAnswer(outcome: RunOutcome) {
   if (!outcome.accepted) throw refusedProblem(outcome);
   const url = `/v1/incarnations/${outcome.incarnation}/plans/${outcome.applyId}`;
   return {
-    status: 202, headers: { Location: url },
+    status: 202,
+    headers: { Location: url },
     body: {
-      plan_id: outcome.applyId, incarnation: outcome.incarnation, operation: outcome.operation, status: 'planning' as const, plan: url,
+      plan_id: outcome.applyId,
+      incarnation: outcome.incarnation,
+      operation: outcome.operation,
+      status: 'planning' as const,
+      plan: url,
       expires_at: (outcome.expiresAt ?? new Date()).toISOString(),
     },
   };

@@ -15,9 +15,12 @@ export class OperatorSlots {
   acquire(aid: string): () => void {
     const n = this.held.get(aid) ?? 0;
     if (n >= this.max) {
-      throw new ApiProblem(429, 'too-many-watches',
+      throw new ApiProblem(
+        429,
+        'too-many-watches',
         `operator ${aid} already holds ${n} run streams or waits on this keeper (the limit is ${this.max}); close one and retry`,
-        { headers: { 'Retry-After': '5' } });
+        { headers: { 'Retry-After': '5' } },
+      );
     }
     this.held.set(aid, n + 1);
     let released = false;
@@ -25,11 +28,14 @@ export class OperatorSlots {
       if (released) return;
       released = true;
       const left = (this.held.get(aid) ?? 1) - 1;
-      if (left <= 0) this.held.delete(aid); else this.held.set(aid, left);
+      if (left <= 0) this.held.delete(aid);
+      else this.held.set(aid, left);
     };
   }
 
-  count(aid: string): number { return this.held.get(aid) ?? 0; }
+  count(aid: string): number {
+    return this.held.get(aid) ?? 0;
+  }
 }
 
 // One set of slots per keeper (per API deps), so keepers in one test process do not share them.

@@ -11,13 +11,21 @@ import { soulView } from './souls';
 
 export const soulCovenRoutes = [
   defineRoute<{ sid: string }, Record<string, never>, ChangeCovensInput>({
-    method: 'patch', path: '/v1/souls/{sid}', operationId: 'changeSoulCovens', tag: 'Souls', permission: 'souls:update',
+    method: 'patch',
+    path: '/v1/souls/{sid}',
+    operationId: 'changeSoulCovens',
+    tag: 'Souls',
+    permission: 'souls:update',
     summary: "Change a soul's covens",
-    description: 'Replaces the covens. For a coven it gains, the ready incarnations of its covens are brought to it within seconds, as ' +
+    description:
+      'Replaces the covens. For a coven it gains, the ready incarnations of its covens are brought to it within seconds, as ' +
       'runs on that host alone (docs/runs.md, "New hosts converge"). Incarnations it no longer carries a coven of are listed in ' +
       '`left_incarnations`; nothing is run for them and what they configured stays on the host.',
-    params: sidParams, body: { schema: changeCovensBody, required: true },
-    responses: { 200: { description: 'the soul with its new covens, and what the change does', schema: covensChangedSchema } },
+    params: sidParams,
+    body: { schema: changeCovensBody, required: true },
+    responses: {
+      200: { description: 'the soul with its new covens, and what the change does', schema: covensChangedSchema },
+    },
     async handler({ params, body, deps }) {
       const db = deps.runtime.db;
       const before = (await getSouls(db, [params.sid])).get(params.sid);
@@ -31,7 +39,9 @@ export const soulCovenRoutes = [
       return {
         status: 200,
         body: {
-          soul: soulView(soul), gained_covens: gained, lost_covens: changed.before.filter((c) => !body.covens.includes(c)),
+          soul: soulView(soul),
+          gained_covens: gained,
+          lost_covens: changed.before.filter((c) => !body.covens.includes(c)),
           converging: gained.length > 0 && soul.onboarded_at !== null,
           left_incarnations: oldIncarnations.map((i) => i.name).filter((n) => !now.has(n)),
         },

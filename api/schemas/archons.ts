@@ -1,36 +1,59 @@
 // Operators (interface spec 2.1) on the wire.
-import { aidSchema, listSchema, named, nullableTimestampSchema, roleSchema, timestampSchema, type ObjectSchema } from './common';
+import {
+  aidSchema,
+  listSchema,
+  named,
+  nullableTimestampSchema,
+  roleSchema,
+  timestampSchema,
+  type ObjectSchema,
+} from './common';
 
 export const archonSchema = named('Archon', {
-  type: 'object', additionalProperties: false, required: ['aid', 'role', 'permissions', 'created_by', 'created_at', 'tokens_valid_after'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['aid', 'role', 'permissions', 'created_by', 'created_at', 'tokens_valid_after'],
   properties: {
     aid: aidSchema,
     role: { type: 'string' },
     permissions: { type: 'array', items: { type: 'string' }, description: "the role's permissions, as of now" },
     created_by: { type: ['string', 'null'], description: 'the operator who created this one' },
     created_at: timestampSchema,
-    tokens_valid_after: { ...nullableTimestampSchema, description: 'tokens issued before this moment are refused (POST /v1/archons/{aid}/revoke-tokens); null: none was ever revoked' },
+    tokens_valid_after: {
+      ...nullableTimestampSchema,
+      description:
+        'tokens issued before this moment are refused (POST /v1/archons/{aid}/revoke-tokens); null: none was ever revoked',
+    },
   },
 } as const satisfies ObjectSchema);
 
 export const archonListSchema = listSchema('ArchonList', archonSchema);
 
 export const createArchonBody = named('CreateArchon', {
-  type: 'object', additionalProperties: false, required: ['aid', 'role'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['aid', 'role'],
   properties: { aid: aidSchema, role: roleSchema },
 } as const satisfies ObjectSchema);
 
 export const updateArchonBody = named('UpdateArchon', {
-  type: 'object', additionalProperties: false, required: ['role'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['role'],
   properties: { role: roleSchema },
 } as const satisfies ObjectSchema);
 
 export const aidParams = {
-  type: 'object', additionalProperties: false, required: ['aid'], properties: { aid: aidSchema },
+  type: 'object',
+  additionalProperties: false,
+  required: ['aid'],
+  properties: { aid: aidSchema },
 } as const satisfies ObjectSchema;
 
 export const operatorTokenSchema = named('OperatorToken', {
-  type: 'object', additionalProperties: false, required: ['aid', 'role', 'token', 'token_type', 'expires_at'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['aid', 'role', 'token', 'token_type', 'expires_at'],
   properties: {
     aid: aidSchema,
     role: { type: 'string' },
@@ -40,5 +63,10 @@ export const operatorTokenSchema = named('OperatorToken', {
   },
 } as const satisfies ObjectSchema);
 
-export interface CreateArchonInput { aid: string; role: string }
-export interface UpdateArchonInput { role: string }
+export interface CreateArchonInput {
+  aid: string;
+  role: string;
+}
+export interface UpdateArchonInput {
+  role: string;
+}

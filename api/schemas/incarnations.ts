@@ -4,25 +4,62 @@ import { attributionProperties } from './activity';
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
 import { driftSchema } from './drift';
 import { refSchema, yankSchema } from './services';
-import { LABEL_PATTERN, labelSchema, listSchema, named, nullableTimestampSchema, pageQueryProperties, timestampSchema, type ObjectSchema } from './common';
+import {
+  LABEL_PATTERN,
+  labelSchema,
+  listSchema,
+  named,
+  nullableTimestampSchema,
+  pageQueryProperties,
+  timestampSchema,
+  type ObjectSchema,
+} from './common';
 
 export const INCARNATION_NAME_PATTERN = new RegExp(LABEL_PATTERN);
 export const OPERATION_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 export const APPLY_ID_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,199}$';
 export const APPLY_ID_RE = new RegExp(APPLY_ID_PATTERN);
-const allowEmptySchema = { type: 'boolean', default: false, description: 'start the run even when its covens hold no onboarded soul (else 400)' } as const;
+const allowEmptySchema = {
+  type: 'boolean',
+  default: false,
+  description: 'start the run even when its covens hold no onboarded soul (else 400)',
+} as const;
 
 const inputSchema = {
-  type: 'object', maxProperties: 256,
-  description: "values for the scenario's `input:` block. An input the scenario declares `secret: true` takes a `secretstore:<path>#<field>` reference, or a value that the keeper writes into the secrets store at once and replaces by its reference (docs/secrets.md)",
+  type: 'object',
+  maxProperties: 256,
+  description:
+    "values for the scenario's `input:` block. An input the scenario declares `secret: true` takes a `secretstore:<path>#<field>` reference, or a value that the keeper writes into the secrets store at once and replaces by its reference (docs/secrets.md)",
 } as const;
-const covensSchema = { type: 'array', items: labelSchema, minItems: 1, maxItems: 64, uniqueItems: true, description: 'hosts carrying any of these covens receive the scenarios' } as const;
+const covensSchema = {
+  type: 'array',
+  items: labelSchema,
+  minItems: 1,
+  maxItems: 64,
+  uniqueItems: true,
+  description: 'hosts carrying any of these covens receive the scenarios',
+} as const;
 const statusSchema = { type: 'string', enum: [...INCARNATION_STATUSES] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
 
 export const runSummarySchema = named('RunSummary', {
-  type: 'object', additionalProperties: false,
-  required: ['apply_id', 'operation', 'status', 'phase', 'service_ref', 'service_commit', 'error', 'summary', 'created_at', 'finished_at', 'temporal_ui', 'created_by', 'started_by'],
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'apply_id',
+    'operation',
+    'status',
+    'phase',
+    'service_ref',
+    'service_commit',
+    'error',
+    'summary',
+    'created_at',
+    'finished_at',
+    'temporal_ui',
+    'created_by',
+    'started_by',
+  ],
   properties: {
     ...attributionProperties,
     apply_id: { type: 'string', description: 'also the Temporal workflow id' },
@@ -32,37 +69,88 @@ export const runSummarySchema = named('RunSummary', {
     service_ref: nullableString,
     service_commit: nullableString,
     error: nullableString,
-    summary: { type: ['object', 'null'], description: 'host counts by outcome; `changed: false` when the run changed nothing' },
+    summary: {
+      type: ['object', 'null'],
+      description: 'host counts by outcome; `changed: false` when the run changed nothing',
+    },
     created_at: timestampSchema,
     finished_at: nullableTimestampSchema,
     temporal_ui: { type: 'string', description: 'this run in the Temporal Web UI' },
-    target_sids: { type: ['array', 'null'], items: { type: 'string' }, description: 'a run limited to these hosts: a new soul converging (docs/runs.md); null: every host of the covens' },
-    plan_id: { ...nullableString, description: 'the plan this run applied, step for step (docs/plans.md); null: rendered at its start' },
+    target_sids: {
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      description: 'a run limited to these hosts: a new soul converging (docs/runs.md); null: every host of the covens',
+    },
+    plan_id: {
+      ...nullableString,
+      description: 'the plan this run applied, step for step (docs/plans.md); null: rendered at its start',
+    },
   },
 } as const satisfies ObjectSchema);
 
 export const incarnationSchema = named('Incarnation', {
-  type: 'object', additionalProperties: false,
-  required: ['name', 'service', 'covens', 'status', 'state', 'state_schema_version', 'version', 'version_yanked', 'service_commit', 'newer_version', 'apply_id', 'last_run', 'drift', 'created_at', 'updated_at'],
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'name',
+    'service',
+    'covens',
+    'status',
+    'state',
+    'state_schema_version',
+    'version',
+    'version_yanked',
+    'service_commit',
+    'newer_version',
+    'apply_id',
+    'last_run',
+    'drift',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     name: labelSchema,
     service: { type: 'string' },
     covens: { type: 'array', items: { type: 'string' } },
-    status: { ...statusSchema, description: '`applying` while a run holds the lock, `ready`, or `error_locked` after a failed run' },
+    status: {
+      ...statusSchema,
+      description: '`applying` while a run holds the lock, `ready`, or `error_locked` after a failed run',
+    },
     state: { type: 'object', description: 'the last committed state' },
     state_schema_version: { type: ['integer', 'null'] },
-    version: { ...nullableString, description: 'the published service version the incarnation runs with; every run applies its pinned commit' },
-    version_yanked: { ...yankSchema, description: 'set when the version the incarnation runs with was yanked (why, by whom, when): it keeps running; upgrade to another version' },
+    version: {
+      ...nullableString,
+      description: 'the published service version the incarnation runs with; every run applies its pinned commit',
+    },
+    version_yanked: {
+      ...yankSchema,
+      description:
+        'set when the version the incarnation runs with was yanked (why, by whom, when): it keeps running; upgrade to another version',
+    },
     service_commit: { ...nullableString, description: 'the commit of the last committed run' },
-    newer_version: { ...nullableString, description: "the service's newest published version that is not yanked, when it is not this one and was published after it (upgrade with POST .../upgrade {\"version\"})" },
+    newer_version: {
+      ...nullableString,
+      description:
+        'the service\'s newest published version that is not yanked, when it is not this one and was published after it (upgrade with POST .../upgrade {"version"})',
+    },
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
     drift: driftSchema,
     pending_hosts: {
-      type: 'array', description: 'GET one incarnation only: hosts its committed state has not reached (failed or unknown in a run that committed within its failure budget); the converger brings them in when their soul comes back',
+      type: 'array',
+      description:
+        'GET one incarnation only: hosts its committed state has not reached (failed or unknown in a run that committed within its failure budget); the converger brings them in when their soul comes back',
       items: {
-        type: 'object', additionalProperties: false, required: ['sid', 'status', 'reason', 'apply_id', 'since'],
-        properties: { sid: { type: 'string' }, status: { enum: ['failed', 'unknown'] }, reason: nullableString, apply_id: { type: 'string' }, since: timestampSchema },
+        type: 'object',
+        additionalProperties: false,
+        required: ['sid', 'status', 'reason', 'apply_id', 'since'],
+        properties: {
+          sid: { type: 'string' },
+          status: { enum: ['failed', 'unknown'] },
+          reason: nullableString,
+          apply_id: { type: 'string' },
+          since: timestampSchema,
+        },
       },
     },
     created_at: timestampSchema,
@@ -74,9 +162,13 @@ export const incarnationListSchema = listSchema('IncarnationList', incarnationSc
 export const runListSchema = listSchema('RunList', runSummarySchema);
 
 export const acceptedSchema = named('RunAccepted', {
-  type: 'object', additionalProperties: false, required: ['apply_id', 'incarnation', 'operation', 'status', 'run', 'temporal_ui'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['apply_id', 'incarnation', 'operation', 'status', 'run', 'temporal_ui'],
   properties: {
-    apply_id: { type: 'string' }, incarnation: { type: 'string' }, operation: { type: 'string' },
+    apply_id: { type: 'string' },
+    incarnation: { type: 'string' },
+    operation: { type: 'string' },
     status: { type: 'string', description: 'the incarnation status: applying' },
     run: { type: 'string', description: 'the run report URL path' },
     temporal_ui: { type: 'string' },
@@ -84,111 +176,239 @@ export const acceptedSchema = named('RunAccepted', {
 } as const satisfies ObjectSchema);
 
 export const createIncarnationBody = named('CreateIncarnation', {
-  type: 'object', additionalProperties: false, required: ['name', 'service', 'covens'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'service', 'covens'],
   properties: {
-    name: { ...labelSchema, description: 'unique incarnation name' }, service: { ...labelSchema, description: 'a catalog service' },
-    version: { ...refSchema, description: "a published version of the service; default: its newest" },
-    covens: covensSchema, input: inputSchema, allow_empty: allowEmptySchema,
+    name: { ...labelSchema, description: 'unique incarnation name' },
+    service: { ...labelSchema, description: 'a catalog service' },
+    version: { ...refSchema, description: 'a published version of the service; default: its newest' },
+    covens: covensSchema,
+    input: inputSchema,
+    allow_empty: allowEmptySchema,
   },
 } as const satisfies ObjectSchema);
 
 /** How `input` meets the last input (scenario/input-merge.ts); `replace` is the rule before issue 30. */
-export const inputModeSchema = { type: 'string', enum: ['merge', 'replace'], description: '`merge` (default): `input` over the last input; `replace`: `input` is the whole input' } as const;
+export const inputModeSchema = {
+  type: 'string',
+  enum: ['merge', 'replace'],
+  description: '`merge` (default): `input` over the last input; `replace`: `input` is the whole input',
+} as const;
 
 export const startRunBody = named('StartRun', {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   description: 'either `operation` (with `input`), rendered now, or `plan_id` alone: exactly the steps of that plan',
   properties: {
     operation: { type: 'string', pattern: OPERATION_PATTERN, description: 'runs scenario/<operation>/main.yml' },
-    plan_id: { type: 'string', pattern: APPLY_ID_PATTERN, description: 'apply this plan (POST .../plans) and nothing else; refused when a host drifted since (docs/plans.md)' },
-    input: { ...inputSchema, description: "values for the scenario's `input:` block, merged over the input of the incarnation's last committed run: named keys replace, the rest stay, `null` removes a key (docs/runs.md)" },
+    plan_id: {
+      type: 'string',
+      pattern: APPLY_ID_PATTERN,
+      description:
+        'apply this plan (POST .../plans) and nothing else; refused when a host drifted since (docs/plans.md)',
+    },
+    input: {
+      ...inputSchema,
+      description:
+        "values for the scenario's `input:` block, merged over the input of the incarnation's last committed run: named keys replace, the rest stay, `null` removes a key (docs/runs.md)",
+    },
     input_mode: inputModeSchema,
     allow_empty: allowEmptySchema,
     max_failed: {
-      anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^([0-9]{1,9}|(100|[1-9]?[0-9])%)$' }],
-      description: "this run's failure budget (hosts, or \"5%\" of the targeted hosts), at most the scenario's `max_failed:`; default: the scenario's (docs/runs.md)",
+      anyOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', pattern: '^([0-9]{1,9}|(100|[1-9]?[0-9])%)$' },
+      ],
+      description:
+        "this run's failure budget (hosts, or \"5%\" of the targeted hosts), at most the scenario's `max_failed:`; default: the scenario's (docs/runs.md)",
     },
   },
 } as const satisfies ObjectSchema);
 
 export const unlockBody = named('Unlock', {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    retry: { type: 'boolean', default: false, description: 'run the failed operation again at once (202 with a new apply_id)' },
-    input: { ...inputSchema, description: 'with retry: merged over the failed run\'s input (as for a run); default: the failed run\'s input' },
+    retry: {
+      type: 'boolean',
+      default: false,
+      description: 'run the failed operation again at once (202 with a new apply_id)',
+    },
+    input: {
+      ...inputSchema,
+      description: "with retry: merged over the failed run's input (as for a run); default: the failed run's input",
+    },
     input_mode: inputModeSchema,
-    force_render: { type: 'boolean', default: false, description: 'with retry, after a run whose plan found drift: apply a fresh render nobody reviewed (else 409: make a new plan)' },
+    force_render: {
+      type: 'boolean',
+      default: false,
+      description:
+        'with retry, after a run whose plan found drift: apply a fresh render nobody reviewed (else 409: make a new plan)',
+    },
   },
 } as const satisfies ObjectSchema);
 
 export const upgradeBody = named('Upgrade', {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    version: { ...refSchema, description: "a published version of the incarnation's service to move to: its state migrations run (forward only), then every run applies its pinned commit" },
-    to_version: { type: 'integer', minimum: 1, description: "without `version`: the target state_schema_version at the incarnation's own version; default: the one its commit expects" },
+    version: {
+      ...refSchema,
+      description:
+        "a published version of the incarnation's service to move to: its state migrations run (forward only), then every run applies its pinned commit",
+    },
+    to_version: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "without `version`: the target state_schema_version at the incarnation's own version; default: the one its commit expects",
+    },
   },
 } as const satisfies ObjectSchema);
 
 export const deleteIncarnationQuery = {
-  type: 'object', additionalProperties: false,
-  properties: { force: { type: 'boolean', default: false, description: "remove the record without running anything (needs incarnations:force-delete); the hosts keep what was applied" } },
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    force: {
+      type: 'boolean',
+      default: false,
+      description:
+        'remove the record without running anything (needs incarnations:force-delete); the hosts keep what was applied',
+    },
+  },
 } as const satisfies ObjectSchema;
-export interface DeleteIncarnationQuery { force: boolean }
+export interface DeleteIncarnationQuery {
+  force: boolean;
+}
 
 export const deletedSchema = named('IncarnationRemoved', {
-  type: 'object', additionalProperties: false, required: ['name', 'removed', 'forced', 'history'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'removed', 'forced', 'history'],
   properties: {
-    name: { type: 'string' }, removed: { type: 'boolean' }, forced: { type: 'boolean' },
-    history: { type: 'string', description: 'where the deleted incarnation\'s history stays readable' },
+    name: { type: 'string' },
+    removed: { type: 'boolean' },
+    forced: { type: 'boolean' },
+    history: { type: 'string', description: "where the deleted incarnation's history stays readable" },
   },
 } as const satisfies ObjectSchema);
 
-export const nameParams = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: labelSchema } } as const satisfies ObjectSchema;
+export const nameParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name: labelSchema },
+} as const satisfies ObjectSchema;
 export const runParams = {
-  type: 'object', additionalProperties: false, required: ['name', 'apply_id'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'apply_id'],
   properties: { name: labelSchema, apply_id: { type: 'string', pattern: APPLY_ID_PATTERN } },
 } as const satisfies ObjectSchema;
 
 export const runReportQuery = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    wait: { type: 'string', pattern: '^[0-9]{1,6}(ms|s)$', description: 'hold the answer until the run ends, at most this long (e.g. `30s`, at most 60s)' },
+    wait: {
+      type: 'string',
+      pattern: '^[0-9]{1,6}(ms|s)$',
+      description: 'hold the answer until the run ends, at most this long (e.g. `30s`, at most 60s)',
+    },
   },
 } as const satisfies ObjectSchema;
-export interface RunReportQuery { wait?: string }
+export interface RunReportQuery {
+  wait?: string;
+}
 
 export const listIncarnationsQuery = {
-  type: 'object', additionalProperties: false,
-  properties: { ...pageQueryProperties, status: { ...statusSchema, description: 'only incarnations in this status' }, service: { ...labelSchema, description: 'only incarnations of this service' } },
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    status: { ...statusSchema, description: 'only incarnations in this status' },
+    service: { ...labelSchema, description: 'only incarnations of this service' },
+  },
 } as const satisfies ObjectSchema;
 
 const stepSchema = {
-  type: 'object', required: ['index', 'name', 'module', 'status', 'changed', 'output', 'attempts', 'replayed', 'started_at', 'finished_at'],
+  type: 'object',
+  required: [
+    'index',
+    'name',
+    'module',
+    'status',
+    'changed',
+    'output',
+    'attempts',
+    'replayed',
+    'started_at',
+    'finished_at',
+  ],
   properties: {
-    index: { type: 'integer' }, name: nullableString, module: { type: 'string' },
+    index: { type: 'integer' },
+    name: nullableString,
+    module: { type: 'string' },
     status: { type: 'string', enum: ['ok', 'changed', 'failed', 'unknown', 'skipped'] },
-    changed: { type: 'boolean' }, output: { type: 'string' }, attempts: { type: 'integer' },
+    changed: { type: 'boolean' },
+    output: { type: 'string' },
+    attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
-    skip_reason: { type: ['string', 'null'], enum: ['on', 'where', 'when', 'loop', 'require', 'onchanges', 'earlier_failure', 'secret_unavailable', 'drift', null], description: 'why a `skipped` step did not run on this host' },
-    diff: { type: ['object', 'null'], description: "what the step changed, as the soul described it: file content digests (keyed by the keeper; no content and no size for a file that holds a secret), mode, owner, group; package versions" },
-    started_at: nullableTimestampSchema, finished_at: nullableTimestampSchema,
+    skip_reason: {
+      type: ['string', 'null'],
+      enum: [
+        'on',
+        'where',
+        'when',
+        'loop',
+        'require',
+        'onchanges',
+        'earlier_failure',
+        'secret_unavailable',
+        'drift',
+        null,
+      ],
+      description: 'why a `skipped` step did not run on this host',
+    },
+    diff: {
+      type: ['object', 'null'],
+      description:
+        'what the step changed, as the soul described it: file content digests (keyed by the keeper; no content and no size for a file that holds a secret), mode, owner, group; package versions',
+    },
+    started_at: nullableTimestampSchema,
+    finished_at: nullableTimestampSchema,
   },
 } as const;
 
 export const runReportSchema = named('RunReport', {
-  type: 'object', required: [...runSummarySchema.required, 'incarnation', 'input', 'render_errors', 'hosts'],
+  type: 'object',
+  required: [...runSummarySchema.required, 'incarnation', 'input', 'render_errors', 'hosts'],
   properties: {
     ...runSummarySchema.properties,
     incarnation: { type: 'string' },
     input: { type: 'object' },
-    render_errors: { type: ['array', 'null'], description: 'file, line, col, rule, message, fix: why the run failed before anything was applied' },
+    render_errors: {
+      type: ['array', 'null'],
+      description: 'file, line, col, rule, message, fix: why the run failed before anything was applied',
+    },
     hosts: {
       type: 'array',
       items: {
-        type: 'object', required: ['sid', 'status', 'kid', 'reason', 'batch', 'steps'],
+        type: 'object',
+        required: ['sid', 'status', 'kid', 'reason', 'batch', 'steps'],
         properties: {
-          sid: { type: 'string' }, status: { type: 'string', enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'], description: '`pending` with a reason: registered, not yet onboarded, not targeted' },
-          kid: nullableString, reason: nullableString, batch: { type: ['integer', 'null'] }, steps: { type: 'array', items: stepSchema },
+          sid: { type: 'string' },
+          status: {
+            type: 'string',
+            enum: ['pending', 'ok', 'changed', 'failed', 'unknown', 'skipped'],
+            description: '`pending` with a reason: registered, not yet onboarded, not targeted',
+          },
+          kid: nullableString,
+          reason: nullableString,
+          batch: { type: ['integer', 'null'] },
+          steps: { type: 'array', items: stepSchema },
         },
       },
     },
@@ -196,16 +416,49 @@ export const runReportSchema = named('RunReport', {
 } as const satisfies ObjectSchema);
 
 export const historySchema = listSchema('IncarnationHistory', {
-  type: 'object', required: ['id', 'apply_id', 'operation', 'state', 'state_schema_version', 'service_commit', 'created_at', 'run'],
+  type: 'object',
+  required: ['id', 'apply_id', 'operation', 'state', 'state_schema_version', 'service_commit', 'created_at', 'run'],
   properties: {
-    id: { type: 'string' }, apply_id: { type: 'string' }, operation: { type: 'string' }, state: { type: 'object' },
-    state_schema_version: { type: ['integer', 'null'] }, service_commit: nullableString, created_at: timestampSchema,
+    id: { type: 'string' },
+    apply_id: { type: 'string' },
+    operation: { type: 'string' },
+    state: { type: 'object' },
+    state_schema_version: { type: ['integer', 'null'] },
+    service_commit: nullableString,
+    created_at: timestampSchema,
     run: { anyOf: [runSummarySchema, { type: 'null' }] },
   },
 });
 
-export interface CreateIncarnationInput { name: string; service: string; version?: string; covens: string[]; input?: Record<string, unknown>; allow_empty?: boolean }
-export interface StartRunInput { operation?: string; plan_id?: string; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; allow_empty?: boolean; max_failed?: string | number }
-export interface UnlockInput { retry?: boolean; input?: Record<string, unknown>; input_mode?: 'merge' | 'replace'; force_render?: boolean }
-export interface UpgradeInput { version?: string; to_version?: number }
-export interface ListIncarnationsQuery { limit: number; cursor?: string; status?: (typeof INCARNATION_STATUSES)[number]; service?: string }
+export interface CreateIncarnationInput {
+  name: string;
+  service: string;
+  version?: string;
+  covens: string[];
+  input?: Record<string, unknown>;
+  allow_empty?: boolean;
+}
+export interface StartRunInput {
+  operation?: string;
+  plan_id?: string;
+  input?: Record<string, unknown>;
+  input_mode?: 'merge' | 'replace';
+  allow_empty?: boolean;
+  max_failed?: string | number;
+}
+export interface UnlockInput {
+  retry?: boolean;
+  input?: Record<string, unknown>;
+  input_mode?: 'merge' | 'replace';
+  force_render?: boolean;
+}
+export interface UpgradeInput {
+  version?: string;
+  to_version?: number;
+}
+export interface ListIncarnationsQuery {
+  limit: number;
+  cursor?: string;
+  status?: (typeof INCARNATION_STATUSES)[number];
+  service?: string;
+}

@@ -3,10 +3,27 @@
 // thread so its own work never shares an event loop with the keeper it measures.
 import http from 'node:http';
 
-export interface LoadSpec { name: string; baseUrl: string; token: string; paths: string[]; concurrency: number; warmupMs: number; durationMs: number }
+export interface LoadSpec {
+  name: string;
+  baseUrl: string;
+  token: string;
+  paths: string[];
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+}
 export interface LoadResult {
-  name: string; concurrency: number; duration_s: number; requests: number; errors: number; rps: number;
-  p50_ms: number; p90_ms: number; p99_ms: number; max_ms: number; statuses: Record<string, number>;
+  name: string;
+  concurrency: number;
+  duration_s: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  statuses: Record<string, number>;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -40,7 +57,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       if (t0 >= end) return;
       const url = urls[Math.floor(Math.random() * urls.length)];
       let status = 0;
-      try { status = await once(agent, url, spec.token); } catch { status = 0; }
+      try {
+        status = await once(agent, url, spec.token);
+      } catch {
+        status = 0;
+      }
       const t1 = performance.now();
       if (t0 < measureFrom) continue;
       latencies.push(t1 - t0);
@@ -53,9 +74,16 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const sorted = Float64Array.from(latencies).sort();
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
-    name: spec.name, concurrency: spec.concurrency, duration_s: spec.durationMs / 1000, requests: sorted.length, errors,
+    name: spec.name,
+    concurrency: spec.concurrency,
+    duration_s: spec.durationMs / 1000,
+    requests: sorted.length,
+    errors,
     rps: Math.round(sorted.length / (spec.durationMs / 1000)),
-    p50_ms: round(percentile(sorted, 50)), p90_ms: round(percentile(sorted, 90)), p99_ms: round(percentile(sorted, 99)),
-    max_ms: round(sorted[sorted.length - 1] ?? NaN), statuses,
+    p50_ms: round(percentile(sorted, 50)),
+    p90_ms: round(percentile(sorted, 90)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted[sorted.length - 1] ?? NaN),
+    statuses,
   };
 }

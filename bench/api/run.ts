@@ -31,7 +31,10 @@ async function seed(dsn: string): Promise<void> {
     await migrateLatest(db);
     for (let i = 0; i < SOULS; i += 1000) {
       const rows = Array.from({ length: Math.min(1000, SOULS - i) }, (_, k) => ({
-        sid: sidOf(i + k), transport: 'agent', covens: ['bench', (i + k) % 2 ? 'odd' : 'even'], status: 'pending',
+        sid: sidOf(i + k),
+        transport: 'agent',
+        covens: ['bench', (i + k) % 2 ? 'odd' : 'even'],
+        status: 'pending',
       }));
       await db('souls').insert(rows);
     }
@@ -54,7 +57,13 @@ async function main(): Promise<void> {
   const tk = await startTestKeeper({ db });
   try {
     const sids = Array.from({ length: SOULS }, (_, i) => sidOf(i));
-    const common = { baseUrl: tk.baseUrl, token: tk.adminToken, concurrency: CONCURRENCY, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+    const common = {
+      baseUrl: tk.baseUrl,
+      token: tk.adminToken,
+      concurrency: CONCURRENCY,
+      warmupMs: WARMUP_MS,
+      durationMs: DURATION_MS,
+    };
     const results: (LoadResult & { loadavg_1m_before: number })[] = [];
     // The machine is shared: the 1-minute load average just before each scenario goes into the JSON.
     const measure = async (spec: LoadSpec) => {
@@ -64,17 +73,32 @@ async function main(): Promise<void> {
     await measure({ ...common, name: 'GET /v1/souls/{sid}', paths: sids.map((s) => `/v1/souls/${s}`) });
     // Pages start at random points of the registry, so the database does real keyset scans.
     const starts = sids.filter((_, i) => i % 97 === 0 && i < SOULS - 100);
-    await measure({ ...common, name: 'GET /v1/souls?limit=100', paths: ['/v1/souls?limit=100', ...starts.map((s) => `/v1/souls?limit=100&cursor=${encodeCursor(s)}`)] });
+    await measure({
+      ...common,
+      name: 'GET /v1/souls?limit=100',
+      paths: ['/v1/souls?limit=100', ...starts.map((s) => `/v1/souls?limit=100&cursor=${encodeCursor(s)}`)],
+    });
     const report = {
-      benchmark: 'api', date: new Date().toISOString(), souls: SOULS, concurrency: CONCURRENCY, target_p99_ms: TARGET_P99_MS,
-      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, loadavg_1m: os.loadavg()[0] },
+      benchmark: 'api',
+      date: new Date().toISOString(),
+      souls: SOULS,
+      concurrency: CONCURRENCY,
+      target_p99_ms: TARGET_P99_MS,
+      machine: {
+        cpus: os.cpus().length,
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        loadavg_1m: os.loadavg()[0],
+      },
       scenarios: results.map((r) => ({ ...r, meets_target: r.p99_ms < TARGET_P99_MS })),
     };
     const out = path.join(repoRoot(), 'bench', 'results', 'api.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     for (const r of report.scenarios) {
-      process.stdout.write(`${r.name} (load ${r.loadavg_1m_before}): ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors} (${r.meets_target ? 'meets' : 'misses'} p99 < ${TARGET_P99_MS} ms)\n`);
+      process.stdout.write(
+        `${r.name} (load ${r.loadavg_1m_before}): ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors} (${r.meets_target ? 'meets' : 'misses'} p99 < ${TARGET_P99_MS} ms)\n`,
+      );
     }
     process.stdout.write(`written to ${out}\n`);
   } finally {
@@ -83,7 +107,10 @@ async function main(): Promise<void> {
 }
 
 if (isMainThread) {
-  main().catch((err) => { process.stderr.write(`bench/api: ${(err as Error).message}\n`); process.exit(1); });
+  main().catch((err) => {
+    process.stderr.write(`bench/api: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
 } else {
   runLoad(workerData as LoadSpec).then((r) => parentPort!.postMessage(r));
 }

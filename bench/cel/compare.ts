@@ -10,32 +10,80 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-type Lib = { name: string; evaluate: (expr: string, ctx: Record<string, unknown>) => unknown; compile: (expr: string) => (ctx: Record<string, unknown>) => unknown; bigint: boolean };
+type Lib = {
+  name: string;
+  evaluate: (expr: string, ctx: Record<string, unknown>) => unknown;
+  compile: (expr: string) => (ctx: Record<string, unknown>) => unknown;
+  bigint: boolean;
+};
 
-interface SpecTest { original: { name?: string; expr: string; value?: Record<string, unknown>; evalError?: unknown; bindings?: Record<string, { value: Record<string, unknown> }>; [k: string]: unknown } }
-interface Suite { name: string; suites?: Suite[]; tests?: SpecTest[] }
+interface SpecTest {
+  original: {
+    name?: string;
+    expr: string;
+    value?: Record<string, unknown>;
+    evalError?: unknown;
+    bindings?: Record<string, { value: Record<string, unknown> }>;
+    [k: string]: unknown;
+  };
+}
+interface Suite {
+  name: string;
+  suites?: Suite[];
+  tests?: SpecTest[];
+}
 
 function libs(): Lib[] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const m = require('@marcbachmann/cel-js') as { evaluate: Lib['evaluate']; parse: (e: string) => (c: Record<string, unknown>) => unknown };
+  const m = require('@marcbachmann/cel-js') as {
+    evaluate: Lib['evaluate'];
+    parse: (e: string) => (c: Record<string, unknown>) => unknown;
+  };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const c = require('cel-js') as { evaluate: (e: unknown, c: Record<string, unknown>) => unknown; parse: (e: string) => { isSuccess: boolean; cst: unknown } };
+  const c = require('cel-js') as {
+    evaluate: (e: unknown, c: Record<string, unknown>) => unknown;
+    parse: (e: string) => { isSuccess: boolean; cst: unknown };
+  };
   return [
-    { name: '@marcbachmann/cel-js', evaluate: (e, ctx) => m.evaluate(e, ctx), compile: (e) => m.parse(e), bigint: true },
-    { name: 'cel-js', evaluate: (e, ctx) => c.evaluate(e, ctx), compile: (e) => { const p = c.parse(e); if (!p.isSuccess) throw new Error('parse'); return (ctx) => c.evaluate(p.cst, ctx); }, bigint: false },
+    {
+      name: '@marcbachmann/cel-js',
+      evaluate: (e, ctx) => m.evaluate(e, ctx),
+      compile: (e) => m.parse(e),
+      bigint: true,
+    },
+    {
+      name: 'cel-js',
+      evaluate: (e, ctx) => c.evaluate(e, ctx),
+      compile: (e) => {
+        const p = c.parse(e);
+        if (!p.isSuccess) throw new Error('parse');
+        return (ctx) => c.evaluate(p.cst, ctx);
+      },
+      bigint: false,
+    },
   ];
 }
 
 /** Expected value of a conformance test as a comparable JS value. */
 function expected(v: Record<string, unknown>, bigint: boolean): unknown {
-  if ('int64Value' in v || 'uint64Value' in v) { const s = String(v['int64Value'] ?? v['uint64Value']); return bigint ? BigInt(s) : Number(s); }
+  if ('int64Value' in v || 'uint64Value' in v) {
+    const s = String(v['int64Value'] ?? v['uint64Value']);
+    return bigint ? BigInt(s) : Number(s);
+  }
   if ('doubleValue' in v) return Number(v['doubleValue']);
   if ('stringValue' in v) return v['stringValue'];
   if ('boolValue' in v) return v['boolValue'];
   if ('nullValue' in v) return null;
   if ('bytesValue' in v) return Buffer.from(String(v['bytesValue']), 'base64');
-  if ('listValue' in v) return ((v['listValue'] as { values?: Record<string, unknown>[] }).values ?? []).map((x) => expected(x, bigint));
-  if ('mapValue' in v) return new Map(((v['mapValue'] as { entries?: Array<{ key: Record<string, unknown>; value: Record<string, unknown> }> }).entries ?? []).map((e) => [expected(e.key, bigint), expected(e.value, bigint)]));
+  if ('listValue' in v)
+    return ((v['listValue'] as { values?: Record<string, unknown>[] }).values ?? []).map((x) => expected(x, bigint));
+  if ('mapValue' in v)
+    return new Map(
+      (
+        (v['mapValue'] as { entries?: Array<{ key: Record<string, unknown>; value: Record<string, unknown> }> })
+          .entries ?? []
+      ).map((e) => [expected(e.key, bigint), expected(e.value, bigint)]),
+    );
   throw new Error('unsupported');
 }
 
@@ -47,7 +95,11 @@ function norm(v: unknown): unknown {
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(norm(k)), norm(x)]).sort());
   if (v && typeof v === 'object') {
     if ('value' in v && Object.keys(v).length === 1) return norm((v as { value: unknown }).value);
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]).sort());
+    return Object.fromEntries(
+      Object.entries(v)
+        .map(([k, x]) => [k, norm(x)])
+        .sort(),
+    );
   }
   return v;
 }
@@ -57,7 +109,10 @@ function flatten(s: Suite, prefix: string, out: Array<{ section: string; t: Spec
   for (const c of s.suites ?? []) flatten(c, prefix || c.name, out);
 }
 
-function conformance(lib: Lib, tests: Array<{ section: string; t: SpecTest }>): { applicable: number; passed: number; bySection: Record<string, [number, number]> } {
+function conformance(
+  lib: Lib,
+  tests: Array<{ section: string; t: SpecTest }>,
+): { applicable: number; passed: number; bySection: Record<string, [number, number]> } {
   let applicable = 0;
   let passed = 0;
   const bySection: Record<string, [number, number]> = {};
@@ -84,7 +139,10 @@ function conformance(lib: Lib, tests: Array<{ section: string; t: SpecTest }>): 
     } catch {
       ok = Boolean(o.evalError);
     }
-    if (ok) { passed++; s[1]++; }
+    if (ok) {
+      passed++;
+      s[1]++;
+    }
   }
   return { applicable, passed, bySection };
 }
@@ -147,8 +205,10 @@ function main(): void {
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(report, null, 2));
   for (const r of results) {
-    console.log(`${r.library}: conformance ${r.conformance.passed}/${r.conformance.applicable} (${((100 * r.conformance.passed) / r.conformance.applicable).toFixed(1)}%), ` +
-      `compiled ${r.speed['compiled_evals_per_sec']}/s, parse+eval ${r.speed['parse_and_eval_per_sec']}/s, missing name is error: ${r.missing_name_is_error}`);
+    console.log(
+      `${r.library}: conformance ${r.conformance.passed}/${r.conformance.applicable} (${((100 * r.conformance.passed) / r.conformance.applicable).toFixed(1)}%), ` +
+        `compiled ${r.speed['compiled_evals_per_sec']}/s, parse+eval ${r.speed['parse_and_eval_per_sec']}/s, missing name is error: ${r.missing_name_is_error}`,
+    );
   }
   console.log(`written to ${out}`);
 }

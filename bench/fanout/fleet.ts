@@ -33,18 +33,26 @@ export function checkFleetFiles(root: string, sids: string[]): Map<string, numbe
     for (const e of expected(sid)) {
       const p = path.join(root, sid, e.file);
       let st: fs.Stats;
-      try { st = fs.statSync(p); } catch { wrong.push(`${p}: missing`); continue; }
-      if ((st.mode & 0o7777) !== e.mode) wrong.push(`${p}: mode ${(st.mode & 0o7777).toString(8)}, want ${e.mode.toString(8)}`);
+      try {
+        st = fs.statSync(p);
+      } catch {
+        wrong.push(`${p}: missing`);
+        continue;
+      }
+      if ((st.mode & 0o7777) !== e.mode)
+        wrong.push(`${p}: mode ${(st.mode & 0o7777).toString(8)}, want ${e.mode.toString(8)}`);
       if (fs.readFileSync(p, 'utf8') !== e.content) wrong.push(`${p}: content differs`);
       mtimes.set(p, st.mtimeMs);
     }
   }
-  if (wrong.length > 0) throw new Error(`${wrong.length} host file(s) wrong after the run: ${wrong.slice(0, 5).join('; ')}`);
+  if (wrong.length > 0)
+    throw new Error(`${wrong.length} host file(s) wrong after the run: ${wrong.slice(0, 5).join('; ')}`);
   return mtimes;
 }
 
 /** Throws when any file was rewritten since `before` was taken. */
 export function checkUnchanged(before: Map<string, number>): void {
   const rewritten = [...before].filter(([p, m]) => fs.statSync(p).mtimeMs !== m).map(([p]) => p);
-  if (rewritten.length > 0) throw new Error(`${rewritten.length} file(s) rewritten by a run that should change nothing, e.g. ${rewritten[0]}`);
+  if (rewritten.length > 0)
+    throw new Error(`${rewritten.length} file(s) rewritten by a run that should change nothing, e.g. ${rewritten[0]}`);
 }

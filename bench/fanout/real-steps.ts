@@ -86,17 +86,34 @@ export class StepTally {
     for (const [name, t] of [...this.times].sort(([a], [b]) => a.localeCompare(b))) {
       const s = [...t].sort((a, b) => a - b);
       modules[name] = {
-        steps: s.length, mean_ms: ms(s.reduce((a, b) => a + b, 0) / s.length),
-        p50_ms: ms(quantile(s, 0.5)), p99_ms: ms(quantile(s, 0.99)), max_ms: ms(s[s.length - 1]!),
+        steps: s.length,
+        mean_ms: ms(s.reduce((a, b) => a + b, 0) / s.length),
+        p50_ms: ms(quantile(s, 0.5)),
+        p99_ms: ms(quantile(s, 0.99)),
+        max_ms: ms(s[s.length - 1]!),
       };
     }
-    return { ...this.counts, ...(this.failures.length ? { failures_sample: this.failures } : {}), handler_wall_time: modules };
+    return {
+      ...this.counts,
+      ...(this.failures.length ? { failures_sample: this.failures } : {}),
+      handler_wall_time: modules,
+    };
   }
 }
 
 /** The real step handler of one swarm soul, timed into `tally`. close() releases its ledger lock. */
-export async function openRealStepHandler(sid: string, root: string, tally: StepTally, runner: CommandRunner): Promise<StepHandler> {
-  const inner = await createStateStepHandler({ sid, config: swarmSoulConfig(sid, root), soulprint: swarmSoulprint(sid), runner });
+export async function openRealStepHandler(
+  sid: string,
+  root: string,
+  tally: StepTally,
+  runner: CommandRunner,
+): Promise<StepHandler> {
+  const inner = await createStateStepHandler({
+    sid,
+    config: swarmSoulConfig(sid, root),
+    soulprint: swarmSoulprint(sid),
+    runner,
+  });
   return {
     async handle(req, ctx) {
       const t0 = performance.now();
@@ -104,6 +121,8 @@ export async function openRealStepHandler(sid: string, root: string, tally: Step
       tally.add(req.module, performance.now() - t0, reply);
       return reply;
     },
-    close: async () => { await inner.close?.(); },
+    close: async () => {
+      await inner.close?.();
+    },
   };
 }

@@ -40,7 +40,9 @@ import { cpuTimes } from '../fleet/proc';
 type Mode = 'answer' | 'real-modules';
 
 const EventType = temporal.api.enums.v1.EventType;
-function round(x: number): number { return Math.round(x * 100) / 100; }
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
 
 /** The default mode's three-step service in a new local git repository (tag v1); returns its file:// URL. */
 function serviceRepo(dir: string): string {
@@ -54,8 +56,10 @@ function serviceRepo(dir: string): string {
       content: "${name} \${input.tag}\\n"
       mode: "0644"
 `;
-  fs.writeFileSync(path.join(src, 'scenario', 'create', 'main.yml'),
-    `description: Three files per host.\ninput:\n  tag:\n    type: string\n    default: one\ntasks:\n${task('a')}${task('b')}${task('c')}`);
+  fs.writeFileSync(
+    path.join(src, 'scenario', 'create', 'main.yml'),
+    `description: Three files per host.\ninput:\n  tag:\n    type: string\n    default: one\ntasks:\n${task('a')}${task('b')}${task('c')}`,
+  );
   return gitRepoFrom(src, dir, 'v1');
 }
 
@@ -64,7 +68,10 @@ function serviceRepo(dir: string): string {
  * split into children), and Temporal "actions" as billed: workflows started, activities scheduled,
  * timers started, child workflows initiated, signals and markers (activity retries not counted).
  */
-async function temporalCost(client: Client, workflowId: string): Promise<{ workflows: number; history_events: number; activities: number; actions: number }> {
+async function temporalCost(
+  client: Client,
+  workflowId: string,
+): Promise<{ workflows: number; history_events: number; activities: number; actions: number }> {
   const out = { workflows: 0, history_events: 0, activities: 0, actions: 0 };
   const queue = [workflowId];
   while (queue.length > 0) {
@@ -75,15 +82,21 @@ async function temporalCost(client: Client, workflowId: string): Promise<{ workf
     for (const e of history.events ?? []) {
       out.history_events++;
       switch (e.eventType) {
-        case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: out.activities++; out.actions++; break;
+        case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+          out.activities++;
+          out.actions++;
+          break;
         case EventType.EVENT_TYPE_TIMER_STARTED:
         case EventType.EVENT_TYPE_MARKER_RECORDED:
         case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
-        case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: out.actions++; break;
+        case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+          out.actions++;
+          break;
         case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
           queue.push(e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!);
           break;
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -98,33 +111,56 @@ async function runOnce(n: number, client: Client, mode: Mode, threads: number): 
   const loadStart = round(os.loadavg()[0]!);
   // hub.accept_rate off (as high as it goes): the swarm's connect fails on a busy refusal, and
   // the handshake rate measured here is the keeper's capacity, not its configured bound.
-  const files = await prepareKeeperConfig({ mutate: (doc) => {
-    doc.logging = { level: 'error' }; doc.reaper = { interval: '1s', lease_ttl: '15s' };
-    doc.hub = { accept_rate: { per_second: 1000000, burst: 1000000 } };
-  } });
+  const files = await prepareKeeperConfig({
+    mutate: (doc) => {
+      doc.logging = { level: 'error' };
+      doc.reaper = { interval: '1s', lease_ttl: '15s' };
+      doc.hub = { accept_rate: { per_second: 1000000, burst: 1000000 } };
+    },
+  });
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);
   const credential = path.join(files.dir, 'admin.jwt');
-  await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: 3_600_000, aid: 'bench', credentialOut: credential });
+  await keeperInit({
+    db: core.db,
+    signingKey: core.signingKey,
+    issuer: config.auth.jwt.issuer,
+    ttlMs: 3_600_000,
+    aid: 'bench',
+    credentialOut: credential,
+  });
   const sids = Array.from({ length: n }, (_, i) => `fanout-${String(i).padStart(5, '0')}.keeper.test`);
   // Registered straight in the registry, as bench/streams does: onboarding is not what is measured.
   // Marked onboarded (their certificates are signed by the PKI below): a run targets only onboarded
   // souls and refuses to start when its covens hold none.
   const onboardedAt = new Date();
   for (let i = 0; i < n; i += 1000) {
-    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })));
+    await core
+      .db('souls')
+      .insert(
+        sids
+          .slice(i, i + 1000)
+          .map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })),
+      );
   }
   await core.close();
   const token = fs.readFileSync(credential, 'utf8').trim();
   const base = `http://${config.listen.openapi.addr}`;
   const api = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(base + p, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(base + p, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
 
-  const keeper = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
-    { stdio: ['ignore', 'ignore', 'inherit'] });
+  const keeper = spawn(
+    process.execPath,
+    ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   let swarm: SwarmThreads | undefined;
   // Everything the bench writes besides the keeper's files: the service repository and, with real
   // modules, the souls' ledgers (souls/<sid>/ledger) and the hosts' input roots (hosts-<k>/<sid>/).
@@ -136,15 +172,23 @@ async function runOnce(n: number, client: Client, mode: Mode, threads: number): 
     const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
     swarm = SwarmThreads.start({ target, ca, keyPem, real, soulsRoot: path.join(root, 'souls') }, certs, threads);
     await swarm.connect();
-    await waitFor(`${n} souls connected`, async () => (await api('GET', `/v1/souls?status=connected&limit=1&coven=bench`)).status === 200
-      && await connectedCount(api, n) >= n, 120_000);
+    await waitFor(
+      `${n} souls connected`,
+      async () =>
+        (await api('GET', `/v1/souls?status=connected&limit=1&coven=bench`)).status === 200 &&
+        (await connectedCount(api, n)) >= n,
+      120_000,
+    );
 
     const service = real ? 'fleet' : 'fanout';
     const url = real ? fleetRepo(path.join(root, 'fleet')) : serviceRepo(path.join(root, 'fanout'));
     const reg = await api('POST', '/v1/services', { name: service, git: url, ref: 'v1' });
     if (reg.status !== 201) throw new Error(`POST /v1/services: ${reg.status} ${JSON.stringify(reg.body)}`);
 
-    const measure = async (start: () => Promise<{ status: number; body: any }>, expect?: keyof typeof EXPECTED_STATUSES) => {
+    const measure = async (
+      start: () => Promise<{ status: number; body: any }>,
+      expect?: keyof typeof EXPECTED_STATUSES,
+    ) => {
       await swarm!.reset();
       const loadavg = os.loadavg().map(round);
       const cpu0 = cpuTimes(keeper.pid!).self;
@@ -154,10 +198,15 @@ async function runOnce(n: number, client: Client, mode: Mode, threads: number): 
       const t0 = Date.now();
       const r = await start();
       if (r.status !== 202) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
-      const inc = await waitFor('the run to settle', async () => {
-        const g = await api('GET', '/v1/incarnations/fanout-bench');
-        return g.body.status !== 'applying' ? g.body : undefined;
-      }, 600_000, 50);
+      const inc = await waitFor(
+        'the run to settle',
+        async () => {
+          const g = await api('GET', '/v1/incarnations/fanout-bench');
+          return g.body.status !== 'applying' ? g.body : undefined;
+        },
+        600_000,
+        50,
+      );
       const seconds = (Date.now() - t0) / 1000;
       const cpu = cpuTimes(keeper.pid!).self - cpu0;
       const selfCpu = cpuTimes(process.pid).self - self0;
@@ -165,20 +214,26 @@ async function runOnce(n: number, client: Client, mode: Mode, threads: number): 
       const spawn1 = window.spawners;
       const commandsCpu = cpuTimes(process.pid).children + spawn1.commands - commands0;
       const rep = (await api('GET', `/v1/incarnations/fanout-bench/runs/${r.body.apply_id}`)).body;
-      if (inc.status !== 'ready') throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);
+      if (inc.status !== 'ready')
+        throw new Error(`run ${r.body.apply_id} ended ${inc.status} after ${round(seconds)} s: ${runTrouble(rep)}`);
       const steps = rep.hosts.reduce((a: number, h: any) => a + h.steps.length, 0);
-      if (rep.hosts.length !== n || steps !== 3 * n) throw new Error(`report has ${rep.hosts.length} hosts and ${steps} steps`);
+      if (rep.hosts.length !== n || steps !== 3 * n)
+        throw new Error(`report has ${rep.hosts.length} hosts and ${steps} steps`);
       if (expect) {
         const want = EXPECTED_STATUSES[expect].join(',');
         const off = rep.hosts.filter((h: any) => h.steps.map((st: any) => st.status).join(',') !== want);
-        if (off.length > 0) throw new Error(`${off.length} host(s) did not end ${want}, e.g. ${JSON.stringify(off[0])}`);
+        if (off.length > 0)
+          throw new Error(`${off.length} host(s) did not end ${want}, e.g. ${JSON.stringify(off[0])}`);
       }
       return {
         ...(expect ? { kind: expect } : {}),
-        post_to_ready_seconds: round(seconds), keeper_cpu_seconds: round(cpu), steps,
+        post_to_ready_seconds: round(seconds),
+        keeper_cpu_seconds: round(cpu),
+        steps,
         // This process (the swarm threads: the souls' streams, modules and ledgers), the commands the
         // modules ran, and the helpers that spawned them (no commands in the default mode).
-        swarm_cpu_seconds: round(selfCpu), commands_cpu_seconds: round(commandsCpu),
+        swarm_cpu_seconds: round(selfCpu),
+        commands_cpu_seconds: round(commandsCpu),
         ...(real ? { spawners_cpu_seconds: round(spawn1.helpers - spawn0.helpers) } : {}),
         // POST -> the first step request any soul got, -> the last step result any soul sent.
         first_step_request_seconds: window.firstRequestAt !== null ? round((window.firstRequestAt - t0) / 1000) : null,
@@ -193,27 +248,55 @@ async function runOnce(n: number, client: Client, mode: Mode, threads: number): 
       };
     };
     if (!real) {
-      const cold = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'] }));
-      const warm = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { tag: 'two' } }));
+      const cold = await measure(() =>
+        api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'] }),
+      );
+      const warm = await measure(() =>
+        api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { tag: 'two' } }),
+      );
       const stepsAnswered = (await swarm.collect()).steps;
-      return { mode, n, first_run: cold, second_run: warm, steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!) };
+      return {
+        mode,
+        n,
+        first_run: cold,
+        second_run: warm,
+        steps_answered_by_swarm: stepsAnswered,
+        loadavg_1m_start: loadStart,
+        loadavg_1m_end: round(os.loadavg()[0]!),
+      };
     }
     // A fresh input.root per change run, so a change run writes every file; the no-op run repeats
     // the first run's input, so every module finds its state already there.
     const [rootA, rootB] = [path.join(root, 'hosts-1'), path.join(root, 'hosts-2')];
-    const change = await measure(() => api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'], input: { root: rootA } }), 'change');
+    const change = await measure(
+      () =>
+        api('POST', '/v1/incarnations', { name: 'fanout-bench', service, covens: ['bench'], input: { root: rootA } }),
+      'change',
+    );
     const written = checkFleetFiles(rootA, sids);
-    const noop = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootA } }), 'no-op');
+    const noop = await measure(
+      () => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootA } }),
+      'no-op',
+    );
     checkUnchanged(written);
-    const warmChange = await measure(() => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootB } }), 'change');
+    const warmChange = await measure(
+      () => api('POST', '/v1/incarnations/fanout-bench/runs', { operation: 'create', input: { root: rootB } }),
+      'change',
+    );
     checkFleetFiles(rootB, sids);
     const stepsAnswered = (await swarm.collect()).steps;
     return {
-      mode, n, first_run: change, second_run: noop, third_run: warmChange,
+      mode,
+      n,
+      first_run: change,
+      second_run: noop,
+      third_run: warmChange,
       // Every host's two files, after each change run: content and mode; untouched by the no-op run.
       files_checked: { hosts: n, files_per_change_run: 2 * n, no_op_left_them_untouched: true },
       command_spawners: swarm.size,
-      steps_answered_by_swarm: stepsAnswered, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
+      steps_answered_by_swarm: stepsAnswered,
+      loadavg_1m_start: loadStart,
+      loadavg_1m_end: round(os.loadavg()[0]!),
     };
   } finally {
     await swarm?.close();
@@ -234,21 +317,37 @@ function runTrouble(rep: any): string {
 }
 
 /** Connected souls of the bench coven, counted through the API's pages. */
-async function connectedCount(api: (m: string, p: string) => Promise<{ status: number; body: any }>, max: number): Promise<number> {
+async function connectedCount(
+  api: (m: string, p: string) => Promise<{ status: number; body: any }>,
+  max: number,
+): Promise<number> {
   let count = 0;
   let cursor: string | undefined;
   do {
-    const r = await api('GET', `/v1/souls?status=connected&coven=bench&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const r = await api(
+      'GET',
+      `/v1/souls?status=connected&coven=bench&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     count += r.body.items.length;
     cursor = r.body.next_cursor ?? undefined;
   } while (cursor && count < max);
   return count;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try { const v = await fn(); if (v !== undefined && v !== false) return v; } catch { /* not yet */ }
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
@@ -256,15 +355,19 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const mode: Mode = args.includes('--real-modules') || process.env.FANOUT_REAL_MODULES === '1' ? 'real-modules' : 'answer';
+  const mode: Mode =
+    args.includes('--real-modules') || process.env.FANOUT_REAL_MODULES === '1' ? 'real-modules' : 'answer';
   const ns = args.map(Number).filter((x) => x > 0);
   // Swarm threads: one per CPU unless --threads=K (1: every soul in one event loop, as before).
   const threadsArg = args.find((a) => a.startsWith('--threads='));
   const threads = threadsArg ? Number(threadsArg.slice('--threads='.length)) : os.cpus().length;
-  if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a whole number from 1, got ${threadsArg}`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error(`--threads must be a whole number from 1, got ${threadsArg}`);
   const sizes = ns.length ? ns : [100, 1000];
   const out = path.join(repoRoot(), 'bench', 'results', 'fanout.json');
-  const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
+  const previous = fs.existsSync(out)
+    ? ((JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [])
+    : [];
   // Results written before there were modes are the default mode's.
   const modeOf = (r: Record<string, unknown>) => (r.mode as Mode | undefined) ?? 'answer';
   const runs = previous.filter((r) => modeOf(r) !== mode || !sizes.includes(r.n as number));
@@ -281,7 +384,20 @@ async function main(): Promise<void> {
   }
   runs.sort((a, b) => (a.n as number) - (b.n as number) || modeOf(a).localeCompare(modeOf(b)));
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ benchmark: 'fanout', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs }, null, 2) + '\n');
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      { benchmark: 'fanout', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

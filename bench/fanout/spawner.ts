@@ -12,7 +12,11 @@ import type { CommandResult, CommandRunner } from '../../agent/exec/runner';
 import { cpuTimes } from '../fleet/proc';
 import type { SpawnAnswer, SpawnRequest } from './spawner-child';
 
-interface Pending { child: number; resolve: (r: CommandResult) => void; reject: (e: Error) => void }
+interface Pending {
+  child: number;
+  resolve: (r: CommandResult) => void;
+  reject: (e: Error) => void;
+}
 
 export class SpawnerPool {
   private seq = 0;
@@ -42,15 +46,26 @@ export class SpawnerPool {
   static async start(count: number): Promise<SpawnerPool> {
     const children = Array.from({ length: count }, () =>
       // No inherited --max-old-space-size etc.: the helper is meant to stay small.
-      fork(path.join(__dirname, 'spawner-child.js'), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    await Promise.all(children.map((c) => new Promise<void>((resolve, reject) => {
-      c.once('message', () => resolve());
-      c.once('exit', (code) => reject(new Error(`command spawner exited (${code}) at start`)));
-    })));
+      fork(path.join(__dirname, 'spawner-child.js'), [], {
+        execArgv: [],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    );
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve, reject) => {
+            c.once('message', () => resolve());
+            c.once('exit', (code) => reject(new Error(`command spawner exited (${code}) at start`)));
+          }),
+      ),
+    );
     return new SpawnerPool(children);
   }
 
-  get size(): number { return this.children.length; }
+  get size(): number {
+    return this.children.length;
+  }
 
   /** CPU of the helpers themselves (forking, IPC) and of the ended commands they ran (each is waited for). */
   cpuSeconds(): { helpers: number; commands: number } {
@@ -61,20 +76,26 @@ export class SpawnerPool {
   }
 
   /** Round robin over the helpers; each forks its commands one after another, as its loop allows. */
-  readonly runner: CommandRunner = (cmd) => new Promise<CommandResult>((resolve, reject) => {
-    const child = this.turn++ % this.children.length;
-    const id = ++this.seq;
-    this.pending.set(id, { child, resolve, reject });
-    const req: SpawnRequest = { id, cmd };
-    this.children[child]!.send(req);
-  });
+  readonly runner: CommandRunner = (cmd) =>
+    new Promise<CommandResult>((resolve, reject) => {
+      const child = this.turn++ % this.children.length;
+      const id = ++this.seq;
+      this.pending.set(id, { child, resolve, reject });
+      const req: SpawnRequest = { id, cmd };
+      this.children[child]!.send(req);
+    });
 
   /** Closes the channels; each helper exits when its channel closes. */
   async close(): Promise<void> {
-    await Promise.all(this.children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.disconnect();
-    })));
+    await Promise.all(
+      this.children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.disconnect();
+          }),
+      ),
+    );
   }
 }

@@ -31,15 +31,28 @@ async function serve(share: SwarmShare): Promise<void> {
     async connect() {
       if (share.real) {
         const opened: StepHandler[] = new Array(share.certs.length);
-        await pool(share.certs.map((_, i) => i), 50, async (i) => {
-          opened[i] = await openRealStepHandler(share.certs[i]!.sid, share.soulsRoot, tally, spawners!.runner);
-        });
+        await pool(
+          share.certs.map((_, i) => i),
+          50,
+          async (i) => {
+            opened[i] = await openRealStepHandler(share.certs[i]!.sid, share.soulsRoot, tally, spawners!.runner);
+          },
+        );
         handlers.push(...opened);
       }
       for (const [i, c] of share.certs.entries()) {
-        souls.push(new SwarmSoul(c.sid, share.target, SwarmSoul.credentials(ca, share.keyPem, c.certPem), share.real ? { handler: handlers[i]! } : { answerSteps: true }));
+        souls.push(
+          new SwarmSoul(
+            c.sid,
+            share.target,
+            SwarmSoul.credentials(ca, share.keyPem, c.certPem),
+            share.real ? { handler: handlers[i]! } : { answerSteps: true },
+          ),
+        );
       }
-      await pool(souls, 100, async (s) => { await s.connect(); });
+      await pool(souls, 100, async (s) => {
+        await s.connect();
+      });
       return null;
     },
     async reset() {
@@ -60,7 +73,8 @@ async function serve(share: SwarmShare): Promise<void> {
         lastResultAt: lasts.length ? epoch(Math.max(...lasts)) : null,
         steps: souls.reduce((a, s) => a + s.steps, 0),
         tally: tally.data(),
-        lagP99: l.p99, lagMax: l.max,
+        lagP99: l.p99,
+        lagMax: l.max,
         spawners: spawners?.cpuSeconds() ?? { helpers: 0, commands: 0 },
       };
     },
@@ -75,7 +89,8 @@ async function serve(share: SwarmShare): Promise<void> {
   port.on('message', (m: SwarmRequest) => {
     ops[m.op]().then(
       (value) => port.postMessage({ id: m.id, value } satisfies SwarmAnswer),
-      (err: Error) => port.postMessage({ id: m.id, error: `${path.basename(__filename)}: ${err.message}` } satisfies SwarmAnswer),
+      (err: Error) =>
+        port.postMessage({ id: m.id, error: `${path.basename(__filename)}: ${err.message}` } satisfies SwarmAnswer),
     );
   });
 }

@@ -22,7 +22,10 @@ export interface SwarmShare {
 }
 
 export type SwarmOp = 'connect' | 'reset' | 'collect' | 'close';
-export interface SwarmRequest { id: number; op: SwarmOp }
+export interface SwarmRequest {
+  id: number;
+  op: SwarmOp;
+}
 export type SwarmAnswer = { id: number; value?: ShareWindow | null } | { id: number; error: string };
 
 /** One thread's figures since its last reset. */
@@ -43,7 +46,10 @@ export interface ShareWindow {
 /** The swarm seen from the main thread: `threads` workers, the souls dealt out in turn. */
 export class SwarmThreads {
   private seq = 0;
-  private readonly pending = new Map<number, { resolve: (v: ShareWindow | null) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: ShareWindow | null) => void; reject: (e: Error) => void }
+  >();
 
   private constructor(private readonly workers: Worker[]) {
     for (const w of workers) {
@@ -54,7 +60,10 @@ export class SwarmThreads {
         if ('error' in m) p.reject(new Error(m.error));
         else p.resolve(m.value ?? null);
       });
-      w.on('error', (err) => { for (const p of this.pending.values()) p.reject(err); this.pending.clear(); });
+      w.on('error', (err) => {
+        for (const p of this.pending.values()) p.reject(err);
+        this.pending.clear();
+      });
     }
   }
 
@@ -67,25 +76,44 @@ export class SwarmThreads {
     return new SwarmThreads(workers);
   }
 
-  get size(): number { return this.workers.length; }
+  get size(): number {
+    return this.workers.length;
+  }
 
   private ask(op: SwarmOp): Promise<(ShareWindow | null)[]> {
-    return Promise.all(this.workers.map((w) => new Promise<ShareWindow | null>((resolve, reject) => {
-      const id = ++this.seq;
-      this.pending.set(id, { resolve, reject });
-      const req: SwarmRequest = { id, op };
-      w.postMessage(req);
-    })));
+    return Promise.all(
+      this.workers.map(
+        (w) =>
+          new Promise<ShareWindow | null>((resolve, reject) => {
+            const id = ++this.seq;
+            this.pending.set(id, { resolve, reject });
+            const req: SwarmRequest = { id, op };
+            w.postMessage(req);
+          }),
+      ),
+    );
   }
 
   /** Every soul connected (its Welcome). */
-  async connect(): Promise<void> { await this.ask('connect'); }
+  async connect(): Promise<void> {
+    await this.ask('connect');
+  }
 
   /** Starts a measured window: tallies and first/last times cleared, loop delay measured afresh. */
-  async reset(): Promise<void> { await this.ask('reset'); }
+  async reset(): Promise<void> {
+    await this.ask('reset');
+  }
 
   /** The threads' figures of the window, merged. */
-  async collect(): Promise<{ firstRequestAt: number | null; lastResultAt: number | null; steps: number; tally: StepTally; lagP99: number; lagMax: number; spawners: { helpers: number; commands: number } }> {
+  async collect(): Promise<{
+    firstRequestAt: number | null;
+    lastResultAt: number | null;
+    steps: number;
+    tally: StepTally;
+    lagP99: number;
+    lagMax: number;
+    spawners: { helpers: number; commands: number };
+  }> {
     const parts = (await this.ask('collect')).filter((p): p is ShareWindow => p !== null);
     const times = (pick: (p: ShareWindow) => number | null) => parts.map(pick).filter((x): x is number => x !== null);
     const firsts = times((p) => p.firstRequestAt);
@@ -99,7 +127,10 @@ export class SwarmThreads {
       tally,
       lagP99: Math.max(0, ...parts.map((p) => p.lagP99)),
       lagMax: Math.max(0, ...parts.map((p) => p.lagMax)),
-      spawners: parts.reduce((a, p) => ({ helpers: a.helpers + p.spawners.helpers, commands: a.commands + p.spawners.commands }), { helpers: 0, commands: 0 }),
+      spawners: parts.reduce(
+        (a, p) => ({ helpers: a.helpers + p.spawners.helpers, commands: a.commands + p.spawners.commands }),
+        { helpers: 0, commands: 0 },
+      ),
     };
   }
 

@@ -16,7 +16,12 @@ import { Client } from 'pg';
 /** Longer than PGSTAT_IDLE_INTERVAL (10 s): every backend has reported what it did before. */
 export const FLUSH_MS = 11_000;
 
-export interface DbSnapshot { at: number; transactions: number; rowsWritten: number; own: number }
+export interface DbSnapshot {
+  at: number;
+  transactions: number;
+  rowsWritten: number;
+  own: number;
+}
 
 export interface DbDelta {
   /** Transactions of the window, less the benchmark's own and less the idle rate over its length. */
@@ -52,7 +57,8 @@ export class DbCounter {
     const own = this.own;
     const [r] = await this.query<{ x: string; w: string }>(
       `select xact_commit + xact_rollback as x, tup_inserted + tup_updated + tup_deleted as w
-         from pg_stat_database where datname = current_database()`);
+         from pg_stat_database where datname = current_database()`,
+    );
     return { at: Date.now(), transactions: Number(r!.x), rowsWritten: Number(r!.w), own };
   }
 
@@ -64,7 +70,9 @@ export class DbCounter {
   async settled(incarnation: string, timeoutMs: number, everyMs = 5): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const [r] = await this.query<{ status: string }>('select status from incarnations where name = $1', [incarnation]);
+      const [r] = await this.query<{ status: string }>('select status from incarnations where name = $1', [
+        incarnation,
+      ]);
       if (r && r.status !== 'applying') return r.status;
       if (Date.now() > deadline) throw new Error(`${incarnation} still applying after ${timeoutMs} ms`);
       await new Promise((res) => setTimeout(res, everyMs));
@@ -73,7 +81,11 @@ export class DbCounter {
 }
 
 /** What the keeper did between two snapshots: the benchmark's queries and the idle rate taken off. */
-export function delta(a: DbSnapshot, b: DbSnapshot, idle: { transactionsPerSecond: number; rowsPerSecond: number }): DbDelta {
+export function delta(
+  a: DbSnapshot,
+  b: DbSnapshot,
+  idle: { transactionsPerSecond: number; rowsPerSecond: number },
+): DbDelta {
   const seconds = (b.at - a.at) / 1000;
   return {
     transactions: b.transactions - a.transactions - (b.own - a.own) - idle.transactionsPerSecond * seconds,

@@ -56,7 +56,11 @@ export function commOf(pid: number): string | undefined {
 
 /** PIDs of every process whose command name is `comm` (e.g. all PostgreSQL backends). */
 export function pidsNamed(comm: string): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => commOf(pid) === comm);
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => commOf(pid) === comm);
 }
 
 /** CPU seconds the whole machine spent busy (every core, /proc/stat: all but idle and iowait). */

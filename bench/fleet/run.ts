@@ -42,7 +42,15 @@ const progress = (line: string) => process.stderr.write(`fleet: ${line}\n`);
 
 const stats = (xs: number[], d = 0) => ({ median: round(median(xs), d), max: round(Math.max(...xs), d) });
 
-interface Rig { k: InitializedKeeper; keeper: KeeperProcess; souls: SoulProcesses; db: DbCounter; temporal: Client; root: string; temporalPid: number | null }
+interface Rig {
+  k: InitializedKeeper;
+  keeper: KeeperProcess;
+  souls: SoulProcesses;
+  db: DbCounter;
+  temporal: Client;
+  root: string;
+  temporalPid: number | null;
+}
 
 /** CPU seconds of everything a run makes work, read before and after it. */
 function cpuNow(rig: Rig) {
@@ -50,21 +58,48 @@ function cpuNow(rig: Rig) {
   const souls = sumCpu(rig.souls.pids());
   const pg = sumCpu(pidsNamed('postgres')); // backends that exited are in the postmaster's children
   return {
-    keeper: keeper.self, keeperChildren: keeper.children, souls: souls.self, soulsChildren: souls.children,
-    temporal: rig.temporalPid === null ? NaN : cpuTimes(rig.temporalPid).self, postgres: pg.self + pg.children,
+    keeper: keeper.self,
+    keeperChildren: keeper.children,
+    souls: souls.self,
+    soulsChildren: souls.children,
+    temporal: rig.temporalPid === null ? NaN : cpuTimes(rig.temporalPid).self,
+    postgres: pg.self + pg.children,
   };
 }
 
 /** A run that did not end `ready`: what the report says, short enough for the results file. */
 class RunFailed extends Error {
-  constructor(readonly summary: { run: string; apply_id: string; status: string; error: string | null; hosts_by_status: Record<string, number>; reasons: Record<string, number> }) {
-    super(`${summary.run} (${summary.apply_id}) ended ${summary.status}: ${summary.error ?? ''} ${JSON.stringify(summary.reasons)}`);
+  constructor(
+    readonly summary: {
+      run: string;
+      apply_id: string;
+      status: string;
+      error: string | null;
+      hosts_by_status: Record<string, number>;
+      reasons: Record<string, number>;
+    },
+  ) {
+    super(
+      `${summary.run} (${summary.apply_id}) ended ${summary.status}: ${summary.error ?? ''} ${JSON.stringify(summary.reasons)}`,
+    );
   }
 }
 
-interface Timed { apply_id: string; postedAt: number; observedAt: number; post_to_ready_ms: number; post_answered_ms: number; cpu: Record<string, number> }
+interface Timed {
+  apply_id: string;
+  postedAt: number;
+  observedAt: number;
+  post_to_ready_ms: number;
+  post_answered_ms: number;
+  cpu: Record<string, number>;
+}
 
-async function timedRun(rig: Rig, name: string, what: string, start: () => Promise<{ status: number; body: any }>): Promise<Timed> {
+async function timedRun(
+  rig: Rig,
+  name: string,
+  what: string,
+  start: () => Promise<{ status: number; body: any }>,
+): Promise<Timed> {
   const c0 = cpuNow(rig);
   const postedAt = Date.now();
   const t0 = performance.now();
@@ -76,26 +111,53 @@ async function timedRun(rig: Rig, name: string, what: string, start: () => Promi
   const observedAt = Date.now();
   const c1 = cpuNow(rig);
   if (status !== 'ready') {
-    const rep = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${r.body.apply_id}`)).body as { error: string | null; hosts: { status: string; reason: string | null }[] };
+    const rep = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${r.body.apply_id}`)).body as {
+      error: string | null;
+      hosts: { status: string; reason: string | null }[];
+    };
     const hosts: Record<string, number> = {};
     const reasons: Record<string, number> = {};
     for (const h of rep.hosts) {
       hosts[h.status] = (hosts[h.status] ?? 0) + 1;
       // The SID and request id make every reason unique; the rest says what happened.
-      if (h.reason) { const k = h.reason.replace(/\S+\.keeper\.test/g, '<sid>').replace(/[0-9a-f-]{36}/g, '<id>'); reasons[k] = (reasons[k] ?? 0) + 1; }
+      if (h.reason) {
+        const k = h.reason.replace(/\S+\.keeper\.test/g, '<sid>').replace(/[0-9a-f-]{36}/g, '<id>');
+        reasons[k] = (reasons[k] ?? 0) + 1;
+      }
     }
-    throw new RunFailed({ run: what, apply_id: r.body.apply_id, status, error: rep.error, hosts_by_status: hosts, reasons });
+    throw new RunFailed({
+      run: what,
+      apply_id: r.body.apply_id,
+      status,
+      error: rep.error,
+      hosts_by_status: hosts,
+      reasons,
+    });
   }
   const cpu = Object.fromEntries(Object.keys(c0).map((k) => [k, c1[k as keyof typeof c1] - c0[k as keyof typeof c0]]));
-  return { apply_id: r.body.apply_id as string, postedAt, observedAt, post_to_ready_ms: elapsed, post_answered_ms: answered, cpu };
+  return {
+    apply_id: r.body.apply_id as string,
+    postedAt,
+    observedAt,
+    post_to_ready_ms: elapsed,
+    post_answered_ms: answered,
+    cpu,
+  };
 }
 
 /** Polls GET /v1/souls/{sid} every 10 ms: ms from `soul run` spawn until the registry shows it connected. */
 async function registryConnected(rig: Rig, soul: RunningSoul): Promise<number> {
-  await waitFor(`${soul.sid} connected`, async () => {
-    if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}`);
-    return (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status === 'connected';
-  }, 30_000, 10).catch((err: Error) => { throw new Error(`${err.message}\n--- soul log ---\n${soul.log()}`); });
+  await waitFor(
+    `${soul.sid} connected`,
+    async () => {
+      if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}`);
+      return (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status === 'connected';
+    },
+    30_000,
+    10,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- soul log ---\n${soul.log()}`);
+  });
   return Date.now() - soul.spawnedAt;
 }
 
@@ -103,14 +165,22 @@ async function registryConnected(rig: Rig, soul: RunningSoul): Promise<number> {
 async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<RunningSoul[]> {
   const started: RunningSoul[] = [];
   let done = from;
-  await pool(Array.from({ length: to - from }, (_, i) => from + i), ONBOARD_CONCURRENCY, async (i) => {
-    const sid = uniqueSid(`fleet${i + 1}`);
-    const r = await api(rig.k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: sizes.filter((n) => i < n).map((n) => `n${n}`) });
-    if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-    await rig.souls.init(sid, r.body.bootstrap_token as string);
-    started.push(rig.souls.run(sid));
-    progress(`onboarding ${++done}/${to}`);
-  });
+  await pool(
+    Array.from({ length: to - from }, (_, i) => from + i),
+    ONBOARD_CONCURRENCY,
+    async (i) => {
+      const sid = uniqueSid(`fleet${i + 1}`);
+      const r = await api(rig.k, 'POST', '/v1/souls', {
+        sid,
+        transport: 'agent',
+        covens: sizes.filter((n) => i < n).map((n) => `n${n}`),
+      });
+      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
+      await rig.souls.init(sid, r.body.bootstrap_token as string);
+      started.push(rig.souls.run(sid));
+      progress(`onboarding ${++done}/${to}`);
+    },
+  );
   return started;
 }
 
@@ -132,32 +202,62 @@ async function idleSoul(rig: Rig, soul: RunningSoul): Promise<Record<string, unk
     if (i === 3) break;
     // SIGTERM: the soul says goodbye, the registry shows it gone, and the next start is a fresh one.
     await rig.souls.stopOne(soul);
-    await waitFor(`${soul.sid} disconnected`, async () => (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status !== 'connected', 30_000, 50);
+    await waitFor(
+      `${soul.sid} disconnected`,
+      async () => (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status !== 'connected',
+      30_000,
+      50,
+    );
     soul = rig.souls.run(soul.sid);
   }
   progress(`idle soul connected in ${registry.join(', ')} ms (registry); settling 10 s for its RSS`);
   await sleep(10_000);
   return {
     soul_run_to_registry_connected_ms: { ...stats(registry), samples: registry },
-    soul_run_to_welcome_ms: { ...stats(own), samples: own, what: "spawn -> the soul's own `connected` log line (its Welcome)" },
-    soul_process_to_welcome_ms: { ...stats(uptime), samples: uptime, what: "the soul's node process started -> its Welcome (the `connected` line's uptime_ms; without nice, unshare and sh)" },
+    soul_run_to_welcome_ms: {
+      ...stats(own),
+      samples: own,
+      what: "spawn -> the soul's own `connected` log line (its Welcome)",
+    },
+    soul_process_to_welcome_ms: {
+      ...stats(uptime),
+      samples: uptime,
+      what: "the soul's node process started -> its Welcome (the `connected` line's uptime_ms; without nice, unshare and sh)",
+    },
     rss_mb: round(rssMb(soul.pid), 1),
   };
 }
 
 /** A batch of runs of one incarnation and the keeper database's transactions over it. */
-async function batch(rig: Rig, name: string, n: number, label: string, reps: number, input: (r: number) => Record<string, unknown>, idle: ReturnType<typeof idleRate>) {
+async function batch(
+  rig: Rig,
+  name: string,
+  n: number,
+  label: string,
+  reps: number,
+  input: (r: number) => Record<string, unknown>,
+  idle: ReturnType<typeof idleRate>,
+) {
   const before: DbSnapshot = await rig.db.snapshot();
   const runs: Timed[] = [];
   for (let r = 1; r <= reps; r++) {
-    const t = await timedRun(rig, name, `N=${n} ${label} run ${r}/${reps}`, () => api(rig.k, 'POST', `/v1/incarnations/${name}/runs`, { operation: 'create', input: input(r) }));
+    const t = await timedRun(rig, name, `N=${n} ${label} run ${r}/${reps}`, () =>
+      api(rig.k, 'POST', `/v1/incarnations/${name}/runs`, { operation: 'create', input: input(r) }),
+    );
     runs.push(t);
     progress(`N=${n} ${label} run ${r}/${reps}: ${(t.post_to_ready_ms / 1000).toFixed(3)} s`);
     await sleep(1000);
   }
   await sleep(FLUSH_MS);
   const d = delta(before, await rig.db.snapshot(), idle);
-  return { runs, loadavg_1m: round(os.loadavg()[0]!), db: { transactions_per_host: round(d.transactions / (reps * n), 1), rows_written_per_host: round(d.rowsWritten / (reps * n), 1) } };
+  return {
+    runs,
+    loadavg_1m: round(os.loadavg()[0]!),
+    db: {
+      transactions_per_host: round(d.transactions / (reps * n), 1),
+      rows_written_per_host: round(d.rowsWritten / (reps * n), 1),
+    },
+  };
 }
 
 async function summarize(rig: Rig, name: string, n: number, runs: Timed[], expect: 'changed' | 'ok') {
@@ -171,13 +271,25 @@ async function summarize(rig: Rig, name: string, n: number, runs: Timed[], expec
     segments.push(reportSegments(rep, t.postedAt, t.observedAt));
     workflows.push(await workflowTimes(rig.temporal, t.apply_id));
   }
-  const cpu = (k: string, d = 2) => stats(runs.map((t) => t.cpu[k]!), d);
+  const cpu = (k: string, d = 2) =>
+    stats(
+      runs.map((t) => t.cpu[k]!),
+      d,
+    );
   return {
-    post_to_ready_ms: { ...stats(runs.map((t) => t.post_to_ready_ms)), samples: runs.map((t) => Math.round(t.post_to_ready_ms)) },
+    post_to_ready_ms: {
+      ...stats(runs.map((t) => t.post_to_ready_ms)),
+      samples: runs.map((t) => Math.round(t.post_to_ready_ms)),
+    },
     post_answered_ms: stats(runs.map((t) => t.post_answered_ms)),
-    keeper_cpu_s: cpu('keeper'), keeper_children_cpu_s: cpu('keeperChildren'), souls_cpu_s: cpu('souls'), souls_children_cpu_s: cpu('soulsChildren'),
-    temporal_server_cpu_s: cpu('temporal'), postgres_cpu_s: cpu('postgres'),
-    host_statuses: hostStatuses, expected_host_status: expect,
+    keeper_cpu_s: cpu('keeper'),
+    keeper_children_cpu_s: cpu('keeperChildren'),
+    souls_cpu_s: cpu('souls'),
+    souls_children_cpu_s: cpu('soulsChildren'),
+    temporal_server_cpu_s: cpu('temporal'),
+    postgres_cpu_s: cpu('postgres'),
+    host_statuses: hostStatuses,
+    expected_host_status: expect,
     where_time_goes_median_ms: roundAll(medianRecord(segments)),
     temporal_median_ms: roundAll(medianRecord(workflows)),
   };
@@ -192,10 +304,18 @@ function roundAll<T>(x: T): T {
 async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>> {
   const name = `fleet-n${n}`;
   const reps = repsFor(n);
-  const input = (tag: string) => ({ root: path.join(rig.root, 'out', `${name}-${tag}`), package: PACKAGE, message: 'bench' });
+  const input = (tag: string) => ({
+    root: path.join(rig.root, 'out', `${name}-${tag}`),
+    package: PACKAGE,
+    message: 'bench',
+  });
   const loadStart = round(os.loadavg()[0]!);
-  const first = await timedRun(rig, name, `N=${n} first run`, () => api(rig.k, 'POST', '/v1/incarnations', { name, service: 'fleet', covens: [`n${n}`], input: input('first') }));
-  progress(`N=${n} first run (creates the incarnation): ${(first.post_to_ready_ms / 1000).toFixed(3)} s; measuring the keeper's idle database rate (${(2 * FLUSH_MS) / 1000} s)`);
+  const first = await timedRun(rig, name, `N=${n} first run`, () =>
+    api(rig.k, 'POST', '/v1/incarnations', { name, service: 'fleet', covens: [`n${n}`], input: input('first') }),
+  );
+  progress(
+    `N=${n} first run (creates the incarnation): ${(first.post_to_ready_ms / 1000).toFixed(3)} s; measuring the keeper's idle database rate (${(2 * FLUSH_MS) / 1000} s)`,
+  );
   await sleep(FLUSH_MS);
   const i0 = await rig.db.snapshot();
   await sleep(FLUSH_MS);
@@ -204,13 +324,23 @@ async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>
   const noop = await batch(rig, name, n, 'no-op', reps, () => input(`r${reps}`), idle);
   const rss = rig.souls.pids().map(rssMb);
   return {
-    n, repetitions: reps, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
+    n,
+    repetitions: reps,
+    loadavg_1m_start: loadStart,
+    loadavg_1m_end: round(os.loadavg()[0]!),
     // The souls' first run loads their state modules and opens their ledgers: their CPU shows it.
     first_run: {
-      post_to_ready_ms: Math.round(first.post_to_ready_ms), keeper_cpu_s: round(first.cpu.keeper!), keeper_children_cpu_s: round(first.cpu.keeperChildren!),
-      souls_cpu_s: round(first.cpu.souls!), souls_children_cpu_s: round(first.cpu.soulsChildren!),
+      post_to_ready_ms: Math.round(first.post_to_ready_ms),
+      keeper_cpu_s: round(first.cpu.keeper!),
+      keeper_children_cpu_s: round(first.cpu.keeperChildren!),
+      souls_cpu_s: round(first.cpu.souls!),
+      souls_children_cpu_s: round(first.cpu.soulsChildren!),
     },
-    change_run: { ...(await summarize(rig, name, n, change.runs, 'changed')), db: change.db, loadavg_1m_end: change.loadavg_1m },
+    change_run: {
+      ...(await summarize(rig, name, n, change.runs, 'changed')),
+      db: change.db,
+      loadavg_1m_end: change.loadavg_1m,
+    },
     noop_run: { ...(await summarize(rig, name, n, noop.runs, 'ok')), db: noop.db, loadavg_1m_end: noop.loadavg_1m },
     keeper_idle_db_transactions_per_s: round(idle.transactionsPerSecond, 1),
     souls_rss_mb_after_runs: stats(rss, 1),
@@ -219,9 +349,16 @@ async function measureSize(rig: Rig, n: number): Promise<Record<string, unknown>
 
 function targets(sizes: Record<number, any>, idle: any) {
   const at = (n: number, run: string) => sizes[n]?.[run]?.post_to_ready_ms?.median as number | undefined;
-  const t = (target: number, measured: number | undefined | null, unit: string, n?: number) => (n !== undefined && sizes[n]?.failed
-    ? { target, measured: null, unit, met: false, why: `the N=${n} ${sizes[n].failed.run} ended ${sizes[n].failed.status}` }
-    : { target, measured: measured ?? null, unit, met: measured == null ? null : measured <= target });
+  const t = (target: number, measured: number | undefined | null, unit: string, n?: number) =>
+    n !== undefined && sizes[n]?.failed
+      ? {
+          target,
+          measured: null,
+          unit,
+          met: false,
+          why: `the N=${n} ${sizes[n].failed.run} ended ${sizes[n].failed.status}`,
+        }
+      : { target, measured: measured ?? null, unit, met: measured == null ? null : measured <= target };
   const seconds = (ms: number | undefined) => (ms === undefined ? undefined : round(ms / 1000));
   return {
     change_100_souls: t(1.0, seconds(at(100, 'change_run')), 's (median)', 100),
@@ -229,8 +366,16 @@ function targets(sizes: Record<number, any>, idle: any) {
     change_1_soul: t(150, at(1, 'change_run'), 'ms (median)', 1),
     noop_1_soul: t(150, at(1, 'noop_run'), 'ms (median)', 1),
     idle_soul_rss: t(45, idle?.rss_mb, 'MB'),
-    soul_run_connected: t(300, idle?.soul_run_to_registry_connected_ms?.median, 'ms (median, registry shows connected)'),
-    soul_process_connected: t(300, idle?.soul_process_to_welcome_ms?.median, "ms (median, the soul's own process start to its Welcome)"),
+    soul_run_connected: t(
+      300,
+      idle?.soul_run_to_registry_connected_ms?.median,
+      'ms (median, registry shows connected)',
+    ),
+    soul_process_connected: t(
+      300,
+      idle?.soul_process_to_welcome_ms?.median,
+      "ms (median, the soul's own process start to its Welcome)",
+    ),
   };
 }
 
@@ -239,16 +384,31 @@ let interrupted: Promise<void> | undefined;
 
 /** Writes bench/results/fleet.json; false when a size failed (its results then say why, and larger sizes are not tried). */
 async function main(): Promise<boolean> {
-  const sizes = [...new Set(process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0))].sort((a, b) => a - b);
+  const sizes = [
+    ...new Set(
+      process.argv
+        .slice(2)
+        .map(Number)
+        .filter((x) => Number.isInteger(x) && x > 0),
+    ),
+  ].sort((a, b) => a - b);
   if (sizes.length === 0) sizes.push(1, 10, 100);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-fleet-'));
   const out = path.join(repoRoot(), 'bench', 'results', 'fleet.json');
-  const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), loadavg_start: os.loadavg().map((x) => round(x)) };
+  const machine = {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    loadavg_start: os.loadavg().map((x) => round(x)),
+  };
   const rig: Partial<Rig> = { root };
   let ok = true;
   // Whatever ends this process, no soul is left running: groups are killed synchronously on exit,
   // and a signal first gets the orderly clean-up (keeper database and secret too).
-  process.on('exit', () => { rig.souls?.killNow(); rig.keeper?.child.kill('SIGKILL'); });
+  process.on('exit', () => {
+    rig.souls?.killNow();
+    rig.keeper?.child.kill('SIGKILL');
+  });
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) process.exit(130);
     progress(`${sig}: cleaning up`);
@@ -263,7 +423,12 @@ async function main(): Promise<boolean> {
     // waits seconds for a core, misses its heartbeats and is closed as silent (measured: 43 of 100).
     // The benchmark measures runs, not presence (bench/presence and test/faults do). Warnings kept
     // for the log tail of a failure.
-    rig.k = await initTestKeeper({ mutate: (doc) => { doc.reaper = { lease_ttl: '15s' }; doc.logging = { level: 'warn' }; } });
+    rig.k = await initTestKeeper({
+      mutate: (doc) => {
+        doc.reaper = { lease_ttl: '15s' };
+        doc.logging = { level: 'warn' };
+      },
+    });
     rig.keeper = await spawnKeeper(rig.k);
     rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
     rig.db = await DbCounter.open(rig.k.db.dsn);
@@ -272,7 +437,11 @@ async function main(): Promise<boolean> {
     rig.temporalPid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : null;
     const r = rig as Rig;
 
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'), path.join(root, 'fleet.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'),
+      path.join(root, 'fleet.git'),
+      'v1',
+    );
     const svc = await api(r.k, 'POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' });
     if (svc.status !== 201) throw new Error(`POST /v1/services: ${svc.status} ${JSON.stringify(svc.body)}`);
 
@@ -286,10 +455,20 @@ async function main(): Promise<boolean> {
         const t0 = Date.now();
         const started = await grow(r, have, n, sizes);
         await waitFor(`${n} souls connected`, async () => (await connectedCount(r, `n${n}`)) >= n, 300_000, 250);
-        await waitFor('every connected log line', async () => started.every((s) => s.connectedAt !== undefined), 30_000, 50);
+        await waitFor(
+          'every connected log line',
+          async () => started.every((s) => s.connectedAt !== undefined),
+          30_000,
+          50,
+        );
         onboarding = {
-          souls: n - have, seconds: round((Date.now() - t0) / 1000, 1), concurrency: ONBOARD_CONCURRENCY,
-          soul_run_to_welcome_ms: { ...stats(started.map((s) => s.connectedAt! - s.spawnedAt)), what: `while onboarding ${ONBOARD_CONCURRENCY} at a time` },
+          souls: n - have,
+          seconds: round((Date.now() - t0) / 1000, 1),
+          concurrency: ONBOARD_CONCURRENCY,
+          soul_run_to_welcome_ms: {
+            ...stats(started.map((s) => s.connectedAt! - s.spawnedAt)),
+            what: `while onboarding ${ONBOARD_CONCURRENCY} at a time`,
+          },
         };
         progress(`N=${n}: all ${n} souls connected in ${onboarding.seconds} s; settling 10 s`);
         have = n;
@@ -302,19 +481,30 @@ async function main(): Promise<boolean> {
       } catch (err) {
         if (!(err instanceof RunFailed)) throw err;
         progress(`${err.message}; not trying larger sizes`);
-        results[n] = { n, failed: err.summary, loadavg_1m: round(os.loadavg()[0]!), ...(onboarding ? { onboarding } : {}) };
+        results[n] = {
+          n,
+          failed: err.summary,
+          loadavg_1m: round(os.loadavg()[0]!),
+          ...(onboarding ? { onboarding } : {}),
+        };
         ok = false;
         break;
       }
     }
     const doc = {
-      benchmark: 'fleet', date: new Date().toISOString(), machine: { ...machine, loadavg_end: os.loadavg().map((x) => round(x)) },
-      keeper: 'its own process (bin/keeper run): keeper_cpu_s is that process, keeper_children_cpu_s its exited children (git); reaper.lease_ttl 15s (100 souls share two cores), logging warn',
+      benchmark: 'fleet',
+      date: new Date().toISOString(),
+      machine: { ...machine, loadavg_end: os.loadavg().map((x) => round(x)) },
+      keeper:
+        'its own process (bin/keeper run): keeper_cpu_s is that process, keeper_children_cpu_s its exited children (git); reaper.lease_ttl 15s (100 souls share two cores), logging warn',
       measured: {
-        post_to_ready_ms: 'POST of the run -> the incarnation `ready` in PostgreSQL, polled every 10 ms (post_answered_ms: POST -> its 202)',
-        cpu_s: 'per run, /proc utime+stime delta; souls: the N `soul run` processes (souls_children: their exited children such as dpkg-query); temporal_server and postgres are shared with other work on the machine',
-        db: 'keeper database transactions (pg_stat_database xact_commit + xact_rollback; pg_stat_statements not loaded) per run per host, the idle rate and the benchmark\'s own queries taken off; rows written = tup_inserted + tup_updated + tup_deleted',
-        where_time_goes_median_ms: 'from the run report: created_at, finished_at, and the steps\' started_at/finished_at as the souls measured them',
+        post_to_ready_ms:
+          'POST of the run -> the incarnation `ready` in PostgreSQL, polled every 10 ms (post_answered_ms: POST -> its 202)',
+        cpu_s:
+          'per run, /proc utime+stime delta; souls: the N `soul run` processes (souls_children: their exited children such as dpkg-query); temporal_server and postgres are shared with other work on the machine',
+        db: "keeper database transactions (pg_stat_database xact_commit + xact_rollback; pg_stat_statements not loaded) per run per host, the idle rate and the benchmark's own queries taken off; rows written = tup_inserted + tup_updated + tup_deleted",
+        where_time_goes_median_ms:
+          "from the run report: created_at, finished_at, and the steps' started_at/finished_at as the souls measured them",
       },
       idle_soul: idle,
       sizes: Object.values(results),
@@ -344,4 +534,10 @@ async function cleanup(rig: Partial<Rig>): Promise<void> {
   if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
 }
 
-main().then((ok) => process.exit(ok ? 0 : 1), (err) => { console.error(err); process.exit(1); });
+main().then(
+  (ok) => process.exit(ok ? 0 : 1),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

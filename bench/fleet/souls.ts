@@ -9,7 +9,10 @@ import { SOUL_BIN, writeSoulConfig, type EndpointSpec } from '../../test/agents/
 import { repoRoot } from '../../test/support/repo';
 
 /** packaging/soul/node-flags: what /usr/bin/soul passes to node (scripts/package.sh). */
-const SOUL_NODE_FLAGS = fs.readFileSync(path.join(repoRoot(), 'packaging', 'soul', 'node-flags'), 'utf8').trim().split(/\s+/);
+const SOUL_NODE_FLAGS = fs
+  .readFileSync(path.join(repoRoot(), 'packaging', 'soul', 'node-flags'), 'utf8')
+  .trim()
+  .split(/\s+/);
 
 /** How much of a soul's output is kept: enough to say why it failed, bounded for 100 souls. */
 const TAIL = 4000;
@@ -31,13 +34,19 @@ export interface RunningSoul {
   exited: Promise<number | null>;
 }
 
-interface Tracked { child: ChildProcess; exited: Promise<number | null> }
+interface Tracked {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
 
 export class SoulProcesses {
   private readonly tracked = new Set<Tracked>();
   readonly running: RunningSoul[] = [];
 
-  constructor(private readonly root: string, private readonly endpoint: EndpointSpec) {}
+  constructor(
+    private readonly root: string,
+    private readonly endpoint: EndpointSpec,
+  ) {}
 
   configOf(sid: string): string {
     return path.join(this.root, sid, 'soul.yml');
@@ -57,7 +66,9 @@ export class SoulProcesses {
     const spawnedAt = Date.now();
     const { child, exited } = this.spawn(sid, ['run', `--config=${this.configOf(sid)}`], {});
     const soul: RunningSoul = { sid, pid: child.pid!, spawnedAt, log: tail(child), exited };
-    void exited.then((code) => { soul.exitCode = code; });
+    void exited.then((code) => {
+      soul.exitCode = code;
+    });
     let partial = '';
     child.stderr!.on('data', (d: Buffer) => {
       if (soul.connectedAt !== undefined) return;
@@ -71,7 +82,9 @@ export class SoulProcesses {
             soul.connectedAt = Date.parse(entry.time);
             return;
           }
-        } catch { /* not a log line */ }
+        } catch {
+          /* not a log line */
+        }
       }
     });
     this.running.push(soul);
@@ -99,7 +112,9 @@ export class SoulProcesses {
   async stop(graceMs = 3000): Promise<void> {
     const all = [...this.tracked];
     for (const t of all) signalGroup(t.child, 'SIGTERM');
-    const timer = setTimeout(() => { for (const t of all) signalGroup(t.child, 'SIGKILL'); }, graceMs);
+    const timer = setTimeout(() => {
+      for (const t of all) signalGroup(t.child, 'SIGKILL');
+    }, graceMs);
     await Promise.all(all.map((t) => t.exited));
     clearTimeout(timer);
     // A soul's own children (a package manager it ran) may outlive it in its group.
@@ -117,13 +132,33 @@ export class SoulProcesses {
     // shell. The node flags are the soul package's own (its launcher runs node with them).
     // At nice 10: on a fleet every soul has its own machine; here 100 souls share the keeper's two
     // cores, and at equal priority a burst of them starves the keeper past its presence lease.
-    const child = spawn('nice', ['-n', '10', 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec node "$@"', hostname, ...SOUL_NODE_FLAGS, SOUL_BIN(), ...args], {
-      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    });
+    const child = spawn(
+      'nice',
+      [
+        '-n',
+        '10',
+        'unshare',
+        '--uts',
+        'sh',
+        '-c',
+        'hostname "$0" && exec node "$@"',
+        hostname,
+        ...SOUL_NODE_FLAGS,
+        SOUL_BIN(),
+        ...args,
+      ],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const t = { child, exited };
     this.tracked.add(t);
-    void exited.then(() => { if (!this.running.some((s) => s.pid === child.pid)) this.tracked.delete(t); });
+    void exited.then(() => {
+      if (!this.running.some((s) => s.pid === child.pid)) this.tracked.delete(t);
+    });
     return t;
   }
 }
@@ -132,12 +167,16 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
-  } catch { /* the group is gone */ }
+  } catch {
+    /* the group is gone */
+  }
 }
 
 function tail(child: ChildProcess): () => string {
   let text = '';
-  const keep = (d: Buffer) => { text = (text + d.toString()).slice(-TAIL); };
+  const keep = (d: Buffer) => {
+    text = (text + d.toString()).slice(-TAIL);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return () => text;

@@ -24,8 +24,15 @@ export interface ReportSegments {
   finished_to_observed_ms: number;
 }
 
-interface Step { started_at: string | null; finished_at: string | null }
-export interface RunReport { created_at: string; finished_at: string | null; hosts: { sid: string; status: string; steps: Step[] }[] }
+interface Step {
+  started_at: string | null;
+  finished_at: string | null;
+}
+export interface RunReport {
+  created_at: string;
+  finished_at: string | null;
+  hosts: { sid: string; status: string; steps: Step[] }[];
+}
 
 const at = (s: string | null | undefined) => (s ? Date.parse(s) : NaN);
 
@@ -37,13 +44,17 @@ export function median(xs: number[]): number {
 }
 
 export function reportSegments(rep: RunReport, postedAt: number, observedAt: number): ReportSegments {
-  const hosts = rep.hosts.map((h) => {
-    const steps = h.steps.filter((s) => s.started_at && s.finished_at).map((s) => ({ start: at(s.started_at), end: at(s.finished_at) }));
-    const work = steps.reduce((a, s) => a + (s.end - s.start), 0);
-    const first = Math.min(...steps.map((s) => s.start));
-    const last = Math.max(...steps.map((s) => s.end));
-    return { first, last, work, between: last - first - work };
-  }).filter((h) => Number.isFinite(h.first));
+  const hosts = rep.hosts
+    .map((h) => {
+      const steps = h.steps
+        .filter((s) => s.started_at && s.finished_at)
+        .map((s) => ({ start: at(s.started_at), end: at(s.finished_at) }));
+      const work = steps.reduce((a, s) => a + (s.end - s.start), 0);
+      const first = Math.min(...steps.map((s) => s.start));
+      const last = Math.max(...steps.map((s) => s.end));
+      return { first, last, work, between: last - first - work };
+    })
+    .filter((h) => Number.isFinite(h.first));
   const firstStart = Math.min(...hosts.map((h) => h.first));
   const lastEnd = Math.max(...hosts.map((h) => h.last));
   const created = at(rep.created_at);
@@ -60,7 +71,9 @@ export function reportSegments(rep: RunReport, postedAt: number, observedAt: num
 }
 
 /** Per activity type of a run's workflow: time scheduled -> started (queue) and started -> closed (work), summed over its calls. */
-export interface ActivityTimes { [activity: string]: { calls: number; queue_ms: number; work_ms: number } }
+export interface ActivityTimes {
+  [activity: string]: { calls: number; queue_ms: number; work_ms: number };
+}
 
 export interface WorkflowTimes {
   /** Workflow started -> closed, as Temporal recorded it. */
@@ -70,7 +83,8 @@ export interface WorkflowTimes {
   outside_activities_ms: number;
 }
 
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => (t ? Number(String(t.seconds ?? 0)) * 1000 + (t.nanos ?? 0) / 1e6 : NaN);
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  t ? Number(String(t.seconds ?? 0)) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
 
 export async function workflowTimes(client: Client, workflowId: string): Promise<WorkflowTimes> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
@@ -82,9 +96,13 @@ export async function workflowTimes(client: Client, workflowId: string): Promise
     const t = ms(e.eventTime);
     const id = Number(String(e.eventId));
     switch (e.eventType) {
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: started = t; break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        started = t;
+        break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: closed = t; break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+        closed = t;
+        break;
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
         scheduled.set(id, { name: e.activityTaskScheduledEventAttributes?.activityType?.name ?? '?', at: t });
         break;
@@ -96,7 +114,10 @@ export async function workflowTimes(client: Client, workflowId: string): Promise
       case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
       case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
       case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: {
-        const attrs = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+        const attrs =
+          e.activityTaskCompletedEventAttributes ??
+          e.activityTaskFailedEventAttributes ??
+          e.activityTaskTimedOutEventAttributes;
         const s = scheduled.get(Number(String(attrs?.scheduledEventId)));
         if (!s || s.startedAt === undefined) break;
         const a = (activities[s.name] ??= { calls: 0, queue_ms: 0, work_ms: 0 });
@@ -105,7 +126,8 @@ export async function workflowTimes(client: Client, workflowId: string): Promise
         a.work_ms += t - s.startedAt;
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   const inActivities = Object.values(activities).reduce((a, x) => a + x.queue_ms + x.work_ms, 0);

@@ -20,32 +20,65 @@ const STATUSES = ['connected', 'connected', 'connected', 'disconnected', 'pendin
 async function main(): Promise<void> {
   const souls = Number(process.argv[2] ?? 1000);
   const runs = Number(process.argv[3] ?? 10_000);
-  const tk = await startTestKeeper({ mutate: (doc) => { doc.reaper = { interval: '1h', lease_ttl: '3s' }; } });
+  const tk = await startTestKeeper({
+    mutate: (doc) => {
+      doc.reaper = { interval: '1h', lease_ttl: '3s' };
+    },
+  });
   const browser = await launch();
   try {
     const db = tk.keeper.runtime.db;
     const sids = Array.from({ length: souls }, (_, i) => `host${i}.bench.example.com`);
     for (let i = 0; i < souls; i += 500) {
-      await db('souls').insert(sids.slice(i, i + 500).map((sid, j) => ({ sid, transport: 'agent', covens: ['web'], status: STATUSES[(i + j) % 5] })));
+      await db('souls').insert(
+        sids
+          .slice(i, i + 500)
+          .map((sid, j) => ({ sid, transport: 'agent', covens: ['web'], status: STATUSES[(i + j) % 5] })),
+      );
     }
     // A day of flapping: every soul changed status about three times.
-    await db.raw(`insert into soul_status_changes (at, from_status, to_status)
+    await db.raw(
+      `insert into soul_status_changes (at, from_status, to_status)
       select now() - random() * interval '24 hours', case when g % 2 = 0 then 'connected' else 'disconnected' end,
-        case when g % 2 = 0 then 'disconnected' else 'connected' end from generate_series(1, ?) g`, [souls * 3]);
+        case when g % 2 = 0 then 'disconnected' else 'connected' end from generate_series(1, ?) g`,
+      [souls * 3],
+    );
     await db('services').insert({ name: 'bench', git: 'file:///srv/bench.git', ref: 'v1' });
     const incs = Array.from({ length: 100 }, (_, i) => `app${i}`);
-    await db('incarnations').insert(incs.map((name, i) => ({ name, service: 'bench', covens: ['web'], status: i % 25 === 0 ? 'error_locked' : 'ready', drift_status: i % 10 === 1 ? 'drifted' : 'in_sync' })));
+    await db('incarnations').insert(
+      incs.map((name, i) => ({
+        name,
+        service: 'bench',
+        covens: ['web'],
+        status: i % 25 === 0 ? 'error_locked' : 'ready',
+        drift_status: i % 10 === 1 ? 'drifted' : 'in_sync',
+      })),
+    );
     const now = Date.now();
     for (let i = 0; i < runs; i += 1000) {
       const chunk = Array.from({ length: Math.min(1000, runs - i) }, (_, j) => i + j);
       const created = (n: number) => new Date(now - (n / runs) * 14 * 86_400_000);
-      await db('incarnation_runs').insert(chunk.map((n) => ({
-        apply_id: `app${n % 100}.apply.${n}`, incarnation: `app${n % 100}`, operation: 'apply', status: n % 20 === 0 ? 'failed' : 'succeeded',
-        phase: 'done', error: n % 20 === 0 ? 'a host failed' : null, created_at: created(n), finished_at: new Date(created(n).getTime() + 5000 + (n % 97) * 400),
-      })));
-      await db('run_hosts').insert(chunk.flatMap((n) => sids.slice((n * 10) % souls, (n * 10) % souls + 10).map((sid, k) => ({
-        apply_id: `app${n % 100}.apply.${n}`, sid, status: n % 20 === 0 && k === 0 ? 'failed' : k < n % 7 ? 'changed' : 'ok',
-      }))));
+      await db('incarnation_runs').insert(
+        chunk.map((n) => ({
+          apply_id: `app${n % 100}.apply.${n}`,
+          incarnation: `app${n % 100}`,
+          operation: 'apply',
+          status: n % 20 === 0 ? 'failed' : 'succeeded',
+          phase: 'done',
+          error: n % 20 === 0 ? 'a host failed' : null,
+          created_at: created(n),
+          finished_at: new Date(created(n).getTime() + 5000 + (n % 97) * 400),
+        })),
+      );
+      await db('run_hosts').insert(
+        chunk.flatMap((n) =>
+          sids.slice((n * 10) % souls, ((n * 10) % souls) + 10).map((sid, k) => ({
+            apply_id: `app${n % 100}.apply.${n}`,
+            sid,
+            status: n % 20 === 0 && k === 0 ? 'failed' : k < n % 7 ? 'changed' : 'ok',
+          })),
+        ),
+      );
     }
     await db.raw('analyze');
     const api = clientFor(tk);
@@ -71,9 +104,18 @@ async function main(): Promise<void> {
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
     const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
     const result = {
-      benchmark: 'overview', date: new Date().toISOString(), machine: { cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30) },
-      souls, runs, hosts_per_run: 10, status_changes: souls * 3,
-      api_answer_ms: { median: Math.round(median(answer)), p95: Math.round(sorted(answer)[Math.floor(answer.length * 0.95)]!), max: Math.round(Math.max(...answer)) },
+      benchmark: 'overview',
+      date: new Date().toISOString(),
+      machine: { cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30) },
+      souls,
+      runs,
+      hosts_per_run: 10,
+      status_changes: souls * 3,
+      api_answer_ms: {
+        median: Math.round(median(answer)),
+        p95: Math.round(sorted(answer)[Math.floor(answer.length * 0.95)]!),
+        max: Math.round(Math.max(...answer)),
+      },
       page_ready_ms: { median: median(load), max: Math.max(...load), runs: load },
       target: { page_ready_ms: 1000 },
     };
@@ -87,4 +129,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -51,7 +51,9 @@ function exposure(tree: string, pkg: string): number | null {
   const unit = path.join(tree, 'lib', 'systemd', 'system', `${pkg}.service`);
   if (!fs.existsSync(unit)) return null;
   fs.cpSync('/lib/systemd/system', path.dirname(unit), { recursive: true, force: false, verbatimSymlinks: true });
-  const out = execFileSync('systemd-analyze', ['security', '--offline=yes', `--root=${tree}`, `${pkg}.service`], { encoding: 'utf8' });
+  const out = execFileSync('systemd-analyze', ['security', '--offline=yes', `--root=${tree}`, `${pkg}.service`], {
+    encoding: 'utf8',
+  });
   const m = /Overall exposure level for \S+: ([\d.]+)/.exec(out);
   return m ? Number(m[1]) : null;
 }
@@ -63,12 +65,16 @@ function main(): void {
   try {
     for (const pkg of PACKAGES) {
       const t0 = performance.now();
-      execFileSync(path.join(ROOT, 'scripts', 'package.sh'), [...(fast ? ['--fast'] : []), '--out', out, pkg], { stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync(path.join(ROOT, 'scripts', 'package.sh'), [...(fast ? ['--fast'] : []), '--out', out, pkg], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       const buildSeconds = (performance.now() - t0) / 1000;
       const deb = fs.readdirSync(out).find((f) => f.startsWith(`${pkg}_`) && f.endsWith('.deb'))!;
       const tree = path.join(out, `tree-${pkg}`);
       execFileSync('dpkg-deb', ['-x', path.join(out, deb), tree]);
-      const installedSizeKiB = Number(execFileSync('dpkg-deb', ['-f', path.join(out, deb), 'Installed-Size'], { encoding: 'utf8' }).trim());
+      const installedSizeKiB = Number(
+        execFileSync('dpkg-deb', ['-f', path.join(out, deb), 'Installed-Size'], { encoding: 'utf8' }).trim(),
+      );
       const lib = path.join(tree, 'usr', 'lib', pkg);
       const app = path.join(lib, 'app');
       const nodeModules = path.join(app, 'node_modules');
@@ -92,7 +98,13 @@ function main(): void {
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
-  const report = { bench: 'packages', node: process.version, cpus: os.cpus().length, at: new Date().toISOString(), packages: results };
+  const report = {
+    bench: 'packages',
+    node: process.version,
+    cpus: os.cpus().length,
+    at: new Date().toISOString(),
+    packages: results,
+  };
   const file = path.join(ROOT, 'bench', 'results', 'packages.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

@@ -25,7 +25,10 @@ function cpuSeconds(pid: number): number {
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 async function main(): Promise<void> {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   const results: unknown[] = [];
   for (const n of sizes.length ? sizes : [1000, 10000]) {
     for (const ttlMs of [15000, 3500]) {
@@ -34,17 +37,30 @@ async function main(): Promise<void> {
       // Stopped in `finally`: a failed measurement must not leave the server running.
       try {
         const cache = await connectCache(redis.addr, password, silentLogger);
-        const redisPid = Number(fs.readdirSync('/proc').find((p) => {
-          // redis-server rewrites its title to "redis-server 127.0.0.1:<port>".
-          try { return /^\d+$/.test(p) && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(redis.addr); } catch { return false; }
-        }));
+        const redisPid = Number(
+          fs.readdirSync('/proc').find((p) => {
+            // redis-server rewrites its title to "redis-server 127.0.0.1:<port>".
+            try {
+              return /^\d+$/.test(p) && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(redis.addr);
+            } catch {
+              return false;
+            }
+          }),
+        );
         const presence = new Presence(cache, 'bench', ttlMs);
         const sids = Array.from({ length: n }, (_, i) => `s${i}.bench.test`);
         const epochs = new Map<string, number>();
-        for (let i = 0; i < n; i += 500) await Promise.all(sids.slice(i, i + 500).map(async (s) => { epochs.set(s, await presence.acquire(s, 'x')); }));
+        for (let i = 0; i < n; i += 500)
+          await Promise.all(
+            sids.slice(i, i + 500).map(async (s) => {
+              epochs.set(s, await presence.acquire(s, 'x'));
+            }),
+          );
         const interval = Math.max(200, Math.floor(ttlMs / 3));
         const ticks: number[] = [];
-        const cpu0 = process.cpuUsage(); const r0 = cpuSeconds(redisPid); const t0 = Date.now();
+        const cpu0 = process.cpuUsage();
+        const r0 = cpuSeconds(redisPid);
+        const t0 = Date.now();
         for (let t = 0; t < 10; t++) {
           const start = Date.now();
           await Promise.all(sids.map((s) => presence.refresh(s, epochs.get(s)!)));
@@ -54,9 +70,14 @@ async function main(): Promise<void> {
         const wall = (Date.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);
         const row = {
-          souls: n, lease_ttl_ms: ttlMs, heartbeat_interval_ms: interval, refreshes_per_s: round(n / (interval / 1000)),
-          tick_ms_median: ticks.sort((a, b) => a - b)[5], tick_ms_max: ticks[9],
-          keeper_cpu_per_s: round((cpu.user + cpu.system) / 1e6 / wall), redis_cpu_per_s: round((cpuSeconds(redisPid) - r0) / wall),
+          souls: n,
+          lease_ttl_ms: ttlMs,
+          heartbeat_interval_ms: interval,
+          refreshes_per_s: round(n / (interval / 1000)),
+          tick_ms_median: ticks.sort((a, b) => a - b)[5],
+          tick_ms_max: ticks[9],
+          keeper_cpu_per_s: round((cpu.user + cpu.system) / 1e6 / wall),
+          redis_cpu_per_s: round((cpuSeconds(redisPid) - r0) / wall),
         };
         console.log(JSON.stringify(row));
         results.push(row);
@@ -68,7 +89,16 @@ async function main(): Promise<void> {
   }
   const out = path.join(repoRoot(), 'bench', 'results');
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, 'presence.json'), JSON.stringify({ measured_at: new Date().toISOString(), results }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(out, 'presence.json'),
+    JSON.stringify({ measured_at: new Date().toISOString(), results }, null, 2) + '\n',
+  );
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -16,15 +16,20 @@ function writeService(dir: string): void {
   const tasks: string[] = [];
   for (let i = 0; i < 20; i++) {
     if (i % 2 === 0) {
-      tasks.push(`  - name: config ${i}\n    module: core.file.rendered\n    params:\n      path: "\${input.root}/etc/app-${i}.conf"\n      template: app.conf.tmpl\n      mode: "0644"\n      vars:\n        host: "\${soulprint.self.fqdn}"\n        port: "\${input.port + ${i}}"\n        peers: "\${input.peers}"\n        os: "\${soulprint.self.os_family}"\n    when: soulprint.self.os_family != "windows"\n    register: cfg_${i}`);
+      tasks.push(
+        `  - name: config ${i}\n    module: core.file.rendered\n    params:\n      path: "\${input.root}/etc/app-${i}.conf"\n      template: app.conf.tmpl\n      mode: "0644"\n      vars:\n        host: "\${soulprint.self.fqdn}"\n        port: "\${input.port + ${i}}"\n        peers: "\${input.peers}"\n        os: "\${soulprint.self.os_family}"\n    when: soulprint.self.os_family != "windows"\n    register: cfg_${i}`,
+      );
     } else {
-      tasks.push(`  - name: marker ${i}\n    module: core.file.present\n    params:\n      path: "\${input.root}/var/marker-${i}"\n      content: "host \${soulprint.self.fqdn} cpus \${soulprint.self.cpus}\\n"\n    onchanges: [config ${i - 1}]\n    when: cfg_${i - 1}.changed`);
+      tasks.push(
+        `  - name: marker ${i}\n    module: core.file.present\n    params:\n      path: "\${input.root}/var/marker-${i}"\n      content: "host \${soulprint.self.fqdn} cpus \${soulprint.self.cpus}\\n"\n    onchanges: [config ${i - 1}]\n    when: cfg_${i - 1}.changed`,
+      );
     }
   }
   const files: Record<string, string> = {
     'service.yml': 'name: bench\nstate_schema_version: 1\n',
     'scenario/create/main.yml': `input:\n  root: {type: string, default: /srv/app}\n  port: {type: integer, default: 8000}\n  peers: {type: list, default: [a.example.com, b.example.com, c.example.com]}\nserial: "25%"\nstate_changes:\n  sets:\n    port: "\${input.port}"\ntasks:\n${tasks.join('\n')}\n`,
-    'templates/app.conf.tmpl': '# {{ .host }} ({{ .os | upper }})\nlisten = {{ .port }}\n{{- range $i, $p := .peers }}\npeer.{{ $i }} = {{ $p | quote }}\n{{- end }}\n{{ printf "%-10s|%5d" "port" .port }}\n',
+    'templates/app.conf.tmpl':
+      '# {{ .host }} ({{ .os | upper }})\nlisten = {{ .port }}\n{{- range $i, $p := .peers }}\npeer.{{ $i }} = {{ $p | quote }}\n{{- end }}\n{{ printf "%-10s|%5d" "port" .port }}\n',
   };
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
@@ -43,7 +48,9 @@ function main(): void {
     soulprint: { fqdn: `host-${i}.example.com`, os_family: 'debian', cpus: 2 + (i % 8), covens: ['app'] },
   }));
   let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
   const runs: number[] = [];
   let steps = 0;
   const rssBefore = process.memoryUsage().rss;

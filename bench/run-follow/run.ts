@@ -22,7 +22,11 @@ async function endEvent(url: string, token: string): Promise<number> {
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended without an end event');
     buf += dec.decode(value, { stream: true });
-    if (buf.includes('event: end\n')) { const at = Date.now(); await reader.cancel(); return at; }
+    if (buf.includes('event: end\n')) {
+      const at = Date.now();
+      await reader.cancel();
+      return at;
+    }
   }
 }
 
@@ -32,27 +36,44 @@ async function main(): Promise<void> {
   const k = await startRunKeeper();
   const souls = await startSouls(k, path.join(root, 'souls'), [['edge']]);
   try {
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(root, 'motd.git'),
+      'v3',
+    );
     await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' });
     const input = (i: number) => ({ root: path.join(root, 'out'), message: `m${i}`, package: 'git' });
-    const created = await api(k, 'POST', '/v1/incarnations', { name: 'follow', service: 'motd', covens: ['edge'], input: input(0) });
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'follow',
+      service: 'motd',
+      covens: ['edge'],
+      input: input(0),
+    });
     await api(k, 'GET', `/v1/incarnations/follow/runs/${created.body.apply_id}?wait=60s`);
     const lag: Record<'wait' | 'sse' | 'poll50', number[]> = { wait: [], sse: [], poll50: [] };
-    const finishedAt = async (applyId: string) => Date.parse((await api(k, 'GET', `/v1/incarnations/follow/runs/${applyId}`)).body.finished_at);
+    const finishedAt = async (applyId: string) =>
+      Date.parse((await api(k, 'GET', `/v1/incarnations/follow/runs/${applyId}`)).body.finished_at);
     for (let i = 1; i <= runs; i++) {
       for (const how of ['wait', 'sse', 'poll50'] as const) {
         const r = await api(k, 'POST', '/v1/incarnations/follow/runs', { operation: 'create', input: input(i) });
         const base = `${k.baseUrl}/v1/incarnations/follow/runs/${r.body.apply_id}`;
         let learned: number;
         if (how === 'wait') {
-          await fetch(`${base}?wait=30s`, { headers: { Authorization: `Bearer ${k.adminToken}` } }).then((x) => x.json());
+          await fetch(`${base}?wait=30s`, { headers: { Authorization: `Bearer ${k.adminToken}` } }).then((x) =>
+            x.json(),
+          );
           learned = Date.now();
         } else if (how === 'sse') {
           learned = await endEvent(`${base}/events`, k.adminToken);
         } else {
           for (;;) {
-            const rep = await (await fetch(base, { headers: { Authorization: `Bearer ${k.adminToken}` } })).json() as { status: string };
-            if (rep.status !== 'running') { learned = Date.now(); break; }
+            const rep = (await (
+              await fetch(base, { headers: { Authorization: `Bearer ${k.adminToken}` } })
+            ).json()) as { status: string };
+            if (rep.status !== 'running') {
+              learned = Date.now();
+              break;
+            }
             await new Promise((res) => setTimeout(res, 50));
           }
         }
@@ -65,9 +86,13 @@ async function main(): Promise<void> {
       return { median_ms: s[Math.floor(s.length / 2)], max_ms: s[s.length - 1], runs: xs };
     };
     const result = {
-      benchmark: 'run-follow', date: new Date().toISOString(), machine: { cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30) },
-      what: 'ms from the run\'s finished_at (PostgreSQL) until the client knew the run had ended',
-      wait: stats(lag.wait), sse_end_event: stats(lag.sse), poll_every_50ms: stats(lag.poll50),
+      benchmark: 'run-follow',
+      date: new Date().toISOString(),
+      machine: { cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30) },
+      what: "ms from the run's finished_at (PostgreSQL) until the client knew the run had ended",
+      wait: stats(lag.wait),
+      sse_end_event: stats(lag.sse),
+      poll_every_50ms: stats(lag.poll50),
       target: { wait_ms: 100 },
     };
     const out = path.join(repoRoot(), 'bench', 'results', 'run-follow.json');
@@ -81,4 +106,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -10,7 +10,10 @@
 // their retention) grow with every run; for them the check is the bytes per run against the documented
 // figure (docs/performance.md, "Soak"), not flatness.
 
-export interface Point { runs: number; value: number }
+export interface Point {
+  runs: number;
+  value: number;
+}
 
 export interface SeriesVerdict {
   series: string;
@@ -55,12 +58,20 @@ export function floors(points: Point[], maxRuns: number, windows: number): Point
 }
 
 /** The verdict on one series: the slope of its floors over the second half against the threshold. */
-export function judge(series: string, unit: string, points: Point[], maxRuns: number, thresholdPer1000: number, windows = 8): SeriesVerdict {
+export function judge(
+  series: string,
+  unit: string,
+  points: Point[],
+  maxRuns: number,
+  thresholdPer1000: number,
+  windows = 8,
+): SeriesVerdict {
   const secondHalf = floors(points, maxRuns, windows).filter((p) => p.runs >= maxRuns / 2);
   const s = slope(secondHalf);
   const per1000 = s === null ? null : s * 1000;
   return {
-    series, unit,
+    series,
+    unit,
     slope_per_1000_runs: per1000 === null ? null : Math.round(per1000 * 1000) / 1000,
     threshold_per_1000_runs: thresholdPer1000,
     first: points[0]?.value ?? null,

@@ -12,7 +12,14 @@ import { repoRoot } from '../../test/support/repo';
 import { LONG_SOAK, runSoak } from './soak-options';
 
 async function main(): Promise<boolean> {
-  const { values } = parseArgs({ options: { runs: { type: 'string' }, souls: { type: 'string' }, drift: { type: 'string' }, 'plans-every': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string' },
+      souls: { type: 'string' },
+      drift: { type: 'string' },
+      'plans-every': { type: 'string' },
+    },
+  });
   const o = {
     ...LONG_SOAK,
     ...(values.runs ? { runs: Number(values.runs) } : {}),
@@ -21,14 +28,40 @@ async function main(): Promise<boolean> {
     ...(values['plans-every'] ? { planEverySec: Number(values['plans-every']) } : {}),
     progress: (line: string) => process.stderr.write(`soak: ${line}\n`),
   };
-  const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), loadavg_start: os.loadavg() };
+  const machine = {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    loadavg_start: os.loadavg(),
+  };
   const result = await runSoak(o);
   const out = path.join(repoRoot(), 'bench', 'results', 'soak.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ benchmark: 'soak', date: new Date().toISOString(), machine: { ...machine, loadavg_end: os.loadavg() }, ...result }, null, 2) + '\n');
-  for (const v of result.verdicts) process.stderr.write(`soak: ${v.ok ? 'ok  ' : 'FAIL'} ${v.series}: ${v.slope_per_1000_runs} (limit ${v.threshold_per_1000_runs})\n`);
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        benchmark: 'soak',
+        date: new Date().toISOString(),
+        machine: { ...machine, loadavg_end: os.loadavg() },
+        ...result,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  for (const v of result.verdicts)
+    process.stderr.write(
+      `soak: ${v.ok ? 'ok  ' : 'FAIL'} ${v.series}: ${v.slope_per_1000_runs} (limit ${v.threshold_per_1000_runs})\n`,
+    );
   process.stderr.write(`soak: per unit ${JSON.stringify(result.per_unit)}\nsoak: wrote ${out}\n`);
   return result.ok;
 }
 
-main().then((ok) => process.exit(ok ? 0 : 1), (err) => { console.error(err); process.exit(1); });
+main().then(
+  (ok) => process.exit(ok ? 0 : 1),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -5,7 +5,11 @@ import fs from 'node:fs';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Client as PgClient } from 'pg';
 
-export interface ProcessSample { rss_bytes: number; heap_used_bytes: number; fds: number }
+export interface ProcessSample {
+  rss_bytes: number;
+  heap_used_bytes: number;
+  fds: number;
+}
 
 /** VmRSS in bytes (NaN when the process is gone). */
 export function rssBytes(pid: number): number {
@@ -37,15 +41,25 @@ export async function scrape(url: string): Promise<Map<string, number>> {
   return out;
 }
 
-export async function processSample(pid: number, metricsUrl: string, prefix: string): Promise<ProcessSample & { metrics: Map<string, number> }> {
+export async function processSample(
+  pid: number,
+  metricsUrl: string,
+  prefix: string,
+): Promise<ProcessSample & { metrics: Map<string, number> }> {
   const metrics = await scrape(metricsUrl).catch(() => new Map<string, number>());
-  return { rss_bytes: rssBytes(pid), heap_used_bytes: metrics.get(`${prefix}nodejs_heap_size_used_bytes`) ?? NaN, fds: openFds(pid), metrics };
+  return {
+    rss_bytes: rssBytes(pid),
+    heap_used_bytes: metrics.get(`${prefix}nodejs_heap_size_used_bytes`) ?? NaN,
+    fds: openFds(pid),
+    metrics,
+  };
 }
 
 /** Bytes of every table of the keeper's database (with its indexes and TOAST), and rows (estimates). */
 export async function tableBytes(pg: PgClient): Promise<Record<string, { bytes: number; rows: number }>> {
   const r = await pg.query<{ relname: string; bytes: string; rows: string }>(
-    `SELECT relname, pg_total_relation_size(relid) AS bytes, n_live_tup AS rows FROM pg_stat_user_tables ORDER BY relname`);
+    `SELECT relname, pg_total_relation_size(relid) AS bytes, n_live_tup AS rows FROM pg_stat_user_tables ORDER BY relname`,
+  );
   return Object.fromEntries(r.rows.map((x) => [x.relname, { bytes: Number(x.bytes), rows: Number(x.rows) }]));
 }
 
@@ -54,13 +68,19 @@ export async function tableBytes(pg: PgClient): Promise<Record<string, { bytes: 
  * until the namespace's retention), and how many there are. null when the server does not report
  * history sizes.
  */
-export async function temporalHistory(client: TemporalClient, taskQueue: string): Promise<{ workflows: number; bytes: number } | null> {
+export async function temporalHistory(
+  client: TemporalClient,
+  taskQueue: string,
+): Promise<{ workflows: number; bytes: number } | null> {
   let workflows = 0;
   let bytes = 0;
   let sized = false;
   for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
     workflows += 1;
-    if (wf.historySize !== undefined) { sized = true; bytes += wf.historySize; }
+    if (wf.historySize !== undefined) {
+      sized = true;
+      bytes += wf.historySize;
+    }
   }
   return workflows > 0 && !sized ? null : { workflows, bytes };
 }

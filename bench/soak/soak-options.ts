@@ -21,9 +21,23 @@ export const SOAK_BOUNDS: SoakOptions['bounds'] = {
 };
 
 export const LONG_SOAK: Omit<SoakOptions, 'progress'> = {
-  runs: 1000, souls: 3, planEverySec: 5, driftInterval: '2s', tamperEvery: 10, joinLeaveEvery: 100,
-  restartAt: 1 / 3, sampleEvery: 10, temporalEvery: 10,
-  thresholds: { keeper_rss_bytes: 8 * MB, keeper_heap_bytes: 4 * MB, keeper_fds: 5, soul_rss_bytes: 4 * MB, soul_heap_bytes: 2 * MB, soul_fds: 5 },
+  runs: 1000,
+  souls: 3,
+  planEverySec: 5,
+  driftInterval: '2s',
+  tamperEvery: 10,
+  joinLeaveEvery: 100,
+  restartAt: 1 / 3,
+  sampleEvery: 10,
+  temporalEvery: 10,
+  thresholds: {
+    keeper_rss_bytes: 8 * MB,
+    keeper_heap_bytes: 4 * MB,
+    keeper_fds: 5,
+    soul_rss_bytes: 4 * MB,
+    soul_heap_bytes: 2 * MB,
+    soul_fds: 5,
+  },
   bounds: SOAK_BOUNDS,
 };
 
@@ -32,8 +46,22 @@ export const LONG_SOAK: Omit<SoakOptions, 'progress'> = {
 // 180 MB per 1,000 runs), so in 90 runs the keeper's limits only catch a leak of megabytes per run.
 // The long soak judges the keeper's memory; here its fds, the souls and the stores are what count.
 export const SHORT_SOAK: Omit<SoakOptions, 'progress'> = {
-  runs: 90, souls: 2, planEverySec: 5, driftInterval: '5s', tamperEvery: 10, joinLeaveEvery: 30,
-  restartAt: 1 / 6, sampleEvery: 3, temporalEvery: 10,
-  thresholds: { keeper_rss_bytes: 3000 * MB, keeper_heap_bytes: 1000 * MB, keeper_fds: 100, soul_rss_bytes: 100 * MB, soul_heap_bytes: 50 * MB, soul_fds: 50 },
+  runs: 90,
+  souls: 2,
+  planEverySec: 5,
+  driftInterval: '5s',
+  tamperEvery: 10,
+  joinLeaveEvery: 30,
+  restartAt: 1 / 6,
+  sampleEvery: 3,
+  temporalEvery: 10,
+  thresholds: {
+    keeper_rss_bytes: 3000 * MB,
+    keeper_heap_bytes: 1000 * MB,
+    keeper_fds: 100,
+    soul_rss_bytes: 100 * MB,
+    soul_heap_bytes: 50 * MB,
+    soul_fds: 50,
+  },
   bounds: SOAK_BOUNDS,
 };

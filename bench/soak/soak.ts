@@ -42,16 +42,32 @@ export interface SoakOptions {
   sampleEvery: number;
   temporalEvery: number;
   /** Per 1,000 runs: the most a memory or fd floor may grow over the second half (analyse.ts). */
-  thresholds: { keeper_rss_bytes: number; keeper_heap_bytes: number; keeper_fds: number; soul_rss_bytes: number; soul_heap_bytes: number; soul_fds: number };
+  thresholds: {
+    keeper_rss_bytes: number;
+    keeper_heap_bytes: number;
+    keeper_fds: number;
+    soul_rss_bytes: number;
+    soul_heap_bytes: number;
+    soul_fds: number;
+  };
   /** Upper bounds per unit of work, the documented figures (docs/performance.md "Soak"). */
   bounds: { ledger_bytes_per_apply_per_host: number; database_bytes_per_operation: number };
   progress?: (line: string) => void;
 }
 
 export interface Sample {
-  at: string; runs: number; seconds: number;
+  at: string;
+  runs: number;
+  seconds: number;
   keeper: { pid: number; rss_bytes: number; heap_used_bytes: number; fds: number };
-  souls: { sid: string; rss_bytes: number; heap_used_bytes: number; fds: number; ledger_bytes: number; ledger_journals: number }[];
+  souls: {
+    sid: string;
+    rss_bytes: number;
+    heap_used_bytes: number;
+    fds: number;
+    ledger_bytes: number;
+    ledger_journals: number;
+  }[];
   database: { total_bytes: number; tables: Record<string, { bytes: number; rows: number }> };
   operations: Record<string, number>;
   temporal?: { workflows: number; bytes: number } | null;
@@ -61,8 +77,15 @@ const PACKAGE = 'git'; // installed on the bench machine: core.pkg.installed fin
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Rig {
-  k: InitializedKeeper; keeper: KeeperProcess; souls: SoulProcesses; pg: PgClient; temporal: TemporalClient; root: string;
-  fixed: { soul: RunningSoul; metrics: string }[]; joiner?: RunningSoul; restarts: number;
+  k: InitializedKeeper;
+  keeper: KeeperProcess;
+  souls: SoulProcesses;
+  pg: PgClient;
+  temporal: TemporalClient;
+  root: string;
+  fixed: { soul: RunningSoul; metrics: string }[];
+  joiner?: RunningSoul;
+  restarts: number;
 }
 
 /** Writes a metrics port into an onboarded soul's config, so its heap and ledger size can be read. */
@@ -83,18 +106,28 @@ async function onboard(rig: Pick<Rig, 'k' | 'souls'>, name: string, covens: stri
 }
 
 async function connected(rig: Pick<Rig, 'k'>, sid: string, soul: RunningSoul): Promise<void> {
-  await waitFor(`${sid} connected`, async () => {
-    if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}: ${soul.log()}`);
-    return (await api(rig.k, 'GET', `/v1/souls/${sid}`)).body?.status === 'connected';
-  }, 60_000, 100);
+  await waitFor(
+    `${sid} connected`,
+    async () => {
+      if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}: ${soul.log()}`);
+      return (await api(rig.k, 'GET', `/v1/souls/${sid}`)).body?.status === 'connected';
+    },
+    60_000,
+    100,
+  );
 }
 
 /** Waits until the incarnation is no longer applying; an incarnation that locked is unlocked (and counted). */
 async function settle(rig: Rig, name: string, counts: Record<string, number>): Promise<void> {
-  const status = await waitFor(`${name} to settle`, async () => {
-    const r = await api(rig.k, 'GET', `/v1/incarnations/${name}`);
-    return r.status === 200 && r.body.status !== 'applying' ? r.body.status as string : undefined;
-  }, 300_000, 100);
+  const status = await waitFor(
+    `${name} to settle`,
+    async () => {
+      const r = await api(rig.k, 'GET', `/v1/incarnations/${name}`);
+      return r.status === 200 && r.body.status !== 'applying' ? (r.body.status as string) : undefined;
+    },
+    300_000,
+    100,
+  );
   if (status === 'error_locked') {
     counts.locked = (counts.locked ?? 0) + 1;
     await api(rig.k, 'POST', `/v1/incarnations/${name}/unlock`, {});
@@ -112,18 +145,36 @@ async function operations(pg: PgClient): Promise<Record<string, number>> {
 
 async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean): Promise<Sample> {
   const keeper = await processSample(rig.keeper.child.pid!, `${rig.k.metricsUrl}/metrics`, '');
-  const souls = await Promise.all(rig.fixed.map(async ({ soul, metrics }) => {
-    const s = await processSample(soul.pid, metrics, 'soul_');
-    return { sid: soul.sid, rss_bytes: s.rss_bytes, heap_used_bytes: s.heap_used_bytes, fds: s.fds, ledger_bytes: s.metrics.get('soul_ledger_bytes') ?? NaN, ledger_journals: s.metrics.get('soul_ledger_journals') ?? NaN };
-  }));
+  const souls = await Promise.all(
+    rig.fixed.map(async ({ soul, metrics }) => {
+      const s = await processSample(soul.pid, metrics, 'soul_');
+      return {
+        sid: soul.sid,
+        rss_bytes: s.rss_bytes,
+        heap_used_bytes: s.heap_used_bytes,
+        fds: s.fds,
+        ledger_bytes: s.metrics.get('soul_ledger_bytes') ?? NaN,
+        ledger_journals: s.metrics.get('soul_ledger_journals') ?? NaN,
+      };
+    }),
+  );
   const tables = await tableBytes(rig.pg);
   return {
-    at: new Date().toISOString(), runs, seconds: Math.round((Date.now() - t0) / 1000),
-    keeper: { pid: rig.keeper.child.pid!, rss_bytes: keeper.rss_bytes, heap_used_bytes: keeper.heap_used_bytes, fds: keeper.fds },
+    at: new Date().toISOString(),
+    runs,
+    seconds: Math.round((Date.now() - t0) / 1000),
+    keeper: {
+      pid: rig.keeper.child.pid!,
+      rss_bytes: keeper.rss_bytes,
+      heap_used_bytes: keeper.heap_used_bytes,
+      fds: keeper.fds,
+    },
     souls,
     database: { total_bytes: Object.values(tables).reduce((s, t) => s + t.bytes, 0), tables },
     operations: await operations(rig.pg),
-    ...(withTemporal ? { temporal: await temporalHistory(rig.temporal, rig.k.config.temporal.task_queue).catch(() => null) } : {}),
+    ...(withTemporal
+      ? { temporal: await temporalHistory(rig.temporal, rig.k.config.temporal.task_queue).catch(() => null) }
+      : {}),
   };
 }
 
@@ -159,7 +210,10 @@ function tamper(root: string): number {
   if (!fs.existsSync(root)) return 0;
   for (const host of fs.readdirSync(root)) {
     const f = path.join(root, host, 'private.conf');
-    if (fs.existsSync(f)) { fs.rmSync(f); n++; }
+    if (fs.existsSync(f)) {
+      fs.rmSync(f);
+      n++;
+    }
   }
   return n;
 }
@@ -180,7 +234,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rig: Partial<Rig> = { root, fixed: [], restarts: 0 };
   // An interrupted soak must not leave souls running or drift schedules firing on the shared server:
   // a signal gets the orderly clean-up, and whatever ends the process kills the souls' groups.
-  const onExit = () => { rig.souls?.killNow(); rig.keeper?.child.kill('SIGKILL'); };
+  const onExit = () => {
+    rig.souls?.killNow();
+    rig.keeper?.child.kill('SIGKILL');
+  };
   let interrupted = false;
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) process.exit(130);
@@ -193,7 +250,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   process.on('SIGTERM', onSignal);
   try {
     // The shipped reaper but a 15 s lease, as bench/fleet: the souls share two cores with the keeper.
-    rig.k = await initTestKeeper({ mutate: (doc) => { doc.reaper = { lease_ttl: '15s' }; doc.logging = { level: 'warn' }; } });
+    rig.k = await initTestKeeper({
+      mutate: (doc) => {
+        doc.reaper = { lease_ttl: '15s' };
+        doc.logging = { level: 'warn' };
+      },
+    });
     rig.keeper = await spawnKeeper(rig.k);
     rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
     rig.pg = new PgClient({ connectionString: rig.k.db.dsn });
@@ -201,8 +263,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     rig.temporal = new TemporalClient({ connection: await connectStackTemporal(), namespace: 'default' });
     const r = rig as Rig;
 
-    for (const [name, ref] of [['fleet', 'v1'], ['motd', 'v3']] as const) {
-      const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', name), path.join(root, `${name}.git`), ref);
+    for (const [name, ref] of [
+      ['fleet', 'v1'],
+      ['motd', 'v3'],
+    ] as const) {
+      const url = gitRepoFrom(
+        path.join(repoRoot(), 'test', 'fixtures', 'services', name),
+        path.join(root, `${name}.git`),
+        ref,
+      );
       const svc = await api(r.k, 'POST', '/v1/services', { name, git: url, ref });
       if (svc.status !== 201) throw new Error(`POST /v1/services ${name}: ${svc.status} ${JSON.stringify(svc.body)}`);
     }
@@ -216,19 +285,45 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
     progress(`${o.souls} souls connected`);
 
-    const counts: Record<string, number> = { runs: 0, conflicts: 0, locked: 0, plans: 0, tampered: 0, joined: 0, left: 0 };
+    const counts: Record<string, number> = {
+      runs: 0,
+      conflicts: 0,
+      locked: 0,
+      plans: 0,
+      tampered: 0,
+      joined: 0,
+      left: 0,
+    };
     const out = (n: string) => path.join(root, 'out', n);
     const incarnations = [
-      { name: 'soak-drift', service: 'fleet', covens: ['soak'], input: { root: out('drift'), package: PACKAGE, message: 'drift' } },
-      { name: 'soak-change', service: 'fleet', covens: ['soak'], input: { root: out('change'), package: PACKAGE, message: 'm0' } },
-      { name: 'soak-motd', service: 'motd', covens: ['motd'], input: { root: out('motd'), package: PACKAGE, message: 'hello' } },
+      {
+        name: 'soak-drift',
+        service: 'fleet',
+        covens: ['soak'],
+        input: { root: out('drift'), package: PACKAGE, message: 'drift' },
+      },
+      {
+        name: 'soak-change',
+        service: 'fleet',
+        covens: ['soak'],
+        input: { root: out('change'), package: PACKAGE, message: 'm0' },
+      },
+      {
+        name: 'soak-motd',
+        service: 'motd',
+        covens: ['motd'],
+        input: { root: out('motd'), package: PACKAGE, message: 'hello' },
+      },
     ];
     for (const inc of incarnations) {
       const c = await api(r.k, 'POST', '/v1/incarnations', inc);
       if (c.status !== 202) throw new Error(`POST /v1/incarnations ${inc.name}: ${c.status} ${JSON.stringify(c.body)}`);
       await settle(r, inc.name, counts);
     }
-    const drift = await api(r.k, 'PUT', '/v1/incarnations/soak-drift/drift-check', { interval: o.driftInterval, auto_repair: true });
+    const drift = await api(r.k, 'PUT', '/v1/incarnations/soak-drift/drift-check', {
+      interval: o.driftInterval,
+      auto_repair: true,
+    });
     if (drift.status !== 200) throw new Error(`PUT drift-check: ${drift.status} ${JSON.stringify(drift.body)}`);
 
     const t0 = Date.now();
@@ -238,10 +333,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     while (counts.runs < o.runs) {
       const inc = incarnations[1 + (counts.runs % 2)]!;
       // Every fifth run of soak-change writes a new message (files change); the rest re-apply.
-      const body = inc.name === 'soak-change' && counts.runs % 10 === 0
-        ? { operation: 'create', input: { ...inc.input, message: `m${counts.runs}` } } : { operation: 'create' };
+      const body =
+        inc.name === 'soak-change' && counts.runs % 10 === 0
+          ? { operation: 'create', input: { ...inc.input, message: `m${counts.runs}` } }
+          : { operation: 'create' };
       const p = await api(r.k, 'POST', `/v1/incarnations/${inc.name}/runs`, body);
-      if (p.status === 409) { counts.conflicts += 1; await sleep(200); await settle(r, inc.name, counts); continue; } // a repair holds it
+      if (p.status === 409) {
+        counts.conflicts += 1;
+        await sleep(200);
+        await settle(r, inc.name, counts);
+        continue;
+      } // a repair holds it
       if (p.status !== 202) throw new Error(`POST run ${inc.name}: ${p.status} ${JSON.stringify(p.body)}`);
       await settle(r, inc.name, counts);
       counts.runs += 1;
@@ -258,17 +360,33 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         counts.locked += 1;
         await api(r.k, 'POST', '/v1/incarnations/soak-drift/unlock', {});
       }
-      if (counts.runs === restartAfter) { progress(`run ${counts.runs}: restarting the keeper`); await restartKeeper(r); }
+      if (counts.runs === restartAfter) {
+        progress(`run ${counts.runs}: restarting the keeper`);
+        await restartKeeper(r);
+      }
       if (counts.runs % o.sampleEvery === 0) {
-        const s = await sample(r, counts.runs, t0, (counts.runs / o.sampleEvery) % o.temporalEvery === 0 || counts.runs === o.runs);
+        const s = await sample(
+          r,
+          counts.runs,
+          t0,
+          (counts.runs / o.sampleEvery) % o.temporalEvery === 0 || counts.runs === o.runs,
+        );
         samples.push(s);
-        progress(`run ${counts.runs}/${o.runs} (${s.seconds} s): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.fds} fds; ` +
-          `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`);
+        progress(
+          `run ${counts.runs}/${o.runs} (${s.seconds} s): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.fds} fds; ` +
+            `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,
+        );
       }
     }
     await api(r.k, 'PUT', '/v1/incarnations/soak-drift/drift-check', { interval: null });
     const seconds = Math.round((Date.now() - t0) / 1000);
-    return { options: { ...o, progress: undefined } as Omit<SoakOptions, 'progress'>, seconds, counts, samples, ...verdicts(o, samples) };
+    return {
+      options: { ...o, progress: undefined } as Omit<SoakOptions, 'progress'>,
+      seconds,
+      counts,
+      samples,
+      ...verdicts(o, samples),
+    };
   } finally {
     process.off('exit', onExit);
     process.off('SIGINT', onSignal);
@@ -280,21 +398,65 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 function verdicts(o: SoakOptions, samples: Sample[]): Pick<SoakResult, 'verdicts' | 'per_unit' | 'ok'> {
   const max = o.runs;
   const t = o.thresholds;
-  const series = (pick: (s: Sample) => number): Point[] => samples.filter((s) => Number.isFinite(pick(s))).map((s) => ({ runs: s.runs, value: pick(s) }));
+  const series = (pick: (s: Sample) => number): Point[] =>
+    samples.filter((s) => Number.isFinite(pick(s))).map((s) => ({ runs: s.runs, value: pick(s) }));
   const v: SeriesVerdict[] = [
-    judge('keeper RSS', 'bytes', series((s) => s.keeper.rss_bytes), max, t.keeper_rss_bytes),
-    judge('keeper V8 heap used', 'bytes', series((s) => s.keeper.heap_used_bytes), max, t.keeper_heap_bytes),
-    judge('keeper open fds', 'fds', series((s) => s.keeper.fds), max, t.keeper_fds),
+    judge(
+      'keeper RSS',
+      'bytes',
+      series((s) => s.keeper.rss_bytes),
+      max,
+      t.keeper_rss_bytes,
+    ),
+    judge(
+      'keeper V8 heap used',
+      'bytes',
+      series((s) => s.keeper.heap_used_bytes),
+      max,
+      t.keeper_heap_bytes,
+    ),
+    judge(
+      'keeper open fds',
+      'fds',
+      series((s) => s.keeper.fds),
+      max,
+      t.keeper_fds,
+    ),
   ];
   samples[0]?.souls.forEach((soul, i) => {
-    v.push(judge(`soul ${soul.sid} RSS`, 'bytes', series((s) => s.souls[i]!.rss_bytes), max, t.soul_rss_bytes));
-    v.push(judge(`soul ${soul.sid} V8 heap used`, 'bytes', series((s) => s.souls[i]!.heap_used_bytes), max, t.soul_heap_bytes));
-    v.push(judge(`soul ${soul.sid} open fds`, 'fds', series((s) => s.souls[i]!.fds), max, t.soul_fds));
+    v.push(
+      judge(
+        `soul ${soul.sid} RSS`,
+        'bytes',
+        series((s) => s.souls[i]!.rss_bytes),
+        max,
+        t.soul_rss_bytes,
+      ),
+    );
+    v.push(
+      judge(
+        `soul ${soul.sid} V8 heap used`,
+        'bytes',
+        series((s) => s.souls[i]!.heap_used_bytes),
+        max,
+        t.soul_heap_bytes,
+      ),
+    );
+    v.push(
+      judge(
+        `soul ${soul.sid} open fds`,
+        'fds',
+        series((s) => s.souls[i]!.fds),
+        max,
+        t.soul_fds,
+      ),
+    );
   });
   // Stores that keep history: bytes per unit of work over the whole soak, against the documented bound.
   const first = samples[0]!;
   const last = samples[samples.length - 1]!;
-  const opsOf = (s: Sample) => s.operations.runs + s.operations.plans + s.operations.runs_by_drift_check + s.operations.plans_by_drift_check;
+  const opsOf = (s: Sample) =>
+    s.operations.runs + s.operations.plans + s.operations.runs_by_drift_check + s.operations.plans_by_drift_check;
   const ops = opsOf(last) - opsOf(first);
   // One apply per host per run: a soul's journals grow by one per run that targets it.
   const journals = last.souls.map((s, i) => s.ledger_journals - first.souls[i]!.ledger_journals);
@@ -308,19 +470,38 @@ function verdicts(o: SoakOptions, samples: Sample[]): Pick<SoakResult, 'verdicts
     database_bytes_per_operation: dbPerOp,
     ledger_bytes_per_apply_per_host_max: Math.max(...ledgerPerApply.map((x) => x ?? 0)),
     temporal_workflows: tFirst && tLast ? tLast.workflows - tFirst.workflows : null,
-    temporal_history_bytes_per_workflow: tFirst && tLast ? perUnit(tFirst.bytes, tLast.bytes, tLast.workflows - tFirst.workflows) : null,
+    temporal_history_bytes_per_workflow:
+      tFirst && tLast ? perUnit(tFirst.bytes, tLast.bytes, tLast.workflows - tFirst.workflows) : null,
   };
-  const bounded = (series: string, value: number | null, bound: number): SeriesVerdict =>
-    ({ series, unit: 'bytes per unit', slope_per_1000_runs: value, threshold_per_1000_runs: bound, first: null, last: value, ok: value !== null && value <= bound });
-  v.push(bounded('ledger bytes per apply per host', per_unit.ledger_bytes_per_apply_per_host_max!, o.bounds.ledger_bytes_per_apply_per_host));
-  v.push(bounded('database bytes per operation (run, plan or drift check)', dbPerOp, o.bounds.database_bytes_per_operation));
+  const bounded = (series: string, value: number | null, bound: number): SeriesVerdict => ({
+    series,
+    unit: 'bytes per unit',
+    slope_per_1000_runs: value,
+    threshold_per_1000_runs: bound,
+    first: null,
+    last: value,
+    ok: value !== null && value <= bound,
+  });
+  v.push(
+    bounded(
+      'ledger bytes per apply per host',
+      per_unit.ledger_bytes_per_apply_per_host_max!,
+      o.bounds.ledger_bytes_per_apply_per_host,
+    ),
+  );
+  v.push(
+    bounded('database bytes per operation (run, plan or drift check)', dbPerOp, o.bounds.database_bytes_per_operation),
+  );
   return { verdicts: v, per_unit, ok: v.every((x) => x.ok) };
 }
 
 async function cleanup(rig: Partial<Rig>): Promise<void> {
   // The drift schedule lives on the shared Temporal server: delete it whatever happened.
   if (rig.temporal && rig.k) {
-    await rig.temporal.schedule.getHandle(`keeper-drift-${rig.k.config.temporal.task_queue}-soak-drift`).delete().catch(() => undefined);
+    await rig.temporal.schedule
+      .getHandle(`keeper-drift-${rig.k.config.temporal.task_queue}-soak-drift`)
+      .delete()
+      .catch(() => undefined);
   }
   await rig.souls?.stop().catch(() => undefined);
   if (rig.keeper) {

@@ -19,20 +19,34 @@ import { machineBusySeconds } from '../fleet/proc';
 import { pool } from '../pool';
 
 const round = (x: number) => Math.round(x * 100) / 100;
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 async function runOnce(n: number, maxSessions: number): Promise<Record<string, unknown>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ssh-'));
   const rig = await startSshRig(root, { mutateSsh: { max_sessions: maxSessions, command_timeout: '60s' } });
   try {
     const sids: string[] = [];
-    await pool(Array.from({ length: n }, (_, i) => i), 8, async () => { sids.push((await rig.host({ covens: ['bench'] })).sid); });
+    await pool(
+      Array.from({ length: n }, (_, i) => i),
+      8,
+      async () => {
+        sids.push((await rig.host({ covens: ['bench'] })).sid);
+      },
+    );
     await pool(sids, 8, async (sid) => {
       const r = await rig.api('POST', `/v1/souls/${sid}/check`);
       if (!r.body.reachable) throw new Error(`${sid}: ${r.body.reason}`);
     });
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'), path.join(root, 'fleet.git'), 'v1');
-    if ((await rig.api('POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' })).status !== 201) throw new Error('service not registered');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'),
+      path.join(root, 'fleet.git'),
+      'v1',
+    );
+    if ((await rig.api('POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' })).status !== 201)
+      throw new Error('service not registered');
     const input = { root: path.join(root, 'out'), message: 'bench' };
     const timed = async (start: () => Promise<{ status: number; body: any }>) => {
       const c0 = cpu();
@@ -48,13 +62,25 @@ async function runOnce(n: number, maxSessions: number): Promise<Record<string, u
       // PostgreSQL all share them here) or for something else (slots, round trips).
       const busy = machineBusySeconds() - m0;
       return {
-        post_to_ready_ms: ms, keeper_cpu_s: round(cpu() - c0), machine_busy_cpu_s: round(busy),
-        machine_busy_share: round(busy / (os.cpus().length * ms / 1000)), changed: rep.summary?.changed ?? null,
+        post_to_ready_ms: ms,
+        keeper_cpu_s: round(cpu() - c0),
+        machine_busy_cpu_s: round(busy),
+        machine_busy_share: round(busy / ((os.cpus().length * ms) / 1000)),
+        changed: rep.summary?.changed ?? null,
       };
     };
-    const change = await timed(() => rig.api('POST', '/v1/incarnations', { name: 'bench', service: 'fleet', covens: ['bench'], input }));
+    const change = await timed(() =>
+      rig.api('POST', '/v1/incarnations', { name: 'bench', service: 'fleet', covens: ['bench'], input }),
+    );
     const noop = await timed(() => rig.api('POST', '/v1/incarnations/bench/runs', { operation: 'create', input }));
-    return { n, max_sessions: maxSessions, change_run: change, noop_run: noop, target_noop_ms: n === 50 ? 3000 : null, loadavg_1m_end: round(os.loadavg()[0]!) };
+    return {
+      n,
+      max_sessions: maxSessions,
+      change_run: change,
+      noop_run: noop,
+      target_noop_ms: n === 50 ? 3000 : null,
+      loadavg_1m_end: round(os.loadavg()[0]!),
+    };
   } finally {
     await rig.stop();
   }
@@ -64,7 +90,10 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   // --max-sessions=K: the keeper's ssh.max_sessions (default 8, the shipped default).
   const sessions = Number(args.find((a) => a.startsWith('--max-sessions='))?.split('=')[1] ?? 8);
-  const ns = args.filter((a) => !a.startsWith('--')).map(Number).filter((x) => x > 0);
+  const ns = args
+    .filter((a) => !a.startsWith('--'))
+    .map(Number)
+    .filter((x) => x > 0);
   const sizes = ns.length ? ns : [10, 50];
   const out = path.join(repoRoot(), 'bench', 'results', 'ssh.json');
   const runs: Record<string, unknown>[] = [];
@@ -74,7 +103,20 @@ async function main(): Promise<void> {
     runs.push(r);
   }
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ benchmark: 'ssh', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs }, null, 2) + '\n');
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      { benchmark: 'ssh', machine: `${os.cpus().length} cpus, shared`, date: new Date().toISOString(), runs },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -39,17 +39,28 @@ function procSample(pid: number): { rssMb: number; hwmMb: number; cpuTicks: numb
 
 /** The keeper of the run in progress: killed if the bench itself is stopped (timeout, Ctrl-C). */
 let live: ChildProcess | undefined;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { live?.kill('SIGKILL'); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => {
+    live?.kill('SIGKILL');
+    process.exit(130);
+  });
 
 function spawnKeeper(configFile: string): ChildProcess {
-  return live = spawn(process.execPath, ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${configFile}`],
-    { stdio: ['ignore', 'ignore', 'inherit'] });
+  return (live = spawn(
+    process.execPath,
+    ['--max-old-space-size=4096', path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${configFile}`],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  ));
 }
 
 async function waitReady(url: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`keeper not ready at ${url}`);
@@ -57,7 +68,14 @@ async function waitReady(url: string): Promise<void> {
 
 async function busyRefusals(metricsAddr: string): Promise<number> {
   const text = await (await fetch(`http://${metricsAddr}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('keeper_handshakes_total{') && l.includes('listener="event_stream"') && l.includes('outcome="busy"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('keeper_handshakes_total{') &&
+        l.includes('listener="event_stream"') &&
+        l.includes('outcome="busy"'),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -92,13 +110,26 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
   });
   const config = loadConfig(files.configFile);
   const core = await openCore(config, silentLogger);
-  await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: 'bench', ttlMs: 3_600_000, aid: 'bench', credentialOut: path.join(files.dir, 'admin.jwt') });
+  await keeperInit({
+    db: core.db,
+    signingKey: core.signingKey,
+    issuer: 'bench',
+    ttlMs: 3_600_000,
+    aid: 'bench',
+    credentialOut: path.join(files.dir, 'admin.jwt'),
+  });
   const sids = Array.from({ length: n }, (_, i) => `storm-${i}.keeper.test`);
   // Marked onboarded (their certificates are signed by the PKI below): the event stream admits
   // only souls that were onboarded.
   const onboardedAt = new Date();
   for (let i = 0; i < n; i += 1000) {
-    await core.db('souls').insert(sids.slice(i, i + 1000).map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })));
+    await core
+      .db('souls')
+      .insert(
+        sids
+          .slice(i, i + 1000)
+          .map((sid) => ({ sid, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: onboardedAt })),
+      );
   }
   const readyz = `http://${config.listen.openapi.addr}/readyz`;
   let keeper = spawnKeeper(files.configFile);
@@ -117,7 +148,10 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     const initialBusy = souls.reduce((a, s) => a + s.busy, 0);
     await new Promise((r) => setTimeout(r, 5000)); // a few heartbeat rounds at full size
     const rssBefore = procSample(keeper.pid!).rssMb;
-    for (const s of souls) { s.busy = 0; s.failed = 0; }
+    for (const s of souls) {
+      s.busy = 0;
+      s.failed = 0;
+    }
     const welcomes = souls.map((s) => s.welcomes);
 
     const tStop = performance.now();
@@ -128,7 +162,13 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     keeper = spawnKeeper(files.configFile);
     const pid = keeper.pid!;
     const samples: { at: number; rssMb: number; hwmMb: number; cpuTicks: number }[] = [];
-    const sampler = setInterval(() => { try { samples.push({ at: performance.now(), ...procSample(pid) }); } catch { /* exited */ } }, 250);
+    const sampler = setInterval(() => {
+      try {
+        samples.push({ at: performance.now(), ...procSample(pid) });
+      } catch {
+        /* exited */
+      }
+    }, 250);
     await waitReady(readyz);
     const tReady = performance.now();
     await until('every soul welcomed again', () => souls.every((s, i) => s.welcomes > welcomes[i]!), DEADLINE_MS);
@@ -137,11 +177,14 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     await new Promise((r) => setTimeout(r, 2000));
     clearInterval(sampler);
     const refusedByKeeper = await busyRefusals(config.listen.metrics.addr);
-    const connected = Number(((await core.db('souls').where({ status: 'connected' }).count({ c: '*' })) as { c: string }[])[0]!.c);
+    const connected = Number(
+      ((await core.db('souls').where({ status: 'connected' }).count({ c: '*' })) as { c: string }[])[0]!.c,
+    );
 
     // CPU: over the whole storm (ready -> all back), and the busiest one-second window.
     const inStorm = samples.filter((s) => s.at >= tStop && s.at <= tBack + 250);
-    const cores = (a: typeof samples[number], b: typeof samples[number]) => (b.cpuTicks - a.cpuTicks) / TICK_HZ / ((b.at - a.at) / 1000);
+    const cores = (a: (typeof samples)[number], b: (typeof samples)[number]) =>
+      (b.cpuTicks - a.cpuTicks) / TICK_HZ / ((b.at - a.at) / 1000);
     let peak1s = 0;
     for (let i = 0, j = 0; j < inStorm.length; j++) {
       while (inStorm[j]!.at - inStorm[i]!.at > 1000) i++;
@@ -152,20 +195,27 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
     const backAfterReady = souls.map((s) => Math.max(0, s.lastWelcomeAt - tReady) / 1000).sort((a, b) => a - b);
     const pct = (p: number) => round(backAfterReady[Math.min(n - 1, Math.floor((p / 100) * n))]!);
     return {
-      n, accept_rate: config.hub.accept_rate, loadavg_1m_start: loadStart, loadavg_1m_end: round(os.loadavg()[0]!),
-      initial_connect_seconds: round(initialSeconds), initial_busy_answers: initialBusy,
+      n,
+      accept_rate: config.hub.accept_rate,
+      loadavg_1m_start: loadStart,
+      loadavg_1m_end: round(os.loadavg()[0]!),
+      initial_connect_seconds: round(initialSeconds),
+      initial_busy_answers: initialBusy,
       keeper_rss_before_restart_mb: round(rssBefore),
       keeper_stop_seconds: round(stopSeconds),
       keeper_start_seconds: round((tReady - tStop) / 1000 - stopSeconds),
       all_back_after_stop_seconds: round((lastBack - tStop) / 1000),
       all_back_after_ready_seconds: round((Math.max(lastBack, tReady) - tReady) / 1000),
-      back_after_ready_seconds_p50: pct(50), back_after_ready_seconds_p90: pct(90),
+      back_after_ready_seconds_p50: pct(50),
+      back_after_ready_seconds_p90: pct(90),
       registry_connected: connected,
       keeper_peak_rss_mb: round(Math.max(...samples.map((s) => s.hwmMb))),
       keeper_cpu_cores_avg: fromReady.length > 1 ? round(cores(fromReady[0]!, fromReady[fromReady.length - 1]!)) : NaN,
       keeper_cpu_cores_peak_1s: round(peak1s),
-      busy_answers: busyPerSoul.reduce((a, b) => a + b, 0), busy_answers_max_per_soul: Math.max(...busyPerSoul),
-      souls_told_to_retry: busyPerSoul.filter((b) => b > 0).length, keeper_busy_refusals_metric: refusedByKeeper,
+      busy_answers: busyPerSoul.reduce((a, b) => a + b, 0),
+      busy_answers_max_per_soul: Math.max(...busyPerSoul),
+      souls_told_to_retry: busyPerSoul.filter((b) => b > 0).length,
+      keeper_busy_refusals_metric: refusedByKeeper,
       other_failed_attempts: souls.reduce((a, s) => a + s.failed, 0),
     };
   } finally {
@@ -180,24 +230,51 @@ async function runOnce(n: number): Promise<Record<string, unknown>> {
   }
 }
 
-function round(x: number): number { return Math.round(x * 100) / 100; }
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
 
 async function main(): Promise<void> {
-  const ns = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  const ns = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((x) => x > 0);
   const out = path.join(repoRoot(), 'bench', 'results', 'storm.json');
-  const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [] : [];
+  const previous = fs.existsSync(out)
+    ? ((JSON.parse(fs.readFileSync(out, 'utf8')) as { runs?: Record<string, unknown>[] }).runs ?? [])
+    : [];
   const list = ns.length ? ns : [1000];
   const rate = JSON.stringify(acceptRateFromEnv() ?? null);
   // One result per N and accept rate (null: the shipped default); a new run replaces its own.
-  const runs = previous.filter((r) => !(list.includes(r.n as number) && JSON.stringify(r.accept_rate_set ?? null) === rate));
+  const runs = previous.filter(
+    (r) => !(list.includes(r.n as number) && JSON.stringify(r.accept_rate_set ?? null) === rate),
+  );
   for (const n of list) {
     const r = await runOnce(n);
     console.log(JSON.stringify(r));
-    runs.push({ ...r, accept_rate_set: acceptRateFromEnv() ?? null, lease_ttl_set: leaseTtlFromEnv() ?? null, date: new Date().toISOString() });
+    runs.push({
+      ...r,
+      accept_rate_set: acceptRateFromEnv() ?? null,
+      lease_ttl_set: leaseTtlFromEnv() ?? null,
+      date: new Date().toISOString(),
+    });
     runs.sort((a, b) => (a.n as number) - (b.n as number));
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify({ benchmark: 'storm', machine: `${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), shared`, runs }, null, 2) + '\n');
+    fs.writeFileSync(
+      out,
+      JSON.stringify(
+        { benchmark: 'storm', machine: `${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), shared`, runs },
+        null,
+        2,
+      ) + '\n',
+    );
   }
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -10,13 +10,27 @@ import { EVENT_STREAM_CONNECT } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint } from '../../proto/types';
 
 /** What a storm soul connects with: the keeper's CA and its own key and certificate (PEM). */
-export interface StormCredentials { ca: Buffer; keyPem: string; certPem: string }
+export interface StormCredentials {
+  ca: Buffer;
+  keyPem: string;
+  certPem: string;
+}
 
 const STABLE_MS = 10_000;
 
 function soulprint(sid: string): Soulprint {
-  return { fqdn: sid, hostname: sid, os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64',
-    cpu_count: 1, memory_bytes: 1 << 30, addresses: [], soul_version: 'storm' };
+  return {
+    fqdn: sid,
+    hostname: sid,
+    os_family: 'debian',
+    os_name: 'Debian',
+    os_release: '12',
+    architecture: 'x86_64',
+    cpu_count: 1,
+    memory_bytes: 1 << 30,
+    addresses: [],
+    soul_version: 'storm',
+  };
 }
 
 export class StormSoul {
@@ -32,11 +46,18 @@ export class StormSoul {
   private readonly backoff = new Backoff();
   private firstWelcome: (() => void) | undefined;
 
-  constructor(readonly sid: string, private readonly target: string, private readonly creds: StormCredentials) {}
+  constructor(
+    readonly sid: string,
+    private readonly target: string,
+    private readonly creds: StormCredentials,
+  ) {}
 
   /** Starts holding; resolves at the first Welcome. */
   start(): Promise<void> {
-    return new Promise((resolve) => { this.firstWelcome = resolve; this.attempt(); });
+    return new Promise((resolve) => {
+      this.firstWelcome = resolve;
+      this.attempt();
+    });
   }
 
   stop(): void {
@@ -51,9 +72,16 @@ export class StormSoul {
     const started = performance.now();
     let welcomed = false;
     let goodbye: string | undefined;
-    const call = new GrpcStream({
-      target: this.target, ...this.creds, userAgent: 'soul/storm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-    }, EVENT_STREAM_CONNECT);
+    const call = new GrpcStream(
+      {
+        target: this.target,
+        ...this.creds,
+        userAgent: 'soul/storm',
+        keepaliveMs: 30_000,
+        keepaliveTimeoutMs: 10_000,
+      },
+      EVENT_STREAM_CONNECT,
+    );
     this.call = call;
     call.on('data', (m: ReceivedKeeperMessage) => {
       if (m.msg === 'welcome') {
@@ -77,7 +105,13 @@ export class StormSoul {
         delay = goodbye === 'shutdown' ? Math.round(Math.random() * 500) : this.backoff.next();
       } else {
         const hint = busyRetryAfterMs(s.code, s.metadata);
-        if (hint !== undefined) { this.busy++; delay = busyDelay(hint); } else { this.failed++; delay = this.backoff.next(); }
+        if (hint !== undefined) {
+          this.busy++;
+          delay = busyDelay(hint);
+        } else {
+          this.failed++;
+          delay = this.backoff.next();
+        }
       }
       this.retry = setTimeout(() => this.attempt(), delay);
     };

@@ -10,10 +10,17 @@ import { EVENT_STREAM_CONNECT } from '../../proto/codec';
 import type { OutgoingSoulMessage, ReceivedKeeperMessage, Soulprint, StepRequestMsg } from '../../proto/types';
 import { stackEnv } from '../../test/support/stack-env';
 
-export interface SoulCert { sid: string; certPem: string }
+export interface SoulCert {
+  sid: string;
+  certPem: string;
+}
 
 /** What a swarm member connects with: the keeper's CA and its own key and certificate (PEM). */
-export interface SwarmCredentials { ca: Buffer; keyPem: string; certPem: string }
+export interface SwarmCredentials {
+  ca: Buffer;
+  keyPem: string;
+  certPem: string;
+}
 
 export async function signSwarmCerts(sids: string[], concurrency = 16): Promise<{ keyPem: string; certs: SoulCert[] }> {
   const env = stackEnv();
@@ -21,24 +28,40 @@ export async function signSwarmCerts(sids: string[], concurrency = 16): Promise<
   const csr = createCsr(key, 'swarm.keeper.test');
   const certs: SoulCert[] = new Array(sids.length);
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < sids.length) {
-      const i = next++;
-      const res = await fetch(`${env.SECRETSTORE_ADDR}/v1/pki/sign/soul`, {
-        method: 'POST', headers: { 'X-Vault-Token': env.SECRETSTORE_ROOT_TOKEN, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ csr, common_name: sids[i], alt_names: sids[i], ttl: '24h' }),
-      });
-      if (!res.ok) throw new Error(`pki sign ${sids[i]}: HTTP ${res.status}`);
-      certs[i] = { sid: sids[i]!, certPem: ((await res.json()) as { data: { certificate: string } }).data.certificate };
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < sids.length) {
+        const i = next++;
+        const res = await fetch(`${env.SECRETSTORE_ADDR}/v1/pki/sign/soul`, {
+          method: 'POST',
+          headers: { 'X-Vault-Token': env.SECRETSTORE_ROOT_TOKEN, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ csr, common_name: sids[i], alt_names: sids[i], ttl: '24h' }),
+        });
+        if (!res.ok) throw new Error(`pki sign ${sids[i]}: HTTP ${res.status}`);
+        certs[i] = {
+          sid: sids[i]!,
+          certPem: ((await res.json()) as { data: { certificate: string } }).data.certificate,
+        };
+      }
+    }),
+  );
   return { keyPem: privateKeyPem(key), certs };
 }
 
 /** A swarm member's soulprint: a Debian host named by its SID (so core.pkg.installed picks apt). */
 export function swarmSoulprint(sid: string): Soulprint {
-  return { fqdn: sid, hostname: sid, os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64',
-    cpu_count: 1, memory_bytes: 1 << 30, addresses: [], soul_version: 'swarm' };
+  return {
+    fqdn: sid,
+    hostname: sid,
+    os_family: 'debian',
+    os_name: 'Debian',
+    os_release: '12',
+    architecture: 'x86_64',
+    cpu_count: 1,
+    memory_bytes: 1 << 30,
+    addresses: [],
+    soul_version: 'swarm',
+  };
 }
 
 /**
@@ -57,8 +80,12 @@ export class SwarmSoul {
   private call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage> | undefined;
   private hb: NodeJS.Timeout | undefined;
 
-  constructor(readonly sid: string, private readonly target: string, private readonly creds: SwarmCredentials,
-    private readonly opts: { answerSteps?: boolean; handler?: StepHandler } = {}) {}
+  constructor(
+    readonly sid: string,
+    private readonly target: string,
+    private readonly creds: SwarmCredentials,
+    private readonly opts: { answerSteps?: boolean; handler?: StepHandler } = {},
+  ) {}
 
   resetWindow(): void {
     this.firstRequestAt = undefined;
@@ -72,9 +99,16 @@ export class SwarmSoul {
   /** Resolves at Welcome with the time it took. */
   connect(timeoutMs = 30_000): Promise<number> {
     const t0 = performance.now();
-    const call = new GrpcStream({
-      target: this.target, ...this.creds, userAgent: 'soul/swarm', keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000,
-    }, EVENT_STREAM_CONNECT);
+    const call = new GrpcStream(
+      {
+        target: this.target,
+        ...this.creds,
+        userAgent: 'soul/swarm',
+        keepaliveMs: 30_000,
+        keepaliveTimeoutMs: 10_000,
+      },
+      EVENT_STREAM_CONNECT,
+    );
     this.call = call;
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`${this.sid}: no welcome in ${timeoutMs} ms`)), timeoutMs);
@@ -92,14 +126,27 @@ export class SwarmSoul {
           const r = m.step_request;
           const now = Date.now();
           this.steps++;
-          call.write({ step_result: {
-            request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: false, ok: true,
-            output: 'already as desired (bench swarm)', started_at_ms: now, finished_at_ms: now, replayed: false, diff_json: '',
-          } });
+          call.write({
+            step_result: {
+              request_id: r.request_id,
+              apply_id: r.apply_id,
+              step_index: r.step_index,
+              changed: false,
+              ok: true,
+              output: 'already as desired (bench swarm)',
+              started_at_ms: now,
+              finished_at_ms: now,
+              replayed: false,
+              diff_json: '',
+            },
+          });
           this.lastResultAt = performance.now();
         }
       });
-      call.on('error', (e: Error) => { clearTimeout(t); reject(e); });
+      call.on('error', (e: Error) => {
+        clearTimeout(t);
+        reject(e);
+      });
       call.write({ hello: { soulprint: swarmSoulprint(this.sid), soul_version: 'swarm' } });
     });
   }
@@ -109,24 +156,53 @@ export class SwarmSoul {
    * parse the params, hand the step to the handler, answer with its reply or with the failure. No
    * cancellation: the state handler does not pass it on (a module runs to its end, agent/steps.ts).
    */
-  private async runStep(call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>, r: StepRequestMsg, handler: StepHandler): Promise<void> {
+  private async runStep(
+    call: GrpcStream<OutgoingSoulMessage, ReceivedKeeperMessage>,
+    r: StepRequestMsg,
+    handler: StepHandler,
+  ): Promise<void> {
     const startedAt = Date.now();
     const send = (m: OutgoingSoulMessage) => call.write(m); // dropped once the call has ended
     let answer: StepReply;
     try {
       answer = await handler.handle(
-        { requestId: r.request_id, applyId: r.apply_id, stepIndex: r.step_index, module: r.module, params: JSON.parse(r.params_json || '{}'), dryRun: r.dry_run, showContent: r.show_content === true },
-        { signal: new AbortController().signal, progress: (message) => send({ step_progress: { request_id: r.request_id, message } }) },
+        {
+          requestId: r.request_id,
+          applyId: r.apply_id,
+          stepIndex: r.step_index,
+          module: r.module,
+          params: JSON.parse(r.params_json || '{}'),
+          dryRun: r.dry_run,
+          showContent: r.show_content === true,
+        },
+        {
+          signal: new AbortController().signal,
+          progress: (message) => send({ step_progress: { request_id: r.request_id, message } }),
+        },
       );
     } catch (err) {
-      answer = { changed: false, ok: false, replayed: false, output: `step failed on the soul: ${(err as Error).message}` };
+      answer = {
+        changed: false,
+        ok: false,
+        replayed: false,
+        output: `step failed on the soul: ${(err as Error).message}`,
+      };
     }
     this.steps++;
-    send({ step_result: {
-      request_id: r.request_id, apply_id: r.apply_id, step_index: r.step_index, changed: answer.changed, ok: answer.ok,
-      output: answer.output, started_at_ms: startedAt, finished_at_ms: Date.now(), replayed: answer.replayed,
-      diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
-    } });
+    send({
+      step_result: {
+        request_id: r.request_id,
+        apply_id: r.apply_id,
+        step_index: r.step_index,
+        changed: answer.changed,
+        ok: answer.ok,
+        output: answer.output,
+        started_at_ms: startedAt,
+        finished_at_ms: Date.now(),
+        replayed: answer.replayed,
+        diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
+      },
+    });
     this.lastResultAt = performance.now();
   }
 

@@ -6,19 +6,41 @@ import type { Ctx } from '../context';
 import { CliError, ExitCode } from '../errors';
 import { failureLines, followRun, type RunReport } from '../follow';
 
-export const followOptions = (c: Argv) => c
-  .option('follow', { type: 'boolean', default: true, describe: 'follow the run until it ends (--no-follow returns at once)' })
-  .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; YAML scalars; dotted keys nest)' })
-  .option('input-file', { type: 'string', describe: 'YAML/JSON file with the input mapping (--input values go on top)' });
+export const followOptions = (c: Argv) =>
+  c
+    .option('follow', {
+      type: 'boolean',
+      default: true,
+      describe: 'follow the run until it ends (--no-follow returns at once)',
+    })
+    .option('input', {
+      type: 'string',
+      array: true,
+      describe: 'input value key=value (repeatable; YAML scalars; dotted keys nest)',
+    })
+    .option('input-file', {
+      type: 'string',
+      describe: 'YAML/JSON file with the input mapping (--input values go on top)',
+    });
 
 /** The line printed when a run succeeds; a destroy run leaves no incarnation to call ready. */
 export type SuccessLine = (report: RunReport) => string;
 const readyLine: SuccessLine = (r) => `run ${r.apply_id} succeeded: ${r.incarnation} is ready\n`;
 
 /** After a 202: follow the run (unless --no-follow), print its failures, exit 1 when it failed. */
-export async function afterAccepted(ctx: Ctx, name: string, accepted: any, follow: boolean, success: SuccessLine = readyLine): Promise<void> {
+export async function afterAccepted(
+  ctx: Ctx,
+  name: string,
+  accepted: any,
+  follow: boolean,
+  success: SuccessLine = readyLine,
+): Promise<void> {
   if (!follow) {
-    ctx.show(accepted, () => `accepted: run ${accepted.apply_id} of ${name} (${accepted.operation}); follow it with: keeperctl incarnations run-report ${name} ${accepted.apply_id}\n`);
+    ctx.show(
+      accepted,
+      () =>
+        `accepted: run ${accepted.apply_id} of ${name} (${accepted.operation}); follow it with: keeperctl incarnations run-report ${name} ${accepted.apply_id}\n`,
+    );
     return;
   }
   const tty = Boolean(process.stderr.isTTY) && ctx.format === 'table';
@@ -29,17 +51,25 @@ export async function afterAccepted(ctx: Ctx, name: string, accepted: any, follo
 export function finish(ctx: Ctx, report: RunReport, success: SuccessLine = readyLine): void {
   ctx.show(report, () => {
     if (report.status === 'succeeded') return success(report);
-    return [`run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`, ...failureLines(report).map((l) => `  ${l}`),
-      ...nextStep(report), ''].join('\n');
+    return [
+      `run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`,
+      ...failureLines(report).map((l) => `  ${l}`),
+      ...nextStep(report),
+      '',
+    ].join('\n');
   });
-  if (report.status === 'failed') throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);
+  if (report.status === 'failed')
+    throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);
 }
 
 /** After a plan that found drift, the way on is a new plan (a plain retry would apply an unreviewed render, and the keeper refuses it). */
 function nextStep(report: RunReport): string[] {
   const name = report.incarnation;
-  if (!report.hosts.some((h) => h.reason?.startsWith('drift since plan '))) return [`fix the cause, then: keeperctl incarnations unlock ${name} --retry`];
-  return ['hosts changed since the plan: review a new plan before applying anything:',
+  if (!report.hosts.some((h) => h.reason?.startsWith('drift since plan ')))
+    return [`fix the cause, then: keeperctl incarnations unlock ${name} --retry`];
+  return [
+    'hosts changed since the plan: review a new plan before applying anything:',
     `  keeperctl incarnations unlock ${name} && keeperctl run ${name} ${report.operation} --plan`,
-    `(or overwrite those changes unreviewed: keeperctl incarnations unlock ${name} --retry --force-render)`];
+    `(or overwrite those changes unreviewed: keeperctl incarnations unlock ${name} --retry --force-render)`,
+  ];
 }

@@ -26,13 +26,21 @@ const runColumns = [
 ];
 
 export function runsCommand(y: Argv, run: Handler): Argv {
-  return y.command('runs <name>', "list an incarnation's runs, newest first",
-    (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
-      .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the oldest run' })
-      .option('limit', { type: 'number', describe: 'page size' })
-      .example('$0 incarnations runs motd-demo --all', 'every run of motd-demo; read one with incarnations run-report'),
+  return y.command(
+    'runs <name>',
+    "list an incarnation's runs, newest first",
+    (c) =>
+      c
+        .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+        .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the oldest run' })
+        .option('limit', { type: 'number', describe: 'page size' })
+        .example(
+          '$0 incarnations runs motd-demo --all',
+          'every run of motd-demo; read one with incarnations run-report',
+        ),
     run(async (ctx, a) => {
       const page = await listAll(ctx, 'listRuns', { limit: a.limit }, a.all, { name: a.name });
       ctx.show(page, () => table(page.items, runColumns) + (page.next_cursor ? '(more: --all)\n' : ''));
-    }));
+    }),
+  );
 }

@@ -13,8 +13,19 @@ import { afterAccepted } from './accepted';
 import type { Handler } from './types';
 
 /** POST .../plans, then the plan once every host answered its check. */
-export async function makePlan(ctx: Ctx, name: string, operation: string, input: Record<string, unknown> | undefined, replace = false): Promise<Plan> {
-  const accepted = (await ctx.client().call('createPlan', { params: { name }, body: { operation, ...(input ? { input } : {}), ...inputModeBody(replace) } })).body as { plan_id: string };
+export async function makePlan(
+  ctx: Ctx,
+  name: string,
+  operation: string,
+  input: Record<string, unknown> | undefined,
+  replace = false,
+): Promise<Plan> {
+  const accepted = (
+    await ctx.client().call('createPlan', {
+      params: { name },
+      body: { operation, ...(input ? { input } : {}), ...inputModeBody(replace) },
+    })
+  ).body as { plan_id: string };
   const plan = await readPlan(ctx, name, accepted.plan_id, true);
   const kept = keptLine(input, (plan as { input?: Record<string, unknown> }).input);
   if (kept) ctx.note(kept);
@@ -24,7 +35,11 @@ export async function makePlan(ctx: Ctx, name: string, operation: string, input:
 /** GET .../plans/{plan_id}; with `wait`, held by the keeper (30 s at a time) until no host is still being checked. */
 async function readPlan(ctx: Ctx, name: string, planId: string, wait: boolean): Promise<Plan> {
   for (;;) {
-    const plan = (await ctx.client().call('getPlan', { params: { name, plan_id: planId }, ...(wait ? { query: { wait: '30s' } } : {}) })).body as Plan;
+    const plan = (
+      await ctx
+        .client()
+        .call('getPlan', { params: { name, plan_id: planId }, ...(wait ? { query: { wait: '30s' } } : {}) })
+    ).body as Plan;
     if (!wait || plan.status !== 'planning') return plan;
   }
 }
@@ -41,53 +56,116 @@ const planColumns = [
 
 export function planCommands(y: Argv, run: Handler): Argv {
   return y
-    .command('plan <name> <operation>', 'plan an operation: check every host, change nothing, show what would change',
-      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
-        .positional('operation', { type: 'string', demandOption: true, describe: 'the operation to plan (scenario/<operation>/main.yml)' })
-        .option('input', { type: 'string', array: true, describe: 'input value key=value (repeatable; merged over the last committed input)' })
-        .option('input-file', { type: 'string', describe: 'YAML/JSON file with the input mapping (--input values go on top)' })
-        .option('replace-input', replaceInputOption)
-        .example('$0 incarnations plan motd-demo create --input message=hello', 'per host what would change; then apply it with apply-plan'),
+    .command(
+      'plan <name> <operation>',
+      'plan an operation: check every host, change nothing, show what would change',
+      (c) =>
+        c
+          .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+          .positional('operation', {
+            type: 'string',
+            demandOption: true,
+            describe: 'the operation to plan (scenario/<operation>/main.yml)',
+          })
+          .option('input', {
+            type: 'string',
+            array: true,
+            describe: 'input value key=value (repeatable; merged over the last committed input)',
+          })
+          .option('input-file', {
+            type: 'string',
+            describe: 'YAML/JSON file with the input mapping (--input values go on top)',
+          })
+          .option('replace-input', replaceInputOption)
+          .example(
+            '$0 incarnations plan motd-demo create --input message=hello',
+            'per host what would change; then apply it with apply-plan',
+          ),
       run(async (ctx, a) => {
         const plan = await makePlan(ctx, a.name, a.operation, parseInput(a.input, a['input-file']), a['replace-input']);
-        ctx.show(plan, () => planText(plan) + (plan.status === 'ready'
-          ? `apply exactly this plan with: keeperctl incarnations apply-plan ${plan.incarnation} ${plan.plan_id}\n` : ''));
+        ctx.show(
+          plan,
+          () =>
+            planText(plan) +
+            (plan.status === 'ready'
+              ? `apply exactly this plan with: keeperctl incarnations apply-plan ${plan.incarnation} ${plan.plan_id}\n`
+              : ''),
+        );
         // A plan that cannot be applied is what this command drove failing: exit 1, as a failed run.
         if (plan.status === 'failed') process.exitCode = ExitCode.Failed;
-      }))
-    .command('plans <name>', "list an incarnation's plans, newest first",
-      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
-        .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
-        .option('limit', { type: 'number', describe: 'page size' })
-        .example('$0 incarnations plans motd-demo', 'each plan with its status and how many steps would change'),
+      }),
+    )
+    .command(
+      'plans <name>',
+      "list an incarnation's plans, newest first",
+      (c) =>
+        c
+          .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+          .option('all', { type: 'boolean', default: false, describe: 'follow the cursors to the last page' })
+          .option('limit', { type: 'number', describe: 'page size' })
+          .example('$0 incarnations plans motd-demo', 'each plan with its status and how many steps would change'),
       run(async (ctx, a) => {
         const page = await listAll(ctx, 'listPlans', { limit: a.limit }, a.all, { name: a.name });
         ctx.show(page, () => table(page.items, planColumns) + (page.next_cursor ? '(more: --all)\n' : ''));
-      }))
-    .command('plan-report <name> <plan_id>', 'show one plan: per host each step that would change, with its diff (waits while hosts are checked)',
-      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
-        .positional('plan_id', { type: 'string', demandOption: true, describe: 'from incarnations plans, or the drift.plan_id of incarnations get' })
-        .example('$0 incarnations plan-report motd-demo motd-demo.create.drift.mi3x2k', 'what the last drift check found'),
+      }),
+    )
+    .command(
+      'plan-report <name> <plan_id>',
+      'show one plan: per host each step that would change, with its diff (waits while hosts are checked)',
+      (c) =>
+        c
+          .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+          .positional('plan_id', {
+            type: 'string',
+            demandOption: true,
+            describe: 'from incarnations plans, or the drift.plan_id of incarnations get',
+          })
+          .example(
+            '$0 incarnations plan-report motd-demo motd-demo.create.drift.mi3x2k',
+            'what the last drift check found',
+          ),
       run(async (ctx, a) => {
         const plan = await readPlan(ctx, a.name, a.plan_id, true);
         ctx.show(plan, () => planText(plan));
-      }))
-    .command('apply-plan <name> <plan_id>', 'apply exactly a plan made before (hosts that changed since are refused), and follow the run',
-      (c) => c.positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
-        .positional('plan_id', { type: 'string', demandOption: true, describe: 'from keeperctl incarnations plan, or plans' })
-        .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
-        .option('follow', { type: 'boolean', default: true, describe: 'follow the run until it ends (--no-follow returns at once)' })
-        .example('$0 incarnations apply-plan motd-demo motd-demo.create.plan.mi3x2k --yes', 'apply a reviewed plan, following progress'),
+      }),
+    )
+    .command(
+      'apply-plan <name> <plan_id>',
+      'apply exactly a plan made before (hosts that changed since are refused), and follow the run',
+      (c) =>
+        c
+          .positional('name', { type: 'string', demandOption: true, describe: 'the incarnation' })
+          .positional('plan_id', {
+            type: 'string',
+            demandOption: true,
+            describe: 'from keeperctl incarnations plan, or plans',
+          })
+          .option('yes', { type: 'boolean', default: false, describe: 'do not ask' })
+          .option('follow', {
+            type: 'boolean',
+            default: true,
+            describe: 'follow the run until it ends (--no-follow returns at once)',
+          })
+          .example(
+            '$0 incarnations apply-plan motd-demo motd-demo.create.plan.mi3x2k --yes',
+            'apply a reviewed plan, following progress',
+          ),
       run(async (ctx, a) => {
         // Shown before the question: what is confirmed is this plan, not an operation by name.
         const plan = await readPlan(ctx, a.name, a.plan_id, false);
         if (ctx.format === 'table') ctx.note(planText(plan));
         if (plan.status !== 'ready') {
-          throw new CliError(ExitCode.Conflict, `plan ${plan.plan_id} is ${plan.status}; only a ready plan can be applied`,
-            `make a fresh plan: keeperctl incarnations plan ${a.name} ${plan.operation}`);
+          throw new CliError(
+            ExitCode.Conflict,
+            `plan ${plan.plan_id} is ${plan.status}; only a ready plan can be applied`,
+            `make a fresh plan: keeperctl incarnations plan ${a.name} ${plan.operation}`,
+          );
         }
         await confirm(ctx, a.yes, `apply exactly plan ${plan.plan_id} to ${a.name}?`);
-        const accepted = (await ctx.client().call('startRun', { params: { name: a.name }, body: { plan_id: plan.plan_id } })).body;
+        const accepted = (
+          await ctx.client().call('startRun', { params: { name: a.name }, body: { plan_id: plan.plan_id } })
+        ).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
-      }));
+      }),
+    );
 }

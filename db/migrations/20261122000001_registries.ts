@@ -21,7 +21,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`alter table souls add constraint souls_status_check check (status in ('pending','connected','disconnected'))`);
+  await knex.raw(
+    `alter table souls add constraint souls_status_check check (status in ('pending','connected','disconnected'))`,
+  );
   await knex.raw('create index souls_covens_gin on souls using gin (covens)');
   await knex.raw('create index souls_status_idx on souls (status)');
   await knex.schema.createTable('bootstrap_tokens', (t) => {

@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`alter table incarnations add constraint incarnations_status_check check (status in ('applying','ready','error_locked'))`);
+  await knex.raw(
+    `alter table incarnations add constraint incarnations_status_check check (status in ('applying','ready','error_locked'))`,
+  );
   await knex.raw('create index incarnations_status_idx on incarnations (status)');
   await knex.raw('create index incarnations_service_idx on incarnations (service)');
 
@@ -47,7 +49,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('finished_at', { useTz: true });
   });
-  await knex.raw(`alter table incarnation_runs add constraint incarnation_runs_status_check check (status in ('running','succeeded','failed'))`);
+  await knex.raw(
+    `alter table incarnation_runs add constraint incarnation_runs_status_check check (status in ('running','succeeded','failed'))`,
+  );
   await knex.raw('create index incarnation_runs_incarnation_idx on incarnation_runs (incarnation, created_at)');
 
   await knex.schema.createTable('run_plans', (t) => {

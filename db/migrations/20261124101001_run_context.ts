@@ -9,11 +9,19 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.jsonb('rendered_input'); });
-  await knex.schema.alterTable('run_steps', (t) => { t.text('skip_reason'); });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.jsonb('rendered_input');
+  });
+  await knex.schema.alterTable('run_steps', (t) => {
+    t.text('skip_reason');
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('run_steps', (t) => { t.dropColumn('skip_reason'); });
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.dropColumn('rendered_input'); });
+  await knex.schema.alterTable('run_steps', (t) => {
+    t.dropColumn('skip_reason');
+  });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.dropColumn('rendered_input');
+  });
 }

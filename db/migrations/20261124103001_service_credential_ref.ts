@@ -3,9 +3,13 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('services', (t) => { t.text('credential_ref'); });
+  await knex.schema.alterTable('services', (t) => {
+    t.text('credential_ref');
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('services', (t) => { t.dropColumn('credential_ref'); });
+  await knex.schema.alterTable('services', (t) => {
+    t.dropColumn('credential_ref');
+  });
 }

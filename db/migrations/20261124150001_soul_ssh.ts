@@ -11,7 +11,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('last_contact_at', { useTz: true });
     t.text('last_error');
   });
-  await knex.raw(`alter table souls add constraint souls_ssh_transport_check check ((transport = 'ssh') = (ssh is not null))`);
+  await knex.raw(
+    `alter table souls add constraint souls_ssh_transport_check check ((transport = 'ssh') = (ssh is not null))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -18,9 +18,15 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('published_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['service', 'version']);
   });
-  await knex.schema.alterTable('incarnations', (t) => { t.text('service_version'); });
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.dropForeign(['incarnation']); });
-  await knex.schema.alterTable('incarnation_history', (t) => { t.dropForeign(['incarnation']); });
+  await knex.schema.alterTable('incarnations', (t) => {
+    t.text('service_version');
+  });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.dropForeign(['incarnation']);
+  });
+  await knex.schema.alterTable('incarnation_history', (t) => {
+    t.dropForeign(['incarnation']);
+  });
   await knex.schema.createTable('incarnation_tombstones', (t) => {
     t.bigIncrements('id').primary();
     t.text('name').notNullable();
@@ -43,8 +49,14 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('incarnation_tombstones');
   await knex('incarnation_history').whereNotIn('incarnation', knex('incarnations').select('name')).delete();
   await knex('incarnation_runs').whereNotIn('incarnation', knex('incarnations').select('name')).delete();
-  await knex.schema.alterTable('incarnation_history', (t) => { t.foreign('incarnation').references('name').inTable('incarnations').onDelete('CASCADE'); });
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.foreign('incarnation').references('name').inTable('incarnations').onDelete('CASCADE'); });
-  await knex.schema.alterTable('incarnations', (t) => { t.dropColumn('service_version'); });
+  await knex.schema.alterTable('incarnation_history', (t) => {
+    t.foreign('incarnation').references('name').inTable('incarnations').onDelete('CASCADE');
+  });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.foreign('incarnation').references('name').inTable('incarnations').onDelete('CASCADE');
+  });
+  await knex.schema.alterTable('incarnations', (t) => {
+    t.dropColumn('service_version');
+  });
   await knex.schema.dropTable('service_versions');
 }

@@ -25,15 +25,22 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('plan_upgrade');
   });
   await knex.raw("alter table incarnation_runs add constraint incarnation_runs_kind check (kind in ('run', 'plan'))");
-  await knex.raw('create index incarnation_runs_plans on incarnation_runs (incarnation, created_at desc) where kind = \'plan\'');
-  await knex.schema.alterTable('run_steps', (t) => { t.jsonb('diff'); });
+  await knex.raw(
+    "create index incarnation_runs_plans on incarnation_runs (incarnation, created_at desc) where kind = 'plan'",
+  );
+  await knex.schema.alterTable('run_steps', (t) => {
+    t.jsonb('diff');
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('run_steps', (t) => { t.dropColumn('diff'); });
+  await knex.schema.alterTable('run_steps', (t) => {
+    t.dropColumn('diff');
+  });
   await knex.raw('drop index if exists incarnation_runs_plans');
   await knex.raw('alter table incarnation_runs drop constraint if exists incarnation_runs_kind');
   await knex.schema.alterTable('incarnation_runs', (t) => {
-    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by', 'plan_target', 'plan_upgrade']) t.dropColumn(c);
+    for (const c of ['kind', 'plan_id', 'plan_base', 'expires_at', 'applied_by', 'plan_target', 'plan_upgrade'])
+      t.dropColumn(c);
   });
 }

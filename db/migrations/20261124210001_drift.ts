@@ -16,12 +16,22 @@ export async function up(knex: Knex): Promise<void> {
     t.text('drift_plan_id');
     t.specificType('drifted_sids', 'text[]').notNullable().defaultTo('{}');
   });
-  await knex.raw("alter table incarnations add constraint incarnations_drift_status check (drift_status in ('unchecked', 'in_sync', 'drifted', 'check_failed'))");
+  await knex.raw(
+    "alter table incarnations add constraint incarnations_drift_status check (drift_status in ('unchecked', 'in_sync', 'drifted', 'check_failed'))",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table incarnations drop constraint if exists incarnations_drift_status');
   await knex.schema.alterTable('incarnations', (t) => {
-    for (const c of ['drift_interval', 'drift_auto_repair', 'drift_status', 'drift_checked_at', 'drift_plan_id', 'drifted_sids']) t.dropColumn(c);
+    for (const c of [
+      'drift_interval',
+      'drift_auto_repair',
+      'drift_status',
+      'drift_checked_at',
+      'drift_plan_id',
+      'drifted_sids',
+    ])
+      t.dropColumn(c);
   });
 }

@@ -6,9 +6,13 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('incarnations', (t) => { t.text('secrets_key'); });
+  await knex.schema.alterTable('incarnations', (t) => {
+    t.text('secrets_key');
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('incarnations', (t) => { t.dropColumn('secrets_key'); });
+  await knex.schema.alterTable('incarnations', (t) => {
+    t.dropColumn('secrets_key');
+  });
 }

@@ -10,12 +10,16 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.text('workflow_run_id'); });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.text('workflow_run_id');
+  });
   await knex('incarnation_runs').where({ status: 'running' }).update({ workflow_run_id: 'legacy:unclaimed' });
   await knex.raw("create index incarnation_runs_running_idx on incarnation_runs (created_at) where status = 'running'");
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists incarnation_runs_running_idx');
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.dropColumn('workflow_run_id'); });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.dropColumn('workflow_run_id');
+  });
 }

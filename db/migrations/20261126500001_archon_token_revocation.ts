@@ -4,9 +4,13 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('archons', (t) => { t.timestamp('tokens_valid_after', { useTz: true }); });
+  await knex.schema.alterTable('archons', (t) => {
+    t.timestamp('tokens_valid_after', { useTz: true });
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('archons', (t) => { t.dropColumn('tokens_valid_after'); });
+  await knex.schema.alterTable('archons', (t) => {
+    t.dropColumn('tokens_valid_after');
+  });
 }

@@ -12,5 +12,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('service_versions', (t) => { t.dropColumns('yanked_at', 'yanked_by', 'yank_reason'); });
+  await knex.schema.alterTable('service_versions', (t) => {
+    t.dropColumns('yanked_at', 'yanked_by', 'yank_reason');
+  });
 }

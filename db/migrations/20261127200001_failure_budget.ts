@@ -10,7 +10,9 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.text('max_failed'); });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.text('max_failed');
+  });
   await knex.schema.createTable('incarnation_pending_hosts', (t) => {
     t.text('incarnation').notNullable().references('name').inTable('incarnations').onDelete('CASCADE');
     t.text('sid').notNullable();
@@ -25,5 +27,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('incarnation_pending_hosts');
-  await knex.schema.alterTable('incarnation_runs', (t) => { t.dropColumn('max_failed'); });
+  await knex.schema.alterTable('incarnation_runs', (t) => {
+    t.dropColumn('max_failed');
+  });
 }

@@ -17,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index incarnations_name_natural on incarnations (name collate keeper_natural)');
   await knex.raw('create index services_name_natural on services (name collate keeper_natural)');
   await knex.raw('create index archons_aid_natural on archons (aid collate keeper_natural)');
-  await knex.raw('create index incarnation_runs_created_idx on incarnation_runs (created_at) where kind = \'run\'');
+  await knex.raw("create index incarnation_runs_created_idx on incarnation_runs (created_at) where kind = 'run'");
   await knex.raw(`
     CREATE TABLE soul_status_changes (
       id bigserial PRIMARY KEY,

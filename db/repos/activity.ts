@@ -9,7 +9,11 @@ export type ActorKind = 'operator' | 'converger' | 'drift';
 export type Via = 'api' | 'mcp' | 'converger' | 'drift';
 
 export interface NewActivity {
-  actor: string; actorKind: ActorKind; jti?: string | null; source?: string | null; via: Via;
+  actor: string;
+  actorKind: ActorKind;
+  jti?: string | null;
+  source?: string | null;
+  via: Via;
   /** The route (`POST /v1/incarnations/{name}/runs`) or MCP tool (`mcp start-run`) or keeper action (`run deploy`). */
   action: string;
   /** What it acted on: the request path with its parameters, or an incarnation's name. */
@@ -20,8 +24,17 @@ export interface NewActivity {
 }
 
 export interface ActivityRecord {
-  id: string; at: Date; actor: string; actor_kind: ActorKind; jti: string | null; source: string | null; via: Via;
-  action: string; target: string | null; status: number; apply_id: string | null;
+  id: string;
+  at: Date;
+  actor: string;
+  actor_kind: ActorKind;
+  jti: string | null;
+  source: string | null;
+  via: Via;
+  action: string;
+  target: string | null;
+  status: number;
+  apply_id: string | null;
 }
 
 /** Who a run's or plan's `created_by` names: the drift checker, a keeper's converger, or an operator. */
@@ -37,24 +50,42 @@ export const activityTarget = (incarnation: string) => `/v1/incarnations/${encod
 
 export async function appendActivity(db: Knex | Knex.Transaction, a: NewActivity): Promise<void> {
   await db('activity').insert({
-    actor: a.actor, actor_kind: a.actorKind, jti: a.jti ?? null, source: a.source ?? null, via: a.via,
-    action: a.action, target: a.target, status: a.status, apply_id: a.applyId ?? null,
+    actor: a.actor,
+    actor_kind: a.actorKind,
+    jti: a.jti ?? null,
+    source: a.source ?? null,
+    via: a.via,
+    action: a.action,
+    target: a.target,
+    status: a.status,
+    apply_id: a.applyId ?? null,
   });
 }
 
-export interface ActivityFilter { actor?: string; target?: string; since?: Date; until?: Date }
+export interface ActivityFilter {
+  actor?: string;
+  target?: string;
+  since?: Date;
+  until?: Date;
+}
 
 /**
  * Newest first. `target` matches the exact target or anything under it (`/v1/incarnations/web`
  * also finds `/v1/incarnations/web/runs`), and an incarnation's name finds the keeper's own rows.
  */
-export async function listActivity(db: Knex, filter: ActivityFilter, page: { limit: number; after?: string }): Promise<Page<ActivityRecord>> {
+export async function listActivity(
+  db: Knex,
+  filter: ActivityFilter,
+  page: { limit: number; after?: string },
+): Promise<Page<ActivityRecord>> {
   const q = db('activity');
   if (filter.actor !== undefined) q.where({ actor: filter.actor });
   if (filter.target !== undefined) {
     const t = filter.target;
     const like = t.replace(/[\\%_]/g, (c) => `\\${c}`);
-    q.where((w) => { w.where('target', t).orWhere('target', 'like', `${like}/%`); });
+    q.where((w) => {
+      w.where('target', t).orWhere('target', 'like', `${like}/%`);
+    });
   }
   if (filter.since !== undefined) q.where('at', '>=', filter.since);
   if (filter.until !== undefined) q.where('at', '<', filter.until);

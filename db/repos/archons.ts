@@ -4,13 +4,24 @@ import type { Knex } from 'knex';
 import { RepoConflict, RepoNotFound, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
-export interface ArchonRecord { aid: string; role: string; created_by: string | null; created_at: Date; tokens_valid_after: Date | null }
+export interface ArchonRecord {
+  aid: string;
+  role: string;
+  created_by: string | null;
+  created_at: Date;
+  tokens_valid_after: Date | null;
+}
 
 const COLUMNS = ['aid', 'role', 'created_by', 'created_at', 'tokens_valid_after'];
 
-export async function createArchon(db: Knex, input: { aid: string; role: string; createdBy?: string }): Promise<ArchonRecord> {
+export async function createArchon(
+  db: Knex,
+  input: { aid: string; role: string; createdBy?: string },
+): Promise<ArchonRecord> {
   try {
-    const [row] = await db('archons').insert({ aid: input.aid, role: input.role, created_by: input.createdBy ?? null }).returning(COLUMNS);
+    const [row] = await db('archons')
+      .insert({ aid: input.aid, role: input.role, created_by: input.createdBy ?? null })
+      .returning(COLUMNS);
     return row as ArchonRecord;
   } catch (err) {
     if (isUniqueViolation(err)) throw new RepoConflict('duplicate', `operator ${input.aid} already exists`);
@@ -36,7 +47,10 @@ export async function getArchonRole(db: Knex, aid: string): Promise<string | und
 }
 
 /** What a request needs of its operator: the role and since when its tokens are valid (null: never revoked). */
-export interface ArchonAccess { role: string; tokensValidAfter: Date | null }
+export interface ArchonAccess {
+  role: string;
+  tokensValidAfter: Date | null;
+}
 
 /**
  * The access of several operators in one statement, read on every request (no cache), so a
@@ -44,8 +58,9 @@ export interface ArchonAccess { role: string; tokensValidAfter: Date | null }
  * An AID that does not exist is absent from the map.
  */
 export async function getArchonAccess(db: Knex, aids: readonly string[]): Promise<Map<string, ArchonAccess>> {
-  const { rows } = (await db.raw('select aid, role, tokens_valid_after from archons where aid = any(?)', [aids as string[]])) as
-    { rows: { aid: string; role: string; tokens_valid_after: Date | null }[] };
+  const { rows } = (await db.raw('select aid, role, tokens_valid_after from archons where aid = any(?)', [
+    aids as string[],
+  ])) as { rows: { aid: string; role: string; tokens_valid_after: Date | null }[] };
   return new Map(rows.map((r) => [r.aid, { role: r.role, tokensValidAfter: r.tokens_valid_after }]));
 }
 
@@ -55,12 +70,17 @@ export async function getArchonAccess(db: Knex, aids: readonly string[]): Promis
  * keeper whose clock runs a little ahead cannot leave a token it just issued valid.
  */
 export async function revokeArchonTokens(db: Knex, aid: string, now = new Date()): Promise<ArchonRecord | undefined> {
-  const [row] = await db('archons').where({ aid }).update({ tokens_valid_after: db.raw('greatest(now(), ?::timestamptz)', [now.toISOString()]) }).returning(COLUMNS);
+  const [row] = await db('archons')
+    .where({ aid })
+    .update({ tokens_valid_after: db.raw('greatest(now(), ?::timestamptz)', [now.toISOString()]) })
+    .returning(COLUMNS);
   return row as ArchonRecord | undefined;
 }
 
 export async function archonRegistryEmpty(db: Knex): Promise<boolean> {
-  const { rows } = (await db.raw('select exists (select 1 from archons) as present')) as { rows: { present: boolean }[] };
+  const { rows } = (await db.raw('select exists (select 1 from archons) as present')) as {
+    rows: { present: boolean }[];
+  };
   return !rows[0].present;
 }
 
@@ -69,14 +89,24 @@ export async function archonRegistryEmpty(db: Knex): Promise<boolean> {
  * `cluster-admin` is refused. The admins' rows are locked first, so two concurrent removals of the
  * last two admins are serialized and the second one sees the first one's result.
  */
-async function underLastAdminRule<T>(db: Knex, aid: string, what: string, change: (trx: Knex.Transaction, current: ArchonRecord) => Promise<T>): Promise<T> {
+async function underLastAdminRule<T>(
+  db: Knex,
+  aid: string,
+  what: string,
+  change: (trx: Knex.Transaction, current: ArchonRecord) => Promise<T>,
+): Promise<T> {
   return db.transaction(async (trx) => {
     const admins = (await trx('archons').select('aid').where({ role: ADMIN_ROLE }).forUpdate()) as { aid: string }[];
-    const current = (await trx('archons').select(COLUMNS).where({ aid }).forUpdate().first()) as ArchonRecord | undefined;
+    const current = (await trx('archons').select(COLUMNS).where({ aid }).forUpdate().first()) as
+      | ArchonRecord
+      | undefined;
     if (!current) throw new RepoNotFound(`operator ${aid} does not exist`);
     if (current.role === ADMIN_ROLE && admins.length <= 1) {
-      throw new RepoConflict('last-admin', `operator ${aid} is the last ${ADMIN_ROLE}; ${what} would leave no one able to manage operators: ` +
-        `make another operator ${ADMIN_ROLE} first (keeperctl archons role <aid> --role ${ADMIN_ROLE})`);
+      throw new RepoConflict(
+        'last-admin',
+        `operator ${aid} is the last ${ADMIN_ROLE}; ${what} would leave no one able to manage operators: ` +
+          `make another operator ${ADMIN_ROLE} first (keeperctl archons role <aid> --role ${ADMIN_ROLE})`,
+      );
     }
     return change(trx, current);
   });

@@ -33,40 +33,67 @@ function newToken(): string {
  * Throws RepoNotFound when the soul does not exist. Joins the caller's transaction if given one.
  */
 export function issueBootstrapToken(
-  db: Knex | Knex.Transaction, sid: string, opts: { force: boolean; ttlMs: number; now?: Date },
+  db: Knex | Knex.Transaction,
+  sid: string,
+  opts: { force: boolean; ttlMs: number; now?: Date },
 ): Promise<{ token: string; expiresAt: Date }> {
   const now = opts.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    const soul = (await trx('souls').select('sid', 'status', 'onboarded_at', 'transport').where({ sid }).forUpdate().first()) as
-      { sid: string; status: string; onboarded_at: Date | null; transport: string } | undefined;
+    const soul = (await trx('souls')
+      .select('sid', 'status', 'onboarded_at', 'transport')
+      .where({ sid })
+      .forUpdate()
+      .first()) as { sid: string; status: string; onboarded_at: Date | null; transport: string } | undefined;
     if (!soul) throw new RepoNotFound(`soul ${sid} is not registered`);
     // An SSH host is reached with the key its registration names; a token could only onboard an
     // agent beside it under the same SID. Not even `force` makes one (docs/ssh.md).
     if (soul.transport === 'ssh') {
-      throw new RepoConflict('ssh-transport', `soul ${sid} uses transport ssh: it has no bootstrap token and no agent to onboard; ` +
-        'to run the agent on this host instead, delete the soul and register it again with transport agent');
+      throw new RepoConflict(
+        'ssh-transport',
+        `soul ${sid} uses transport ssh: it has no bootstrap token and no agent to onboard; ` +
+          'to run the agent on this host instead, delete the soul and register it again with transport agent',
+      );
     }
     // A token for a soul that already holds a certificate (or was revoked) onboards it anew and
     // replaces its identity: only on purpose.
     if (!opts.force && (soul.status === 'revoked' || soul.onboarded_at !== null)) {
-      throw new RepoConflict('onboarded', soul.status === 'revoked'
-        ? `soul ${sid} is revoked; issue a token with force to onboard it again (its old certificate stays refused)`
-        : `soul ${sid} is already onboarded; issue a token with force to onboard it again with a new identity`);
+      throw new RepoConflict(
+        'onboarded',
+        soul.status === 'revoked'
+          ? `soul ${sid} is revoked; issue a token with force to onboard it again (its old certificate stays refused)`
+          : `soul ${sid} is already onboarded; issue a token with force to onboard it again with a new identity`,
+      );
     }
-    await trx('bootstrap_tokens').where({ sid }).whereNull('used_at').where('expires_at', '<=', now)
+    await trx('bootstrap_tokens')
+      .where({ sid })
+      .whereNull('used_at')
+      .where('expires_at', '<=', now)
       .update({ used_at: now, used_reason: 'expired' satisfies UsedReason });
-    const active = (await trx('bootstrap_tokens').select('id', 'expires_at').where({ sid }).whereNull('used_at').first()) as
-      { id: string; expires_at: Date } | undefined;
+    const active = (await trx('bootstrap_tokens')
+      .select('id', 'expires_at')
+      .where({ sid })
+      .whereNull('used_at')
+      .first()) as { id: string; expires_at: Date } | undefined;
     if (active) {
       if (!opts.force) {
-        throw new RepoConflict('active-token', `soul ${sid} has an active bootstrap token (valid until ${active.expires_at.toISOString()}); ` +
-          'issue with force to mark it used and get a new one');
+        throw new RepoConflict(
+          'active-token',
+          `soul ${sid} has an active bootstrap token (valid until ${active.expires_at.toISOString()}); ` +
+            'issue with force to mark it used and get a new one',
+        );
       }
-      await trx('bootstrap_tokens').where({ id: active.id }).update({ used_at: now, used_reason: 'superseded' satisfies UsedReason });
+      await trx('bootstrap_tokens')
+        .where({ id: active.id })
+        .update({ used_at: now, used_reason: 'superseded' satisfies UsedReason });
     }
     const token = newToken();
     const expiresAt = new Date(now.getTime() + opts.ttlMs);
-    await trx('bootstrap_tokens').insert({ sid, token_hash: hashBootstrapToken(token), created_at: now, expires_at: expiresAt });
+    await trx('bootstrap_tokens').insert({
+      sid,
+      token_hash: hashBootstrapToken(token),
+      created_at: now,
+      expires_at: expiresAt,
+    });
     return { token, expiresAt };
   });
 }
@@ -91,10 +118,15 @@ export async function spendBootstrapToken(db: Knex, token: string, opts: { now?:
   if (row && row.token_hash.length === hash.length && timingSafeEqual(row.token_hash, hash)) {
     return { ok: true, sid: row.sid, covens: row.covens };
   }
-  const found = (await db('bootstrap_tokens').select('id', 'used_at', 'used_reason', 'expires_at').where({ token_hash: hash }).first()) as
-    { id: string; used_at: Date | null; used_reason: UsedReason | null; expires_at: Date } | undefined;
+  const found = (await db('bootstrap_tokens')
+    .select('id', 'used_at', 'used_reason', 'expires_at')
+    .where({ token_hash: hash })
+    .first()) as { id: string; used_at: Date | null; used_reason: UsedReason | null; expires_at: Date } | undefined;
   if (!found) return { ok: false, reason: 'invalid' };
   if (found.used_at !== null) return { ok: false, reason: found.used_reason === 'expired' ? 'expired' : 'used' };
-  await db('bootstrap_tokens').where({ id: found.id }).whereNull('used_at').update({ used_at: now, used_reason: 'expired' satisfies UsedReason });
+  await db('bootstrap_tokens')
+    .where({ id: found.id })
+    .whereNull('used_at')
+    .update({ used_at: now, used_reason: 'expired' satisfies UsedReason });
   return { ok: false, reason: 'expired' };
 }

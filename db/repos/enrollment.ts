@@ -6,7 +6,10 @@ import { hashBootstrapToken } from './bootstrap-tokens';
 
 /** The SID a token was issued for, without spending it or revealing anything else (undefined: unknown token). */
 export async function tokenSid(db: Knex, token: string): Promise<string | undefined> {
-  const row = (await db('bootstrap_tokens').select('sid').where({ token_hash: hashBootstrapToken(token) }).first()) as { sid: string } | undefined;
+  const row = (await db('bootstrap_tokens')
+    .select('sid')
+    .where({ token_hash: hashBootstrapToken(token) })
+    .first()) as { sid: string } | undefined;
   return row?.sid;
 }
 

@@ -4,11 +4,20 @@
 export type ConflictKind = 'duplicate' | 'active-token' | 'onboarded' | 'ssh-transport' | 'last-admin' | 'in-use';
 
 export class RepoConflict extends Error {
-  constructor(readonly kind: ConflictKind, message: string) { super(message); this.name = 'RepoConflict'; }
+  constructor(
+    readonly kind: ConflictKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RepoConflict';
+  }
 }
 
 export class RepoNotFound extends Error {
-  constructor(message: string) { super(message); this.name = 'RepoNotFound'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'RepoNotFound';
+  }
 }
 
 /** PostgreSQL's unique_violation, raised by a primary key or unique index. */

@@ -7,21 +7,49 @@ export type ExecutionStatus = 'running' | 'done';
 export type ExecutionHostStatus = 'ok' | 'changed' | 'failed' | 'unknown';
 
 export interface ExecutionRecord {
-  id: string; aid: string; module: string; params: Record<string, unknown>;
-  target: { covens?: string[]; sids?: string[]; where?: string }; sids: string[];
-  dry_run: boolean; timeout_ms: number; output_cap: number; batch: number; status: ExecutionStatus;
-  summary: ExecutionSummary | null; created_at: Date; finished_at: Date | null;
+  id: string;
+  aid: string;
+  module: string;
+  params: Record<string, unknown>;
+  target: { covens?: string[]; sids?: string[]; where?: string };
+  sids: string[];
+  dry_run: boolean;
+  timeout_ms: number;
+  output_cap: number;
+  batch: number;
+  status: ExecutionStatus;
+  summary: ExecutionSummary | null;
+  created_at: Date;
+  finished_at: Date | null;
 }
 
-export interface ExecutionSummary { ok: number; changed: number; failed: number; unknown: number }
+export interface ExecutionSummary {
+  ok: number;
+  changed: number;
+  failed: number;
+  unknown: number;
+}
 
 export interface ExecutionHostRow {
-  sid: string; status: ExecutionHostStatus; changed: boolean; output: string; diff: Record<string, unknown> | null;
-  started_at: Date | null; finished_at: Date | null;
+  sid: string;
+  status: ExecutionHostStatus;
+  changed: boolean;
+  output: string;
+  diff: Record<string, unknown> | null;
+  started_at: Date | null;
+  finished_at: Date | null;
 }
 
-export async function createExecution(db: Knex, e: Omit<ExecutionRecord, 'status' | 'summary' | 'created_at' | 'finished_at'>): Promise<void> {
-  await db('executions').insert({ ...e, params: JSON.stringify(e.params), target: JSON.stringify(e.target), status: 'running' });
+export async function createExecution(
+  db: Knex,
+  e: Omit<ExecutionRecord, 'status' | 'summary' | 'created_at' | 'finished_at'>,
+): Promise<void> {
+  await db('executions').insert({
+    ...e,
+    params: JSON.stringify(e.params),
+    target: JSON.stringify(e.target),
+    status: 'running',
+  });
 }
 
 export async function getExecution(db: Knex, id: string): Promise<ExecutionRecord | undefined> {
@@ -39,17 +67,31 @@ export async function recordExecutionHosts(db: Knex, executionId: string, rows: 
   if (rows.length === 0) return;
   await db.transaction(async (trx) => {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtext('keeper.execution_hosts.events'))");
-    await trx.raw(`INSERT INTO execution_hosts (execution_id, sid, status, changed, output, diff, started_at, finished_at, seq)
+    await trx.raw(
+      `INSERT INTO execution_hosts (execution_id, sid, status, changed, output, diff, started_at, finished_at, seq)
       SELECT ?, r.sid, r.status, r.changed, r.output, r.diff, r.started_at, r.finished_at, nextval('execution_hosts_seq')
       FROM jsonb_to_recordset(?::jsonb) AS r(sid text, status text, changed boolean, output text, diff jsonb, started_at timestamptz, finished_at timestamptz)
-      ON CONFLICT (execution_id, sid) DO NOTHING`, [executionId, JSON.stringify(rows)]);
+      ON CONFLICT (execution_id, sid) DO NOTHING`,
+      [executionId, JSON.stringify(rows)],
+    );
   });
 }
 
-export interface ExecutionHostEvent extends ExecutionHostRow { seq: number }
+export interface ExecutionHostEvent extends ExecutionHostRow {
+  seq: number;
+}
 
-export async function executionHostsAfter(db: Knex, executionId: string, afterSeq: number, limit = 500): Promise<ExecutionHostEvent[]> {
-  const rows = await db('execution_hosts').where({ execution_id: executionId }).where('seq', '>', afterSeq).orderBy('seq').limit(limit)
+export async function executionHostsAfter(
+  db: Knex,
+  executionId: string,
+  afterSeq: number,
+  limit = 500,
+): Promise<ExecutionHostEvent[]> {
+  const rows = await db('execution_hosts')
+    .where({ execution_id: executionId })
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
     .select('sid', 'status', 'changed', 'output', 'diff', 'started_at', 'finished_at', 'seq');
   return rows.map((r: any) => ({ ...r, seq: Number(r.seq) }));
 }
@@ -61,11 +103,30 @@ export async function finishExecution(db: Knex, executionId: string, reason: str
   if (e.status === 'done' && e.summary) return e.summary;
   const answered = new Set((await db('execution_hosts').where({ execution_id: executionId }).pluck('sid')) as string[]);
   const now = new Date();
-  await recordExecutionHosts(db, executionId, e.sids.filter((s) => !answered.has(s))
-    .map((sid) => ({ sid, status: 'unknown', changed: false, output: reason, diff: null, started_at: null, finished_at: now })));
-  const counts = (await db('execution_hosts').where({ execution_id: executionId }).select('status').count({ n: '*' }).groupBy('status')) as { status: ExecutionHostStatus; n: string }[];
+  await recordExecutionHosts(
+    db,
+    executionId,
+    e.sids
+      .filter((s) => !answered.has(s))
+      .map((sid) => ({
+        sid,
+        status: 'unknown',
+        changed: false,
+        output: reason,
+        diff: null,
+        started_at: null,
+        finished_at: now,
+      })),
+  );
+  const counts = (await db('execution_hosts')
+    .where({ execution_id: executionId })
+    .select('status')
+    .count({ n: '*' })
+    .groupBy('status')) as { status: ExecutionHostStatus; n: string }[];
   const summary: ExecutionSummary = { ok: 0, changed: 0, failed: 0, unknown: 0 };
   for (const c of counts) summary[c.status] = Number(c.n);
-  await db('executions').where({ id: executionId }).update({ status: 'done', summary: JSON.stringify(summary), finished_at: now });
+  await db('executions')
+    .where({ id: executionId })
+    .update({ status: 'done', summary: JSON.stringify(summary), finished_at: now });
   return summary;
 }

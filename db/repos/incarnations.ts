@@ -53,14 +53,27 @@ export interface HistoryRecord {
 
 /** A run that may not start, with the reason an operator can act on. */
 export class RunRefused extends RepoConflict {
-  constructor(readonly status: IncarnationStatus, message: string) { super('duplicate', message); this.name = 'RunRefused'; }
+  constructor(
+    readonly status: IncarnationStatus,
+    message: string,
+  ) {
+    super('duplicate', message);
+    this.name = 'RunRefused';
+  }
 }
 
-export async function getIncarnation(db: Knex | Knex.Transaction, name: string): Promise<IncarnationRecord | undefined> {
+export async function getIncarnation(
+  db: Knex | Knex.Transaction,
+  name: string,
+): Promise<IncarnationRecord | undefined> {
   return (await db('incarnations').where({ name }).first()) as IncarnationRecord | undefined;
 }
 
-export function listIncarnations(db: Knex, filter: { status?: IncarnationStatus; service?: string }, page: PageRequest): Promise<Page<IncarnationRecord>> {
+export function listIncarnations(
+  db: Knex,
+  filter: { status?: IncarnationStatus; service?: string },
+  page: PageRequest,
+): Promise<Page<IncarnationRecord>> {
   const q = db('incarnations').select('*');
   if (filter.status) q.where('status', filter.status);
   if (filter.service) q.where('service', filter.service);
@@ -69,15 +82,27 @@ export function listIncarnations(db: Knex, filter: { status?: IncarnationStatus;
 
 /** Creates the incarnation already `applying` its first run, in one transaction. */
 export async function createIncarnation(
-  db: Knex, inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string; secretsKey: string }, run: NewRun,
+  db: Knex,
+  inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string; secretsKey: string },
+  run: NewRun,
   opts: { within?: (trx: Knex.Transaction) => Promise<void> } = {},
 ): Promise<IncarnationRecord> {
   try {
     return await db.transaction(async (trx) => {
-      const [row] = await trx('incarnations').insert({
-        name: inc.name, service: inc.service, covens: inc.covens, status: 'applying', state: {}, service_version: inc.version ?? null,
-        current_apply_id: run.applyId, last_apply_id: run.applyId, created_by: inc.createdBy ?? null, secrets_key: inc.secretsKey,
-      }).returning('*');
+      const [row] = await trx('incarnations')
+        .insert({
+          name: inc.name,
+          service: inc.service,
+          covens: inc.covens,
+          status: 'applying',
+          state: {},
+          service_version: inc.version ?? null,
+          current_apply_id: run.applyId,
+          last_apply_id: run.applyId,
+          created_by: inc.createdBy ?? null,
+          secrets_key: inc.secretsKey,
+        })
+        .returning('*');
       await insertRun(trx, run);
       await opts.within?.(trx);
       return row as IncarnationRecord;
@@ -90,29 +115,45 @@ export async function createIncarnation(
 
 function refusal(inc: IncarnationRecord): RunRefused {
   if (inc.status === 'error_locked') {
-    return new RunRefused(inc.status, `incarnation ${inc.name} is error_locked after run ${inc.last_apply_id}: ` +
-      `fix the cause, then POST /v1/incarnations/${inc.name}/unlock (with {"retry": true} to run the failed operation again)`);
+    return new RunRefused(
+      inc.status,
+      `incarnation ${inc.name} is error_locked after run ${inc.last_apply_id}: ` +
+        `fix the cause, then POST /v1/incarnations/${inc.name}/unlock (with {"retry": true} to run the failed operation again)`,
+    );
   }
-  return new RunRefused(inc.status, `incarnation ${inc.name} is applying run ${inc.current_apply_id}; wait for it to finish`);
+  return new RunRefused(
+    inc.status,
+    `incarnation ${inc.name} is applying run ${inc.current_apply_id}; wait for it to finish`,
+  );
 }
 
 /**
  * Takes the lock for a new run: `ready` -> `applying` (or, with `fromLocked`, `error_locked` ->
  * `applying` for unlock-with-retry). One conditional UPDATE, so of two concurrent requests one wins.
  */
-export async function beginRun(db: Knex, name: string, run: NewRun, opts: {
-  fromLocked?: boolean;
-  /** Runs in the same transaction after the lock is taken; a throw releases the lock (a plan claimed once). */
-  within?: (trx: Knex.Transaction) => Promise<void>;
-} = {}): Promise<void> {
+export async function beginRun(
+  db: Knex,
+  name: string,
+  run: NewRun,
+  opts: {
+    fromLocked?: boolean;
+    /** Runs in the same transaction after the lock is taken; a throw releases the lock (a plan claimed once). */
+    within?: (trx: Knex.Transaction) => Promise<void>;
+  } = {},
+): Promise<void> {
   await db.transaction(async (trx) => {
     const from: IncarnationStatus = opts.fromLocked ? 'error_locked' : 'ready';
-    const n = await trx('incarnations').where({ name, status: from })
-      .update({ status: 'applying', current_apply_id: run.applyId, last_apply_id: run.applyId, updated_at: trx.fn.now() });
+    const n = await trx('incarnations').where({ name, status: from }).update({
+      status: 'applying',
+      current_apply_id: run.applyId,
+      last_apply_id: run.applyId,
+      updated_at: trx.fn.now(),
+    });
     if (n === 0) {
       const inc = await getIncarnation(trx, name);
       if (!inc) throw new RepoNotFound(`incarnation ${name} does not exist`);
-      if (opts.fromLocked) throw new RunRefused(inc.status, `incarnation ${name} is ${inc.status}, not error_locked: nothing to unlock`);
+      if (opts.fromLocked)
+        throw new RunRefused(inc.status, `incarnation ${name} is ${inc.status}, not error_locked: nothing to unlock`);
       throw refusal(inc);
     }
     await insertRun(trx, run);
@@ -122,8 +163,10 @@ export async function beginRun(db: Knex, name: string, run: NewRun, opts: {
 
 /** Clears `error_locked` without running anything. */
 export async function unlockIncarnation(db: Knex, name: string): Promise<IncarnationRecord> {
-  const [row] = await db('incarnations').where({ name, status: 'error_locked' })
-    .update({ status: 'ready', current_apply_id: null, updated_at: db.fn.now() }).returning('*');
+  const [row] = await db('incarnations')
+    .where({ name, status: 'error_locked' })
+    .update({ status: 'ready', current_apply_id: null, updated_at: db.fn.now() })
+    .returning('*');
   if (row) return row as IncarnationRecord;
   const inc = await getIncarnation(db, name);
   if (!inc) throw new RepoNotFound(`incarnation ${name} does not exist`);
@@ -135,29 +178,50 @@ export async function unlockIncarnation(db: Knex, name: string): Promise<Incarna
  * transaction. Returns false (and changes nothing) when this run no longer holds the lock, which
  * makes a retried commit activity harmless.
  */
-export async function commitState(trx: Knex.Transaction, name: string, applyId: string, commit: {
-  operation: string; state: Record<string, unknown>; stateSchemaVersion: number | null; serviceCommit: string | null;
-  /** The version the run applied (its service_ref); absent: unchanged. */
-  serviceVersion?: string | null;
-  /** Add a history snapshot; false when the state did not change (a run that changed nothing). */
-  snapshot: boolean;
-}): Promise<boolean> {
-  const n = await trx('incarnations').where({ name, status: 'applying', current_apply_id: applyId }).update({
-    status: 'ready', state: JSON.stringify(commit.state), state_schema_version: commit.stateSchemaVersion,
-    service_commit: commit.serviceCommit, ...(commit.serviceVersion ? { service_version: commit.serviceVersion } : {}), current_apply_id: null, last_committed_apply_id: applyId, updated_at: trx.fn.now(),
-  });
+export async function commitState(
+  trx: Knex.Transaction,
+  name: string,
+  applyId: string,
+  commit: {
+    operation: string;
+    state: Record<string, unknown>;
+    stateSchemaVersion: number | null;
+    serviceCommit: string | null;
+    /** The version the run applied (its service_ref); absent: unchanged. */
+    serviceVersion?: string | null;
+    /** Add a history snapshot; false when the state did not change (a run that changed nothing). */
+    snapshot: boolean;
+  },
+): Promise<boolean> {
+  const n = await trx('incarnations')
+    .where({ name, status: 'applying', current_apply_id: applyId })
+    .update({
+      status: 'ready',
+      state: JSON.stringify(commit.state),
+      state_schema_version: commit.stateSchemaVersion,
+      service_commit: commit.serviceCommit,
+      ...(commit.serviceVersion ? { service_version: commit.serviceVersion } : {}),
+      current_apply_id: null,
+      last_committed_apply_id: applyId,
+      updated_at: trx.fn.now(),
+    });
   if (n === 0) return false;
   if (!commit.snapshot) return true;
   await trx('incarnation_history').insert({
-    incarnation: name, apply_id: applyId, operation: commit.operation, state: JSON.stringify(commit.state),
-    state_schema_version: commit.stateSchemaVersion, service_commit: commit.serviceCommit,
+    incarnation: name,
+    apply_id: applyId,
+    operation: commit.operation,
+    state: JSON.stringify(commit.state),
+    state_schema_version: commit.stateSchemaVersion,
+    service_commit: commit.serviceCommit,
   });
   return true;
 }
 
 /** The failure path: `error_locked`, nothing else. False when this run no longer holds the lock. */
 export async function lockIncarnation(trx: Knex | Knex.Transaction, name: string, applyId: string): Promise<boolean> {
-  const n = await trx('incarnations').where({ name, status: 'applying', current_apply_id: applyId })
+  const n = await trx('incarnations')
+    .where({ name, status: 'applying', current_apply_id: applyId })
     .update({ status: 'error_locked', updated_at: trx.fn.now() });
   return n > 0;
 }
@@ -166,21 +230,43 @@ export async function lockIncarnation(trx: Knex | Knex.Transaction, name: string
  * The end of an incarnation (issue 17 item 6), in the caller's transaction: the row moves to
  * incarnation_tombstones and the name is free again. Its runs and history stay where they are.
  */
-export async function removeIncarnation(trx: Knex.Transaction, name: string, how: { applyId?: string; by?: string; forced: boolean }): Promise<boolean> {
+export async function removeIncarnation(
+  trx: Knex.Transaction,
+  name: string,
+  how: { applyId?: string; by?: string; forced: boolean },
+): Promise<boolean> {
   const [row] = (await trx('incarnations').where({ name }).delete().returning('*')) as IncarnationRecord[];
   if (!row) return false;
   await trx('incarnation_tombstones').insert({
-    name: row.name, service: row.service, covens: row.covens, state: JSON.stringify(row.state), state_schema_version: row.state_schema_version,
-    service_version: row.service_version, service_commit: row.service_commit, deleted_apply_id: how.applyId ?? null, deleted_by: how.by ?? null,
-    forced: how.forced, created_at: row.created_at,
+    name: row.name,
+    service: row.service,
+    covens: row.covens,
+    state: JSON.stringify(row.state),
+    state_schema_version: row.state_schema_version,
+    service_version: row.service_version,
+    service_commit: row.service_commit,
+    deleted_apply_id: how.applyId ?? null,
+    deleted_by: how.by ?? null,
+    forced: how.forced,
+    created_at: row.created_at,
   });
   return true;
 }
 
-export interface TombstoneRecord { name: string; service: string; deleted_apply_id: string | null; deleted_by: string | null; forced: boolean; deleted_at: Date; created_at: Date }
+export interface TombstoneRecord {
+  name: string;
+  service: string;
+  deleted_apply_id: string | null;
+  deleted_by: string | null;
+  forced: boolean;
+  deleted_at: Date;
+  created_at: Date;
+}
 
 export async function lastTombstone(db: Knex, name: string): Promise<TombstoneRecord | undefined> {
-  return (await db('incarnation_tombstones').where({ name }).orderBy('id', 'desc').first()) as TombstoneRecord | undefined;
+  return (await db('incarnation_tombstones').where({ name }).orderBy('id', 'desc').first()) as
+    | TombstoneRecord
+    | undefined;
 }
 
 /**
@@ -191,7 +277,8 @@ export function listHistory(db: Knex, name: string, page: PageRequest, since?: D
   const q = db('incarnation_history').select('*').where({ incarnation: name });
   if (since) q.where('created_at', '>=', since);
   // History ids are bigserials: the keyset compares them as numbers, not as text.
-  return fetchPage<HistoryRecord>(q, 'id', page, (r) => String(r.id), Number)
-    .then((p) => ({ ...p, items: p.items.map((r) => ({ ...r, id: String(r.id) })) }));
+  return fetchPage<HistoryRecord>(q, 'id', page, (r) => String(r.id), Number).then((p) => ({
+    ...p,
+    items: p.items.map((r) => ({ ...r, id: String(r.id) })),
+  }));
 }
-

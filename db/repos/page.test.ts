@@ -11,7 +11,10 @@ type Row = { k: string };
 function recording(rows: Row[]) {
   const q = db('t').where({ scope: 's' });
   let sql: { sql: string; bindings: readonly unknown[] } | undefined;
-  (q as unknown as { then: unknown }).then = (resolve: (v: Row[]) => unknown) => { sql = q.toSQL().toNative(); return Promise.resolve(resolve(rows)); };
+  (q as unknown as { then: unknown }).then = (resolve: (v: Row[]) => unknown) => {
+    sql = q.toSQL().toNative();
+    return Promise.resolve(resolve(rows));
+  };
   return { q, sql: () => sql! };
 }
 
@@ -20,9 +23,18 @@ describe('db/repos page', () => {
 
   it('cuts a page from one row more than asked: next is the last key returned, only when more follow', () => {
     const rows = [{ k: 'a' }, { k: 'b' }, { k: 'c' }];
-    assert.deepEqual(takePage(rows, 2, (r) => r.k), { items: [{ k: 'a' }, { k: 'b' }], next: 'b' });
-    assert.deepEqual(takePage(rows, 3, (r) => r.k), { items: rows });
-    assert.deepEqual(takePage([], 3, (r: Row) => r.k), { items: [] });
+    assert.deepEqual(
+      takePage(rows, 2, (r) => r.k),
+      { items: [{ k: 'a' }, { k: 'b' }], next: 'b' },
+    );
+    assert.deepEqual(
+      takePage(rows, 3, (r) => r.k),
+      { items: rows },
+    );
+    assert.deepEqual(
+      takePage([], 3, (r: Row) => r.k),
+      { items: [] },
+    );
   });
 
   it('pages oldest first after the cursor, converting the cursor to the key type', async () => {
@@ -35,16 +47,35 @@ describe('db/repos page', () => {
 
   it('pages newest first on (created_at, key), the cursor row looked up within the scope', async () => {
     const r = recording([{ k: 'r9' }]);
-    const page = await fetchNewestFirst<Row>(db, r.q, 'incarnation_runs', 'apply_id', { incarnation: 'shop' }, { limit: 2, after: 'r10' }, (x) => x.k);
+    const page = await fetchNewestFirst<Row>(
+      db,
+      r.q,
+      'incarnation_runs',
+      'apply_id',
+      { incarnation: 'shop' },
+      { limit: 2, after: 'r10' },
+      (x) => x.k,
+    );
     assert.deepEqual(page, { items: [{ k: 'r9' }] });
-    assert.equal(r.sql().sql, 'select * from "t" where "scope" = $1 and (created_at, "apply_id") < (select "created_at", "apply_id" from "incarnation_runs"'
-      + ' where "incarnation" = $2 and "apply_id" = $3) order by "created_at" desc, "apply_id" desc limit $4');
+    assert.equal(
+      r.sql().sql,
+      'select * from "t" where "scope" = $1 and (created_at, "apply_id") < (select "created_at", "apply_id" from "incarnation_runs"' +
+        ' where "incarnation" = $2 and "apply_id" = $3) order by "created_at" desc, "apply_id" desc limit $4',
+    );
     assert.deepEqual(r.sql().bindings, ['s', 'shop', 'r10', 3]);
   });
 
   it('asks for the first page without a cursor condition', async () => {
     const r = recording([]);
-    await fetchNewestFirst<Row>(db, r.q, 'incarnation_runs', 'apply_id', { incarnation: 'shop' }, { limit: 5 }, (x) => x.k);
+    await fetchNewestFirst<Row>(
+      db,
+      r.q,
+      'incarnation_runs',
+      'apply_id',
+      { incarnation: 'shop' },
+      { limit: 5 },
+      (x) => x.k,
+    );
     assert.doesNotMatch(r.sql().sql, /created_at, "apply_id"\) </);
   });
 });

@@ -5,15 +5,26 @@
 // migration 20261127600000), in both the ORDER BY and the keyset comparison so paging stays exact.
 import type { Knex } from 'knex';
 
-export interface PageRequest { limit: number; after?: string }
-export interface Page<T> { items: T[]; next?: string }
+export interface PageRequest {
+  limit: number;
+  after?: string;
+}
+export interface Page<T> {
+  items: T[];
+  next?: string;
+}
 
 /**
  * Oldest first by one unique key. `keyOfAfter` turns the cursor into the key's type (a bigserial
  * compares as a number); without it the key is text and sorts naturally.
  */
-export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string,
-  keyOfAfter?: (after: string) => unknown): Promise<Page<T>> {
+export async function fetchPage<T>(
+  query: Knex.QueryBuilder,
+  key: string,
+  req: PageRequest,
+  keyOf: (row: T) => string,
+  keyOfAfter?: (after: string) => unknown,
+): Promise<Page<T>> {
   if (keyOfAfter) {
     if (req.after !== undefined) query.where(key, '>', keyOfAfter(req.after) as string);
     query.orderBy(key, 'asc');
@@ -31,10 +42,28 @@ export async function fetchPage<T>(query: Knex.QueryBuilder, key: string, req: P
  * cursor is the key of the last row returned; its position is read from `table` within `scope`, so a
  * cursor of another scope (another incarnation's run) starts nothing.
  */
-export async function fetchNewestFirst<T>(db: Knex, query: Knex.QueryBuilder, table: string, key: string, scope: Record<string, unknown>,
-  req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
-  if (req.after !== undefined) query.whereRaw('(created_at, ??) < ?', [key, db(table).select('created_at', key).where({ ...scope, [key]: req.after })]);
-  const rows = (await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: key, order: 'desc' }]).limit(req.limit + 1)) as T[];
+export async function fetchNewestFirst<T>(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  table: string,
+  key: string,
+  scope: Record<string, unknown>,
+  req: PageRequest,
+  keyOf: (row: T) => string,
+): Promise<Page<T>> {
+  if (req.after !== undefined)
+    query.whereRaw('(created_at, ??) < ?', [
+      key,
+      db(table)
+        .select('created_at', key)
+        .where({ ...scope, [key]: req.after }),
+    ]);
+  const rows = (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: key, order: 'desc' },
+    ])
+    .limit(req.limit + 1)) as T[];
   return takePage(rows, req.limit, keyOf);
 }
 
@@ -52,7 +81,12 @@ export function inTransaction<T>(db: Knex | Knex.Transaction, fn: (trx: Knex.Tra
 }
 
 /** fetchPage newest first: `next` is the smallest key returned, the next page holds smaller ones. */
-export async function fetchPageDesc<T>(query: Knex.QueryBuilder, key: string, req: PageRequest, keyOf: (row: T) => string): Promise<Page<T>> {
+export async function fetchPageDesc<T>(
+  query: Knex.QueryBuilder,
+  key: string,
+  req: PageRequest,
+  keyOf: (row: T) => string,
+): Promise<Page<T>> {
   if (req.after !== undefined) query.where(key, '<', req.after);
   return takePage((await query.orderBy(key, 'desc').limit(req.limit + 1)) as T[], req.limit, keyOf);
 }

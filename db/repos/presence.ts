@@ -13,22 +13,37 @@ export type Soulprint = Record<string, unknown>;
  * longer connected does not block: after a cache flush the epoch counter restarts low.
  */
 export async function recordConnected(
-  db: Knex, p: { sid: string; kid: string; epoch: number; soulprint?: Soulprint; now?: Date },
+  db: Knex,
+  p: { sid: string; kid: string; epoch: number; soulprint?: Soulprint; now?: Date },
 ): Promise<boolean> {
   const now = p.now ?? new Date();
-  const changes: Record<string, unknown> = { status: 'connected', connected_kid: p.kid, presence_epoch: p.epoch, last_seen_at: now, updated_at: now };
+  const changes: Record<string, unknown> = {
+    status: 'connected',
+    connected_kid: p.kid,
+    presence_epoch: p.epoch,
+    last_seen_at: now,
+    updated_at: now,
+  };
   // The reconciler repairs kid and epoch from a lease and has no facts: it leaves the soulprint alone.
   if (p.soulprint !== undefined) changes.soulprint = p.soulprint;
-  const n = await db('souls').where({ sid: p.sid }).whereNot('status', 'revoked')
-    .where((q) => q.whereNot('status', 'connected').orWhereNull('presence_epoch').orWhere('presence_epoch', '<=', p.epoch))
+  const n = await db('souls')
+    .where({ sid: p.sid })
+    .whereNot('status', 'revoked')
+    .where((q) =>
+      q.whereNot('status', 'connected').orWhereNull('presence_epoch').orWhere('presence_epoch', '<=', p.epoch),
+    )
     .update(changes);
   return n > 0;
 }
 
 /** New facts from the session holding `epoch`. */
-export async function recordSoulprint(db: Knex, p: { sid: string; epoch: number; soulprint: Soulprint; now?: Date }): Promise<boolean> {
+export async function recordSoulprint(
+  db: Knex,
+  p: { sid: string; epoch: number; soulprint: Soulprint; now?: Date },
+): Promise<boolean> {
   const now = p.now ?? new Date();
-  const n = await db('souls').where({ sid: p.sid, presence_epoch: p.epoch })
+  const n = await db('souls')
+    .where({ sid: p.sid, presence_epoch: p.epoch })
     .update({ soulprint: p.soulprint as never, last_seen_at: now, updated_at: now });
   return n > 0;
 }
@@ -38,7 +53,11 @@ export async function recordSoulprint(db: Knex, p: { sid: string; epoch: number;
  * One statement for many souls, for a keeper draining its sessions and for the reconciler.
  * Returns the SIDs that changed.
  */
-export async function recordDisconnected(db: Knex, items: { sid: string; epoch: number; lastSeen?: Date }[], now = new Date()): Promise<string[]> {
+export async function recordDisconnected(
+  db: Knex,
+  items: { sid: string; epoch: number; lastSeen?: Date }[],
+  now = new Date(),
+): Promise<string[]> {
   if (items.length === 0) return [];
   const res = (await db.raw(
     `update souls s set status = 'disconnected', last_seen_at = coalesce(v.last_seen, s.last_seen_at), updated_at = ?
@@ -61,7 +80,11 @@ export async function touchLastSeen(db: Knex, items: { sid: string; epoch: numbe
   );
 }
 
-export interface ConnectedRow { sid: string; kid: string | null; epoch: number | null }
+export interface ConnectedRow {
+  sid: string;
+  kid: string | null;
+  epoch: number | null;
+}
 
 /** A page of souls the snapshot says are connected, by SID. */
 export async function connectedPage(db: Knex, after: string | undefined, limit: number): Promise<ConnectedRow[]> {
@@ -76,12 +99,28 @@ export async function isRegisteredAgent(db: Knex, sid: string): Promise<boolean>
   return (await agentAdmission(db, sid)).registered;
 }
 
-export interface Admission { registered: boolean; onboarded: boolean; revoked: boolean; certSerial: string | null; pendingSerial: string | null }
+export interface Admission {
+  registered: boolean;
+  onboarded: boolean;
+  revoked: boolean;
+  certSerial: string | null;
+  pendingSerial: string | null;
+}
 
 /** What the event stream needs to admit a certificate for `sid`: registered, onboarded, not revoked, which serials. */
 export async function agentAdmission(db: Knex, sid: string): Promise<Admission> {
-  const row = (await db('souls').select('status', 'onboarded_at', 'cert_serial', 'cert_serial_pending').where({ sid, transport: 'agent' }).first()) as
-    { status: string; onboarded_at: Date | null; cert_serial: string | null; cert_serial_pending: string | null } | undefined;
+  const row = (await db('souls')
+    .select('status', 'onboarded_at', 'cert_serial', 'cert_serial_pending')
+    .where({ sid, transport: 'agent' })
+    .first()) as
+    | { status: string; onboarded_at: Date | null; cert_serial: string | null; cert_serial_pending: string | null }
+    | undefined;
   if (!row) return { registered: false, onboarded: false, revoked: false, certSerial: null, pendingSerial: null };
-  return { registered: true, onboarded: row.onboarded_at !== null, revoked: row.status === 'revoked', certSerial: row.cert_serial, pendingSerial: row.cert_serial_pending };
+  return {
+    registered: true,
+    onboarded: row.onboarded_at !== null,
+    revoked: row.status === 'revoked',
+    certSerial: row.cert_serial,
+    pendingSerial: row.cert_serial_pending,
+  };
 }

@@ -8,19 +8,30 @@ import { pruneActivity } from './activity';
 
 const BATCH = 500;
 
-export interface PruneCutoffs { plans: Date; runs: Date; activity: Date }
-export interface PruneCounts { plans: number; runs: number; activity: number }
+export interface PruneCutoffs {
+  plans: Date;
+  runs: Date;
+  activity: Date;
+}
+export interface PruneCounts {
+  plans: number;
+  runs: number;
+  activity: number;
+}
 
 async function pruneKind(db: Knex, kind: 'run' | 'plan', before: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const { rowCount } = await db.raw(`
+    const { rowCount } = await db.raw(
+      `
       delete from incarnation_runs where apply_id in (
         select r.apply_id from incarnation_runs r
         where r.kind = ? and r.status <> 'running' and r.created_at < ?
           and not exists (select 1 from incarnations i where r.apply_id in (i.current_apply_id, i.last_apply_id, i.last_committed_apply_id, i.drift_plan_id))
           and not exists (select 1 from incarnation_history h where h.apply_id = r.apply_id)
-        limit ${BATCH})`, [kind, before]);
+        limit ${BATCH})`,
+      [kind, before],
+    );
     total += rowCount as number;
     if ((rowCount as number) < BATCH) return total;
   }

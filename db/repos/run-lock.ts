@@ -12,12 +12,23 @@ export type RunLockVerdict = { ok: true } | { ok: false; reason: string };
  * `finished: 'allow'` lets a run that already ended through (commit and lock are retried after a
  * lost answer, and are no-ops on a finished run); a running run must hold the lock either way.
  */
-export async function checkRunHoldsLock(db: Knex | Knex.Transaction, applyId: string, opts: { finished?: 'allow' | 'refuse'; plan?: 'allow' | 'refuse' } = {}): Promise<RunLockVerdict> {
+export async function checkRunHoldsLock(
+  db: Knex | Knex.Transaction,
+  applyId: string,
+  opts: { finished?: 'allow' | 'refuse'; plan?: 'allow' | 'refuse' } = {},
+): Promise<RunLockVerdict> {
   const row = await db('incarnation_runs as r')
     .leftJoin('incarnations as i', 'i.name', 'r.incarnation')
     .where('r.apply_id', applyId)
-    .first('r.status as run_status', 'r.kind as kind', 'i.name as inc_name', 'i.status as inc_status', 'i.current_apply_id as current_apply_id');
-  if (!row) return { ok: false, reason: `run ${applyId} does not exist; runs are started through the keeper's API only` };
+    .first(
+      'r.status as run_status',
+      'r.kind as kind',
+      'i.name as inc_name',
+      'i.status as inc_status',
+      'i.current_apply_id as current_apply_id',
+    );
+  if (!row)
+    return { ok: false, reason: `run ${applyId} does not exist; runs are started through the keeper's API only` };
   // A finished run (or plan) first: a committed `destroy` removed its incarnation, and a retried commit must still pass.
   if (row.run_status !== 'running') {
     if (opts.finished === 'allow') return { ok: true };
@@ -26,10 +37,16 @@ export async function checkRunHoldsLock(db: Knex | Knex.Transaction, applyId: st
   // A plan takes no lock (it changes nothing: every step goes in check mode); it only needs its
   // row, which the API alone writes.
   // Only the render and check-mode dispatch steps of a plan pass: commit, lock and upgrade refuse it.
-  if (row.kind === 'plan') return opts.plan === 'allow' ? { ok: true } : { ok: false, reason: `${applyId} is a plan: it renders and checks, it never commits or locks` };
+  if (row.kind === 'plan')
+    return opts.plan === 'allow'
+      ? { ok: true }
+      : { ok: false, reason: `${applyId} is a plan: it renders and checks, it never commits or locks` };
   if (!row.inc_name) return { ok: false, reason: `run ${applyId} no longer has an incarnation` };
   if (row.inc_status !== 'applying' || row.current_apply_id !== applyId) {
-    return { ok: false, reason: `run ${applyId} does not hold incarnation ${row.inc_name}'s lock (the incarnation is ${row.inc_status}${row.current_apply_id ? ` for run ${row.current_apply_id}` : ''})` };
+    return {
+      ok: false,
+      reason: `run ${applyId} does not hold incarnation ${row.inc_name}'s lock (the incarnation is ${row.inc_status}${row.current_apply_id ? ` for run ${row.current_apply_id}` : ''})`,
+    };
   }
   return { ok: true };
 }
@@ -43,7 +60,10 @@ export async function checkRunHoldsLock(db: Knex | Knex.Transaction, applyId: st
 // it starts the workflow, or claimed by the workflow's first activity, whichever comes first.
 
 /** An activity's workflow execution, as Temporal reports it (activity info), never as its input says. */
-export interface WorkflowExecution { workflowId: string; runId: string }
+export interface WorkflowExecution {
+  workflowId: string;
+  runId: string;
+}
 
 /** Marks runs started before the fence (migration 20261126300001): their own workflow claims them. */
 export const LEGACY_CLAIM = 'legacy:unclaimed';
@@ -69,17 +89,36 @@ export async function runWorkflowOf(db: Knex | Knex.Transaction, applyId: string
  * `owner` is the execution whose run id is compared: the activity's own for the run's workflow
  * (workflow id = apply_id), the parent's for a shard (the caller checked it with Temporal).
  */
-export async function checkRunWorkflow(db: Knex | Knex.Transaction, applyId: string, exec: WorkflowExecution, opts: { claim?: boolean } = {}): Promise<RunLockVerdict> {
+export async function checkRunWorkflow(
+  db: Knex | Knex.Transaction,
+  applyId: string,
+  exec: WorkflowExecution,
+  opts: { claim?: boolean } = {},
+): Promise<RunLockVerdict> {
   if (exec.workflowId !== applyId) {
-    return { ok: false, reason: `workflow ${exec.workflowId} is not run ${applyId}'s workflow (a run's workflow id is its apply_id; runs are started through the keeper's API only)` };
+    return {
+      ok: false,
+      reason: `workflow ${exec.workflowId} is not run ${applyId}'s workflow (a run's workflow id is its apply_id; runs are started through the keeper's API only)`,
+    };
   }
   // One statement: two executions claiming at once cannot both win.
-  const claimed = await db('incarnation_runs').where({ apply_id: applyId })
-    .where((q) => { q.where('workflow_run_id', LEGACY_CLAIM); if (opts.claim) q.orWhereNull('workflow_run_id'); })
+  const claimed = await db('incarnation_runs')
+    .where({ apply_id: applyId })
+    .where((q) => {
+      q.where('workflow_run_id', LEGACY_CLAIM);
+      if (opts.claim) q.orWhereNull('workflow_run_id');
+    })
     .update({ workflow_run_id: exec.runId }, ['apply_id']);
   if (claimed.length > 0) return { ok: true };
   const owner = await runWorkflowOf(db, applyId);
   if (owner === exec.runId) return { ok: true };
-  if (owner === null) return { ok: false, reason: `run ${applyId} was not claimed by its workflow's first activity; execution ${exec.runId} may not act for it` };
-  return { ok: false, reason: `run ${applyId} belongs to workflow execution ${owner}; execution ${exec.runId} of the same workflow id was started by someone else and may not act for it` };
+  if (owner === null)
+    return {
+      ok: false,
+      reason: `run ${applyId} was not claimed by its workflow's first activity; execution ${exec.runId} may not act for it`,
+    };
+  return {
+    ok: false,
+    reason: `run ${applyId} belongs to workflow execution ${owner}; execution ${exec.runId} of the same workflow id was started by someone else and may not act for it`,
+  };
 }

@@ -12,7 +12,10 @@ export const DESTROY = 'destroy';
 
 /** The run's row does not exist (its incarnation was deleted). */
 export class RunMissing extends Error {
-  constructor(readonly applyId: string) { super(`run ${applyId} no longer exists`); this.name = 'RunMissing'; }
+  constructor(readonly applyId: string) {
+    super(`run ${applyId} no longer exists`);
+    this.name = 'RunMissing';
+  }
 }
 
 export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
@@ -30,19 +33,39 @@ export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
     const hosts = await hostCounts(trx, applyId);
     const stateChanged = !isDeepStrictEqual(state, inc.state) || inc.last_committed_apply_id === null;
     const ok = await commitState(trx, inc.name, applyId, {
-      operation: run.operation, state, stateSchemaVersion: version, serviceCommit: run.service_commit, serviceVersion: run.service_ref, snapshot: stateChanged,
+      operation: run.operation,
+      state,
+      stateSchemaVersion: version,
+      serviceCommit: run.service_commit,
+      serviceVersion: run.service_ref,
+      snapshot: stateChanged,
     });
     if (!ok) {
-      await finishRun(trx, applyId, { status: 'failed', error: 'the run no longer held the incarnation lock; nothing was committed', summary: { hosts } });
+      await finishRun(trx, applyId, {
+        status: 'failed',
+        error: 'the run no longer held the incarnation lock; nothing was committed',
+        summary: { hosts },
+      });
       return false;
     }
     // A committed `destroy` is the incarnation's end (DELETE /v1/incarnations/{name}): the record
     // leaves the lists in the same transaction, its runs and history stay readable.
-    const removed = run.operation === DESTROY && await removeIncarnation(trx, inc.name, { applyId, by: run.created_by ?? undefined, forced: false });
+    const removed =
+      run.operation === DESTROY &&
+      (await removeIncarnation(trx, inc.name, { applyId, by: run.created_by ?? undefined, forced: false }));
     // Within its failure budget a run commits with failed or unknown hosts: they stay pending for
     // the incarnation until a run applies to them (docs/runs.md "Failure budget").
     const pending = removed ? 0 : await settlePendingHosts(trx, inc.name, applyId);
-    await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts, changed: hosts.changed > 0, state_changed: stateChanged, ...(pending > 0 ? { pending_hosts: pending } : {}), ...(removed ? { removed: true } : {}) } });
+    await finishRun(trx, applyId, {
+      status: 'succeeded',
+      summary: {
+        hosts,
+        changed: hosts.changed > 0,
+        state_changed: stateChanged,
+        ...(pending > 0 ? { pending_hosts: pending } : {}),
+        ...(removed ? { removed: true } : {}),
+      },
+    });
     return true;
   });
 }
@@ -54,8 +77,15 @@ export async function lockRun(db: Knex, applyId: string, reason: string, phase: 
     if (run.status !== 'running') return;
     // Hosts never reached are not successes: say so in the report. (A `pending` host with a reason
     // was never targeted: registered, not yet onboarded.)
-    await trx('run_hosts').where({ apply_id: applyId, status: 'pending' }).whereNull('reason').update({ status: 'unknown', reason: 'not dispatched' });
+    await trx('run_hosts')
+      .where({ apply_id: applyId, status: 'pending' })
+      .whereNull('reason')
+      .update({ status: 'unknown', reason: 'not dispatched' });
     await lockIncarnation(trx, run.incarnation, applyId);
-    await finishRun(trx, applyId, { status: 'failed', error: reason, summary: { hosts: await hostCounts(trx, applyId), failed_phase: phase } });
+    await finishRun(trx, applyId, {
+      status: 'failed',
+      error: reason,
+      summary: { hosts: await hostCounts(trx, applyId), failed_phase: phase },
+    });
   });
 }

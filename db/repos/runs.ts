@@ -13,12 +13,20 @@ export type StepStatus = 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';
 /** Why a step did not run on a host (docs/runs.md "The run report"). */
 export type SkipReason = RenderSkip | 'require' | 'onchanges' | 'earlier_failure' | 'secret_unavailable' | 'drift';
 /** What a plan for a create would make: the incarnation does not exist until it is applied. */
-export interface PlanTarget { service: string; covens: string[]; version: string | null }
+export interface PlanTarget {
+  service: string;
+  covens: string[];
+  version: string | null;
+}
 /** A plan of an upgrade (docs/plans.md): the version it moves to, and once rendered the migrations
  *  it would run and the committed state before and after them. */
 export interface PlanUpgrade {
-  version: string; from_version: number | null; to_version: number;
-  migrations?: number[]; state_before?: Record<string, unknown>; state_after?: Record<string, unknown>;
+  version: string;
+  from_version: number | null;
+  to_version: number;
+  migrations?: number[];
+  state_before?: Record<string, unknown>;
+  state_after?: Record<string, unknown>;
 }
 /** A run applies steps; a plan (docs/plans.md) sends them in check mode and changes nothing. */
 export type RunKind = 'run' | 'plan';
@@ -74,10 +82,29 @@ export interface RunRecord {
   finished_at: Date | null;
 }
 
-export interface HostRow { apply_id: string; sid: string; status: HostStatus; kid: string | null; reason: string | null; batch: number | null; started_at: Date | null; finished_at: Date | null }
+export interface HostRow {
+  apply_id: string;
+  sid: string;
+  status: HostStatus;
+  kid: string | null;
+  reason: string | null;
+  batch: number | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
 export interface StepRow {
-  apply_id: string; sid: string; step_index: number; name: string | null; module: string; status: StepStatus; changed: boolean;
-  output: string; attempts: number; replayed: boolean; started_at: Date | null; finished_at: Date | null;
+  apply_id: string;
+  sid: string;
+  step_index: number;
+  name: string | null;
+  module: string;
+  status: StepStatus;
+  changed: boolean;
+  output: string;
+  attempts: number;
+  replayed: boolean;
+  started_at: Date | null;
+  finished_at: Date | null;
   skip_reason: SkipReason | null;
   /** What the soul said the step changed (or, in a plan, would change), as the keeper keeps it
    *  (runs/activities/step-diff.ts: keyed digests, no content of a secret step); null when nothing. */
@@ -90,16 +117,32 @@ export interface StepRow {
 
 export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Promise<void> {
   await trx('incarnation_runs').insert({
-    apply_id: run.applyId, incarnation: run.incarnation, operation: run.operation, input: JSON.stringify(run.input),
-    status: 'running', phase: 'queued', service_ref: run.serviceRef, service_commit: run.serviceCommit ?? null, retry_of: run.retryOf ?? null, created_by: run.createdBy ?? null,
-    target_sids: run.targetSids ?? null, plan_id: run.planId ?? null, ...(run.maxFailed !== undefined ? { max_failed: run.maxFailed } : {}),
+    apply_id: run.applyId,
+    incarnation: run.incarnation,
+    operation: run.operation,
+    input: JSON.stringify(run.input),
+    status: 'running',
+    phase: 'queued',
+    service_ref: run.serviceRef,
+    service_commit: run.serviceCommit ?? null,
+    retry_of: run.retryOf ?? null,
+    created_by: run.createdBy ?? null,
+    target_sids: run.targetSids ?? null,
+    plan_id: run.planId ?? null,
+    ...(run.maxFailed !== undefined ? { max_failed: run.maxFailed } : {}),
   });
   // A run the keeper starts on its own (converger, drift repair) has no API call to record it: it
   // is recorded here, in the same transaction as the run, so neither exists without the other.
   const kind = actorKindOf(run.createdBy ?? null);
   if (kind === 'converger' || kind === 'drift') {
     await appendActivity(trx, {
-      actor: run.createdBy!, actorKind: kind, via: kind, action: `run ${run.operation}`, target: activityTarget(run.incarnation), status: 202, applyId: run.applyId,
+      actor: run.createdBy!,
+      actorKind: kind,
+      via: kind,
+      action: `run ${run.operation}`,
+      target: activityTarget(run.incarnation),
+      status: 202,
+      applyId: run.applyId,
     });
   }
 }
@@ -113,49 +156,94 @@ export async function setPhase(db: Knex, applyId: string, phase: RunPhase): Prom
 }
 
 /** Stores a successful render: plan per host (replacing any earlier attempt's), hosts `pending`. */
-export async function saveRender(db: Knex, applyId: string, render: {
-  serviceCommit: string; input: Record<string, unknown>; stateChanges: Record<string, unknown>; orchestration: Record<string, unknown>;
-  hosts: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }[];
-  /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
-   *  `on:`/`where:`) or `pending` (registered, never onboarded). */
-  notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
-}): Promise<void> {
+export async function saveRender(
+  db: Knex,
+  applyId: string,
+  render: {
+    serviceCommit: string;
+    input: Record<string, unknown>;
+    stateChanges: Record<string, unknown>;
+    orchestration: Record<string, unknown>;
+    hosts: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }[];
+    /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
+     *  `on:`/`where:`) or `pending` (registered, never onboarded). */
+    notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
+  },
+): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('incarnation_runs').where({ apply_id: applyId }).update({
-      service_commit: render.serviceCommit, rendered_input: JSON.stringify(render.input), state_changes: JSON.stringify(render.stateChanges),
-      orchestration: JSON.stringify(render.orchestration), phase: 'dispatching',
-    });
+    await trx('incarnation_runs')
+      .where({ apply_id: applyId })
+      .update({
+        service_commit: render.serviceCommit,
+        rendered_input: JSON.stringify(render.input),
+        state_changes: JSON.stringify(render.stateChanges),
+        orchestration: JSON.stringify(render.orchestration),
+        phase: 'dispatching',
+      });
     await trx('run_plans').where({ apply_id: applyId }).delete();
     await trx('run_hosts').where({ apply_id: applyId }).delete();
     for (let i = 0; i < render.notTargeted.length; i += 500) {
-      await trx('run_hosts').insert(render.notTargeted.slice(i, i + 500).map((h) => ({ apply_id: applyId, sid: h.sid, status: h.status, reason: h.reason })));
+      await trx('run_hosts').insert(
+        render.notTargeted
+          .slice(i, i + 500)
+          .map((h) => ({ apply_id: applyId, sid: h.sid, status: h.status, reason: h.reason })),
+      );
     }
     for (let i = 0; i < render.hosts.length; i += 500) {
       const chunk = render.hosts.slice(i, i + 500);
-      await trx('run_plans').insert(chunk.map((h) => ({
-        apply_id: applyId, sid: h.sid, steps: JSON.stringify(h.steps), soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
-      })));
+      await trx('run_plans').insert(
+        chunk.map((h) => ({
+          apply_id: applyId,
+          sid: h.sid,
+          steps: JSON.stringify(h.steps),
+          soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
+        })),
+      );
       await trx('run_hosts').insert(chunk.map((h) => ({ apply_id: applyId, sid: h.sid, status: 'pending' })));
     }
   });
 }
 
-export async function saveRenderErrors(db: Knex, applyId: string, serviceCommit: string | null, errors: unknown[]): Promise<void> {
+export async function saveRenderErrors(
+  db: Knex,
+  applyId: string,
+  serviceCommit: string | null,
+  errors: unknown[],
+): Promise<void> {
   // A pinned commit recorded at the start stays when the load itself failed (serviceCommit null).
-  await db('incarnation_runs').where({ apply_id: applyId }).update({
-    render_errors: JSON.stringify(errors), error: 'render failed; nothing was applied', ...(serviceCommit !== null ? { service_commit: serviceCommit } : {}),
-  });
+  await db('incarnation_runs')
+    .where({ apply_id: applyId })
+    .update({
+      render_errors: JSON.stringify(errors),
+      error: 'render failed; nothing was applied',
+      ...(serviceCommit !== null ? { service_commit: serviceCommit } : {}),
+    });
 }
 
-export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, { steps: PlanStep[]; soulprint: Record<string, unknown> | null }>> {
-  const rows = await db('run_plans').select('sid', 'steps', 'soulprint').where({ apply_id: applyId }).whereIn('sid', sids);
-  return new Map(rows.map((r: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }) => [r.sid, { steps: r.steps, soulprint: r.soulprint }]));
+export async function loadPlans(
+  db: Knex,
+  applyId: string,
+  sids: string[],
+): Promise<Map<string, { steps: PlanStep[]; soulprint: Record<string, unknown> | null }>> {
+  const rows = await db('run_plans')
+    .select('sid', 'steps', 'soulprint')
+    .where({ apply_id: applyId })
+    .whereIn('sid', sids);
+  return new Map(
+    rows.map((r: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }) => [
+      r.sid,
+      { steps: r.steps, soulprint: r.soulprint },
+    ]),
+  );
 }
 
 /** Upserts hosts' outcomes: a retried dispatch overwrites what an interrupted attempt wrote. */
 export async function recordHosts(db: Knex, rows: Omit<HostRow, 'apply_id'>[], applyId: string): Promise<void> {
   if (rows.length === 0) return;
-  await db('run_hosts').insert(rows.map((r) => ({ ...r, apply_id: applyId }))).onConflict(['apply_id', 'sid']).merge();
+  await db('run_hosts')
+    .insert(rows.map((r) => ({ ...r, apply_id: applyId })))
+    .onConflict(['apply_id', 'sid'])
+    .merge();
 }
 
 export async function recordSteps(db: Knex, rows: StepRow[]): Promise<void> {
@@ -166,16 +254,29 @@ export async function recordSteps(db: Knex, rows: StepRow[]): Promise<void> {
 }
 
 /** Ends the run row; only a running run changes, so a retried activity cannot rewrite an outcome. */
-export async function finishRun(db: Knex | Knex.Transaction, applyId: string, outcome: { status: 'succeeded' | 'failed'; error?: string; summary: Record<string, unknown> }): Promise<boolean> {
-  const n = await db('incarnation_runs').where({ apply_id: applyId, status: 'running' }).update({
-    status: outcome.status, phase: 'done', error: outcome.error ?? null, summary: JSON.stringify(outcome.summary), finished_at: db.fn.now(),
-  });
+export async function finishRun(
+  db: Knex | Knex.Transaction,
+  applyId: string,
+  outcome: { status: 'succeeded' | 'failed'; error?: string; summary: Record<string, unknown> },
+): Promise<boolean> {
+  const n = await db('incarnation_runs')
+    .where({ apply_id: applyId, status: 'running' })
+    .update({
+      status: outcome.status,
+      phase: 'done',
+      error: outcome.error ?? null,
+      summary: JSON.stringify(outcome.summary),
+      finished_at: db.fn.now(),
+    });
   return n > 0;
 }
 
 export async function hostCounts(db: Knex | Knex.Transaction, applyId: string): Promise<Record<HostStatus, number>> {
-  const rows = await db('run_hosts').select('status').count<{ status: HostStatus; count: string }[]>({ count: '*' })
-    .where({ apply_id: applyId }).groupBy('status');
+  const rows = await db('run_hosts')
+    .select('status')
+    .count<{ status: HostStatus; count: string }[]>({ count: '*' })
+    .where({ apply_id: applyId })
+    .groupBy('status');
   const out: Record<HostStatus, number> = { pending: 0, ok: 0, changed: 0, failed: 0, unknown: 0, skipped: 0 };
   for (const r of rows) out[r.status] = Number(r.count);
   return out;
@@ -199,13 +300,19 @@ function shownDiff(row: StepRow): StepRow {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v === null || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'sha256' && !(row.secret && (k === 'unified' || k === 'size'))).map(([k, x]) => [k, strip(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== 'sha256' && !(row.secret && (k === 'unified' || k === 'size')))
+        .map(([k, x]) => [k, strip(x)]),
+    );
   };
   return { ...row, diff: strip(row.diff) as Record<string, unknown> };
 }
 
 export async function lastRunOf(db: Knex, incarnation: string): Promise<RunRecord | undefined> {
-  return (await db('incarnation_runs').where({ incarnation, kind: 'run' }).orderBy('created_at', 'desc').first()) as RunRecord | undefined;
+  return (await db('incarnation_runs').where({ incarnation, kind: 'run' }).orderBy('created_at', 'desc').first()) as
+    | RunRecord
+    | undefined;
 }
 
 export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, RunRecord>> {
@@ -215,7 +322,12 @@ export async function runsByIds(db: Knex, ids: string[]): Promise<Map<string, Ru
 }
 
 /** An incarnation's runs, newest first; `after` is the apply_id that ended the previous page. */
-export async function listRuns(db: Knex, incarnation: string, page: { limit: number; after?: string }, since?: Date): Promise<{ items: RunRecord[]; next?: string }> {
+export async function listRuns(
+  db: Knex,
+  incarnation: string,
+  page: { limit: number; after?: string },
+  since?: Date,
+): Promise<{ items: RunRecord[]; next?: string }> {
   const q = db('incarnation_runs').where({ incarnation, kind: 'run' });
   // A name taken again after a deletion lists its own runs only.
   if (since) q.where('created_at', '>=', since);
@@ -227,13 +339,25 @@ export async function listRuns(db: Knex, incarnation: string, page: { limit: num
  * upgrade takes no input, so it is looked through to the last committed run before it that had one
  * (else a run after an upgrade would fall back to every default).
  */
-export async function lastCommittedInput(db: Knex, applyId: string | null): Promise<Record<string, unknown> | undefined> {
+export async function lastCommittedInput(
+  db: Knex,
+  applyId: string | null,
+): Promise<Record<string, unknown> | undefined> {
   if (applyId === null) return undefined;
-  const row = (await db('incarnation_runs').select('input', 'operation', 'incarnation', 'created_at').where({ apply_id: applyId }).first()) as
-    { input: Record<string, unknown>; operation: string; incarnation: string; created_at: Date } | undefined;
+  const row = (await db('incarnation_runs')
+    .select('input', 'operation', 'incarnation', 'created_at')
+    .where({ apply_id: applyId })
+    .first()) as
+    | { input: Record<string, unknown>; operation: string; incarnation: string; created_at: Date }
+    | undefined;
   if (!row || row.operation !== 'upgrade') return row?.input;
-  const before = (await db('incarnation_runs').select('input').where({ incarnation: row.incarnation, status: 'succeeded' })
-    .whereNot('operation', 'upgrade').where('created_at', '<', row.created_at).orderBy('created_at', 'desc').first()) as { input: Record<string, unknown> } | undefined;
+  const before = (await db('incarnation_runs')
+    .select('input')
+    .where({ incarnation: row.incarnation, status: 'succeeded' })
+    .whereNot('operation', 'upgrade')
+    .where('created_at', '<', row.created_at)
+    .orderBy('created_at', 'desc')
+    .first()) as { input: Record<string, unknown> } | undefined;
   return before?.input ?? {};
 }
 
@@ -243,11 +367,16 @@ export async function lastCommittedInput(db: Knex, applyId: string | null): Prom
  * in a locked run while the step itself did not run after it. Walks `retry_of` back through runs
  * that failed, oldest first, so work owed across two locked runs is still owed.
  */
-export async function owedOnchanges(db: Knex, retryOf: string | null, sids: string[]): Promise<Map<string, Set<string>>> {
+export async function owedOnchanges(
+  db: Knex,
+  retryOf: string | null,
+  sids: string[],
+): Promise<Map<string, Set<string>>> {
   const chain: string[] = [];
-  for (let id = retryOf; id !== null && chain.length < 50;) {
+  for (let id = retryOf; id !== null && chain.length < 50; ) {
     const r = (await db('incarnation_runs').select('apply_id', 'status', 'retry_of').where({ apply_id: id }).first()) as
-      { apply_id: string; status: RunStatus; retry_of: string | null } | undefined;
+      | { apply_id: string; status: RunStatus; retry_of: string | null }
+      | undefined;
     if (!r || r.status !== 'failed') break;
     chain.unshift(r.apply_id);
     id = r.retry_of;
@@ -255,8 +384,10 @@ export async function owedOnchanges(db: Knex, retryOf: string | null, sids: stri
   const owed = new Map<string, Set<string>>();
   for (const applyId of chain) {
     const plans = await loadPlans(db, applyId, sids);
-    const steps = (await db('run_steps').select('sid', 'step_index', 'status', 'changed').where({ apply_id: applyId }).whereIn('sid', sids)) as
-      { sid: string; step_index: number; status: StepStatus; changed: boolean }[];
+    const steps = (await db('run_steps')
+      .select('sid', 'step_index', 'status', 'changed')
+      .where({ apply_id: applyId })
+      .whereIn('sid', sids)) as { sid: string; step_index: number; status: StepStatus; changed: boolean }[];
     for (const [sid, plan] of plans) {
       const mine = steps.filter((s) => s.sid === sid);
       const changed = new Set(mine.filter((s) => s.changed).map((s) => s.step_index));

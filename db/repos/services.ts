@@ -5,18 +5,31 @@ import { RepoConflict, RepoNotFound, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 
 export interface ServiceRecord {
-  name: string; git: string; ref: string;
+  name: string;
+  git: string;
+  ref: string;
   /** `secretstore:<path>#<field>`: where the clone's credential lives; the credential itself is stored nowhere here. */
   credential_ref: string | null;
-  created_by: string | null; created_at: Date; updated_at: Date;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 const COLUMNS = ['name', 'git', 'ref', 'credential_ref', 'created_by', 'created_at', 'updated_at'];
 
-export async function createService(db: Knex, input: { name: string; git: string; ref: string; credentialRef?: string; createdBy?: string }): Promise<ServiceRecord> {
+export async function createService(
+  db: Knex,
+  input: { name: string; git: string; ref: string; credentialRef?: string; createdBy?: string },
+): Promise<ServiceRecord> {
   try {
     const [row] = await db('services')
-      .insert({ name: input.name, git: input.git, ref: input.ref, credential_ref: input.credentialRef ?? null, created_by: input.createdBy ?? null })
+      .insert({
+        name: input.name,
+        git: input.git,
+        ref: input.ref,
+        credential_ref: input.credentialRef ?? null,
+        created_by: input.createdBy ?? null,
+      })
       .returning(COLUMNS);
     return row as ServiceRecord;
   } catch (err) {
@@ -46,12 +59,20 @@ export async function deleteService(db: Knex, name: string): Promise<void> {
   await db.transaction(async (trx) => {
     const row = await trx('services').select('name').where({ name }).forUpdate().first();
     if (!row) throw new RepoNotFound(`service ${name} is not in the catalog`);
-    const users = (await trx('incarnations').select('name').where({ service: name }).orderBy('name')) as { name: string }[];
+    const users = (await trx('incarnations').select('name').where({ service: name }).orderBy('name')) as {
+      name: string;
+    }[];
     if (users.length > 0) {
-      const listed = users.slice(0, MAX_NAMED).map((u) => u.name).join(', ');
+      const listed = users
+        .slice(0, MAX_NAMED)
+        .map((u) => u.name)
+        .join(', ');
       const more = users.length > MAX_NAMED ? ` and ${users.length - MAX_NAMED} more` : '';
-      throw new RepoConflict('in-use', `service ${name} is used by ${users.length} incarnation(s): ${listed}${more}; ` +
-        'delete them first (keeperctl incarnations delete <name>)');
+      throw new RepoConflict(
+        'in-use',
+        `service ${name} is used by ${users.length} incarnation(s): ${listed}${more}; ` +
+          'delete them first (keeperctl incarnations delete <name>)',
+      );
     }
     await trx('services').where({ name }).delete();
   });

@@ -50,7 +50,11 @@ export interface SshSettings {
   trust_on_first_use: boolean;
 }
 
-export interface SoulFilter { coven?: string; status?: SoulStatus; /** case-insensitive part of the SID */ sid?: string }
+export interface SoulFilter {
+  coven?: string;
+  status?: SoulStatus /** case-insensitive part of the SID */;
+  sid?: string;
+}
 
 /** `%` and `_` in an operator's search are letters, not patterns. */
 function likeContains(text: string): string {
@@ -64,7 +68,10 @@ function applyFilter(q: Knex.QueryBuilder, filter: Omit<SoulFilter, 'status'>): 
 }
 
 /** Souls per status among those matching the filter (its status left out: the counts are the tabs). */
-export async function countSoulsByStatus(db: Knex, filter: Omit<SoulFilter, 'status'>): Promise<Record<SoulStatus, number>> {
+export async function countSoulsByStatus(
+  db: Knex,
+  filter: Omit<SoulFilter, 'status'>,
+): Promise<Record<SoulStatus, number>> {
   const q = applyFilter(db('souls as s').select('s.status').count({ count: '*' }), filter).groupBy('s.status');
   const rows = (await q) as { status: SoulStatus; count: string }[];
   const out = Object.fromEntries(SOUL_STATUSES.map((st) => [st, 0])) as Record<SoulStatus, number>;
@@ -75,9 +82,28 @@ export async function countSoulsByStatus(db: Knex, filter: Omit<SoulFilter, 'sta
 // The partial unique index guarantees at most one unused token per soul, so this join adds no rows.
 function selectSouls(db: Knex): Knex.QueryBuilder {
   return db('souls as s')
-    .leftJoin('bootstrap_tokens as bt', function joinActive() { this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at'); })
-    .select('s.sid', 's.transport', 's.covens', 's.status', 's.soulprint', 's.last_seen_at', 's.connected_kid', 's.cert_serial', 's.cert_not_after', 's.revoked_at',
-      's.onboarded_at', 's.created_at', 's.updated_at', 'bt.expires_at as bootstrap_token_expires_at', 's.ssh', 's.last_contact_at', 's.last_error');
+    .leftJoin('bootstrap_tokens as bt', function joinActive() {
+      this.on('bt.sid', '=', 's.sid').andOnNull('bt.used_at');
+    })
+    .select(
+      's.sid',
+      's.transport',
+      's.covens',
+      's.status',
+      's.soulprint',
+      's.last_seen_at',
+      's.connected_kid',
+      's.cert_serial',
+      's.cert_not_after',
+      's.revoked_at',
+      's.onboarded_at',
+      's.created_at',
+      's.updated_at',
+      'bt.expires_at as bootstrap_token_expires_at',
+      's.ssh',
+      's.last_contact_at',
+      's.last_error',
+    );
 }
 
 /**
@@ -85,15 +111,30 @@ function selectSouls(db: Knex): Knex.QueryBuilder {
  * RepoConflict('duplicate') when the SID is taken; concurrent registrations of one SID create one soul.
  */
 export async function registerSoul(
-  db: Knex, input: { sid: string; transport: string; covens: string[] }, opts: { tokenTtlMs: number; now?: Date },
+  db: Knex,
+  input: { sid: string; transport: string; covens: string[] },
+  opts: { tokenTtlMs: number; now?: Date },
 ): Promise<{ soul: SoulRecord; token: string; expiresAt: Date }> {
   const now = opts.now ?? new Date();
   return db.transaction(async (trx) => {
     const inserted = await trx('souls')
-      .insert({ sid: input.sid, transport: input.transport, covens: input.covens, status: 'pending', created_at: now, updated_at: now })
-      .onConflict('sid').ignore().returning('sid');
+      .insert({
+        sid: input.sid,
+        transport: input.transport,
+        covens: input.covens,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict('sid')
+      .ignore()
+      .returning('sid');
     if (inserted.length === 0) throw new RepoConflict('duplicate', `soul ${input.sid} is already registered`);
-    const { token, expiresAt } = await issueBootstrapToken(trx, input.sid, { force: false, ttlMs: opts.tokenTtlMs, now });
+    const { token, expiresAt } = await issueBootstrapToken(trx, input.sid, {
+      force: false,
+      ttlMs: opts.tokenTtlMs,
+      now,
+    });
     const soul = (await selectSouls(trx).where('s.sid', input.sid).first()) as SoulRecord;
     return { soul, token, expiresAt };
   });
@@ -103,10 +144,24 @@ export async function registerSoul(
  * Registers a soul reached over SSH: no bootstrap token (there is nothing to onboard), status
  * `pending` until the first successful connection. Throws RepoConflict('duplicate') when the SID is taken.
  */
-export async function registerSshSoul(db: Knex, input: { sid: string; covens: string[]; ssh: SshSettings }, now = new Date()): Promise<SoulRecord> {
+export async function registerSshSoul(
+  db: Knex,
+  input: { sid: string; covens: string[]; ssh: SshSettings },
+  now = new Date(),
+): Promise<SoulRecord> {
   const inserted = await db('souls')
-    .insert({ sid: input.sid, transport: 'ssh', covens: input.covens, status: 'pending', ssh: JSON.stringify(input.ssh), created_at: now, updated_at: now })
-    .onConflict('sid').ignore().returning('sid');
+    .insert({
+      sid: input.sid,
+      transport: 'ssh',
+      covens: input.covens,
+      status: 'pending',
+      ssh: JSON.stringify(input.ssh),
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict('sid')
+    .ignore()
+    .returning('sid');
   if (inserted.length === 0) throw new RepoConflict('duplicate', `soul ${input.sid} is already registered`);
   return (await selectSouls(db).where('s.sid', input.sid).first()) as SoulRecord;
 }
@@ -116,24 +171,49 @@ export async function registerSshSoul(db: Knex, input: { sid: string; covens: st
  * pinned yet, i.e. trust on first use), the error cleared. A pending soul becomes `disconnected`:
  * known and reachable on demand, with no stream held.
  */
-export async function recordSshContact(db: Knex, sid: string, soulprint: Record<string, unknown>, seenHostKey: string | null, now = new Date()): Promise<void> {
-  await db('souls').where({ sid, transport: 'ssh' }).update({
-    soulprint: soulprint as never, last_contact_at: now, last_error: null, last_seen_at: now, updated_at: now,
-    onboarded_at: db.raw('coalesce(onboarded_at, ?)', [now]),
-    status: db.raw(`case when status = 'pending' then 'disconnected' else status end`),
-    ...(seenHostKey === null ? {} : { ssh: db.raw(`case when ssh->>'host_key' is null then jsonb_set(ssh, '{host_key}', to_jsonb(?::text)) else ssh end`, [seenHostKey]) }),
-  });
+export async function recordSshContact(
+  db: Knex,
+  sid: string,
+  soulprint: Record<string, unknown>,
+  seenHostKey: string | null,
+  now = new Date(),
+): Promise<void> {
+  await db('souls')
+    .where({ sid, transport: 'ssh' })
+    .update({
+      soulprint: soulprint as never,
+      last_contact_at: now,
+      last_error: null,
+      last_seen_at: now,
+      updated_at: now,
+      onboarded_at: db.raw('coalesce(onboarded_at, ?)', [now]),
+      status: db.raw(`case when status = 'pending' then 'disconnected' else status end`),
+      ...(seenHostKey === null
+        ? {}
+        : {
+            ssh: db.raw(
+              `case when ssh->>'host_key' is null then jsonb_set(ssh, '{host_key}', to_jsonb(?::text)) else ssh end`,
+              [seenHostKey],
+            ),
+          }),
+    });
 }
 
 /** A failed SSH contact: the reason, shown by the registry until the next success. */
 export async function recordSshError(db: Knex, sid: string, reason: string, now = new Date()): Promise<void> {
-  await db('souls').where({ sid, transport: 'ssh' }).update({ last_error: reason.slice(0, 2000), updated_at: now });
+  await db('souls')
+    .where({ sid, transport: 'ssh' })
+    .update({ last_error: reason.slice(0, 2000), updated_at: now });
 }
 
 /** The SSH souls among `sids`, with their settings; a revoked one is left out (the keeper no longer reaches it). */
 export async function sshSouls(db: Knex, sids: readonly string[]): Promise<Map<string, SshSettings>> {
   if (sids.length === 0) return new Map();
-  const rows = (await db('souls').select('sid', 'ssh').where({ transport: 'ssh' }).whereNot('status', 'revoked').whereIn('sid', sids as string[])) as { sid: string; ssh: SshSettings }[];
+  const rows = (await db('souls')
+    .select('sid', 'ssh')
+    .where({ transport: 'ssh' })
+    .whereNot('status', 'revoked')
+    .whereIn('sid', sids as string[])) as { sid: string; ssh: SshSettings }[];
   return new Map(rows.map((r) => [r.sid, r.ssh]));
 }
 
@@ -155,20 +235,41 @@ export function listSouls(db: Knex, filter: SoulFilter, page: PageRequest): Prom
 }
 
 /** Snapshot after `soul init`: the certificate the soul now holds. Returns false for an unknown SID. */
-export async function markOnboarded(db: Knex, sid: string, certSerial: string, now = new Date(), certNotAfter: Date | null = null): Promise<boolean> {
+export async function markOnboarded(
+  db: Knex,
+  sid: string,
+  certSerial: string,
+  now = new Date(),
+  certNotAfter: Date | null = null,
+): Promise<boolean> {
   // The new certificate replaces the old one and any rotation's pending one (only its serial is
   // admitted at the event stream); a revoked soul onboarded again is a soul like any other, not connected yet.
-  const n = await db('souls').where({ sid }).update({
-    cert_serial: certSerial, cert_not_after: certNotAfter, cert_serial_pending: null, cert_pending_not_after: null,
-    onboarded_at: now, updated_at: now, revoked_at: null,
-    status: db.raw(`case when status = 'revoked' then 'disconnected' else status end`),
-  });
+  const n = await db('souls')
+    .where({ sid })
+    .update({
+      cert_serial: certSerial,
+      cert_not_after: certNotAfter,
+      cert_serial_pending: null,
+      cert_pending_not_after: null,
+      onboarded_at: now,
+      updated_at: now,
+      revoked_at: null,
+      status: db.raw(`case when status = 'revoked' then 'disconnected' else status end`),
+    });
   return n > 0;
 }
 
 /** Snapshot when a keeper (`kid`) holds the soul's stream. Returns false for an unknown SID. */
-export async function markConnected(db: Knex, sid: string, kid: string, soulprint: Record<string, unknown> | null, now = new Date()): Promise<boolean> {
-  const n = await db('souls').where({ sid }).whereNot('status', 'revoked')
+export async function markConnected(
+  db: Knex,
+  sid: string,
+  kid: string,
+  soulprint: Record<string, unknown> | null,
+  now = new Date(),
+): Promise<boolean> {
+  const n = await db('souls')
+    .where({ sid })
+    .whereNot('status', 'revoked')
     .update({ status: 'connected', connected_kid: kid, soulprint, last_seen_at: now, updated_at: now });
   return n > 0;
 }
@@ -177,7 +278,11 @@ export async function markConnected(db: Knex, sid: string, kid: string, soulprin
  * Snapshot when the stream is lost. With `kid`, only the keeper that recorded the connection may
  * mark it lost, so a late disconnect from an old keeper cannot hide a newer connection elsewhere.
  */
-export async function markDisconnected(db: Knex, sid: string, opts: { kid?: string; now?: Date } = {}): Promise<boolean> {
+export async function markDisconnected(
+  db: Knex,
+  sid: string,
+  opts: { kid?: string; now?: Date } = {},
+): Promise<boolean> {
   const now = opts.now ?? new Date();
   const q = db('souls').where({ sid, status: 'connected' });
   if (opts.kid !== undefined) q.where({ connected_kid: opts.kid });
@@ -192,7 +297,8 @@ export async function markDisconnected(db: Knex, sid: string, opts: { kid?: stri
  */
 export async function revokeSoul(db: Knex, sid: string, now = new Date()): Promise<SoulRecord | undefined> {
   const n = await db.transaction(async (trx) => {
-    const changed = await trx('souls').where({ sid })
+    const changed = await trx('souls')
+      .where({ sid })
       .update({ status: 'revoked', revoked_at: now, connected_kid: null, presence_epoch: null, updated_at: now });
     await trx('bootstrap_tokens').where({ sid }).whereNull('used_at').update({ used_at: now, used_reason: 'revoked' });
     return changed;

@@ -11,13 +11,16 @@ import type { Knex } from 'knex';
 export async function taintedPaths(db: Knex, sids: string[], paths: string[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   if (sids.length === 0 || paths.length === 0) return out;
-  const { rows } = await db.raw(`
+  const { rows } = (await db.raw(
+    `
     select distinct s.sid, s.path from run_steps s join incarnation_runs r on r.apply_id = s.apply_id
     where s.secret and s.sid = any(?) and s.path = any(?)
       and not exists (
         select 1 from run_steps c join incarnation_runs cr on cr.apply_id = c.apply_id
         where c.sid = s.sid and c.path = s.path and not c.secret and cr.kind = 'run' and c.status in ('ok', 'changed')
-          and cr.created_at > r.created_at)`, [sids, paths]) as { rows: { sid: string; path: string }[] };
+          and cr.created_at > r.created_at)`,
+    [sids, paths],
+  )) as { rows: { sid: string; path: string }[] };
   for (const r of rows) (out.get(r.sid) ?? out.set(r.sid, new Set()).get(r.sid)!).add(r.path);
   return out;
 }

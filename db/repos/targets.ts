@@ -4,15 +4,24 @@
 // reported in the run with the reason and never sent a step (docs/runs.md "Which hosts a run targets").
 import type { Knex } from 'knex';
 
-export interface TargetSoul { sid: string; covens: string[]; soulprint: Record<string, unknown> | null }
+export interface TargetSoul {
+  sid: string;
+  covens: string[];
+  soulprint: Record<string, unknown> | null;
+}
 
 export const NOT_ONBOARDED = 'registered but not yet onboarded (soul init): not targeted';
 export const REVOKED = 'revoked: not targeted (onboard it again to include it)';
 
 /** The souls carrying any of `covens`: those a run targets, and the others with why not. */
-export async function runTargets(db: Knex, covens: string[]): Promise<{ targets: TargetSoul[]; notTargeted: { sid: string; reason: string }[] }> {
-  const rows = await db('souls').select('sid', 'covens', 'soulprint', 'onboarded_at', 'revoked_at').whereRaw('covens && ?::text[]', [covens]).orderBy('sid') as
-    (TargetSoul & { onboarded_at: Date | null; revoked_at: Date | null })[];
+export async function runTargets(
+  db: Knex,
+  covens: string[],
+): Promise<{ targets: TargetSoul[]; notTargeted: { sid: string; reason: string }[] }> {
+  const rows = (await db('souls')
+    .select('sid', 'covens', 'soulprint', 'onboarded_at', 'revoked_at')
+    .whereRaw('covens && ?::text[]', [covens])
+    .orderBy('sid')) as (TargetSoul & { onboarded_at: Date | null; revoked_at: Date | null })[];
   const targets: TargetSoul[] = [];
   const notTargeted: { sid: string; reason: string }[] = [];
   for (const r of rows) {

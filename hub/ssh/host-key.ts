@@ -9,7 +9,7 @@ export function parseHostKey(text: string): { blob: Buffer; type: string } | { e
   if (parsed instanceof Error) return { error: `not an OpenSSH public key (${parsed.message})` };
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key) return { error: 'no key in the text' };
-  if (key.isPrivateKey()) return { error: 'this is a private key: register the host\'s public key' };
+  if (key.isPrivateKey()) return { error: "this is a private key: register the host's public key" };
   return { blob: key.getPublicSSH(), type: key.type };
 }
 

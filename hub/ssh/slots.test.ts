@@ -7,7 +7,10 @@ describe('SSH session slots (ssh.max_sessions)', () => {
     const a = await slots.take();
     const b = await slots.take();
     let third = false;
-    const c = slots.take().then((r) => { third = true; return r; });
+    const c = slots.take().then((r) => {
+      third = true;
+      return r;
+    });
     await new Promise((r) => setImmediate(r));
     assert.equal(third, false, 'the third waits while two are held');
     a();
@@ -15,10 +18,13 @@ describe('SSH session slots (ssh.max_sessions)', () => {
     const rc = await c;
     assert.equal(third, true);
     let fourth = false;
-    void slots.take().then(() => { fourth = true; });
+    void slots.take().then(() => {
+      fourth = true;
+    });
     await new Promise((r) => setImmediate(r));
     assert.equal(fourth, false, 'a double release did not free a second slot');
-    b(); rc();
+    b();
+    rc();
   });
 
   it('a waiter cancelled by its signal gives up without taking a slot, and the next waiter still gets in', async () => {

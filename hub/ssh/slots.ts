@@ -10,9 +10,16 @@ export class Slots {
     while (this.used >= this.max) {
       if (signal?.aborted) throw new Error('cancelled while waiting for an SSH session slot');
       await new Promise<void>((resolve) => {
-        const wake = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
         // A cancelled waiter leaves the queue, so a release never wakes a waiter that is gone.
-        const onAbort = () => { const i = this.waiting.indexOf(wake); if (i >= 0) this.waiting.splice(i, 1); resolve(); };
+        const onAbort = () => {
+          const i = this.waiting.indexOf(wake);
+          if (i >= 0) this.waiting.splice(i, 1);
+          resolve();
+        };
         this.waiting.push(wake);
         signal?.addEventListener('abort', onAbort, { once: true });
       });

@@ -36,7 +36,12 @@ export interface SshTransportOptions {
   stateDir: string;
 }
 
-export interface CheckResult { reachable: boolean; reason: string | null; facts: Record<string, unknown> | null; checked_at: string }
+export interface CheckResult {
+  reachable: boolean;
+  reason: string | null;
+  facts: Record<string, unknown> | null;
+  checked_at: string;
+}
 
 /** `'...'` for the remote shell: every value the keeper puts in a command line goes through this. */
 /** The SID rule of agent/fqdn.ts, as a POSIX shell line: the hostname if it has a dot, else `hostname -f`. */
@@ -52,7 +57,8 @@ export function createSshTransport(opts: SshTransportOptions) {
     // Refused at registration already (api/routes/souls-ssh.ts); again here for rows older than the rule.
     const why = credentialRefProblem(ssh.credential_ref, opts.secrets.prefix);
     const ref = parseReference(ssh.credential_ref);
-    if (why || !ref) throw new SshFailure(`credential_ref ${why ?? 'is not secretstore:<path>#<field>'}; nothing was read`);
+    if (why || !ref)
+      throw new SshFailure(`credential_ref ${why ?? 'is not secretstore:<path>#<field>'}; nothing was read`);
     let fields: Record<string, unknown>;
     try {
       fields = await opts.secrets.readFields(ref.path);
@@ -60,7 +66,8 @@ export function createSshTransport(opts: SshTransportOptions) {
       throw new SshFailure(`cannot read the private key at ${ssh.credential_ref}: ${(err as Error).message}`);
     }
     const v = fields[ref.field];
-    if (typeof v !== 'string' || v === '') throw new SshFailure(`the secret at ${ref.path} has no field "${ref.field}"`);
+    if (typeof v !== 'string' || v === '')
+      throw new SshFailure(`the secret at ${ref.path} has no field "${ref.field}"`);
     return v;
   }
 
@@ -70,10 +77,14 @@ export function createSshTransport(opts: SshTransportOptions) {
   async function reach(sid: string, ssh: SshSettings): Promise<SshConnection> {
     const conn = await connectSsh(ssh, await privateKey(ssh), { timeoutMs: opts.connectTimeoutMs });
     try {
-      const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs, label: 'reading the host\'s FQDN' });
+      const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs, label: "reading the host's FQDN" });
       const fqdn = r.stdout.trim().toLowerCase().replace(/\.$/, '');
-      if (r.code !== 0) throw new SshFailure(`the host's FQDN could not be read (exit ${r.code}): ${r.stderr.trim().slice(0, 200)}`);
-      if (fqdn !== sid) throw new SshFailure(`wrong host: ${ssh.address}:${ssh.port} says its FQDN is "${fqdn.slice(0, 253)}", not ${sid}`);
+      if (r.code !== 0)
+        throw new SshFailure(`the host's FQDN could not be read (exit ${r.code}): ${r.stderr.trim().slice(0, 200)}`);
+      if (fqdn !== sid)
+        throw new SshFailure(
+          `wrong host: ${ssh.address}:${ssh.port} says its FQDN is "${fqdn.slice(0, 253)}", not ${sid}`,
+        );
       return conn;
     } catch (err) {
       conn.close();
@@ -83,7 +94,10 @@ export function createSshTransport(opts: SshTransportOptions) {
 
   async function settings(sid: string): Promise<SshSettings> {
     const ssh = (await sshSouls(opts.db, [sid])).get(sid);
-    if (!ssh) throw new SshFailure(`soul ${sid} is not an SSH soul the keeper may reach (not registered with transport ssh, or revoked)`);
+    if (!ssh)
+      throw new SshFailure(
+        `soul ${sid} is not an SSH soul the keeper may reach (not registered with transport ssh, or revoked)`,
+      );
     return ssh;
   }
 
@@ -108,7 +122,9 @@ export function createSshTransport(opts: SshTransportOptions) {
         const ssh = await settings(sid);
         conn = await reach(sid, ssh);
         const session = await openApplySession(conn, {
-          sid, command: sudo(ssh, `${opts.soulCommand} apply --state-dir=${shellQuote(opts.stateDir)}`), helloTimeoutMs: opts.commandTimeoutMs,
+          sid,
+          command: sudo(ssh, `${opts.soulCommand} apply --state-dir=${shellQuote(opts.stateDir)}`),
+          helloTimeoutMs: opts.commandTimeoutMs,
           onClose: release,
         });
         await recordSshContact(opts.db, sid, session.soulprint, conn.seenHostKey);
@@ -128,12 +144,18 @@ export function createSshTransport(opts: SshTransportOptions) {
       try {
         const ssh = await settings(sid);
         conn = await reach(sid, ssh);
-        const r = await conn.exec(sudo(ssh, `${opts.soulCommand} facts`), { timeoutMs: opts.commandTimeoutMs, label: '`soul facts`' });
+        const r = await conn.exec(sudo(ssh, `${opts.soulCommand} facts`), {
+          timeoutMs: opts.commandTimeoutMs,
+          label: '`soul facts`',
+        });
         let facts: Record<string, unknown>;
         try {
-          facts = (JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { soulprint: Record<string, unknown> }).soulprint;
+          facts = (JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { soulprint: Record<string, unknown> })
+            .soulprint;
         } catch {
-          throw new SshFailure(`\`soul facts\` did not answer on the host (exit ${r.code}): ${r.stderr.trim().slice(0, 300) || 'no output'}; is the soul package installed?`);
+          throw new SshFailure(
+            `\`soul facts\` did not answer on the host (exit ${r.code}): ${r.stderr.trim().slice(0, 300) || 'no output'}; is the soul package installed?`,
+          );
         }
         await recordSshContact(opts.db, sid, facts, conn.seenHostKey);
         return { reachable: true, reason: null, facts, checked_at };

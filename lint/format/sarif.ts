@@ -17,37 +17,41 @@ export function toSarif(findings: Finding[], dir: string): Record<string, unknow
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: {
-        driver: {
-          name: 'soul-lint',
-          version: TOOL_VERSION,
-          informationUri: 'https://github.com/keeper/keeper/blob/main/docs/soul-lint.md',
-          rules: RULES.map((r) => ({
-            id: r.id,
-            name: r.name,
-            shortDescription: { text: r.description },
-            fullDescription: { text: r.description },
-            help: { text: r.help },
-            defaultConfiguration: { level: 'error' },
-          })),
-        },
-      },
-      originalUriBaseIds: { SRCROOT: { uri: root } },
-      results: findings.map((f) => ({
-        ruleId: f.rule,
-        ...(index.has(f.rule) ? { ruleIndex: index.get(f.rule) } : {}),
-        level: f.severity === 'error' ? 'error' : 'warning',
-        message: { text: f.fix ? `${f.message}. Fix: ${f.fix}` : f.message },
-        locations: [{
-          physicalLocation: {
-            artifactLocation: { uri: f.file, uriBaseId: 'SRCROOT' },
-            region: { startLine: f.line, startColumn: f.col, endLine: f.endLine, endColumn: f.endCol },
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'soul-lint',
+            version: TOOL_VERSION,
+            informationUri: 'https://github.com/keeper/keeper/blob/main/docs/soul-lint.md',
+            rules: RULES.map((r) => ({
+              id: r.id,
+              name: r.name,
+              shortDescription: { text: r.description },
+              fullDescription: { text: r.description },
+              help: { text: r.help },
+              defaultConfiguration: { level: 'error' },
+            })),
           },
-        }],
-        ...(f.suppressed ? { suppressions: [{ kind: 'inSource', justification: f.suppressed.reason }] } : {}),
-      })),
-    }],
+        },
+        originalUriBaseIds: { SRCROOT: { uri: root } },
+        results: findings.map((f) => ({
+          ruleId: f.rule,
+          ...(index.has(f.rule) ? { ruleIndex: index.get(f.rule) } : {}),
+          level: f.severity === 'error' ? 'error' : 'warning',
+          message: { text: f.fix ? `${f.message}. Fix: ${f.fix}` : f.message },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: f.file, uriBaseId: 'SRCROOT' },
+                region: { startLine: f.line, startColumn: f.col, endLine: f.endLine, endColumn: f.endCol },
+              },
+            },
+          ],
+          ...(f.suppressed ? { suppressions: [{ kind: 'inSource', justification: f.suppressed.reason }] } : {}),
+        })),
+      },
+    ],
   };
 }
 

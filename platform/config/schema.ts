@@ -12,7 +12,9 @@ const file = { type: 'string', minLength: 1, description: 'path to a file' } as 
 // An AppRole login: role_id is not a secret; the secret_id comes from a file (mode 0400) or an
 // environment variable, never from the store itself (interface spec 4.5).
 const appRole = {
-  type: 'object', additionalProperties: false, required: ['method', 'role_id'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['method', 'role_id'],
   properties: {
     method: { const: 'approle' },
     role_id: { type: 'string', minLength: 1 },
@@ -31,26 +33,44 @@ export const configSchema = {
   properties: {
     kid: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'unique per instance' },
     listen: {
-      type: 'object', additionalProperties: false, required: ['openapi', 'metrics', 'grpc'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['openapi', 'metrics', 'grpc'],
       properties: {
         openapi: listener,
         metrics: listener,
         mcp: listener,
         grpc: {
-          type: 'object', additionalProperties: false, required: ['bootstrap', 'event_stream'],
+          type: 'object',
+          additionalProperties: false,
+          required: ['bootstrap', 'event_stream'],
           properties: {
             bootstrap: {
-              type: 'object', additionalProperties: false, required: ['addr', 'tls'],
+              type: 'object',
+              additionalProperties: false,
+              required: ['addr', 'tls'],
               properties: {
                 addr,
-                tls: { type: 'object', additionalProperties: false, required: ['cert', 'key'], properties: { cert: file, key: file } },
+                tls: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['cert', 'key'],
+                  properties: { cert: file, key: file },
+                },
               },
             },
             event_stream: {
-              type: 'object', additionalProperties: false, required: ['addr', 'tls'],
+              type: 'object',
+              additionalProperties: false,
+              required: ['addr', 'tls'],
               properties: {
                 addr,
-                tls: { type: 'object', additionalProperties: false, required: ['cert', 'key', 'ca'], properties: { cert: file, key: file, ca: file } },
+                tls: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['cert', 'key', 'ca'],
+                  properties: { cert: file, key: file, ca: file },
+                },
               },
             },
           },
@@ -58,15 +78,24 @@ export const configSchema = {
       },
     },
     database: {
-      type: 'object', additionalProperties: false, required: ['dsn_ref'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['dsn_ref'],
       properties: { dsn_ref: ref, pool_max: { type: 'integer', minimum: 1, maximum: 500, default: 20 } },
     },
     cache: {
-      type: 'object', additionalProperties: false, required: ['addr', 'password_ref'],
-      properties: { addr, password_ref: { anyOf: [ref, { const: '' }], description: 'secretstore:<path>, or "" for no password' } },
+      type: 'object',
+      additionalProperties: false,
+      required: ['addr', 'password_ref'],
+      properties: {
+        addr,
+        password_ref: { anyOf: [ref, { const: '' }], description: 'secretstore:<path>, or "" for no password' },
+      },
     },
     secretstore: {
-      type: 'object', additionalProperties: false, required: ['addr', 'pki_mount', 'pki_role'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['addr', 'pki_mount', 'pki_role'],
       properties: {
         addr: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'URL' },
         token: { type: 'string', minLength: 1, description: 'dev shortcut only' },
@@ -75,13 +104,23 @@ export const configSchema = {
         // read with this role's token, whose store policy reaches only scenario_prefix. Required:
         // without it the keeper would read them with its own token, which also reads its DSN and
         // signing key (platform/config/load.ts says so at check-config).
-        scenario_auth: { ...appRole, description: 'the AppRole whose policy reads only below scenario_prefix (docs/secrets.md)' },
+        scenario_auth: {
+          ...appRole,
+          description: 'the AppRole whose policy reads only below scenario_prefix (docs/secrets.md)',
+        },
         pki_mount: { type: 'string', minLength: 1 },
         pki_role: { type: 'string', minLength: 1 },
-        soul_cert_ttl: { ...duration, default: '720h', description: "lifetime of a soul certificate; the PKI role's max_ttl must allow it" },
+        soul_cert_ttl: {
+          ...duration,
+          default: '720h',
+          description: "lifetime of a soul certificate; the PKI role's max_ttl must allow it",
+        },
         server_leaf: {
-          type: 'object', additionalProperties: false, required: ['pki_role', 'common_name'],
-          description: "renew the gRPC listeners' certificate from the PKI at two thirds of its lifetime (docs/certificates.md)",
+          type: 'object',
+          additionalProperties: false,
+          required: ['pki_role', 'common_name'],
+          description:
+            "renew the gRPC listeners' certificate from the PKI at two thirds of its lifetime (docs/certificates.md)",
           properties: {
             pki_role: { type: 'string', minLength: 1 },
             common_name: { type: 'string', minLength: 1 },
@@ -94,16 +133,22 @@ export const configSchema = {
         // Scenarios read secrets (secretstore(...), secret inputs, credential_refs) only under this
         // prefix; the scenario_auth role's policy grants read there and nowhere else.
         scenario_prefix: {
-          type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/$', default: 'secret/keeper/services/',
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/$',
+          default: 'secret/keeper/services/',
           description: 'prefix scenarios may read secrets under, ending in /',
         },
       },
     },
     auth: {
-      type: 'object', additionalProperties: false, required: ['jwt'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['jwt'],
       properties: {
         jwt: {
-          type: 'object', additionalProperties: false, required: ['signing_key_ref', 'issuer', 'ttl_default', 'ttl_bootstrap'],
+          type: 'object',
+          additionalProperties: false,
+          required: ['signing_key_ref', 'issuer', 'ttl_default', 'ttl_bootstrap'],
           properties: {
             signing_key_ref: ref,
             issuer: { type: 'string', minLength: 1 },
@@ -113,8 +158,11 @@ export const configSchema = {
         },
         bootstrap_token_ttl: { ...duration, default: '24h' },
         bootstrap_rate_limit: {
-          type: 'object', additionalProperties: false, default: {},
-          description: 'failures per bootstrap token within window; address_failures: a coarse limit per source address for unknown tokens only',
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description:
+            'failures per bootstrap token within window; address_failures: a coarse limit per source address for unknown tokens only',
           properties: {
             failures: { type: 'integer', minimum: 1, default: 10 },
             address_failures: { type: 'integer', minimum: 1, default: 100 },
@@ -124,37 +172,61 @@ export const configSchema = {
       },
     },
     temporal: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         address: { ...addr, default: '127.0.0.1:7233' },
         namespace: { type: 'string', minLength: 1, default: 'default' },
         task_queue: { type: 'string', minLength: 1, default: 'keeper' },
         ui_url: { type: 'string', default: 'http://127.0.0.1:8233' },
         tls: {
-          type: 'object', additionalProperties: false, required: ['ca', 'cert', 'key'],
-          description: "mutual TLS to the Temporal frontend: the CA that signed the frontend's certificate, and the keeper's client certificate and key",
+          type: 'object',
+          additionalProperties: false,
+          required: ['ca', 'cert', 'key'],
+          description:
+            "mutual TLS to the Temporal frontend: the CA that signed the frontend's certificate, and the keeper's client certificate and key",
           properties: {
-            ca: file, cert: file, key: file,
-            server_name: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$', description: "the name in the frontend's certificate, when it differs from the address's host" },
+            ca: file,
+            cert: file,
+            key: file,
+            server_name: {
+              type: 'string',
+              pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$',
+              description: "the name in the frontend's certificate, when it differs from the address's host",
+            },
           },
         },
       },
     },
     services: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         cache_dir: { type: 'string', minLength: 1 },
         git: {
-          type: 'object', additionalProperties: false, default: {},
+          type: 'object',
+          additionalProperties: false,
+          default: {},
           description: 'which repositories services may come from (docs/security.md, git sources)',
           properties: {
             schemes: {
-              type: 'array', uniqueItems: true, default: ['https', 'ssh'], items: { enum: [...GIT_SCHEMES] },
-              description: 'URL schemes allowed; file (the keeper\'s own disk) only when listed',
+              type: 'array',
+              uniqueItems: true,
+              default: ['https', 'ssh'],
+              items: { enum: [...GIT_SCHEMES] },
+              description: "URL schemes allowed; file (the keeper's own disk) only when listed",
             },
             hosts: {
-              type: 'array', uniqueItems: true, default: [],
-              items: { type: 'string', pattern: '^(?:\\*|(?:\\*\\.)?[A-Za-z0-9_][A-Za-z0-9_.-]*|[0-9A-Fa-f:]+)$', description: 'a host name, *.<domain>, an IP address, or * for any host' },
+              type: 'array',
+              uniqueItems: true,
+              default: [],
+              items: {
+                type: 'string',
+                pattern: '^(?:\\*|(?:\\*\\.)?[A-Za-z0-9_][A-Za-z0-9_.-]*|[0-9A-Fa-f:]+)$',
+                description: 'a host name, *.<domain>, an IP address, or * for any host',
+              },
               description: 'hosts a repository may be on; empty allows none',
             },
             max_repo_bytes: { type: 'integer', minimum: 1024, maximum: 68719476736, default: 268435456 },
@@ -164,15 +236,22 @@ export const configSchema = {
       },
     },
     logging: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: { level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info' } },
     },
     api: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         rate_limit: {
-          type: 'object', additionalProperties: false, default: {},
-          description: 'per operator, per keeper: a token bucket refilled at requests_per_second, holding at most burst',
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description:
+            'per operator, per keeper: a token bucket refilled at requests_per_second, holding at most burst',
           properties: {
             requests_per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1000000, default: 100 },
             burst: { type: 'integer', minimum: 1, maximum: 1000000, default: 200 },
@@ -181,14 +260,18 @@ export const configSchema = {
       },
     },
     hub: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         // A reconnect storm (every soul back at once after a keeper restart) is met at a bounded
         // rate: streams beyond it are refused with RESOURCE_EXHAUSTED and a retry-after slot.
         // 200/s is what one keeper on 2 cores completes (TLS, registry read, lease) with room left
         // for its runs; bench/storm measures it (docs/reliability.md).
         accept_rate: {
-          type: 'object', additionalProperties: false, default: {},
+          type: 'object',
+          additionalProperties: false,
+          default: {},
           description: 'new soul streams admitted per second, with a burst',
           properties: {
             per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1000000, default: 200 },
@@ -198,7 +281,9 @@ export const configSchema = {
       },
     },
     plans: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         // A plan shows the world as it was; the older it is, the likelier a host drifted and the
         // apply is refused anyway. An hour covers a review; a longer wait deserves a fresh plan.
@@ -206,8 +291,11 @@ export const configSchema = {
       },
     },
     retention: {
-      type: 'object', additionalProperties: false, default: {},
-      description: 'how long history is kept in PostgreSQL, pruned by a Temporal schedule every interval (docs/configuration.md)',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description:
+        'how long history is kept in PostgreSQL, pruned by a Temporal schedule every interval (docs/configuration.md)',
       properties: {
         // A plan is appliable for plans.ttl only; a week keeps it readable for a review after that.
         plans: { ...duration, default: '168h' },
@@ -220,7 +308,9 @@ export const configSchema = {
       },
     },
     reaper: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: {
         // A silent soul must show disconnected within 5 s (interface spec 1.4): the keeper closes a
         // stream with no heartbeat for lease_ttl, checked every lease_ttl/3, so at most 3.5 + 1.2 s;
@@ -231,7 +321,9 @@ export const configSchema = {
       },
     },
     ssh: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       description: 'push mode over SSH (docs/ssh.md)',
       properties: {
         // Each open session is an ssh2 connection (crypto in this process): 8 keeps two cores responsive.
@@ -243,7 +335,9 @@ export const configSchema = {
       },
     },
     otel: {
-      type: 'object', additionalProperties: false, default: {},
+      type: 'object',
+      additionalProperties: false,
+      default: {},
       properties: { enabled: { type: 'boolean', default: false }, endpoint: { type: 'string' } },
     },
   },

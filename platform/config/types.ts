@@ -2,11 +2,27 @@
 // against the config file's folder) and durations are milliseconds.
 import type { GitPolicy } from '../../scenario/load/git-policy';
 
-export interface ListenerConfig { addr: string }
+export interface ListenerConfig {
+  addr: string;
+}
 /** Files resolved to absolute paths; read at connect time. */
-export interface TemporalTls { ca: string; cert: string; key: string; server_name?: string }
-export interface AppRoleAuth { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string }
-export interface TlsFiles { cert: string; key: string; ca?: string }
+export interface TemporalTls {
+  ca: string;
+  cert: string;
+  key: string;
+  server_name?: string;
+}
+export interface AppRoleAuth {
+  method: 'approle';
+  role_id: string;
+  secret_id_file?: string;
+  secret_id_env?: string;
+}
+export interface TlsFiles {
+  cert: string;
+  key: string;
+  ca?: string;
+}
 
 export interface KeeperConfig {
   file: string;
@@ -50,6 +66,12 @@ export interface KeeperConfig {
   reaper: { interval_ms: number; lease_ttl_ms: number };
   hub: { accept_rate: { per_second: number; burst: number } };
   /** Push mode over SSH (docs/ssh.md). */
-  ssh: { max_sessions: number; connect_timeout_ms: number; command_timeout_ms: number; soul_command: string; state_dir: string };
+  ssh: {
+    max_sessions: number;
+    connect_timeout_ms: number;
+    command_timeout_ms: number;
+    soul_command: string;
+    state_dir: string;
+  };
   otel: { enabled: boolean; endpoint?: string };
 }

@@ -60,14 +60,27 @@ const SKIP_TEXT: Record<SkipReason, string> = {
   loop: 'left out on this host: its `loop:` has no items',
 };
 
-export interface HostOutcome { status: HostStatus; reason: string | null; steps: StepRow[]; startedAt: Date; finishedAt: Date }
+export interface HostOutcome {
+  status: HostStatus;
+  reason: string | null;
+  steps: StepRow[];
+  startedAt: Date;
+  finishedAt: Date;
+}
 
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const onAbort = () => { clearTimeout(t); resolve(); };
-  // Removed when the timer fires, so retries do not pile listeners onto the activity's signal.
-  const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-  signal.addEventListener('abort', onAbort, { once: true });
-});
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    // Removed when the timer fires, so retries do not pile listeners onto the activity's signal.
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 
 function isTrue(v: unknown): boolean {
   return v === true;
@@ -81,15 +94,30 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
   let hostStatus: HostStatus = 'ok';
   let reason: string | null = null;
   const row = (step: PlanStep, status: StepStatus, extra: Partial<StepRow> = {}): StepRow => ({
-    apply_id: run.applyId, sid: run.sid, step_index: step.index, name: step.name, module: step.module, status,
-    changed: false, output: '', attempts: 0, replayed: false, started_at: null, finished_at: null, skip_reason: null, ...extra,
+    apply_id: run.applyId,
+    sid: run.sid,
+    step_index: step.index,
+    name: step.name,
+    module: step.module,
+    status,
+    changed: false,
+    output: '',
+    attempts: 0,
+    replayed: false,
+    started_at: null,
+    finished_at: null,
+    skip_reason: null,
+    ...extra,
   });
   // A task with `loop:` registers a list, one result per item, in item order (an empty list when it
   // made no item here); any other step registers its one result.
   const register = (step: PlanStep, result: Record<string, unknown>) => {
     if (!step.register) return;
-    if (!step.loop) { registered[step.register] = result; return; }
-    const list = Array.isArray(registered[step.register]) ? registered[step.register] as unknown[] : [];
+    if (!step.loop) {
+      registered[step.register] = result;
+      return;
+    }
+    const list = Array.isArray(registered[step.register]) ? (registered[step.register] as unknown[]) : [];
     if (step.loop.length > 0) list[step.loop.index0] = result;
     registered[step.register] = list;
   };
@@ -99,23 +127,38 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
     register(step, { ...SKIPPED_RESULT });
   };
   // The `item` and `index` of a looped step, as render gave them to its params.
-  const loopContext = (step: PlanStep) => (step.loop && step.loop.length > 0 ? { item: step.loop.item, index: step.loop.index0 } : {});
+  const loopContext = (step: PlanStep) =>
+    step.loop && step.loop.length > 0 ? { item: step.loop.item, index: step.loop.index0 } : {};
 
   for (const step of run.steps) {
-    if (hostStatus === 'failed' || hostStatus === 'unknown') { skip(step, 'earlier_failure'); continue; }
-    if (step.skip) { skip(step, step.skip); continue; }
+    if (hostStatus === 'failed' || hostStatus === 'unknown') {
+      skip(step, 'earlier_failure');
+      continue;
+    }
+    if (step.skip) {
+      skip(step, step.skip);
+      continue;
+    }
     const ctx = () => ({ ...run.context, ...registered, ...loopContext(step) });
     const unmet = (step.require ?? []).filter((i) => outcome.get(i) === 'failed' || outcome.get(i) === 'unknown');
-    if (unmet.length > 0) { skip(step, 'require', `require: step(s) ${unmet.join(', ')} did not succeed`); continue; }
+    if (unmet.length > 0) {
+      skip(step, 'require', `require: step(s) ${unmet.join(', ')} did not succeed`);
+      continue;
+    }
     if (step.onchanges && !step.onchanges.some((i) => outcome.get(i) === 'changed') && !run.owed?.has(step.index)) {
-      skip(step, 'onchanges', `onchanges: none of step(s) ${step.onchanges.join(', ')} changed`); continue;
+      skip(step, 'onchanges', `onchanges: none of step(s) ${step.onchanges.join(', ')} changed`);
+      continue;
     }
     try {
-      if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) { skip(step, 'when'); continue; }
+      if (step.when !== undefined && !isTrue(run.evaluate(step.when, ctx()))) {
+        skip(step, 'when');
+        continue;
+      }
     } catch (err) {
       rows.push(row(step, 'failed', { output: `when: ${(err as Error).message}` }));
       outcome.set(step.index, 'failed');
-      hostStatus = 'failed'; reason = `step ${step.index} (${step.name}): when failed to evaluate`;
+      hostStatus = 'failed';
+      reason = `step ${step.index} (${step.name}): when failed to evaluate`;
       continue;
     }
     const retries = Math.min(Math.max(0, step.retries ?? 0), MAX_UNTIL_RETRIES);
@@ -126,16 +169,31 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       attempt++;
       let answer;
       try {
-        answer = await run.sender.sendStep(run.sid, {
-          applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`, stepIndex: step.index, module: step.module, params: step.params,
-          ...(step.program ? { program: step.program } : {}),
-          ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
-        }, { timeoutMs: run.stepTimeoutMs, signal: run.signal });
+        answer = await run.sender.sendStep(
+          run.sid,
+          {
+            applyId: attempt === 1 ? run.applyId : `${run.applyId}:u${attempt}`,
+            stepIndex: step.index,
+            module: step.module,
+            params: step.params,
+            ...(step.program ? { program: step.program } : {}),
+            ...(run.check ? { dryRun: true, showContent: run.check.showContent(step) } : {}),
+          },
+          { timeoutMs: run.stepTimeoutMs, signal: run.signal },
+        );
         // The host's text, escaped and capped before any expression, row or answer sees it.
         answer = { ...answer, output: cleanStepOutput(answer.output) };
       } catch (err) {
-        rows.push(row(step, 'unknown', { output: cleanStepOutput((err as Error).message), attempts: attempt, started_at: first, finished_at: new Date() }));
-        hostStatus = 'unknown'; reason = `step ${step.index} (${step.name}): ${(err as Error).message}`;
+        rows.push(
+          row(step, 'unknown', {
+            output: cleanStepOutput((err as Error).message),
+            attempts: attempt,
+            started_at: first,
+            finished_at: new Date(),
+          }),
+        );
+        hostStatus = 'unknown';
+        reason = `step ${step.index} (${step.name}): ${(err as Error).message}`;
         break;
       }
       first ??= answer.startedAt;
@@ -150,7 +208,10 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
           ok = !isTrue(run.evaluate(step.failed_when, c));
           if (!ok) {
             const read = expressionValues(step.failed_when, (p) => run.evaluate(p, c));
-            answer = { ...answer, output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true${read ? ` (${read})` : ''}` };
+            answer = {
+              ...answer,
+              output: `${answer.output}\nfailed_when: \`${step.failed_when}\` is true${read ? ` (${read})` : ''}`,
+            };
           }
         }
         // A dry run changes nothing, so waiting for `until` would wait for nothing.
@@ -159,16 +220,31 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
         ok = false;
         answer = { ...answer, output: `${answer.output}\nexpression error: ${(err as Error).message}` };
       }
-      if (ok && !untilMet && attempt <= retries && !run.signal.aborted) { await sleep(delay, run.signal); continue; }
-      if (ok && !untilMet) { ok = false; answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` }; }
+      if (ok && !untilMet && attempt <= retries && !run.signal.aborted) {
+        await sleep(delay, run.signal);
+        continue;
+      }
+      if (ok && !untilMet) {
+        ok = false;
+        answer = { ...answer, output: `${answer.output}\nuntil: still false after ${attempt} attempt(s)` };
+      }
       register(step, { ok, changed, failed: !ok, skipped: false, output: answer.output });
       outcome.set(step.index, ok ? (changed ? 'changed' : 'ok') : 'failed');
-      rows.push(row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
-        changed, output: answer.output, attempts: attempt, replayed: answer.replayed, started_at: first, finished_at: answer.finishedAt,
-        diff: answer.diff ?? null,
-      }));
-      if (!ok) { hostStatus = 'failed'; reason = `step ${step.index} (${step.name}) failed`; }
-      else if (changed) hostStatus = 'changed';
+      rows.push(
+        row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
+          changed,
+          output: answer.output,
+          attempts: attempt,
+          replayed: answer.replayed,
+          started_at: first,
+          finished_at: answer.finishedAt,
+          diff: answer.diff ?? null,
+        }),
+      );
+      if (!ok) {
+        hostStatus = 'failed';
+        reason = `step ${step.index} (${step.name}) failed`;
+      } else if (changed) hostStatus = 'changed';
       break;
     }
   }
@@ -176,7 +252,10 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
   // the host itself is not as it was.
   if (reason !== null) {
     const changed = rows.filter((r) => r.changed).map((r) => `${r.step_index} (${r.name})`);
-    reason += changed.length > 0 ? `; changed on this host in this run: step(s) ${changed.join(', ')}` : '; nothing was changed on this host';
+    reason +=
+      changed.length > 0
+        ? `; changed on this host in this run: step(s) ${changed.join(', ')}`
+        : '; nothing was changed on this host';
   }
   return { status: hostStatus, reason, steps: rows, startedAt, finishedAt: new Date() };
 }

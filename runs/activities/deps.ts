@@ -33,7 +33,10 @@ export interface SharedActivityDeps {
   runs?: Pick<RunService, 'applyPlan'>;
 }
 
-export interface RenderSecretsConfig { nonceKey: Uint8Array; scenarioPrefix: string }
+export interface RenderSecretsConfig {
+  nonceKey: Uint8Array;
+  scenarioPrefix: string;
+}
 
 export interface DispatchActivityDeps {
   db: Knex;

@@ -6,18 +6,45 @@ import type { StepRow } from '../../db/repos/runs';
 import type { HostOutcome } from './apply-host';
 import { refuseOnPlanDrift, type PlanCheck } from './dispatch-plan-check';
 
-const row = (i: number, changed: boolean): StepRow => ({ apply_id: 'plan-1', sid: 'h1', step_index: i, name: `s${i}`, module: 'core.file.present', status: changed ? 'changed' : 'ok',
-  changed, output: '', attempts: 1, replayed: false, started_at: null, finished_at: null, skip_reason: null });
-const outcome = (steps: StepRow[]): HostOutcome => ({ status: 'ok', reason: null, steps, startedAt: new Date(), finishedAt: new Date() });
+const row = (i: number, changed: boolean): StepRow => ({
+  apply_id: 'plan-1',
+  sid: 'h1',
+  step_index: i,
+  name: `s${i}`,
+  module: 'core.file.present',
+  status: changed ? 'changed' : 'ok',
+  changed,
+  output: '',
+  attempts: 1,
+  replayed: false,
+  started_at: null,
+  finished_at: null,
+  skip_reason: null,
+});
+const outcome = (steps: StepRow[]): HostOutcome => ({
+  status: 'ok',
+  reason: null,
+  steps,
+  startedAt: new Date(),
+  finishedAt: new Date(),
+});
 
 function check(o: { now: StepRow[]; factsNow?: Record<string, unknown> }): PlanCheck & { calls: number } {
   const c = {
     calls: 0,
-    applyId: 'run-2', planId: 'plan-1', sid: 'h1',
-    plan: { steps: [0, 1].map((i) => ({ index: i, name: `s${i}`, module: 'core.file.present', params: {} })), soulprint: { os_family: 'debian', covens: ['web'] } },
+    applyId: 'run-2',
+    planId: 'plan-1',
+    sid: 'h1',
+    plan: {
+      steps: [0, 1].map((i) => ({ index: i, name: `s${i}`, module: 'core.file.present', params: {} })),
+      soulprint: { os_family: 'debian', covens: ['web'] },
+    },
     planned: [row(0, false), row(1, true)],
     soul: { soulprint: o.factsNow ?? { os_family: 'debian' }, covens: ['web'] },
-    checkAgain: async () => { c.calls++; return outcome(o.now); },
+    checkAgain: async () => {
+      c.calls++;
+      return outcome(o.now);
+    },
   };
   return c;
 }
@@ -34,7 +61,13 @@ describe('plan-drift re-check', () => {
     assert.ok(r);
     assert.equal(r.status, 'failed');
     assert.match(r.reason!, /^drift since plan plan-1: step 0 \(s0\): .*nothing was applied on this host$/);
-    assert.deepEqual(r.steps.map((s) => [s.apply_id, s.step_index, s.status, s.skip_reason]), [['run-2', 0, 'skipped', 'drift'], ['run-2', 1, 'skipped', 'drift']]);
+    assert.deepEqual(
+      r.steps.map((s) => [s.apply_id, s.step_index, s.status, s.skip_reason]),
+      [
+        ['run-2', 0, 'skipped', 'drift'],
+        ['run-2', 1, 'skipped', 'drift'],
+      ],
+    );
   });
 
   it('refuses a host whose facts changed since render', async () => {

@@ -31,9 +31,24 @@ export async function refuseOnPlanDrift(c: PlanCheck): Promise<HostOutcome | und
   if (drift.length === 0) return undefined;
   const now = new Date();
   return {
-    status: 'failed', startedAt: now, finishedAt: now,
+    status: 'failed',
+    startedAt: now,
+    finishedAt: now,
     reason: `drift since plan ${c.planId}: ${drift.join('; ')}; nothing was applied on this host`,
-    steps: c.plan.steps.map((st) => ({ apply_id: c.applyId, sid: c.sid, step_index: st.index, name: st.name, module: st.module, status: 'skipped' as const,
-      skip_reason: 'drift' as const, changed: false, output: 'not run: the host no longer matches the plan', attempts: 0, replayed: false, started_at: null, finished_at: null })),
+    steps: c.plan.steps.map((st) => ({
+      apply_id: c.applyId,
+      sid: c.sid,
+      step_index: st.index,
+      name: st.name,
+      module: st.module,
+      status: 'skipped' as const,
+      skip_reason: 'drift' as const,
+      changed: false,
+      output: 'not run: the host no longer matches the plan',
+      attempts: 0,
+      replayed: false,
+      started_at: null,
+      finished_at: null,
+    })),
   };
 }

@@ -9,7 +9,12 @@ export type DispatchHostRow = Omit<HostRow, 'apply_id'>;
  * Runs `work` over every item with at most `concurrency` at once, in order of the list; stops taking
  * new items once `signal` is aborted (the hosts not reached were never sent anything).
  */
-export async function runPool<T>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
+export async function runPool<T>(
+  items: readonly T[],
+  concurrency: number,
+  signal: AbortSignal,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length && !signal.aborted) await work(items[next++]!);
@@ -56,11 +61,16 @@ export class DispatchReport {
   }
 
   write(): Promise<void> {
-    this.writing = this.writing.then(() => {
-      const [h, s] = [this.hosts, this.steps];
-      this.hosts = []; this.steps = [];
-      return this.writeRows(h, s);
-    }).catch((err: unknown) => { this.writeError ??= err; });
+    this.writing = this.writing
+      .then(() => {
+        const [h, s] = [this.hosts, this.steps];
+        this.hosts = [];
+        this.steps = [];
+        return this.writeRows(h, s);
+      })
+      .catch((err: unknown) => {
+        this.writeError ??= err;
+      });
     return this.writing;
   }
 

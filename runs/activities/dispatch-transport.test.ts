@@ -5,24 +5,41 @@ import assert from 'node:assert/strict';
 import type { StepSender } from './deps';
 import { hostTransports, type TransportDeps } from './dispatch-transport';
 
-function deps(o: { connected?: string[]; holders?: Record<string, string>; pushed?: string[]; openFails?: string }): TransportDeps & { closed: string[] } {
+function deps(o: {
+  connected?: string[];
+  holders?: Record<string, string>;
+  pushed?: string[];
+  openFails?: string;
+}): TransportDeps & { closed: string[] } {
   const closed: string[] = [];
   const sessions: StepSender = {
     isConnected: (sid) => (o.connected ?? []).includes(sid),
-    sendStep: async () => { throw new Error('not used'); },
+    sendStep: async () => {
+      throw new Error('not used');
+    },
   };
   return {
-    closed, sessions, kid: 'k1', reconnectGraceMs: 0,
+    closed,
+    sessions,
+    kid: 'k1',
+    reconnectGraceMs: 0,
     locate: async (sids) => sids.map((s) => o.holders?.[s] ?? null),
-    ...(o.pushed ? {
-      push: {
-        owns: async (sids: string[]) => new Set(sids.filter((s) => o.pushed!.includes(s))),
-        open: async (sid: string) => {
-          if (o.openFails) throw new Error(o.openFails);
-          return { ...sessions, close: async () => { closed.push(sid); } };
-        },
-      },
-    } : {}),
+    ...(o.pushed
+      ? {
+          push: {
+            owns: async (sids: string[]) => new Set(sids.filter((s) => o.pushed!.includes(s))),
+            open: async (sid: string) => {
+              if (o.openFails) throw new Error(o.openFails);
+              return {
+                ...sessions,
+                close: async () => {
+                  closed.push(sid);
+                },
+              };
+            },
+          },
+        }
+      : {}),
   };
 }
 

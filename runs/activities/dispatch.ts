@@ -40,7 +40,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       setMaxListeners(0, signal);
       await fenceRun(deps.db, applyId, { plan: 'allow' });
       const run = await getRun(deps.db, applyId);
-      const inc = run && await incarnationOf(deps.db, run);
+      const inc = run && (await incarnationOf(deps.db, run));
       if (!run || !inc) throw RunGone(applyId);
       const plans = await loadPlans(deps.db, applyId, sids);
       const transports = await hostTransports(deps, sids);
@@ -50,19 +50,35 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       // Per host and step: the path it manages and whether it carries a secret (kept on its row), and
       // which steps are secret steps (their file held or will hold a secret: no content shown).
       const facts = new Map<string, Map<number, { path: string | null; secret: boolean }>>();
-      for (const [sid, plan] of plans) facts.set(sid, new Map(plan.steps.map((st) => [st.index, { path: stepPath(st.params), secret: holdsSecret(st.params) }])));
-      const tainted = await taintedPaths(deps.db, sids, [...new Set([...facts.values()].flatMap((m) => [...m.values()].map((f) => f.path)).filter((p): p is string => p !== null))]);
+      for (const [sid, plan] of plans)
+        facts.set(
+          sid,
+          new Map(plan.steps.map((st) => [st.index, { path: stepPath(st.params), secret: holdsSecret(st.params) }])),
+        );
+      const tainted = await taintedPaths(deps.db, sids, [
+        ...new Set(
+          [...facts.values()].flatMap((m) => [...m.values()].map((f) => f.path)).filter((p): p is string => p !== null),
+        ),
+      ]);
       const check = run.kind === 'plan' ? { showContent: (step: PlanStep) => !holdsSecret(step.params) } : undefined;
       const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
       const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
       // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
       // changed there, so they will not change again here).
-      const owed = run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
+      const owed =
+        run.retry_of === null ? new Map<string, Set<string>>() : await owedOnchanges(deps.db, run.retry_of, sids);
       const out: DispatchOutcome = { ok: 0, changed: 0, failed: [], unknown: [], moved: [] };
-      const report = new DispatchReport(async (hosts, steps) => {
-        await recordSteps(deps.db, steps.map((r) => ({ ...r, path: null, secret: false, ...facts.get(r.sid)?.get(r.step_index) })));
-        await recordHosts(deps.db, hosts, applyId);
-      }, (progress) => ctx.heartbeat(progress), sids.length);
+      const report = new DispatchReport(
+        async (hosts, steps) => {
+          await recordSteps(
+            deps.db,
+            steps.map((r) => ({ ...r, path: null, secret: false, ...facts.get(r.sid)?.get(r.step_index) })),
+          );
+          await recordHosts(deps.db, hosts, applyId);
+        },
+        (progress) => ctx.heartbeat(progress),
+        sids.length,
+      );
       // Finished hosts are also written with each heartbeat (dispatch-pool.ts).
       const beat = setInterval(() => report.tick(), HEARTBEAT_MS);
       try {
@@ -70,50 +86,120 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
           const plan = plans.get(sid);
           if (!plan) {
             out.unknown.push(sid);
-            report.add({ sid, status: 'unknown', kid: deps.kid, reason: 'no rendered plan for this host', batch, started_at: null, finished_at: null }, [], false);
+            report.add(
+              {
+                sid,
+                status: 'unknown',
+                kid: deps.kid,
+                reason: 'no rendered plan for this host',
+                batch,
+                started_at: null,
+                finished_at: null,
+              },
+              [],
+              false,
+            );
             return;
           }
-          if (await transports.arrive(sid, signal) === 'moved') { out.moved.push(sid); return; }
+          if ((await transports.arrive(sid, signal)) === 'moved') {
+            out.moved.push(sid);
+            return;
+          }
           const hs = secrets.get(sid);
           if (hs?.error) {
             // Nothing is sent to a host whose secrets cannot be read: it fails whole, with the reason.
             const now = new Date();
-            report.add({ sid, status: 'failed', kid: deps.kid, reason: hs.error, batch, started_at: now, finished_at: now },
-              plan.steps.map((s) => ({ apply_id: applyId, sid, step_index: s.index, name: s.name, module: s.module, status: 'skipped' as const, skip_reason: 'secret_unavailable' as const,
-                changed: false, output: `not sent: ${hs.error}`, attempts: 0, replayed: false, started_at: null, finished_at: null })));
+            report.add(
+              { sid, status: 'failed', kid: deps.kid, reason: hs.error, batch, started_at: now, finished_at: now },
+              plan.steps.map((s) => ({
+                apply_id: applyId,
+                sid,
+                step_index: s.index,
+                name: s.name,
+                module: s.module,
+                status: 'skipped' as const,
+                skip_reason: 'secret_unavailable' as const,
+                changed: false,
+                output: `not sent: ${hs.error}`,
+                attempts: 0,
+                replayed: false,
+                started_at: null,
+                finished_at: null,
+              })),
+            );
             out.failed.push(sid);
             return;
           }
           const channel = await transports.open(sid, signal);
           if ('unreachable' in channel) {
             const now = new Date();
-            report.add({ sid, status: 'unknown', kid: deps.kid, reason: channel.unreachable, batch, started_at: now, finished_at: now });
+            report.add({
+              sid,
+              status: 'unknown',
+              kid: deps.kid,
+              reason: channel.unreachable,
+              batch,
+              started_at: now,
+              finished_at: now,
+            });
             out.unknown.push(sid);
             return;
           }
           const transport = channel.sender;
-          const guarded = diffGuard(hs ? secretSender(transport, hs.values) : transport, digestKey, secretSteps(plan.steps, tainted.get(sid) ?? new Set()));
+          const guarded = diffGuard(
+            hs ? secretSender(transport, hs.values) : transport,
+            digestKey,
+            secretSteps(plan.steps, tainted.get(sid) ?? new Set()),
+          );
           const host = {
-            sid, steps: hs?.steps ?? plan.steps, sender: guarded,
-            owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)), evaluate: deps.scenario.evaluate, stepTimeoutMs, signal,
+            sid,
+            steps: hs?.steps ?? plan.steps,
+            sender: guarded,
+            owed: new Set(plan.steps.filter((st) => st.onchanges && owed.get(sid)?.has(st.name)).map((st) => st.index)),
+            evaluate: deps.scenario.evaluate,
+            stepTimeoutMs,
+            signal,
             // Exactly what render saw: the input with its defaults, the state, the soulprint.
-            context: { input: run.rendered_input ?? run.input, state: run.plan_upgrade?.state_after ?? inc.state, soulprint: { self: plan.soulprint ?? {} } },
+            context: {
+              input: run.rendered_input ?? run.input,
+              state: run.plan_upgrade?.state_after ?? inc.state,
+              soulprint: { self: plan.soulprint ?? {} },
+            },
           };
           const r = await (async () => {
             if (planned && run.plan_id) {
               const planId = run.plan_id;
               const refused = await refuseOnPlanDrift({
-                applyId, planId, sid, plan, planned: planned.get(sid) ?? [], soul: factsNow?.get(sid),
-                checkAgain: () => applyHost({ ...host, applyId: planId, check: { showContent: (step) => !holdsSecret(step.params) } }),
+                applyId,
+                planId,
+                sid,
+                plan,
+                planned: planned.get(sid) ?? [],
+                soul: factsNow?.get(sid),
+                checkAgain: () =>
+                  applyHost({ ...host, applyId: planId, check: { showContent: (step) => !holdsSecret(step.params) } }),
               });
               if (refused) return refused;
             }
             return applyHost({ ...host, applyId, ...(check ? { check } : {}) });
           })().finally(() => channel.close());
-          report.add({ sid, status: r.status, kid: deps.kid, reason: r.reason, batch, started_at: r.startedAt, finished_at: r.finishedAt }, r.steps);
+          report.add(
+            {
+              sid,
+              status: r.status,
+              kid: deps.kid,
+              reason: r.reason,
+              batch,
+              started_at: r.startedAt,
+              finished_at: r.finishedAt,
+            },
+            r.steps,
+          );
           if (r.status === 'ok') out.ok++;
-          else if (r.status === 'changed') { out.ok++; out.changed++; }
-          else if (r.status === 'failed') out.failed.push(sid);
+          else if (r.status === 'changed') {
+            out.ok++;
+            out.changed++;
+          } else if (r.status === 'failed') out.failed.push(sid);
           else out.unknown.push(sid);
           if (report.full) await report.write();
         });

@@ -8,7 +8,13 @@
 // the per-host timeout, or whose stream is gone, is `unknown`: silence is never success.
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
-import { finishExecution, getExecution, recordExecutionHosts, type ExecutionHostRow, type ExecutionSummary } from '../../db/repos/executions';
+import {
+  finishExecution,
+  getExecution,
+  recordExecutionHosts,
+  type ExecutionHostRow,
+  type ExecutionSummary,
+} from '../../db/repos/executions';
 import type { DispatchActivityDeps, SharedActivityDeps, StepSender } from './deps';
 import type { RouteGroup } from '../messages';
 import { dispatchQueue } from '../queues';
@@ -17,7 +23,10 @@ import { cleanStepOutput } from './step-output';
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
 
-export interface ExecuteInput { executionId: string; sids: string[] }
+export interface ExecuteInput {
+  executionId: string;
+  sids: string[];
+}
 
 /** The ledger key of an execution: its own namespace, never an incarnation's apply_id. */
 export const executionKey = (executionId: string) => `exec-${executionId}`;
@@ -35,9 +44,16 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
       const pushed = deps.push ? await deps.push.owns(sids) : new Set<string>();
       const moved: string[] = [];
       let rows: ExecutionHostRow[] = [];
-      const flush = async () => { const r = rows; rows = []; await recordExecutionHosts(deps.db, executionId, r); };
+      const flush = async () => {
+        const r = rows;
+        rows = [];
+        await recordExecutionHosts(deps.db, executionId, r);
+      };
       let writing: Promise<void> = Promise.resolve();
-      const beat = setInterval(() => { ctx.heartbeat(); if (rows.length > 0) writing = writing.then(flush); }, HEARTBEAT_MS);
+      const beat = setInterval(() => {
+        ctx.heartbeat();
+        if (rows.length > 0) writing = writing.then(flush);
+      }, HEARTBEAT_MS);
       const here = async (sid: string) => {
         const deadline = Date.now() + graceMs;
         for (;;) {
@@ -57,23 +73,54 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
               try {
                 channel = await deps.push!.open(sid, signal);
               } catch (err) {
-                rows.push({ sid, status: 'unknown', changed: false, output: cleanStepOutput(`${(err as Error).message}; nothing was run on this host`), diff: null, started_at: null, finished_at: new Date() });
+                rows.push({
+                  sid,
+                  status: 'unknown',
+                  changed: false,
+                  output: cleanStepOutput(`${(err as Error).message}; nothing was run on this host`),
+                  diff: null,
+                  started_at: null,
+                  finished_at: new Date(),
+                });
                 continue;
               }
-            } else if (!(await here(sid))) { moved.push(sid); continue; }
+            } else if (!(await here(sid))) {
+              moved.push(sid);
+              continue;
+            }
             const started = new Date();
             try {
-              const a = await (channel ?? deps.sessions).sendStep(sid, {
-                applyId: executionKey(executionId), stepIndex: 0, module: e.module, params: e.params,
-                ...(e.dry_run ? { dryRun: true, showContent: true } : {}),
-              }, { timeoutMs: e.timeout_ms, signal });
+              const a = await (channel ?? deps.sessions).sendStep(
+                sid,
+                {
+                  applyId: executionKey(executionId),
+                  stepIndex: 0,
+                  module: e.module,
+                  params: e.params,
+                  ...(e.dry_run ? { dryRun: true, showContent: true } : {}),
+                },
+                { timeoutMs: e.timeout_ms, signal },
+              );
               rows.push({
-                sid, status: !a.ok ? 'failed' : a.changed ? 'changed' : 'ok', changed: a.changed, output: cleanStepOutput(a.output, e.output_cap),
-                diff: a.diff ?? null, started_at: a.startedAt, finished_at: a.finishedAt,
+                sid,
+                status: !a.ok ? 'failed' : a.changed ? 'changed' : 'ok',
+                changed: a.changed,
+                output: cleanStepOutput(a.output, e.output_cap),
+                diff: a.diff ?? null,
+                started_at: a.startedAt,
+                finished_at: a.finishedAt,
               });
             } catch (err) {
               // No answer in time, or the stream was lost mid-step: whether it ran is not known.
-              rows.push({ sid, status: 'unknown', changed: false, output: cleanStepOutput((err as Error).message), diff: null, started_at: started, finished_at: new Date() });
+              rows.push({
+                sid,
+                status: 'unknown',
+                changed: false,
+                output: cleanStepOutput((err as Error).message),
+                diff: null,
+                started_at: started,
+                finished_at: new Date(),
+              });
             } finally {
               await channel?.close();
             }
@@ -99,16 +146,39 @@ export function createExecutionSharedActivities(deps: SharedActivityDeps) {
       const unknown: string[] = [];
       sids.forEach((sid, i) => {
         const kid = kids[i];
-        if (!kid) { unknown.push(sid); return; }
+        if (!kid) {
+          unknown.push(sid);
+          return;
+        }
         let g = groups.get(kid);
         if (!g) groups.set(kid, (g = { kid, queue: dispatchQueue(deps.taskQueue, kid), sids: [] }));
         g.sids.push(sid);
       });
       return { groups: [...groups.values()], unknown };
     },
-    async markExecutionUnknown({ executionId, sids, reason }: { executionId: string; sids: string[]; reason: string }): Promise<void> {
+    async markExecutionUnknown({
+      executionId,
+      sids,
+      reason,
+    }: {
+      executionId: string;
+      sids: string[];
+      reason: string;
+    }): Promise<void> {
       const now = new Date();
-      await recordExecutionHosts(deps.db, executionId, sids.map((sid) => ({ sid, status: 'unknown', changed: false, output: reason, diff: null, started_at: null, finished_at: now })));
+      await recordExecutionHosts(
+        deps.db,
+        executionId,
+        sids.map((sid) => ({
+          sid,
+          status: 'unknown',
+          changed: false,
+          output: reason,
+          diff: null,
+          started_at: null,
+          finished_at: now,
+        })),
+      );
     },
     async finishExecution({ executionId }: { executionId: string }): Promise<ExecutionSummary> {
       return finishExecution(deps.db, executionId, 'no answer from this host');

@@ -22,7 +22,7 @@ export function expressionValues(src: string, evaluate: (path: string) => unknow
     let shown: string;
     try {
       const v = evaluate(p);
-      shown = typeof v === 'bigint' ? v.toString() : JSON.stringify(v) ?? String(v);
+      shown = typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? String(v));
     } catch {
       continue; // a path that is a function call's receiver or a missing key: nothing to show
     }

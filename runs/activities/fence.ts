@@ -34,7 +34,10 @@ export async function actingExecution(applyId: string): Promise<WorkflowExecutio
   if (!exec) throw NotLockHolder(`run ${applyId}: an activity outside a workflow may not act for a run`);
   if (!isShardOf(exec.workflowId, applyId)) return { workflowId: exec.workflowId, runId: exec.runId };
   const parent = await shardParent(ctx, exec);
-  if (!parent) throw NotLockHolder(`workflow ${exec.workflowId} has no parent; a shard of run ${applyId} is started by the run's own workflow only`);
+  if (!parent)
+    throw NotLockHolder(
+      `workflow ${exec.workflowId} has no parent; a shard of run ${applyId} is started by the run's own workflow only`,
+    );
   return parent;
 }
 
@@ -43,7 +46,11 @@ export async function actingExecution(applyId: string): Promise<WorkflowExecutio
  * as `opts` allow), and the asking execution is the run's own (`claim`: the first activity takes
  * an unclaimed run). Refused: NotLockHolder, not retried, and nothing was changed.
  */
-export async function fenceRun(db: Knex, applyId: string, opts: { finished?: 'allow' | 'refuse'; plan?: 'allow' | 'refuse'; claim?: boolean } = {}): Promise<void> {
+export async function fenceRun(
+  db: Knex,
+  applyId: string,
+  opts: { finished?: 'allow' | 'refuse'; plan?: 'allow' | 'refuse'; claim?: boolean } = {},
+): Promise<void> {
   const lock = await checkRunHoldsLock(db, applyId, opts);
   if (!lock.ok) throw NotLockHolder(lock.reason);
   const own = await checkRunWorkflow(db, applyId, await actingExecution(applyId), { claim: opts.claim ?? false });

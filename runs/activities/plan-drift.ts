@@ -13,7 +13,9 @@ const brief = (v: unknown) => {
 };
 
 function stepVerdict(r: StepRow | undefined): { status: string; changed: boolean; diff: unknown } {
-  return r ? { status: r.status, changed: r.changed, diff: r.diff ?? null } : { status: 'absent', changed: false, diff: null };
+  return r
+    ? { status: r.status, changed: r.changed, diff: r.diff ?? null }
+    : { status: 'absent', changed: false, diff: null };
 }
 
 /** One line per difference between the plan's check of a host and the check just made; [] when none. */
@@ -26,7 +28,10 @@ export function stepDrift(planned: StepRow[], now: StepRow[]): string[] {
     if (isDeepStrictEqual(a, b)) continue;
     const name = `step ${p.step_index} (${p.name ?? p.module})`;
     if (a.status !== b.status) out.push(`${name}: the plan saw it ${a.status}, now it is ${b.status}`);
-    else if (a.changed !== b.changed) out.push(`${name}: the plan saw ${a.changed ? 'a change to make' : 'nothing to change'}, now ${b.changed ? 'there is a change to make' : 'nothing to change'}`);
+    else if (a.changed !== b.changed)
+      out.push(
+        `${name}: the plan saw ${a.changed ? 'a change to make' : 'nothing to change'}, now ${b.changed ? 'there is a change to make' : 'nothing to change'}`,
+      );
     else out.push(`${name}: the plan saw ${brief(a.diff)}, now ${brief(b.diff)}`);
   }
   return out;
@@ -36,6 +41,7 @@ export function stepDrift(planned: StepRow[], now: StepRow[]): string[] {
 export function factsDrift(planned: Record<string, unknown> | null, now: Record<string, unknown> | null): string[] {
   if (planned === null || now === null) return [];
   const keys = [...new Set([...Object.keys(planned), ...Object.keys(now)])].sort();
-  return keys.filter((k) => !isDeepStrictEqual(planned[k], now[k]))
+  return keys
+    .filter((k) => !isDeepStrictEqual(planned[k], now[k]))
     .map((k) => `fact ${k}: the plan rendered with ${brief(planned[k])}, now ${brief(now[k])}`);
 }

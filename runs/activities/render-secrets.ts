@@ -6,7 +6,11 @@ import { incarnationSecretPrefix } from '../../common/secret';
 import { deriveHandleKey } from '../../scenario/secrets/handles';
 import type { RenderSecretsConfig } from './deps';
 
-export function renderSecrets(cfg: RenderSecretsConfig, applyId: string, incarnation: { name: string; secrets_key: string | null }) {
+export function renderSecrets(
+  cfg: RenderSecretsConfig,
+  applyId: string,
+  incarnation: { name: string; secrets_key: string | null },
+) {
   return {
     binding: applyId,
     handleKey: deriveHandleKey(cfg.nonceKey),

@@ -19,14 +19,28 @@ import type { RunRecord } from '../../db/repos/runs';
 import { DESTROY } from '../../db/repos/run-outcome';
 import { budgetHosts, parseBudget } from '../../scenario/budget';
 
-interface Host { sid: string; covens: string[]; soulprint: Record<string, unknown> }
+interface Host {
+  sid: string;
+  covens: string[];
+  soulprint: Record<string, unknown>;
+}
 
 /** The run's hosts by the one targeting rule (db/repos/targets.ts), and the souls it leaves out with why. */
-async function targetHosts(db: Knex, covens: string[]): Promise<{ hosts: Host[]; left: { sid: string; reason: string }[] }> {
+async function targetHosts(
+  db: Knex,
+  covens: string[],
+): Promise<{ hosts: Host[]; left: { sid: string; reason: string }[] }> {
   const { targets, notTargeted } = await runTargets(db, covens);
   // The registry's covens (the operator's labels) are what `on: coven:<name>` and
   // `soulprint.self.covens` see; a soul cannot claim covens through the facts it reports.
-  return { hosts: targets.map((r) => ({ sid: r.sid, covens: r.covens, soulprint: { ...(r.soulprint ?? {}), covens: r.covens } })), left: notTargeted };
+  return {
+    hosts: targets.map((r) => ({
+      sid: r.sid,
+      covens: r.covens,
+      soulprint: { ...(r.soulprint ?? {}), covens: r.covens },
+    })),
+    left: notTargeted,
+  };
 }
 
 export async function renderRun(deps: SharedActivityDeps, applyId: string): Promise<RenderOutcome> {
@@ -39,7 +53,12 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   // A run that applies a plan renders nothing: it takes the plan's steps as they were checked.
   if (run.plan_id) {
     const adopted = await adoptPlan(db, applyId, run.plan_id);
-    return { ok: true, sids: adopted.sids, serial: adopted.serial as SerialSpec, ...(adopted.batches ? { batches: adopted.batches } : {}) };
+    return {
+      ok: true,
+      sids: adopted.sids,
+      serial: adopted.serial as SerialSpec,
+      ...(adopted.batches ? { batches: adopted.batches } : {}),
+    };
   }
   const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
     await saveRenderErrors(db, applyId, commit, errors);
@@ -47,14 +66,30 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   };
 
   const service = await getService(db, inc.service);
-  if (!service) return fail(null, [{ file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` }]);
+  if (!service)
+    return fail(null, [
+      { file: 'catalog', line: 0, col: 0, rule: 'service', message: `service ${inc.service} is not in the catalog` },
+    ]);
   // The commit the run's version was pinned to when the run was recorded, never what its ref points at now.
   const ref = run.service_commit ?? run.service_ref ?? service.ref;
   let loaded;
   try {
-    loaded = await scenario.loadService({ git: service.git, ref, cacheDir: deps.cacheDir, credentialRef: service.credential_ref ?? undefined });
+    loaded = await scenario.loadService({
+      git: service.git,
+      ref,
+      cacheDir: deps.cacheDir,
+      credentialRef: service.credential_ref ?? undefined,
+    });
   } catch (err) {
-    return fail(null, [{ file: 'service.yml', line: 0, col: 0, rule: 'load', message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}` }]);
+    return fail(null, [
+      {
+        file: 'service.yml',
+        line: 0,
+        col: 0,
+        rule: 'load',
+        message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}`,
+      },
+    ]);
   }
   // The plan of an upgrade renders the new version on the state its migrations would make.
   let state = inc.state;
@@ -62,14 +97,33 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
     const from = inc.state_schema_version ?? 1;
     const to = run.plan_upgrade.to_version;
     try {
-      state = to === from ? inc.state : await scenario.migrate({ service: loaded, state: inc.state, fromVersion: from, toVersion: to });
+      state =
+        to === from
+          ? inc.state
+          : await scenario.migrate({ service: loaded, state: inc.state, fromVersion: from, toVersion: to });
     } catch (err) {
-      return fail(loaded.commit, [{ file: 'migrations', line: 0, col: 0, rule: 'migration', message: `migration from version ${from} to ${to} failed: ${(err as Error).message}` }]);
+      return fail(loaded.commit, [
+        {
+          file: 'migrations',
+          line: 0,
+          col: 0,
+          rule: 'migration',
+          message: `migration from version ${from} to ${to} failed: ${(err as Error).message}`,
+        },
+      ]);
     }
-    await savePlanUpgrade(db, applyId, { ...run.plan_upgrade, migrations: Array.from({ length: to - from }, (_, i) => from + i + 1), state_before: inc.state, state_after: state });
+    await savePlanUpgrade(db, applyId, {
+      ...run.plan_upgrade,
+      migrations: Array.from({ length: to - from }, (_, i) => from + i + 1),
+      state_before: inc.state,
+      state_after: state,
+    });
   } else {
     const mismatch = schemaMismatch(inc, run.service_ref ?? ref, loaded);
-    if (mismatch) return fail(loaded.commit, [{ file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch }]);
+    if (mismatch)
+      return fail(loaded.commit, [
+        { file: 'service.yml', line: 0, col: 0, rule: 'state_schema_version', message: mismatch },
+      ]);
   }
 
   const all = await targetHosts(db, inc.covens);
@@ -78,7 +132,10 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const hosts = only ? all.hosts.filter((h) => only.has(h.sid)) : all.hosts;
   const left = only ? [] : all.left;
   const rendered = await scenario.render({
-    service: loaded, operation: run.operation, input: run.input, state,
+    service: loaded,
+    operation: run.operation,
+    input: run.input,
+    state,
     hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
     ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc) } : {}),
   });
@@ -100,7 +157,13 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
       ...left.map((l) => ({ sid: l.sid, status: 'pending' as const, reason: l.reason })),
     ],
   });
-  return { ok: true, sids: planned.map((h) => h.sid), serial: plan.orchestration.serial ?? null, batches: plan.batches, budget };
+  return {
+    ok: true,
+    sids: planned.map((h) => h.sid),
+    serial: plan.orchestration.serial ?? null,
+    batches: plan.batches,
+    budget,
+  };
 }
 
 /**
@@ -108,7 +171,11 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
  * one it could compare; a count against a percentage is compared here, in hosts). A `destroy` has
  * none: a committed destroy removes the incarnation, which would leave its failed hosts behind.
  */
-export function runBudget(run: Pick<RunRecord, 'operation' | 'max_failed'>, scenario: RunBudget | undefined, hosts: number): RunBudget {
+export function runBudget(
+  run: Pick<RunRecord, 'operation' | 'max_failed'>,
+  scenario: RunBudget | undefined,
+  hosts: number,
+): RunBudget {
   const base = scenario ?? { maxFailed: 0, countUnknown: true };
   if (run.operation === DESTROY) return { ...base, maxFailed: 0 };
   const asked = run.max_failed === null ? undefined : parseBudget(run.max_failed);

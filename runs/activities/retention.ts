@@ -12,7 +12,9 @@ export function createRetentionActivities(deps: SharedActivityDeps) {
       const r = deps.retention ?? DEFAULTS;
       const now = Date.now();
       const counts = await pruneHistory(deps.db, {
-        plans: new Date(now - r.plansMs), runs: new Date(now - r.runsMs), activity: new Date(now - r.activityMs),
+        plans: new Date(now - r.plansMs),
+        runs: new Date(now - r.runsMs),
+        activity: new Date(now - r.activityMs),
       });
       deps.log.info('retention: pruned history', { ...counts });
       return counts;

@@ -9,8 +9,19 @@ export async function logRunEdge(deps: SharedActivityDeps, applyId: string, edge
   const r = await getRun(deps.db, applyId);
   if (!r) return;
   const fields = {
-    apply_id: r.apply_id, kind: r.kind, incarnation: r.incarnation, operation: r.operation, created_by: r.created_by, started_by: actorKindOf(r.created_by),
-    ...(edge === 'ended' ? { status: r.status, error: r.error, ms: r.finished_at ? r.finished_at.getTime() - r.created_at.getTime() : null } : {}),
+    apply_id: r.apply_id,
+    kind: r.kind,
+    incarnation: r.incarnation,
+    operation: r.operation,
+    created_by: r.created_by,
+    started_by: actorKindOf(r.created_by),
+    ...(edge === 'ended'
+      ? {
+          status: r.status,
+          error: r.error,
+          ms: r.finished_at ? r.finished_at.getTime() - r.created_at.getTime() : null,
+        }
+      : {}),
   };
   deps.log.info(`${r.kind} ${edge}`, fields);
 }

@@ -28,7 +28,14 @@ export interface OperationInfo {
   inputs: { name: string; type: string; required: boolean; default?: unknown; secret: boolean; schema?: object }[];
 }
 
-export interface RenderError { file: string; line: number; col: number; rule: string; message: string; fix?: string }
+export interface RenderError {
+  file: string;
+  line: number;
+  col: number;
+  rule: string;
+  message: string;
+  fix?: string;
+}
 
 /** What the workflow needs of the scenario's orchestration; targets (`on:`, `where:`) are already applied. */
 export interface Orchestration {
@@ -39,7 +46,10 @@ export interface Orchestration {
 }
 
 /** Failed (and, with countUnknown, unknown) hosts a run may have and still commit. */
-export interface RunBudget { maxFailed: number; countUnknown: boolean }
+export interface RunBudget {
+  maxFailed: number;
+  countUnknown: boolean;
+}
 
 export interface RenderedPlan {
   /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
@@ -56,7 +66,10 @@ export interface RenderedPlan {
 }
 
 /** A run the API refuses before anything starts: the body field (JSON pointer) and the rule broken. */
-export interface RunProblem { path: string; message: string }
+export interface RunProblem {
+  path: string;
+  message: string;
+}
 
 export type RenderResult = { ok: true; plan: RenderedPlan } | { ok: false; errors: RenderError[] };
 
@@ -65,9 +78,19 @@ export interface ScenarioPort {
    * `credentialRef` is the service's; the keeper's wrapper (runs/git-access.ts) adds the source
    * policy and the resolved credential before the engine clones.
    */
-  loadService(args: { git: string; ref: string; cacheDir: string; credentialRef?: string; policy?: GitPolicy; credential?: GitCredential }): Promise<LoadedService>;
+  loadService(args: {
+    git: string;
+    ref: string;
+    cacheDir: string;
+    credentialRef?: string;
+    policy?: GitPolicy;
+    credential?: GitCredential;
+  }): Promise<LoadedService>;
   render(args: {
-    service: LoadedService; operation: string; input: Record<string, unknown>; state: Record<string, unknown>;
+    service: LoadedService;
+    operation: string;
+    input: Record<string, unknown>;
+    state: Record<string, unknown>;
     hosts: { sid: string; soulprint: Record<string, unknown> }[];
     /** The handle key and binding, and the secret policy (issues 12, 28); engines without secrets ignore it. */
     secrets?: { binding: string; handleKey: Uint8Array; keeperPrefix: string; inputPrefixes: string[] };
@@ -78,5 +101,10 @@ export interface ScenarioPort {
   /** Evaluates one CEL expression (apply-time `when`, `changed_when`, `failed_when`, `until`, `where`). */
   evaluate(src: string, context: Record<string, unknown>): unknown;
   /** Runs migrations/<v>.yml for v in (from, to], in order; throws when one is missing or fails. */
-  migrate(args: { service: LoadedService; state: Record<string, unknown>; fromVersion: number; toVersion: number }): Promise<Record<string, unknown>>;
+  migrate(args: {
+    service: LoadedService;
+    state: Record<string, unknown>;
+    fromVersion: number;
+    toVersion: number;
+  }): Promise<Record<string, unknown>>;
 }

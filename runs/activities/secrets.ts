@@ -9,13 +9,24 @@
 // A host whose steps hold a handle without a verified entry, or need a secret that cannot be read,
 // is failed before anything is sent to it, with the reason; hosts that need none go on (interface
 // spec 7, outage table).
-import { SecretText, SecretValue, isSecret, pathProblem, refProblem, scrubValues, underPrefix, type SecretRef } from '../../common/secret';
+import {
+  SecretText,
+  SecretValue,
+  isSecret,
+  pathProblem,
+  refProblem,
+  scrubValues,
+  underPrefix,
+  type SecretRef,
+} from '../../common/secret';
 import type { PlanStep } from '../../scenario/render/plan';
 import { deriveHandleKey, verifyHandle } from '../../scenario/secrets/handles';
 import { SECRET_MARK, mapStrings, splitHandles } from '../../scenario/secrets/markers';
 import type { StepSender } from './step-sender';
 
-export interface SecretReader { readFields(path: string): Promise<Record<string, unknown>> }
+export interface SecretReader {
+  readFields(path: string): Promise<Record<string, unknown>>;
+}
 
 export interface DispatchSecrets {
   reader: SecretReader;
@@ -33,13 +44,19 @@ export interface HostSecrets {
 }
 
 const key = (r: SecretRef) => `${r.path}#${r.field}`;
-const UNVERIFIED = 'a step holds a secret placeholder that this keeper did not issue for this run, host and step; nothing was sent to this host (render the run again)';
+const UNVERIFIED =
+  'a step holds a secret placeholder that this keeper did not issue for this run, host and step; nothing was sent to this host (render the run again)';
 
 /**
  * The verified secrets of each step of one host (by step index, then handle number), or why the
  * host cannot be sent anything. `binding` is the apply_id the plan was rendered under.
  */
-function verifiedRefs(handleKey: Uint8Array, binding: string, sid: string, steps: PlanStep[]): Map<number, SecretRef[]> | string {
+function verifiedRefs(
+  handleKey: Uint8Array,
+  binding: string,
+  sid: string,
+  steps: PlanStep[],
+): Map<number, SecretRef[]> | string {
   const out = new Map<number, SecretRef[]>();
   for (const step of steps) {
     const used = new Set<number>();
@@ -69,8 +86,11 @@ function verifiedRefs(handleKey: Uint8Array, binding: string, sid: string, steps
 }
 
 /** Resolves the handles of every host's plan of this dispatch; a host without any is passed through. */
-export async function resolvePlanSecrets(secrets: DispatchSecrets | undefined, binding: string,
-  plans: Map<string, { steps: PlanStep[] }>): Promise<Map<string, HostSecrets>> {
+export async function resolvePlanSecrets(
+  secrets: DispatchSecrets | undefined,
+  binding: string,
+  plans: Map<string, { steps: PlanStep[] }>,
+): Promise<Map<string, HostSecrets>> {
   const out = new Map<string, HostSecrets>();
   const carrying = [...plans].filter(([, plan]) => plan.steps.some((st) => holdsSecret(st.params)));
   if (carrying.length === 0) return out;
@@ -81,31 +101,49 @@ export async function resolvePlanSecrets(secrets: DispatchSecrets | undefined, b
   const read = (path: string) => {
     let p = byPath.get(path);
     if (!p) {
-      p = secrets && pathProblem(path) === null && underPrefix(path, secrets.scenarioPrefix)
-        ? secrets.reader.readFields(path).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
-        : Promise.resolve(new Error(`${path} is outside secretstore.scenario_prefix`));
+      p =
+        secrets && pathProblem(path) === null && underPrefix(path, secrets.scenarioPrefix)
+          ? secrets.reader
+              .readFields(path)
+              .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
+          : Promise.resolve(new Error(`${path} is outside secretstore.scenario_prefix`));
       byPath.set(path, p);
     }
     return p;
   };
   for (const [sid, plan] of carrying) {
     const refs = handleKey ? verifiedRefs(handleKey, binding, sid, plan.steps) : UNVERIFIED;
-    if (typeof refs === 'string') { out.set(sid, { steps: plan.steps, values: [], error: refs }); continue; }
+    if (typeof refs === 'string') {
+      out.set(sid, { steps: plan.steps, values: [], error: refs });
+      continue;
+    }
     const values = new Map<string, SecretValue>();
     let error: string | undefined;
     for (const ref of [...refs.values()].flat()) {
       if (!ref || values.has(key(ref))) continue;
       const fields = await read(ref.path);
-      if (fields instanceof Error) { error = `cannot read secretstore:${key(ref)}: ${fields.message}; nothing was sent to this host`; break; }
+      if (fields instanceof Error) {
+        error = `cannot read secretstore:${key(ref)}: ${fields.message}; nothing was sent to this host`;
+        break;
+      }
       const v = fields[ref.field];
-      if (typeof v !== 'string' || v === '') { error = `the secret at ${ref.path} has no field "${ref.field}"; nothing was sent to this host`; break; }
+      if (typeof v !== 'string' || v === '') {
+        error = `the secret at ${ref.path} has no field "${ref.field}"; nothing was sent to this host`;
+        break;
+      }
       values.set(key(ref), new SecretValue(ref, v));
     }
-    if (error) { out.set(sid, { steps: plan.steps, values: [], error }); continue; }
+    if (error) {
+      out.set(sid, { steps: plan.steps, values: [], error });
+      continue;
+    }
     const steps = plan.steps.map((step) => {
       const mine = refs.get(step.index);
       if (!mine) return step;
-      return { ...step, params: mapStrings(step.params, (s) => withValues(s, mine, values)) as Record<string, unknown> };
+      return {
+        ...step,
+        params: mapStrings(step.params, (s) => withValues(s, mine, values)) as Record<string, unknown>,
+      };
     });
     out.set(sid, { steps, values: [...values.values()] });
   }
@@ -125,7 +163,10 @@ export function secretSender(inner: StepSender, values: SecretValue[]): StepSend
     isConnected: (sid) => inner.isConnected(sid),
     async sendStep(sid, step, opts) {
       const answer = await inner.sendStep(sid, step, opts);
-      const diff = answer.diff === undefined ? {} : { diff: JSON.parse(scrubValues(JSON.stringify(answer.diff), values)) as Record<string, unknown> };
+      const diff =
+        answer.diff === undefined
+          ? {}
+          : { diff: JSON.parse(scrubValues(JSON.stringify(answer.diff), values)) as Record<string, unknown> };
       return { ...answer, output: scrubValues(answer.output, values), ...diff };
     },
   };

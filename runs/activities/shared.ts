@@ -21,8 +21,12 @@ export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
   /** Every entry point first: only the run holding its incarnation's lock, and only its own workflow
    *  execution, may act (runs/activities/fence.ts); render, a run's or plan's first activity, claims it. */
-  const guard = async (applyId: string, finished: 'allow' | 'refuse' = 'refuse', plan: 'allow' | 'refuse' = 'refuse', claim = false) =>
-    fenceRun(db, applyId, { finished, plan, claim });
+  const guard = async (
+    applyId: string,
+    finished: 'allow' | 'refuse' = 'refuse',
+    plan: 'allow' | 'refuse' = 'refuse',
+    claim = false,
+  ) => fenceRun(db, applyId, { finished, plan, claim });
   return {
     async renderRun({ applyId }: { applyId: string }): Promise<RenderOutcome> {
       await guard(applyId, 'refuse', 'allow', true);
@@ -39,18 +43,45 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       const unknown: string[] = [];
       sids.forEach((sid, i) => {
         const kid = kids[i];
-        if (!kid) { unknown.push(sid); return; }
+        if (!kid) {
+          unknown.push(sid);
+          return;
+        }
         let g = groups.get(kid);
         if (!g) groups.set(kid, (g = { kid, queue: dispatchQueue(deps.taskQueue, kid), sids: [] }));
         g.sids.push(sid);
       });
-      await recordHosts(db, unknown.map((sid) => ({ sid, status: 'unknown', kid: null, reason: 'the soul is not connected to any keeper', batch, started_at: null, finished_at: null })), applyId);
+      await recordHosts(
+        db,
+        unknown.map((sid) => ({
+          sid,
+          status: 'unknown',
+          kid: null,
+          reason: 'the soul is not connected to any keeper',
+          batch,
+          started_at: null,
+          finished_at: null,
+        })),
+        applyId,
+      );
       return { groups: [...groups.values()], unknown };
     },
 
     async markUnknown({ applyId, sids, reason }: { applyId: string; sids: string[]; reason: string }): Promise<void> {
       await guard(applyId, 'refuse', 'allow');
-      await recordHosts(db, sids.map((sid) => ({ sid, status: 'unknown', kid: null, reason, batch: null, started_at: null, finished_at: null })), applyId);
+      await recordHosts(
+        db,
+        sids.map((sid) => ({
+          sid,
+          status: 'unknown',
+          kid: null,
+          reason,
+          batch: null,
+          started_at: null,
+          finished_at: null,
+        })),
+        applyId,
+      );
     },
 
     async markSkipped({ applyId, sids }: { applyId: string; sids: string[] }): Promise<void> {
@@ -86,7 +117,13 @@ export function createSharedActivities(deps: SharedActivityDeps) {
     ...createDriftActivities(deps),
     ...createRetentionActivities(deps),
 
-    async upgradeState({ applyId, toVersion }: { applyId: string; toVersion: number | null }): Promise<{ version: number }> {
+    async upgradeState({
+      applyId,
+      toVersion,
+    }: {
+      applyId: string;
+      toVersion: number | null;
+    }): Promise<{ version: number }> {
       await guard(applyId, 'refuse', 'refuse', true);
       return upgradeState(deps, applyId, toVersion);
     },

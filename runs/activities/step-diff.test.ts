@@ -7,28 +7,44 @@ import { contentDigestKey, diffGuard, keeperDiff, keyedDigest, secretSteps, step
 const key = contentDigestKey(new Uint8Array(32).fill(9));
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const soulDiff = (before: string, after: string) => ({
-  content: { before: { sha256: sha(before), size: before.length }, after: { sha256: sha(after), size: after.length }, unified: `-${before}+${after}` },
+  content: {
+    before: { sha256: sha(before), size: before.length },
+    after: { sha256: sha(after), size: after.length },
+    unified: `-${before}+${after}`,
+  },
   mode: { from: '0644', to: '0600' },
 });
 const secret = new SecretValue({ path: 'secret/keeper/services/x/db', field: 'password' }, 'canary-step-diff');
 
 describe('step diffs as the keeper keeps them', function () {
-  it('replaces every plain hash by the keeper\'s keyed digest and keeps the rest of a file without a secret', function () {
+  it("replaces every plain hash by the keeper's keyed digest and keeps the rest of a file without a secret", function () {
     const d = keeperDiff(soulDiff('a\n', 'b\n'), key, false);
     assert.deepEqual(d, {
-      content: { before: { digest: keyedDigest(key, sha('a\n')), size: 2 }, after: { digest: keyedDigest(key, sha('b\n')), size: 2 }, unified: '-a\n+b\n' },
+      content: {
+        before: { digest: keyedDigest(key, sha('a\n')), size: 2 },
+        after: { digest: keyedDigest(key, sha('b\n')), size: 2 },
+        unified: '-a\n+b\n',
+      },
       mode: { from: '0644', to: '0600' },
     });
     assert.ok(!JSON.stringify(d).includes(sha('a\n')) && !JSON.stringify(d).includes(sha('b\n')));
     // The same key gives the same digest (a plan and its check compare like with like); another key not.
     assert.equal(keyedDigest(contentDigestKey(new Uint8Array(32).fill(9)), sha('a\n')), keyedDigest(key, sha('a\n')));
-    assert.notEqual(keyedDigest(contentDigestKey(new Uint8Array(32).fill(8)), sha('a\n')), keyedDigest(key, sha('a\n')));
+    assert.notEqual(
+      keyedDigest(contentDigestKey(new Uint8Array(32).fill(8)), sha('a\n')),
+      keyedDigest(key, sha('a\n')),
+    );
   });
 
   it('shows a secret step as "secret content changed": no content, no size, keyed digests only', function () {
     const d = keeperDiff(soulDiff('password = hunter2\n', 'plain\n'), key, true);
     assert.deepEqual(d, {
-      content: { secret: true, note: 'secret content changed', before: { digest: keyedDigest(key, sha('password = hunter2\n')) }, after: { digest: keyedDigest(key, sha('plain\n')) } },
+      content: {
+        secret: true,
+        note: 'secret content changed',
+        before: { digest: keyedDigest(key, sha('password = hunter2\n')) },
+        after: { digest: keyedDigest(key, sha('plain\n')) },
+      },
       mode: { from: '0644', to: '0600' },
     });
   });
@@ -52,18 +68,31 @@ describe('step diffs as the keeper keeps them', function () {
       async sendStep(_sid, step) {
         asked.push(step.showContent);
         const now = new Date();
-        return { changed: true, ok: true, output: '', startedAt: now, finishedAt: now, replayed: false, diff: soulDiff('old\n', 'new\n') };
+        return {
+          changed: true,
+          ok: true,
+          output: '',
+          startedAt: now,
+          finishedAt: now,
+          replayed: false,
+          diff: soulDiff('old\n', 'new\n'),
+        };
       },
     };
     const guarded = diffGuard(inner, key, new Set([1]));
     const send = (stepIndex: number, params: Record<string, unknown>) =>
-      guarded.sendStep('h1', { applyId: 'x', stepIndex, module: 'core.file.present', params, dryRun: true, showContent: true }, { timeoutMs: 1000 });
+      guarded.sendStep(
+        'h1',
+        { applyId: 'x', stepIndex, module: 'core.file.present', params, dryRun: true, showContent: true },
+        { timeoutMs: 1000 },
+      );
     const plain = await send(0, { path: '/etc/a', content: 'new\n' });
     const tainted = await send(1, { path: '/etc/b', content: 'new\n' });
     const carries = await send(2, { path: '/etc/c', content: secret });
     assert.deepEqual(asked, [true, false, false]);
     assert.equal((plain.diff!.content as { unified?: string }).unified, '-old\n+new\n');
-    for (const a of [tainted, carries]) assert.deepEqual(Object.keys(a.diff!.content as object), ['secret', 'note', 'before', 'after']);
+    for (const a of [tainted, carries])
+      assert.deepEqual(Object.keys(a.diff!.content as object), ['secret', 'note', 'before', 'after']);
     assert.ok(![plain, tainted, carries].some((a) => JSON.stringify(a.diff).includes(sha('old\n'))));
   });
 });

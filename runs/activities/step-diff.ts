@@ -23,7 +23,9 @@ export const SECRET_CHANGED = 'secret content changed';
 /** The keeper's content-digest key: its own label, so it is no other key derived from the same secret. */
 export function contentDigestKey(signingKey: Uint8Array | undefined): Buffer {
   // Without the cluster's key (never in a keeper process) the digests are only this process's own.
-  return createHmac('sha256', signingKey ?? randomBytes(32)).update('keeper content digests v1').digest();
+  return createHmac('sha256', signingKey ?? randomBytes(32))
+    .update('keeper content digests v1')
+    .digest();
 }
 
 /** The keyed digest of a content the soul described by its plain SHA-256 (hex). */
@@ -47,7 +49,10 @@ function keyHashes(v: unknown, key: Buffer, secret: boolean): unknown {
   if (!isObject(v)) return v;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
-    if (k === 'sha256') { if (typeof x === 'string') out.digest = keyedDigest(key, x); continue; }
+    if (k === 'sha256') {
+      if (typeof x === 'string') out.digest = keyedDigest(key, x);
+      continue;
+    }
     if (secret && k === 'size') continue;
     out[k] = keyHashes(x, key, secret);
   }
@@ -59,7 +64,12 @@ export function keeperDiff(diff: Record<string, unknown>, key: Buffer, secret: b
   const out = keyHashes(diff, key, secret) as Record<string, unknown>;
   if (secret && isObject(out.content)) {
     const { before, after } = out.content;
-    out.content = { secret: true, note: SECRET_CHANGED, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
+    out.content = {
+      secret: true,
+      note: SECRET_CHANGED,
+      ...(before === undefined ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
+    };
   }
   return out;
 }

@@ -3,13 +3,15 @@ import { cleanStepOutput, MAX_STEP_OUTPUT_BYTES } from './step-output';
 
 describe('step output: escaped and capped', () => {
   it('escapes ESC sequences, other C0 but \\n and \\t, DEL and C1; keeps text and non-ASCII as they are', () => {
-    assert.equal(cleanStepOutput('\u001b]0;owned\u0007\u001b[2J\r\tok\nnext\u0000\u007f\u009b31m é ✓'),
-      '\\x1b]0;owned\\x07\\x1b[2J\\x0d\tok\nnext\\x00\\x7f\\x9b31m é ✓');
+    assert.equal(
+      cleanStepOutput('\u001b]0;owned\u0007\u001b[2J\r\tok\nnext\u0000\u007f\u009b31m é ✓'),
+      '\\x1b]0;owned\\x07\\x1b[2J\\x0d\tok\nnext\\x00\\x7f\\x9b31m é ✓',
+    );
     assert.equal(cleanStepOutput('plain output\n'), 'plain output\n');
   });
 
   it('keeps 64 KiB of a 3 MiB output and counts the rest in bytes of what the host sent', () => {
-    const raw = '\u001b[31mred\u001b[0m '.repeat(3 * 1024 * 1024 / 14);
+    const raw = '\u001b[31mred\u001b[0m '.repeat((3 * 1024 * 1024) / 14);
     const out = cleanStepOutput(raw);
     const [kept, marker] = out.split('\n... ');
     assert.ok(Buffer.byteLength(kept!) <= MAX_STEP_OUTPUT_BYTES);

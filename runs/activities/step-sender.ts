@@ -5,16 +5,29 @@ import type { StepProgram } from '../../scenario/render/plan';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
 export interface StepSender {
-  sendStep(sid: string, step: {
-    applyId: string; stepIndex: number; module: string; params: Record<string, unknown>;
-    /** Check mode (plans): nothing is changed; `showContent` allows a unified diff of a file's content. */
-    dryRun?: boolean; showContent?: boolean;
-    /** A module shipped with the service: its program, which the soul caches by hash. */
-    program?: StepProgram;
-  },
-    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<{
-      changed: boolean; ok: boolean; output: string; startedAt: Date; finishedAt: Date; replayed: boolean; diff?: Record<string, unknown>;
-    }>;
+  sendStep(
+    sid: string,
+    step: {
+      applyId: string;
+      stepIndex: number;
+      module: string;
+      params: Record<string, unknown>;
+      /** Check mode (plans): nothing is changed; `showContent` allows a unified diff of a file's content. */
+      dryRun?: boolean;
+      showContent?: boolean;
+      /** A module shipped with the service: its program, which the soul caches by hash. */
+      program?: StepProgram;
+    },
+    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (message: string) => void },
+  ): Promise<{
+    changed: boolean;
+    ok: boolean;
+    output: string;
+    startedAt: Date;
+    finishedAt: Date;
+    replayed: boolean;
+    diff?: Record<string, unknown>;
+  }>;
   isConnected(sid: string): boolean;
 }
 

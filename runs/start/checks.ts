@@ -14,18 +14,30 @@ import { refuse } from './outcome';
 const loading = new Map<string, Promise<unknown>>();
 
 /** Loads `ref` (default: the catalog ref; a run passes its version's pinned commit); a failure is thrown as it is. */
-export async function loadSerialized(deps: RunServiceDeps, service: Pick<ServiceRecord, 'git' | 'ref' | 'credential_ref'>, ref = service.ref) {
+export async function loadSerialized(
+  deps: RunServiceDeps,
+  service: Pick<ServiceRecord, 'git' | 'ref' | 'credential_ref'>,
+  ref = service.ref,
+) {
   const scenario = scenarioOf(deps);
-  const load = () => scenario.loadService({ git: service.git, ref, cacheDir: deps.config.services.cache_dir, credentialRef: service.credential_ref ?? undefined });
+  const load = () =>
+    scenario.loadService({
+      git: service.git,
+      ref,
+      cacheDir: deps.config.services.cache_dir,
+      credentialRef: service.credential_ref ?? undefined,
+    });
   const prev = loading.get(service.git) ?? Promise.resolve();
-  const mine = prev.catch(() => undefined).then(async () => {
-    try {
-      return await load();
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
-      return load();
-    }
-  });
+  const mine = prev
+    .catch(() => undefined)
+    .then(async () => {
+      try {
+        return await load();
+      } catch {
+        await new Promise((r) => setTimeout(r, 250));
+        return load();
+      }
+    });
   loading.set(service.git, mine);
   try {
     return await mine;
@@ -38,7 +50,10 @@ export async function loadChecked(deps: RunServiceDeps, service: ServiceRecord, 
   try {
     return await loadSerialized(deps, service, ref);
   } catch (err) {
-    throw refuse.invalid(`service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}`, [{ path: field, message: 'the service does not load' }]);
+    throw refuse.invalid(
+      `service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}`,
+      [{ path: field, message: 'the service does not load' }],
+    );
   }
 }
 
@@ -48,22 +63,39 @@ export async function loadChecked(deps: RunServiceDeps, service: ServiceRecord, 
  * input resolves (declared names, required inputs, types), and the covens hold at least one
  * onboarded soul unless the caller asked for an empty run. Each refusal names the field.
  */
-export async function precheck(deps: RunServiceDeps, service: ServiceRecord, run: {
-  operation: string; input: Record<string, unknown>; covens: string[]; allowEmpty: boolean; covensPath: string;
-  /** The version the run applies and its pinned commit; `incarnation` (absent for a create) has committed state to match. */
-  version?: { name: string; commit?: string }; incarnation?: { name: string; state_schema_version: number | null };
-}, already?: LoadedService) {
+export async function precheck(
+  deps: RunServiceDeps,
+  service: ServiceRecord,
+  run: {
+    operation: string;
+    input: Record<string, unknown>;
+    covens: string[];
+    allowEmpty: boolean;
+    covensPath: string;
+    /** The version the run applies and its pinned commit; `incarnation` (absent for a create) has committed state to match. */
+    version?: { name: string; commit?: string };
+    incarnation?: { name: string; state_schema_version: number | null };
+  },
+  already?: LoadedService,
+) {
   const scenario = scenarioOf(deps);
   // A caller that loaded the version already (delete, to find `destroy`) passes it: one load per run start.
-  const loaded = already ?? await loadChecked(deps, service, '/body/service', run.version?.commit ?? run.version?.name ?? service.ref);
+  const loaded =
+    already ??
+    (await loadChecked(deps, service, '/body/service', run.version?.commit ?? run.version?.name ?? service.ref));
   const mismatch = run.incarnation && schemaMismatch(run.incarnation, run.version?.name ?? service.ref, loaded);
-  if (mismatch) throw refuse.invalid(mismatch, [{ path: '/body/operation', message: 'the version expects another state_schema_version than the committed state' }]);
+  if (mismatch)
+    throw refuse.invalid(mismatch, [
+      { path: '/body/operation', message: 'the version expects another state_schema_version than the committed state' },
+    ]);
   const found = scenario.checkRun({ service: loaded, operation: run.operation, input: run.input });
   if (found.length > 0) throw refuse.invalid(found.map((p) => p.message).join('; '), found);
   // The same question render asks (db/repos/targets.ts): revoked and never-onboarded souls are not targets.
   if (!run.allowEmpty && (await runTargets(deps.db, run.covens)).targets.length === 0) {
-    throw refuse.invalid(`no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
-      [{ path: run.covensPath, message: 'matches no onboarded soul' }]);
+    throw refuse.invalid(
+      `no onboarded soul carries any of the covens ${run.covens.join(', ')}: the run would target no host; pass "allow_empty": true to run it anyway`,
+      [{ path: run.covensPath, message: 'matches no onboarded soul' }],
+    );
   }
   // The caller seals secret inputs with the same load (one git fetch per run start, not two).
   return loaded;

@@ -14,7 +14,11 @@ import { refuse, type RunAccepted } from './outcome';
 import { sealSecretInputs } from './secret-inputs';
 
 /** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, refuses as unavailable. */
-export async function launch(deps: RunServiceDeps, run: NewRun & { service: string }, start: (t: TemporalClientHolder) => Promise<string>): Promise<RunAccepted> {
+export async function launch(
+  deps: RunServiceDeps,
+  run: NewRun & { service: string },
+  start: (t: TemporalClientHolder) => Promise<string>,
+): Promise<RunAccepted> {
   let runId: string;
   try {
     runId = await start(temporalOf(deps));
@@ -31,7 +35,11 @@ export const startRun = (deps: RunServiceDeps, run: NewRun & { service: string }
   launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
 
 /** Starts the recorded plan's workflow; if Temporal refuses, the plan is failed with the reason (unavailable). */
-export async function startPlan(deps: RunServiceDeps, plan: Parameters<typeof startPlanWorkflow>[1], expiresAt: Date): Promise<RunAccepted> {
+export async function startPlan(
+  deps: RunServiceDeps,
+  plan: Parameters<typeof startPlanWorkflow>[1],
+  expiresAt: Date,
+): Promise<RunAccepted> {
   let runId: string;
   try {
     runId = await startPlanWorkflow(temporalOf(deps), plan);
@@ -45,10 +53,25 @@ export async function startPlan(deps: RunServiceDeps, plan: Parameters<typeof st
 }
 
 /** Secret inputs become references before the run is recorded (secret-inputs.ts). */
-export function sealInputs(deps: RunServiceDeps, service: { name: string; git: string; ref: string; credential_ref?: string | null }, incarnation: { name: string; secrets_key: string | null }, operation: string, applyId: string, input: Record<string, unknown>,
-  loaded?: { secretInputs?: Record<string, string[]> }) {
+export function sealInputs(
+  deps: RunServiceDeps,
+  service: { name: string; git: string; ref: string; credential_ref?: string | null },
+  incarnation: { name: string; secrets_key: string | null },
+  operation: string,
+  applyId: string,
+  input: Record<string, unknown>,
+  loaded?: { secretInputs?: Record<string, string[]> },
+) {
   return sealSecretInputs({
-    scenario: deps.scenario, secrets: deps.secrets, scenarioPrefix: deps.config.secretstore.scenario_prefix, cacheDir: deps.config.services.cache_dir,
-    service, incarnation, operation, applyId, input, ...(loaded ? { loaded } : {}),
+    scenario: deps.scenario,
+    secrets: deps.secrets,
+    scenarioPrefix: deps.config.secretstore.scenario_prefix,
+    cacheDir: deps.config.services.cache_dir,
+    service,
+    incarnation,
+    operation,
+    applyId,
+    input,
+    ...(loaded ? { loaded } : {}),
   });
 }

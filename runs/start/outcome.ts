@@ -8,7 +8,10 @@ import { RepoConflict, RepoNotFound } from '../../db/repos/errors';
 export type RefusalKind = 'invalid' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
 
 /** A field (JSON pointer into what the starter sent, e.g. `/body/covens`) and the rule it breaks. */
-export interface FieldProblem { path: string; message: string }
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
 
 export interface RunAccepted {
   accepted: true;
@@ -33,13 +36,23 @@ export type RunOutcome = RunAccepted | RunRefused;
 
 /** Thrown inside the service where the saga stops; `outcomeOf` turns it into a RunRefused. */
 export class Refusal extends Error {
-  constructor(readonly kind: RefusalKind, readonly reason: string, readonly fields: FieldProblem[] = []) {
+  constructor(
+    readonly kind: RefusalKind,
+    readonly reason: string,
+    readonly fields: FieldProblem[] = [],
+  ) {
     super(reason);
     this.name = 'Refusal';
   }
 
   refused(): RunRefused {
-    return { accepted: false, kind: this.kind, field: this.fields[0]?.path ?? null, reason: this.reason, fields: this.fields };
+    return {
+      accepted: false,
+      kind: this.kind,
+      field: this.fields[0]?.path ?? null,
+      reason: this.reason,
+      fields: this.fields,
+    };
   }
 }
 
@@ -64,7 +77,9 @@ export async function outcomeOf(start: () => Promise<RunAccepted>): Promise<RunO
 export function refusedOf(err: unknown): RunRefused | undefined {
   if (err instanceof Refusal) return err.refused();
   // The lock is taken in PostgreSQL (db/repos/incarnations.ts beginRun): busy or locked is a conflict.
-  if (err instanceof RepoConflict) return { accepted: false, kind: 'conflict', field: null, reason: err.message, fields: [] };
-  if (err instanceof RepoNotFound) return { accepted: false, kind: 'not_found', field: null, reason: err.message, fields: [] };
+  if (err instanceof RepoConflict)
+    return { accepted: false, kind: 'conflict', field: null, reason: err.message, fields: [] };
+  if (err instanceof RepoNotFound)
+    return { accepted: false, kind: 'not_found', field: null, reason: err.message, fields: [] };
   return undefined;
 }

@@ -19,20 +19,30 @@ import { mustIncarnation, refuseYanked } from './source';
 
 export async function applyPlan(deps: RunServiceDeps, name: string, planId: string, by: string): Promise<RunAccepted> {
   const plan = await getRun(deps.db, planId);
-  if (!plan || plan.kind !== 'plan' || plan.incarnation !== name) throw refuse.notFound(`incarnation ${name} has no plan ${planId}`);
+  if (!plan || plan.kind !== 'plan' || plan.incarnation !== name)
+    throw refuse.notFound(`incarnation ${name} has no plan ${planId}`);
   const again = `make a new plan with POST /v1/incarnations/${name}/plans`;
   const usable = () => {
-    if (plan.status === 'running') throw refuse.conflict(`plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`);
-    if (plan.status === 'failed') throw refuse.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
-    if (plan.applied_by) throw refuse.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
-    if (plan.expires_at && plan.expires_at.getTime() <= Date.now()) throw refuse.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
+    if (plan.status === 'running')
+      throw refuse.conflict(
+        `plan ${planId} is still checking its hosts; wait for it to be ready (GET .../plans/${planId}?wait=30s)`,
+      );
+    if (plan.status === 'failed')
+      throw refuse.conflict(`plan ${planId} cannot be applied: ${plan.error ?? 'it failed'}; ${again}`);
+    if (plan.applied_by)
+      throw refuse.conflict(`plan ${planId} was applied already by run ${plan.applied_by}; ${again}`);
+    if (plan.expires_at && plan.expires_at.getTime() <= Date.now())
+      throw refuse.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
   };
   if (plan.plan_upgrade) {
-    throw refuse.conflict(`plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
-      `upgrade with POST /v1/incarnations/${name}/upgrade {"version": "${plan.plan_upgrade.version}"} (state only), then plan and apply the operation`);
+    throw refuse.conflict(
+      `plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
+        `upgrade with POST /v1/incarnations/${name}/upgrade {"version": "${plan.plan_upgrade.version}"} (state only), then plan and apply the operation`,
+    );
   }
   const claim = async (trx: Knex.Transaction, applyId: string) => {
-    if (!await claimPlan(trx, planId, applyId)) throw refuse.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
+    if (!(await claimPlan(trx, planId, applyId)))
+      throw refuse.conflict(`plan ${planId} was applied by another run or expired a moment ago; ${again}`);
   };
   if (plan.plan_target) {
     // The plan of a create: applying it creates the incarnation it was made for, with its steps.
@@ -43,23 +53,50 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
     if (version) refuseYanked(version, 'version');
     const applyId = newApplyId(name, plan.operation);
     const run = {
-      applyId, incarnation: name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? t.version ?? '',
-      ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: t.service,
+      applyId,
+      incarnation: name,
+      operation: plan.operation,
+      input: plan.input,
+      serviceRef: plan.service_ref ?? t.version ?? '',
+      ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}),
+      createdBy: by,
+      planId,
+      service: t.service,
     };
     // The plan sealed its secret inputs under its own id: the incarnation it creates keeps that key.
-    await createIncarnation(deps.db, { name, service: t.service, covens: t.covens, ...(t.version ? { version: t.version } : {}), createdBy: by, secretsKey: planId }, run,
-      { within: (trx) => claim(trx, applyId) });
+    await createIncarnation(
+      deps.db,
+      {
+        name,
+        service: t.service,
+        covens: t.covens,
+        ...(t.version ? { version: t.version } : {}),
+        createdBy: by,
+        secretsKey: planId,
+      },
+      run,
+      { within: (trx) => claim(trx, applyId) },
+    );
     return startRun(deps, run);
   }
   const inc = await mustIncarnation(deps, name);
   usable();
   if (plan.plan_base !== inc.last_committed_apply_id) {
-    throw refuse.conflict(`plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`);
+    throw refuse.conflict(
+      `plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`,
+    );
   }
   const applyId = newApplyId(inc.name, plan.operation);
   const run = {
-    applyId, incarnation: inc.name, operation: plan.operation, input: plan.input, serviceRef: plan.service_ref ?? inc.service_version ?? '',
-    ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}), createdBy: by, planId, service: inc.service,
+    applyId,
+    incarnation: inc.name,
+    operation: plan.operation,
+    input: plan.input,
+    serviceRef: plan.service_ref ?? inc.service_version ?? '',
+    ...(plan.service_commit ? { serviceCommit: plan.service_commit } : {}),
+    createdBy: by,
+    planId,
+    service: inc.service,
   };
   await beginRun(deps.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
   return startRun(deps, run);

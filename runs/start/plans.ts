@@ -32,23 +32,45 @@ export interface PlanRequest {
 export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<RunAccepted> {
   const existing = await getIncarnation(deps.db, body.name);
   if (!existing) return planCreate(deps, body.name, body, body.by);
-  const extra = (['service', 'covens', ...(body.operation === 'upgrade' ? [] : ['version'] as const)] as const).filter((k) => body[k] !== undefined);
+  const extra = (
+    ['service', 'covens', ...(body.operation === 'upgrade' ? [] : (['version'] as const))] as const
+  ).filter((k) => body[k] !== undefined);
   if (extra.length > 0) {
-    throw refuse.invalid(`incarnation ${body.name} exists: ${extra.join(', ')} belong to the plan of a create only`, extra.map((k) => ({ path: `/body/${k}`, message: 'only for the plan of a create' })));
+    throw refuse.invalid(
+      `incarnation ${body.name} exists: ${extra.join(', ')} belong to the plan of a create only`,
+      extra.map((k) => ({ path: `/body/${k}`, message: 'only for the plan of a create' })),
+    );
   }
   if (body.operation === 'upgrade') return planUpgrade(deps, existing, body, body.by);
   const inc = existing;
   const service = await serviceOf(deps, inc.service);
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const planId = newApplyId(inc.name, `${body.operation}.plan`);
-  const given = mergeInput(await lastCommittedInput(deps.db, inc.last_committed_apply_id), body.input, body.inputMode).input;
+  const given = mergeInput(
+    await lastCommittedInput(deps.db, inc.last_committed_apply_id),
+    body.input,
+    body.inputMode,
+  ).input;
   const loaded = await precheck(deps, service, {
-    operation: body.operation, input: given, covens: inc.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/allow_empty',
-    version: { name: version.version, commit: version.commit }, incarnation: inc,
+    operation: body.operation,
+    input: given,
+    covens: inc.covens,
+    allowEmpty: body.allowEmpty ?? false,
+    covensPath: '/body/allow_empty',
+    version: { name: version.version, commit: version.commit },
+    incarnation: inc,
   });
   const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, body.operation, planId, given, loaded);
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
-  const plan = { applyId: planId, incarnation: inc.name, operation: body.operation, input, ...pinned(version), createdBy: body.by, service: service.name };
+  const plan = {
+    applyId: planId,
+    incarnation: inc.name,
+    operation: body.operation,
+    input,
+    ...pinned(version),
+    createdBy: body.by,
+    service: service.name,
+  };
   await insertPlan(deps.db, { ...plan, base: inc.last_committed_apply_id, expiresAt });
   return startPlan(deps, plan, expiresAt);
 }
@@ -59,21 +81,54 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
  */
 async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest, by: string) {
   if (body.operation !== 'create' || body.service === undefined || body.covens === undefined) {
-    const missing = [...(body.service === undefined ? ['service'] : []), ...(body.covens === undefined ? ['covens'] : [])];
-    throw refuse.notFound(`incarnation ${name} does not exist; to plan its create, send operation "create" with service and covens` +
-      `${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`);
+    const missing = [
+      ...(body.service === undefined ? ['service'] : []),
+      ...(body.covens === undefined ? ['covens'] : []),
+    ];
+    throw refuse.notFound(
+      `incarnation ${name} does not exist; to plan its create, send operation "create" with service and covens` +
+        `${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`,
+    );
   }
   const service = await serviceOf(deps, body.service);
-  const version = await versionToApply(deps, service, body.version, '/body/version', { mustExist: body.version !== undefined, notYanked: true });
+  const version = await versionToApply(deps, service, body.version, '/body/version', {
+    mustExist: body.version !== undefined,
+    notYanked: true,
+  });
   const planId = newApplyId(name, 'create.plan');
   const loaded = await precheck(deps, service, {
-    operation: 'create', input: body.input ?? {}, covens: body.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/covens',
+    operation: 'create',
+    input: body.input ?? {},
+    covens: body.covens,
+    allowEmpty: body.allowEmpty ?? false,
+    covensPath: '/body/covens',
     version: { name: version.version, commit: version.commit },
   });
-  const input = await sealInputs(deps, { ...service, ref: version.commit }, { name, secrets_key: planId }, 'create', planId, body.input ?? {}, loaded);
+  const input = await sealInputs(
+    deps,
+    { ...service, ref: version.commit },
+    { name, secrets_key: planId },
+    'create',
+    planId,
+    body.input ?? {},
+    loaded,
+  );
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
-  const plan = { applyId: planId, incarnation: name, operation: 'create', input, ...pinned(version), createdBy: by, service: service.name };
-  await insertPlan(deps.db, { ...plan, base: null, expiresAt, target: { service: service.name, covens: body.covens, version: version.version } });
+  const plan = {
+    applyId: planId,
+    incarnation: name,
+    operation: 'create',
+    input,
+    ...pinned(version),
+    createdBy: by,
+    service: service.name,
+  };
+  await insertPlan(deps.db, {
+    ...plan,
+    base: null,
+    expiresAt,
+    target: { service: service.name, covens: body.covens, version: version.version },
+  });
   return startPlan(deps, plan, expiresAt);
 }
 
@@ -84,27 +139,56 @@ async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest,
  * upgrade migrates state only; a run afterwards changes the hosts, and can be planned then).
  */
 async function planUpgrade(deps: RunServiceDeps, inc: IncarnationRecord, body: PlanRequest, by: string) {
-  if (body.version === undefined) throw refuse.invalid('the plan of an upgrade needs the version to move to', [{ path: '/body/version', message: 'required with operation upgrade' }]);
+  if (body.version === undefined)
+    throw refuse.invalid('the plan of an upgrade needs the version to move to', [
+      { path: '/body/version', message: 'required with operation upgrade' },
+    ]);
   const service = await serviceOf(deps, inc.service);
-  const target = await versionToApply(deps, service, body.version, '/body/version', { mustExist: true, notYanked: true });
+  const target = await versionToApply(deps, service, body.version, '/body/version', {
+    mustExist: true,
+    notYanked: true,
+  });
   if (inc.state_schema_version !== null && target.state_schema_version < inc.state_schema_version) {
-    throw refuse.conflict(`upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +
-      `version ${target.version} expects ${target.state_schema_version} (an older schema)`);
+    throw refuse.conflict(
+      `upgrades are forward only: incarnation ${inc.name}'s state is at state_schema_version ${inc.state_schema_version}, ` +
+        `version ${target.version} expects ${target.state_schema_version} (an older schema)`,
+    );
   }
   const last = inc.last_committed_apply_id ? await lastCommittedRun(deps.db, inc.last_committed_apply_id) : undefined;
-  if (!last) throw refuse.conflict(`incarnation ${inc.name} has no committed operation: there is nothing an upgrade would change yet`);
+  if (!last)
+    throw refuse.conflict(
+      `incarnation ${inc.name} has no committed operation: there is nothing an upgrade would change yet`,
+    );
   const input = (await lastCommittedInput(deps.db, inc.last_committed_apply_id)) ?? {};
   // The input is checked against the new version's scenario (the schema guard is the point of the plan, not a refusal).
   await precheck(deps, service, {
-    operation: last.operation, input, covens: inc.covens, allowEmpty: body.allowEmpty ?? false, covensPath: '/body/allow_empty',
+    operation: last.operation,
+    input,
+    covens: inc.covens,
+    allowEmpty: body.allowEmpty ?? false,
+    covensPath: '/body/allow_empty',
     version: { name: target.version, commit: target.commit },
   });
   const planId = newApplyId(inc.name, 'upgrade.plan');
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
-  const plan = { applyId: planId, incarnation: inc.name, operation: last.operation, input, ...pinned(target), createdBy: by, service: service.name };
+  const plan = {
+    applyId: planId,
+    incarnation: inc.name,
+    operation: last.operation,
+    input,
+    ...pinned(target),
+    createdBy: by,
+    service: service.name,
+  };
   await insertPlan(deps.db, {
-    ...plan, base: inc.last_committed_apply_id, expiresAt,
-    upgrade: { version: target.version, from_version: inc.state_schema_version, to_version: target.state_schema_version },
+    ...plan,
+    base: inc.last_committed_apply_id,
+    expiresAt,
+    upgrade: {
+      version: target.version,
+      from_version: inc.state_schema_version,
+      to_version: target.state_schema_version,
+    },
   });
   return startPlan(deps, plan, expiresAt);
 }

@@ -10,11 +10,19 @@ import { refuse } from './outcome';
 /** The reason dispatch records on a host refused for drift (runs/activities/dispatch.ts). */
 const DRIFT = 'drift since plan ';
 
-export async function refuseUnreviewedRetry(deps: RunServiceDeps, incarnation: string, failed: Pick<RunRecord, 'apply_id' | 'plan_id' | 'operation'>): Promise<void> {
+export async function refuseUnreviewedRetry(
+  deps: RunServiceDeps,
+  incarnation: string,
+  failed: Pick<RunRecord, 'apply_id' | 'plan_id' | 'operation'>,
+): Promise<void> {
   if (!failed.plan_id) return;
-  const drifted = (await runReport(deps.db, failed.apply_id)).hosts.filter((h) => h.reason?.startsWith(DRIFT)).map((h) => h.sid);
+  const drifted = (await runReport(deps.db, failed.apply_id)).hosts
+    .filter((h) => h.reason?.startsWith(DRIFT))
+    .map((h) => h.sid);
   if (drifted.length === 0) return;
-  throw refuse.conflict(`run ${failed.apply_id} applied plan ${failed.plan_id} and refused ${drifted.length} host(s) changed since the plan (${drifted.slice(0, 5).join(', ')}${drifted.length > 5 ? ', ...' : ''}); ` +
-    'a retry would apply a fresh render nobody reviewed. Unlock (POST .../unlock without retry), make a new plan of ' +
-    `${failed.operation} (keeperctl run ${incarnation} ${failed.operation} --plan shows its diff and applies it), or retry with "force_render": true`);
+  throw refuse.conflict(
+    `run ${failed.apply_id} applied plan ${failed.plan_id} and refused ${drifted.length} host(s) changed since the plan (${drifted.slice(0, 5).join(', ')}${drifted.length > 5 ? ', ...' : ''}); ` +
+      'a retry would apply a fresh render nobody reviewed. Unlock (POST .../unlock without retry), make a new plan of ' +
+      `${failed.operation} (keeperctl run ${incarnation} ${failed.operation} --plan shows its diff and applies it), or retry with "force_render": true`,
+  );
 }

@@ -9,7 +9,12 @@ import { refuse } from './outcome';
 
 /** What sealing needs of the scenario engine: which inputs of an operation are secret (the runs' ScenarioPort fits). */
 export interface SecretInputsSource {
-  loadService(a: { git: string; ref: string; cacheDir: string; credentialRef?: string }): Promise<{ secretInputs?: Record<string, string[]> }>;
+  loadService(a: {
+    git: string;
+    ref: string;
+    cacheDir: string;
+    credentialRef?: string;
+  }): Promise<{ secretInputs?: Record<string, string[]> }>;
 }
 
 export interface SealArgs {
@@ -31,7 +36,14 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
   if (!a.scenario || Object.keys(a.input).length === 0) return a.input;
   let secretNames: string[];
   try {
-    const loaded = a.loaded ?? await a.scenario.loadService({ git: a.service.git, ref: a.service.ref, cacheDir: a.cacheDir, credentialRef: a.service.credential_ref ?? undefined });
+    const loaded =
+      a.loaded ??
+      (await a.scenario.loadService({
+        git: a.service.git,
+        ref: a.service.ref,
+        cacheDir: a.cacheDir,
+        credentialRef: a.service.credential_ref ?? undefined,
+      }));
     secretNames = loaded.secretInputs?.[a.operation] ?? [];
   } catch {
     // Which inputs are secret is unknown: nothing may be stored, not even the input.
@@ -43,12 +55,17 @@ export async function sealSecretInputs(a: SealArgs): Promise<Record<string, unkn
     if (!Object.prototype.hasOwnProperty.call(out, name)) continue;
     const v = out[name];
     if (typeof v !== 'string' || v === '') {
-      throw refuse.invalid(`input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'a secret is a string' }]);
+      throw refuse.invalid(
+        `input "${name}" is secret: give a non-empty string, or a reference secretstore:<path>#<field>`,
+        [{ path: `/body/input/${name}`, message: 'a secret is a string' }],
+      );
     }
     if (v.startsWith('secretstore:')) {
       const ref = parseReference(v);
       if (!ref) {
-        throw refuse.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [{ path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' }]);
+        throw refuse.invalid(`input "${name}" is not a valid reference; write secretstore:<path>#<field>`, [
+          { path: `/body/input/${name}`, message: 'not a secretstore:<path>#<field> reference' },
+        ]);
       }
       // Read with the scenario role's token, which reaches only the scenario prefix (issue 28).
       const why = scenarioPathProblem(ref.path, a.scenarioPrefix);

@@ -13,15 +13,35 @@ import { outcomeOf, refuse } from './outcome';
 import { createRunService } from './service';
 
 /** A database no test here may reach: the refusals below happen before anything is read or written. */
-const untouchableDb = new Proxy(() => undefined, { get() { throw new Error('the database was touched'); }, apply() { throw new Error('the database was touched'); } }) as unknown as Knex;
+const untouchableDb = new Proxy(() => undefined, {
+  get() {
+    throw new Error('the database was touched');
+  },
+  apply() {
+    throw new Error('the database was touched');
+  },
+}) as unknown as Knex;
 
-const service: ServiceRecord = { name: 'web', git: 'https://git.example/web.git', ref: 'main', credential_ref: null } as unknown as ServiceRecord;
+const service: ServiceRecord = {
+  name: 'web',
+  git: 'https://git.example/web.git',
+  ref: 'main',
+  credential_ref: null,
+} as unknown as ServiceRecord;
 
 function countingScenario() {
   const calls = { load: 0 };
-  const loaded = { commit: 'c'.repeat(40), name: 'web', stateSchemaVersion: 1, secretInputs: { create: ['password'] } } as unknown as LoadedService;
+  const loaded = {
+    commit: 'c'.repeat(40),
+    name: 'web',
+    stateSchemaVersion: 1,
+    secretInputs: { create: ['password'] },
+  } as unknown as LoadedService;
   const scenario: Pick<ScenarioPort, 'loadService' | 'checkRun'> = {
-    async loadService() { calls.load += 1; return loaded; },
+    async loadService() {
+      calls.load += 1;
+      return loaded;
+    },
     checkRun: () => [],
   };
   return { scenario, calls };
@@ -31,22 +51,54 @@ function depsWith(over: Partial<RunServiceDeps>): RunServiceDeps {
   const written: Record<string, Record<string, string>> = {};
   return {
     db: untouchableDb,
-    secrets: { async writeFields(path: string, fields: Record<string, string>) { written[path] = fields; } },
-    config: { services: { cache_dir: '/tmp/x' }, secretstore: { scenario_prefix: 'scenario/' }, plans: { ttl_ms: 1000 }, temporal: { ui_url: '', namespace: 'default' } } as unknown as RunServiceDeps['config'],
+    secrets: {
+      async writeFields(path: string, fields: Record<string, string>) {
+        written[path] = fields;
+      },
+    },
+    config: {
+      services: { cache_dir: '/tmp/x' },
+      secretstore: { scenario_prefix: 'scenario/' },
+      plans: { ttl_ms: 1000 },
+      temporal: { ui_url: '', namespace: 'default' },
+    } as unknown as RunServiceDeps['config'],
     ...over,
   };
 }
 
 describe('run service outcomes', () => {
   it('names the kind, the field and the reason of a refusal', async () => {
-    const out = await outcomeOf(async () => { throw refuse.invalid('input "port" must be an integer', [{ path: '/body/input/port', message: 'not an integer' }]); });
-    assert.deepEqual(out, { accepted: false, kind: 'invalid', field: '/body/input/port', reason: 'input "port" must be an integer', fields: [{ path: '/body/input/port', message: 'not an integer' }] });
+    const out = await outcomeOf(async () => {
+      throw refuse.invalid('input "port" must be an integer', [
+        { path: '/body/input/port', message: 'not an integer' },
+      ]);
+    });
+    assert.deepEqual(out, {
+      accepted: false,
+      kind: 'invalid',
+      field: '/body/input/port',
+      reason: 'input "port" must be an integer',
+      fields: [{ path: '/body/input/port', message: 'not an integer' }],
+    });
   });
 
   it('answers a taken lock as a conflict naming no field, and lets an unexpected error through', async () => {
-    const out = await outcomeOf(async () => { throw new RepoConflict('duplicate', 'incarnation web is applying run x; wait for it to finish'); });
-    assert.deepEqual(out, { accepted: false, kind: 'conflict', field: null, reason: 'incarnation web is applying run x; wait for it to finish', fields: [] });
-    await assert.rejects(outcomeOf(async () => { throw new TypeError('boom'); }), /boom/);
+    const out = await outcomeOf(async () => {
+      throw new RepoConflict('duplicate', 'incarnation web is applying run x; wait for it to finish');
+    });
+    assert.deepEqual(out, {
+      accepted: false,
+      kind: 'conflict',
+      field: null,
+      reason: 'incarnation web is applying run x; wait for it to finish',
+      fields: [],
+    });
+    await assert.rejects(
+      outcomeOf(async () => {
+        throw new TypeError('boom');
+      }),
+      /boom/,
+    );
   });
 
   it('refuses every start while Temporal is not connected, before the database is touched', async () => {
@@ -59,7 +111,13 @@ describe('run service outcomes', () => {
       await runs.retry({ name: 'web', by }),
       await runs.delete({ name: 'web', by }),
     ]) {
-      assert.deepEqual(out, { accepted: false, kind: 'unavailable', field: null, reason: 'the workflow engine (Temporal) is not answering; retry shortly', fields: [] });
+      assert.deepEqual(out, {
+        accepted: false,
+        kind: 'unavailable',
+        field: null,
+        reason: 'the workflow engine (Temporal) is not answering; retry shortly',
+        fields: [],
+      });
     }
   });
 });
@@ -68,8 +126,23 @@ describe('one load per run start', () => {
   it('checks and seals secret inputs with a single load of the service from git', async () => {
     const { scenario, calls } = countingScenario();
     const deps = depsWith({ scenario });
-    const loaded = await precheck(deps, service, { operation: 'create', input: { password: 'hunter2' }, covens: ['web'], allowEmpty: true, covensPath: '/body/covens', version: { name: 'v1', commit: 'c'.repeat(40) } });
-    const input = await sealInputs(deps, { ...service, ref: 'c'.repeat(40) }, { name: 'web', secrets_key: 'web.create.1' }, 'create', 'web.create.1', { password: 'hunter2' }, loaded);
+    const loaded = await precheck(deps, service, {
+      operation: 'create',
+      input: { password: 'hunter2' },
+      covens: ['web'],
+      allowEmpty: true,
+      covensPath: '/body/covens',
+      version: { name: 'v1', commit: 'c'.repeat(40) },
+    });
+    const input = await sealInputs(
+      deps,
+      { ...service, ref: 'c'.repeat(40) },
+      { name: 'web', secrets_key: 'web.create.1' },
+      'create',
+      'web.create.1',
+      { password: 'hunter2' },
+      loaded,
+    );
     assert.equal(calls.load, 1);
     // The value went to the store; what is kept is its reference.
     assert.match(String(input.password), /^secretstore:.*runs\/web\.create\.1#password$/);
@@ -78,7 +151,12 @@ describe('one load per run start', () => {
   it('does not load again when the caller has the version loaded already (delete finds destroy with it)', async () => {
     const { scenario, calls } = countingScenario();
     const already = await scenario.loadService({ git: service.git, ref: 'main', cacheDir: '/tmp/x' });
-    await precheck(depsWith({ scenario }), service, { operation: 'destroy', input: {}, covens: ['web'], allowEmpty: true, covensPath: '/query/force' }, already);
+    await precheck(
+      depsWith({ scenario }),
+      service,
+      { operation: 'destroy', input: {}, covens: ['web'], allowEmpty: true, covensPath: '/query/force' },
+      already,
+    );
     assert.equal(calls.load, 1);
   });
 });

@@ -23,22 +23,34 @@ export function createRunService(deps: RunServiceDeps) {
     create: (req: ops.CreateRequest): Promise<RunOutcome> => outcomeOf(() => ops.create(deps, req)),
     run: (req: ops.RunRequest): Promise<RunOutcome> => outcomeOf(() => ops.run(deps, req)),
     plan: (req: PlanRequest): Promise<RunOutcome> => outcomeOf(() => plan(deps, req)),
-    applyPlan: (req: { name: string; planId: string; by: string }): Promise<RunOutcome> => outcomeOf(() => applyPlan(deps, req.name, req.planId, req.by)),
+    applyPlan: (req: { name: string; planId: string; by: string }): Promise<RunOutcome> =>
+      outcomeOf(() => applyPlan(deps, req.name, req.planId, req.by)),
     upgrade: (req: ops.UpgradeRequest): Promise<RunOutcome> => outcomeOf(() => ops.upgrade(deps, req)),
     retry: (req: ops.RetryRequest): Promise<RunOutcome> => outcomeOf(() => ops.retry(deps, req)),
-    delete: (req: { name: string; by: string; beforeLock?: (inc: IncarnationRecord) => Promise<void> }): Promise<RunOutcome> => outcomeOf(() => ops.destroy(deps, req)),
+    delete: (req: {
+      name: string;
+      by: string;
+      beforeLock?: (inc: IncarnationRecord) => Promise<void>;
+    }): Promise<RunOutcome> => outcomeOf(() => ops.destroy(deps, req)),
     converge: (req: ops.ConvergeRequest): Promise<RunOutcome> => outcomeOf(() => ops.converge(deps, req)),
 
     // What the catalog and the readers share with run starts; these throw a Refusal (the API maps it).
     /** The incarnation, or not_found naming when a deleted one had the name. */
     incarnation: (name: string) => mustIncarnation(deps, name),
     /** Loads a ref and lints it (registration, publishing); unprocessable naming `field` when unusable. */
-    checkedLoad: (service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>, ref: string, field: string) => checkedLoad(deps, service, ref, field),
+    checkedLoad: (service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>, ref: string, field: string) =>
+      checkedLoad(deps, service, ref, field),
     /** Resolves, checks and pins a ref as a published version (in `db`, a transaction when the caller has one). */
-    publishChecked: (db: Knex | Knex.Transaction, service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>, ref: string, field: string, by?: string) =>
-      publishChecked(deps, db, service, ref, field, by),
+    publishChecked: (
+      db: Knex | Knex.Transaction,
+      service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>,
+      ref: string,
+      field: string,
+      by?: string,
+    ) => publishChecked(deps, db, service, ref, field, by),
     /** Loads a ref the way run starts do (one fetch per repository at a time); errors as thrown. */
-    load: (service: Pick<ServiceRecord, 'git' | 'ref' | 'credential_ref'>, ref?: string) => loadSerialized(deps, service, ref),
+    load: (service: Pick<ServiceRecord, 'git' | 'ref' | 'credential_ref'>, ref?: string) =>
+      loadSerialized(deps, service, ref),
     refuseYanked,
     /** The run's page in the Temporal Web UI. */
     uiLink: (applyId: string) => uiLink(deps, applyId),

@@ -23,7 +23,10 @@ export async function checkedLoad(deps: RunServiceDeps, service: Source, ref: st
     loaded = await loadSerialized(deps, { ...service, ref }, ref);
   } catch (err) {
     const why = (err as Error).message;
-    throw refuse.unprocessable(`service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${why}`, [{ path: field, message: why }]);
+    throw refuse.unprocessable(
+      `service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${why}`,
+      [{ path: field, message: why }],
+    );
   }
   const errors = loaded.errors ?? [];
   if (errors.length > 0) {
@@ -37,9 +40,22 @@ export async function checkedLoad(deps: RunServiceDeps, service: Source, ref: st
 }
 
 /** Resolves, checks and pins `ref` as a published version of the service. */
-export async function publishChecked(deps: RunServiceDeps, db: Knex | Knex.Transaction, service: Source, ref: string, field: string, by?: string): Promise<ServiceVersionRecord> {
+export async function publishChecked(
+  deps: RunServiceDeps,
+  db: Knex | Knex.Transaction,
+  service: Source,
+  ref: string,
+  field: string,
+  by?: string,
+): Promise<ServiceVersionRecord> {
   const loaded = await checkedLoad(deps, service, ref, field);
-  return publishVersion(db, { service: service.name, version: ref, commit: loaded.commit, stateSchemaVersion: loaded.stateSchemaVersion, publishedBy: by });
+  return publishVersion(db, {
+    service: service.name,
+    version: ref,
+    commit: loaded.commit,
+    stateSchemaVersion: loaded.stateSchemaVersion,
+    publishedBy: by,
+  });
 }
 
 /**
@@ -48,8 +64,10 @@ export async function publishChecked(deps: RunServiceDeps, db: Knex | Knex.Trans
  */
 export function refuseYanked(v: ServiceVersionRecord, field: string): void {
   if (!v.yanked_at) return;
-  throw refuse.conflict(`version ${v.version} of service ${v.service} was yanked at ${v.yanked_at.toISOString()} by ${v.yanked_by ?? 'unknown'}: ${v.yank_reason ?? ''}; ` +
-    `choose another ${field} (keeperctl services versions ${v.service})`);
+  throw refuse.conflict(
+    `version ${v.version} of service ${v.service} was yanked at ${v.yanked_at.toISOString()} by ${v.yanked_by ?? 'unknown'}: ${v.yank_reason ?? ''}; ` +
+      `choose another ${field} (keeperctl services versions ${v.service})`,
+  );
 }
 
 /**
@@ -57,7 +75,13 @@ export function refuseYanked(v: ServiceVersionRecord, field: string): void {
  * or upgrade names), else the service's newest published version. A service registered before
  * versions existed has none: its catalog ref is published (pinned) on first use, once.
  */
-export async function versionToApply(deps: RunServiceDeps, service: ServiceRecord, wanted: string | null | undefined, field: string, opts: { mustExist?: boolean; notYanked?: boolean } = {}): Promise<ServiceVersionRecord> {
+export async function versionToApply(
+  deps: RunServiceDeps,
+  service: ServiceRecord,
+  wanted: string | null | undefined,
+  field: string,
+  opts: { mustExist?: boolean; notYanked?: boolean } = {},
+): Promise<ServiceVersionRecord> {
   const db = deps.db;
   const name = wanted ?? (await latestVersions(db, [service.name])).get(service.name)?.version ?? service.ref;
   const found = await getVersion(db, service.name, name);
@@ -66,8 +90,10 @@ export async function versionToApply(deps: RunServiceDeps, service: ServiceRecor
     return found;
   }
   if (opts.mustExist) {
-    throw refuse.invalid(`version ${name} of service ${service.name} is not published: publish it with POST /v1/services/${service.name}/versions {"ref": "${name}"}`,
-      [{ path: field, message: 'not a published version' }]);
+    throw refuse.invalid(
+      `version ${name} of service ${service.name} is not published: publish it with POST /v1/services/${service.name}/versions {"ref": "${name}"}`,
+      [{ path: field, message: 'not a published version' }],
+    );
   }
   try {
     return await publishChecked(deps, db, service, name, field);
@@ -84,8 +110,10 @@ export async function mustIncarnation(deps: RunServiceDeps, name: string): Promi
   if (inc) return inc;
   const gone = await lastTombstone(deps.db, name);
   if (gone) {
-    throw refuse.notFound(`incarnation ${name} was deleted at ${gone.deleted_at.toISOString()}` +
-      `${gone.forced ? ' (with force)' : gone.deleted_apply_id ? ` by run ${gone.deleted_apply_id}` : ''}; its history stays at /v1/incarnations/${name}/history`);
+    throw refuse.notFound(
+      `incarnation ${name} was deleted at ${gone.deleted_at.toISOString()}` +
+        `${gone.forced ? ' (with force)' : gone.deleted_apply_id ? ` by run ${gone.deleted_apply_id}` : ''}; its history stays at /v1/incarnations/${name}/history`,
+    );
   }
   throw refuse.notFound(`incarnation ${name} does not exist`);
 }
@@ -95,6 +123,9 @@ export const pinned = (v: ServiceVersionRecord) => ({ serviceRef: v.version, ser
 
 export async function serviceOf(deps: RunServiceDeps, name: string) {
   const service = await getService(deps.db, name);
-  if (!service) throw refuse.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [{ path: '/body/service', message: 'unknown service' }]);
+  if (!service)
+    throw refuse.invalid(`service ${name} is not in the catalog; register it with POST /v1/services`, [
+      { path: '/body/service', message: 'unknown service' },
+    ]);
   return service;
 }

@@ -26,24 +26,36 @@ function dispatcher(queue: string) {
 }
 
 function isScheduleToStart(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START';
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof TimeoutFailure &&
+    err.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
 }
 
 async function sendGroup(group: RouteGroup, input: ShardInput): Promise<DispatchOutcome> {
   const act = dispatcher(group.queue);
-  const parts = await Promise.all(splitBatches(group.sids, HOSTS_PER_ACTIVITY).map(async (sids): Promise<DispatchOutcome> => {
-    try {
-      return await act.dispatchHosts({ applyId: input.applyId, sids, batch: input.batch });
-    } catch (err) {
-      if (isScheduleToStart(err)) return { ok: 0, changed: 0, failed: [], unknown: [], moved: sids };
-      // Retries exhausted: whether steps ran is not known, so the hosts are unknown.
-      return { ok: 0, changed: 0, failed: [], unknown: sids, moved: [] };
-    }
-  }));
-  return parts.reduce((a, b) => ({
-    ok: a.ok + b.ok, changed: a.changed + b.changed, failed: [...a.failed, ...b.failed],
-    unknown: [...a.unknown, ...b.unknown], moved: [...a.moved, ...b.moved],
-  }), { ok: 0, changed: 0, failed: [], unknown: [], moved: [] });
+  const parts = await Promise.all(
+    splitBatches(group.sids, HOSTS_PER_ACTIVITY).map(async (sids): Promise<DispatchOutcome> => {
+      try {
+        return await act.dispatchHosts({ applyId: input.applyId, sids, batch: input.batch });
+      } catch (err) {
+        if (isScheduleToStart(err)) return { ok: 0, changed: 0, failed: [], unknown: [], moved: sids };
+        // Retries exhausted: whether steps ran is not known, so the hosts are unknown.
+        return { ok: 0, changed: 0, failed: [], unknown: sids, moved: [] };
+      }
+    }),
+  );
+  return parts.reduce(
+    (a, b) => ({
+      ok: a.ok + b.ok,
+      changed: a.changed + b.changed,
+      failed: [...a.failed, ...b.failed],
+      unknown: [...a.unknown, ...b.unknown],
+      moved: [...a.moved, ...b.moved],
+    }),
+    { ok: 0, changed: 0, failed: [], unknown: [], moved: [] },
+  );
 }
 
 export async function dispatchBatch(shared: Shared, input: ShardInput): Promise<BatchOutcome> {
@@ -63,7 +75,11 @@ export async function dispatchBatch(shared: Shared, input: ShardInput): Promise<
     }
   }
   if (pending.length > 0) {
-    await shared.markUnknown({ applyId: input.applyId, sids: pending, reason: 'the soul moved between keepers twice during dispatch' });
+    await shared.markUnknown({
+      applyId: input.applyId,
+      sids: pending,
+      reason: 'the soul moved between keepers twice during dispatch',
+    });
     total.unknown += pending.length;
   }
   return total;

@@ -14,14 +14,24 @@ const shared = proxyActivities<SharedActivities>({
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
 });
 
-export interface DriftCheckInput { incarnation: string }
-export interface DriftCheckResult { skipped?: string; planId?: string; drifted?: string[]; repairApplyId?: string }
+export interface DriftCheckInput {
+  incarnation: string;
+}
+export interface DriftCheckResult {
+  skipped?: string;
+  planId?: string;
+  drifted?: string[];
+  repairApplyId?: string;
+}
 
 export async function incarnationDriftCheck(input: DriftCheckInput): Promise<DriftCheckResult> {
   const begin = await shared.beginDriftCheck({ incarnation: input.incarnation });
   if ('skip' in begin) return { skipped: begin.skip };
   const { planId, operation } = begin;
-  await executeChild(incarnationPlan, { workflowId: planId, args: [{ planId, incarnation: input.incarnation, operation }] });
+  await executeChild(incarnationPlan, {
+    workflowId: planId,
+    args: [{ planId, incarnation: input.incarnation, operation }],
+  });
   const outcome = await shared.recordDrift({ incarnation: input.incarnation, planId });
   if (!outcome.repair) return { planId, drifted: outcome.drifted };
   const repair = await shared.beginRepair({ incarnation: input.incarnation, planId });

@@ -7,10 +7,16 @@ import { ActivityFailure, TimeoutFailure, proxyActivities } from '@temporalio/wo
 import type { ExecutionDispatchActivities, ExecutionSharedActivities } from '../activities/execute';
 import { splitBatches } from './batches';
 
-export interface ExecutionInput { executionId: string; sids: string[]; batch: number; timeoutMs: number }
+export interface ExecutionInput {
+  executionId: string;
+  sids: string[];
+  batch: number;
+  timeoutMs: number;
+}
 
 const shared = proxyActivities<ExecutionSharedActivities>({
-  startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10 },
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10 },
 });
 
 function dispatcher(queue: string, timeoutMs: number) {
@@ -27,7 +33,11 @@ function dispatcher(queue: string, timeoutMs: number) {
 const HOSTS_PER_ACTIVITY = 250;
 
 function isScheduleToStart(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START';
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof TimeoutFailure &&
+    err.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
 }
 
 export async function oneOffExecution(input: ExecutionInput) {
@@ -36,17 +46,26 @@ export async function oneOffExecution(input: ExecutionInput) {
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
       const routes = await shared.routeExecution({ sids: pending });
       if (routes.unknown.length > 0) {
-        await shared.markExecutionUnknown({ executionId: input.executionId, sids: routes.unknown, reason: 'the soul is not connected to any keeper' });
+        await shared.markExecutionUnknown({
+          executionId: input.executionId,
+          sids: routes.unknown,
+          reason: 'the soul is not connected to any keeper',
+        });
       }
-      const moved = await Promise.all(routes.groups.flatMap((g) => splitBatches(g.sids, HOSTS_PER_ACTIVITY).map(async (sids) => {
-        try {
-          return (await dispatcher(g.queue, input.timeoutMs).executeHosts({ executionId: input.executionId, sids })).moved;
-        } catch (err) {
-          if (isScheduleToStart(err)) return sids;
-          // Retries exhausted: whether the module ran is not known; finishExecution marks them unknown.
-          return [];
-        }
-      })));
+      const moved = await Promise.all(
+        routes.groups.flatMap((g) =>
+          splitBatches(g.sids, HOSTS_PER_ACTIVITY).map(async (sids) => {
+            try {
+              return (await dispatcher(g.queue, input.timeoutMs).executeHosts({ executionId: input.executionId, sids }))
+                .moved;
+            } catch (err) {
+              if (isScheduleToStart(err)) return sids;
+              // Retries exhausted: whether the module ran is not known; finishExecution marks them unknown.
+              return [];
+            }
+          }),
+        ),
+      );
       pending = moved.flat();
     }
   }

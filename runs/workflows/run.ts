@@ -6,7 +6,16 @@
 // the workflow itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not
 // Completed. Within the budget every batch runs and the run commits; its failed and unknown hosts
 // are left pending for the incarnation (db/repos/pending-hosts.ts), for the converger to bring in.
-import { ApplicationFailure, defineQuery, executeChild, patched, proxyActivities, proxyLocalActivities, setHandler, type RetryPolicy } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  defineQuery,
+  executeChild,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  type RetryPolicy,
+} from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
@@ -17,7 +26,8 @@ export const RUN_FAILED_PATCH = 'run-failed-fails-workflow';
 
 /** Ends a failed run: the workflow fails with the run's result as details. */
 export function failedRun<T extends { status: 'succeeded' | 'failed' }>(result: T, reason: string): T {
-  if (result.status === 'failed' && patched(RUN_FAILED_PATCH)) throw ApplicationFailure.nonRetryable(reason, 'RunFailed', result);
+  if (result.status === 'failed' && patched(RUN_FAILED_PATCH))
+    throw ApplicationFailure.nonRetryable(reason, 'RunFailed', result);
   return result;
 }
 
@@ -26,7 +36,12 @@ export const runProgressQuery = defineQuery<RunProgress>('keeper.run.progress');
 /** Above this many hosts a batch is split across child workflows, keeping each history small. */
 export const SHARD_HOSTS = 500;
 
-const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10, nonRetryableErrorTypes: ['RunGone'] };
+const retry: RetryPolicy = {
+  initialInterval: '1s',
+  maximumInterval: '10s',
+  maximumAttempts: 10,
+  nonRetryableErrorTypes: ['RunGone'],
+};
 const shared = proxyActivities<SharedActivities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry });
 
 /**
@@ -46,12 +61,22 @@ function shortActivities(): SharedActivities {
 }
 
 function add(a: BatchOutcome, b: BatchOutcome): BatchOutcome {
-  return { ok: a.ok + b.ok, changed: a.changed + b.changed, failed: a.failed + b.failed, unknown: a.unknown + b.unknown };
+  return {
+    ok: a.ok + b.ok,
+    changed: a.changed + b.changed,
+    failed: a.failed + b.failed,
+    unknown: a.unknown + b.unknown,
+  };
 }
 
 export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult> {
   const { applyId } = input;
-  const progress: RunProgress = { phase: 'render', batch: 0, batches: 0, hosts: { ok: 0, changed: 0, failed: 0, unknown: 0 } };
+  const progress: RunProgress = {
+    phase: 'render',
+    batch: 0,
+    batches: 0,
+    hosts: { ok: 0, changed: 0, failed: 0, unknown: 0 },
+  };
   setHandler(runProgressQuery, () => progress);
 
   const short = shortActivities();
@@ -60,7 +85,10 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
     const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
     await short.lockRun({ applyId, reason, phase: 'render' });
     progress.phase = 'done';
-    return failedRun<RunResult>({ applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } }, reason);
+    return failedRun<RunResult>(
+      { applyId, status: 'failed', phase: 'render', hosts: { ...progress.hosts, skipped: 0 } },
+      reason,
+    );
   }
 
   // The engine's batches; runs recorded before render returned them are cut here the same way.
@@ -73,12 +101,19 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   let dispatched = 0;
   for (const [i, sids] of batches.entries()) {
     progress.batch = i + 1;
-    const outcome = sids.length > SHARD_HOSTS
-      ? (await Promise.all(splitBatches(sids, SHARD_HOSTS).map((shard, s) => executeChild(dispatchShard, {
-        workflowId: `${applyId}-b${i + 1}-s${s + 1}`,
-        args: [{ applyId, sids: shard, batch: i + 1 }],
-      })))).reduce(add)
-      : await dispatchBatch(short, { applyId, sids, batch: i + 1 });
+    const outcome =
+      sids.length > SHARD_HOSTS
+        ? (
+            await Promise.all(
+              splitBatches(sids, SHARD_HOSTS).map((shard, s) =>
+                executeChild(dispatchShard, {
+                  workflowId: `${applyId}-b${i + 1}-s${s + 1}`,
+                  args: [{ applyId, sids: shard, batch: i + 1 }],
+                }),
+              ),
+            )
+          ).reduce(add)
+        : await dispatchBatch(short, { applyId, sids, batch: i + 1 });
     progress.hosts = add(progress.hosts, outcome);
     dispatched += sids.length;
     if (spent(progress.hosts) > budget.maxFailed) break;
@@ -97,7 +132,10 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   }
   const committed = await short.commitRun({ applyId });
   progress.phase = 'done';
-  return failedRun<RunResult>({ applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts }, 'the run no longer held the incarnation lock; nothing was committed');
+  return failedRun<RunResult>(
+    { applyId, status: committed ? 'succeeded' : 'failed', phase: 'commit', hosts },
+    'the run no longer held the incarnation lock; nothing was committed',
+  );
 }
 
 /** One shard of a large batch, in its own history. */

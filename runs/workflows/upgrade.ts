@@ -11,7 +11,9 @@ const shared = proxyActivities<SharedActivities>({
   retry: { initialInterval: '1s', maximumAttempts: 5, nonRetryableErrorTypes: ['MigrationFailed', 'RunGone'] },
 });
 
-export async function incarnationUpgrade(input: UpgradeWorkflowInput): Promise<{ applyId: string; status: 'succeeded' | 'failed'; version?: number }> {
+export async function incarnationUpgrade(
+  input: UpgradeWorkflowInput,
+): Promise<{ applyId: string; status: 'succeeded' | 'failed'; version?: number }> {
   try {
     const r = await shared.upgradeState({ applyId: input.applyId, toVersion: input.toVersion });
     return { applyId: input.applyId, status: 'succeeded', version: r.version };

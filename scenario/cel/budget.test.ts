@@ -58,8 +58,10 @@ describe('CEL evaluation budget', function () {
   it('stops on the wall clock when the cost budget is not reached first', function () {
     const env = new Environment({ unlistedVariablesAreDyn: true });
     const l = list150.map(BigInt);
-    assert.throws(() => withBudget(() => env.evaluate('l.map(x, l.map(y, x + y)).size()', { l }), { maxUnits: 1e12, maxMillis: 0 }),
-      /exceeded its time budget of 0 ms/);
+    assert.throws(
+      () => withBudget(() => env.evaluate('l.map(x, l.map(y, x + y)).size()', { l }), { maxUnits: 1e12, maxMillis: 0 }),
+      /exceeded its time budget of 0 ms/,
+    );
   });
 
   it('ordinary work over large facts stays within the budget, and a spent budget does not outlive its evaluation', function () {
@@ -68,6 +70,10 @@ describe('CEL evaluation budget', function () {
     budgetError(() => evaluateExpression(CUBE, ctx));
     assert.equal(evaluateExpression('soulprint.self.packages.exists(p, p.name == "pkg-4999")', ctx), true);
     assert.equal(evaluateExpression('soulprint.self.packages.filter(p, p.name.startsWith("pkg-49")).size()', ctx), 111);
-    assert.equal(evaluateExpression('input.l.map(x, input.l.map(y, x * y)).size()', ctx), 150, 'the square of 150 is fine');
+    assert.equal(
+      evaluateExpression('input.l.map(x, input.l.map(y, x * y)).size()', ctx),
+      150,
+      'the square of 150 is fine',
+    );
   });
 });

@@ -25,7 +25,13 @@ export class CelBudgetError extends Error {
   }
 }
 
-interface Meter { units: number; maxUnits: number; deadline: number; maxMillis: number; over: string | null }
+interface Meter {
+  units: number;
+  maxUnits: number;
+  deadline: number;
+  maxMillis: number;
+  over: string | null;
+}
 
 let meter: Meter | null = null;
 
@@ -47,9 +53,15 @@ function overBudget(m: Meter): never {
 }
 
 function install(): void {
-  const probe = new Environment({}).parse('1') as unknown as { (): unknown; ast: { evaluate: (ev: object) => unknown } };
+  const probe = new Environment({}).parse('1') as unknown as {
+    (): unknown;
+    ast: { evaluate: (ev: object) => unknown };
+  };
   let evaluator: object | undefined;
-  probe.ast.evaluate = (ev: object) => { evaluator = ev; return 1n; };
+  probe.ast.evaluate = (ev: object) => {
+    evaluator = ev;
+    return 1n;
+  };
   probe();
   const proto = evaluator && (Object.getPrototypeOf(evaluator) as { run?: RunFn });
   if (!proto || typeof proto.run !== 'function') {
@@ -83,7 +95,10 @@ function install(): void {
 
 install();
 
-export interface Budget { maxUnits?: number; maxMillis?: number }
+export interface Budget {
+  maxUnits?: number;
+  maxMillis?: number;
+}
 
 /**
  * Runs `evaluate` (one cel-js evaluation) under a budget; throws CelBudgetError when it is spent,
@@ -92,8 +107,11 @@ export interface Budget { maxUnits?: number; maxMillis?: number }
 export function withBudget<T>(evaluate: () => T, budget: Budget = {}): T {
   const maxMillis = budget.maxMillis ?? LIMITS.maxExpressionMillis;
   const m: Meter = {
-    units: 0, maxUnits: budget.maxUnits ?? LIMITS.maxExpressionCost,
-    deadline: performance.now() + maxMillis, maxMillis, over: null,
+    units: 0,
+    maxUnits: budget.maxUnits ?? LIMITS.maxExpressionCost,
+    deadline: performance.now() + maxMillis,
+    maxMillis,
+    over: null,
   };
   const outer = meter;
   meter = m;

@@ -13,7 +13,11 @@ function err(fn: () => unknown): ExpressionError {
 }
 
 describe('CEL expressions', function () {
-  const ctx = { input: { port: 8080, name: 'web', ratio: 0.5, tags: ['a', 'b'] }, state: { n: 2 }, soulprint: { self: { os: 'debian', cpus: 4 } } };
+  const ctx = {
+    input: { port: 8080, name: 'web', ratio: 0.5, tags: ['a', 'b'] },
+    state: { n: 2 },
+    soulprint: { self: { os: 'debian', cpus: 4 } },
+  };
 
   it('evaluates with int/double kept apart and returns plain numbers', function () {
     assert.equal(evaluateExpression('input.port + 1', ctx), 8081);
@@ -51,7 +55,13 @@ describe('CEL expressions', function () {
   });
 
   it('reports syntax errors with their offset', function () {
-    const p = checkExpression('input.port >', { inputs: new Map([['port', 'integer']]), soulprint: false, state: false, registered: [], result: false });
+    const p = checkExpression('input.port >', {
+      inputs: new Map([['port', 'integer']]),
+      soulprint: false,
+      state: false,
+      registered: [],
+      result: false,
+    });
     assert.equal(p?.kind, 'syntax');
     assert.equal(p?.offset, 12);
   });

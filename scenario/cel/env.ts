@@ -17,7 +17,12 @@ import { secretstoreFunction } from '../secrets/context';
 export type InputType = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
 
 const CEL_TYPE: Record<InputType, string> = {
-  string: 'string', integer: 'int', number: 'double', boolean: 'bool', list: 'list', map: 'map',
+  string: 'string',
+  integer: 'int',
+  number: 'double',
+  boolean: 'bool',
+  list: 'list',
+  map: 'map',
 };
 
 export interface Scope {
@@ -40,7 +45,15 @@ export interface Scope {
 
 /** The cache key of a scope: everything that changes which names and types are declared. */
 export function scopeKeyOf(scope: Scope): string {
-  return JSON.stringify([[...scope.inputs], scope.soulprint, scope.state, scope.registered, scope.result, scope.loop === true, scope.lists ?? []]);
+  return JSON.stringify([
+    [...scope.inputs],
+    scope.soulprint,
+    scope.state,
+    scope.registered,
+    scope.result,
+    scope.loop === true,
+    scope.lists ?? [],
+  ]);
 }
 
 export interface CheckProblem {
@@ -94,13 +107,21 @@ export function checkExpression(src: string, scope: Scope): CheckProblem | null 
   }
   const bare = findBareSoulprint(ast);
   if (bare !== null) {
-    return { offset: bare, message: 'a bare `soulprint.<path>` is not allowed; read host facts as `soulprint.self.<path>`', kind: 'name' };
+    return {
+      offset: bare,
+      message: 'a bare `soulprint.<path>` is not allowed; read host facts as `soulprint.self.<path>`',
+      kind: 'name',
+    };
   }
   const result = env.check(src);
   if (!result.valid && result.error) {
     const msg = summary(result.error);
     const kind = /Unknown variable|No such key/.test(msg) ? 'name' : 'type';
-    return { offset: rangeStart(result.error), message: kind === 'name' ? `undeclared name: ${msg}` : `CEL type error: ${msg}`, kind };
+    return {
+      offset: rangeStart(result.error),
+      message: kind === 'name' ? `undeclared name: ${msg}` : `CEL type error: ${msg}`,
+      kind,
+    };
   }
   return null;
 }
@@ -111,7 +132,13 @@ function findBareSoulprint(node: ASTNode): number | null {
   let found: number | null = null;
   const walk = (n: unknown, ast: ASTNode | undefined): void => {
     if (found !== null || !Array.isArray(n)) return;
-    if ((n[0] === '.' || n[0] === '.?') && Array.isArray(n[1]) && n[1][0] === 'id' && n[1][1] === 'soulprint' && n[2] !== 'self') {
+    if (
+      (n[0] === '.' || n[0] === '.?') &&
+      Array.isArray(n[1]) &&
+      n[1][0] === 'id' &&
+      n[1][1] === 'soulprint' &&
+      n[2] !== 'self'
+    ) {
       found = ast?.start ?? 0;
       return;
     }

@@ -18,7 +18,11 @@ export interface ExpressionContext {
 }
 
 export class ExpressionError extends Error {
-  constructor(message: string, readonly offset: number, readonly kind: 'syntax' | 'name' | 'type' | 'eval') {
+  constructor(
+    message: string,
+    readonly offset: number,
+    readonly kind: 'syntax' | 'name' | 'type' | 'eval',
+  ) {
     super(message);
     this.name = 'ExpressionError';
   }
@@ -40,8 +44,20 @@ export function budgetProblem(e: unknown): ((src: string) => string) | null {
 function inferInputs(input: Record<string, unknown> | undefined): Map<string, InputType> {
   const out = new Map<string, InputType>();
   for (const [k, v] of Object.entries(input ?? {})) {
-    out.set(k, typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean'
-      : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : Array.isArray(v) ? 'list' : 'map');
+    out.set(
+      k,
+      typeof v === 'string'
+        ? 'string'
+        : typeof v === 'boolean'
+          ? 'boolean'
+          : typeof v === 'number'
+            ? Number.isInteger(v)
+              ? 'integer'
+              : 'number'
+            : Array.isArray(v)
+              ? 'list'
+              : 'map',
+    );
   }
   return out;
 }
@@ -49,7 +65,9 @@ function inferInputs(input: Record<string, unknown> | undefined): Map<string, In
 export function scopeOf(context: ExpressionContext, inputTypes?: Map<string, InputType>): Scope {
   // `item` and `index` are a looped step's own (docs/scenario.md "loop"), never registered names.
   const reserved = new Set(['input', 'state', 'soulprint', 'result', 'item', 'index']);
-  const registered = Object.keys(context).filter((k) => !reserved.has(k)).sort();
+  const registered = Object.keys(context)
+    .filter((k) => !reserved.has(k))
+    .sort();
   const lists = registered.filter((k) => Array.isArray(context[k]));
   return {
     inputs: inputTypes ?? inferInputs(context.input),
@@ -66,7 +84,11 @@ export function scopeOf(context: ExpressionContext, inputTypes?: Map<string, Inp
  * Evaluates `src` and returns a plain value (ints as numbers). Throws
  * ExpressionError with the offset of the problem in `src`.
  */
-export function evaluateExpression(src: string, context: ExpressionContext, inputTypes?: Map<string, InputType>): unknown {
+export function evaluateExpression(
+  src: string,
+  context: ExpressionContext,
+  inputTypes?: Map<string, InputType>,
+): unknown {
   const scope = scopeOf(context, inputTypes);
   const problem = checkExpression(src, scope);
   if (problem) throw new ExpressionError(problem.message, problem.offset, problem.kind);

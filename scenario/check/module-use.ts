@@ -18,29 +18,98 @@ import { pair } from '../yaml/node';
 export const RULE = 'SL027';
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'busybox']);
-const SYSTEM_FOLDERS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib64', '/opt', '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp',
-  '/usr', '/var', '/usr/bin', '/usr/lib', '/usr/local', '/usr/sbin', '/var/lib', '/var/log', '/etc/soul', '/var/lib/soul']);
+const SYSTEM_FOLDERS = new Set([
+  '/',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib64',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/tmp',
+  '/usr',
+  '/var',
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/local',
+  '/usr/sbin',
+  '/var/lib',
+  '/var/log',
+  '/etc/soul',
+  '/var/lib/soul',
+]);
 
 export function checkModuleUse(t: Task, statics: Record<string, unknown>): RenderError[] {
   const out: RenderError[] = [];
   const at = (param: string) => pair(t.params, param)?.value.pos ?? t.params?.pos ?? t.pos;
   if (TRIGGERED_MODULES.has(t.module) && t.onchanges.length === 0 && !t.when) {
-    out.push(makeError(t.modulePos, RULE, `${t.module} acts every time it runs, and this task has no trigger`,
-      'add `onchanges: [<the task that changes its configuration>]` (or a `when:`), or use core.service.running'));
+    out.push(
+      makeError(
+        t.modulePos,
+        RULE,
+        `${t.module} acts every time it runs, and this task has no trigger`,
+        'add `onchanges: [<the task that changes its configuration>]` (or a `when:`), or use core.service.running',
+      ),
+    );
   }
   const argv = statics['argv'];
   if (t.module === 'core.cmd.run' && statics['shell'] === true && Array.isArray(argv) && argv.length !== 1) {
-    out.push(makeError(at('argv'), RULE, 'core.cmd.run with `shell: true` takes the shell command as one string in `argv`', 'write `argv: ["the command line"]`, or drop `shell: true` and list the arguments'));
+    out.push(
+      makeError(
+        at('argv'),
+        RULE,
+        'core.cmd.run with `shell: true` takes the shell command as one string in `argv`',
+        'write `argv: ["the command line"]`, or drop `shell: true` and list the arguments',
+      ),
+    );
   }
   if (t.module === 'core.pkg.installed' && Array.isArray(statics['name']) && statics['version'] !== undefined) {
-    out.push(makeError(at('version'), RULE, 'core.pkg.installed: `version` pins one package, but `name` is a list', 'give one name with `version`, or one task per pinned package'));
+    out.push(
+      makeError(
+        at('version'),
+        RULE,
+        'core.pkg.installed: `version` pins one package, but `name` is a list',
+        'give one name with `version`, or one task per pinned package',
+      ),
+    );
   }
-  if ((t.module === 'core.file.absent' || t.module === 'core.dir.absent') && typeof statics['path'] === 'string' && SYSTEM_FOLDERS.has(path.posix.normalize(statics['path']).replace(/(.)\/$/, '$1'))) {
-    out.push(makeError(at('path'), RULE, `${t.module} would remove ${statics['path']}, a system folder or the soul's own (the soul refuses it)`, 'name the file or folder this service made'));
+  if (
+    (t.module === 'core.file.absent' || t.module === 'core.dir.absent') &&
+    typeof statics['path'] === 'string' &&
+    SYSTEM_FOLDERS.has(path.posix.normalize(statics['path']).replace(/(.)\/$/, '$1'))
+  ) {
+    out.push(
+      makeError(
+        at('path'),
+        RULE,
+        `${t.module} would remove ${statics['path']}, a system folder or the soul's own (the soul refuses it)`,
+        'name the file or folder this service made',
+      ),
+    );
   }
   const validate = statics['validate'];
-  if (Array.isArray(validate) && typeof validate[0] === 'string' && SHELLS.has(path.posix.basename(validate[0])) && validate.includes('-c')) {
-    out.push(makeError(at('validate'), RULE, '`validate` runs a shell: any command runs as root before the file is in place', 'name the checking program itself, e.g. [nginx, -t, -c, "%s"]; run other commands with core.cmd.run'));
+  if (
+    Array.isArray(validate) &&
+    typeof validate[0] === 'string' &&
+    SHELLS.has(path.posix.basename(validate[0])) &&
+    validate.includes('-c')
+  ) {
+    out.push(
+      makeError(
+        at('validate'),
+        RULE,
+        '`validate` runs a shell: any command runs as root before the file is in place',
+        'name the checking program itself, e.g. [nginx, -t, -c, "%s"]; run other commands with core.cmd.run',
+      ),
+    );
   }
   return out;
 }

@@ -22,9 +22,16 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
   if (!MODULES.has(t.module) && !shipped) {
     const own = service.name && t.module.startsWith(`${service.name}.`);
     const [, mod, state] = t.module.split('.');
-    return [makeError(t.modulePos, RULES.unknownModule, `unknown module "${t.module}"`, own
-      ? `add modules/${mod}/module.yml declaring state "${state}", or use one of: ${[...service.modules?.keys() ?? []].join(', ') || '(this service ships no modules)'}`
-      : `use one of: ${[...MODULES.keys(), ...service.modules?.keys() ?? []].join(', ')}`)];
+    return [
+      makeError(
+        t.modulePos,
+        RULES.unknownModule,
+        `unknown module "${t.module}"`,
+        own
+          ? `add modules/${mod}/module.yml declaring state "${state}", or use one of: ${[...(service.modules?.keys() ?? [])].join(', ') || '(this service ships no modules)'}`
+          : `use one of: ${[...MODULES.keys(), ...(service.modules?.keys() ?? [])].join(', ')}`,
+      ),
+    ];
   }
   const out = checkInterpolations(t.params, info);
   const statics: Record<string, unknown> = {};
@@ -32,23 +39,35 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
   if (t.params?.kind === 'map') {
     for (const p of t.params.pairs) {
       const key = String(p.key.value);
-      if (p.value.kind === 'scalar' && typeof p.value.value === 'string' && p.value.text.includes('${')) dynamic.add(key);
+      if (p.value.kind === 'scalar' && typeof p.value.value === 'string' && p.value.text.includes('${'))
+        dynamic.add(key);
       else if (JSON.stringify(p.value).includes('${')) dynamic.add(key);
       else statics[key] = toValue(p.value);
     }
   }
-  for (const prob of (shipped ? checkServiceModuleParams(shipped, statics) : checkModuleParams(t.module, statics)) ?? []) {
+  for (const prob of (shipped ? checkServiceModuleParams(shipped, statics) : checkModuleParams(t.module, statics)) ??
+    []) {
     if (prob.param && dynamic.has(prob.param)) continue;
     const p = prob.param ? pair(t.params, prob.param) : undefined;
     const pos = p ? (prob.message.startsWith('unknown') ? p.key.pos : p.value.pos) : (t.params?.pos ?? t.pos);
-    const fix = prob.message.startsWith('unknown') ? `remove it; ${t.module} takes: ${shipped ? Object.keys((shipped.params['properties'] ?? {}) as object).join(', ') : paramNames(t.module)}`
-      : prob.message.startsWith('missing') ? `add "${prob.param}" under params` : `fix the value of "${prob.param ?? 'params'}"`;
+    const fix = prob.message.startsWith('unknown')
+      ? `remove it; ${t.module} takes: ${shipped ? Object.keys((shipped.params['properties'] ?? {}) as object).join(', ') : paramNames(t.module)}`
+      : prob.message.startsWith('missing')
+        ? `add "${prob.param}" under params`
+        : `fix the value of "${prob.param ?? 'params'}"`;
     out.push(makeError(pos, RULES.params, `${t.module}: ${prob.message}`, fix));
   }
   out.push(...checkModuleUse(t, statics));
   const authored = t.module === 'core.file.rendered' ? pair(t.params, 'content') : undefined;
   if (authored) {
-    out.push(makeError(authored.key.pos, RULES.params, 'core.file.rendered: `content` is produced by rendering the template', 'remove `content`, or use core.file.present'));
+    out.push(
+      makeError(
+        authored.key.pos,
+        RULES.params,
+        'core.file.rendered: `content` is produced by rendering the template',
+        'remove `content`, or use core.file.present',
+      ),
+    );
   }
   if (t.module === 'core.file.rendered' && typeof statics['template'] === 'string') {
     const p = pair(t.params, 'template')!;
@@ -61,17 +80,25 @@ export function checkTaskParams(service: LoadedService, t: Task, info: ScopeInfo
 
 function paramNames(module: string): string {
   const props = (MODULES.get(module)!.params as { properties: Record<string, unknown> }).properties;
-  return Object.keys(props).filter((k) => !(module === 'core.file.rendered' && k === 'content')).join(', ');
+  return Object.keys(props)
+    .filter((k) => !(module === 'core.file.rendered' && k === 'content'))
+    .join(', ');
 }
 
 /** Resolves a `template:` value to a loaded template, refusing paths outside templates/. */
 export function templateProblem(service: LoadedService, name: string): { message: string; fix: string } | null {
   const norm = path.posix.normalize(name);
   if (path.posix.isAbsolute(name) || norm.startsWith('../') || norm === '..') {
-    return { message: `template "${name}" points outside templates/`, fix: 'name a file under templates/, without ".." or a leading "/"' };
+    return {
+      message: `template "${name}" points outside templates/`,
+      fix: 'name a file under templates/, without ".." or a leading "/"',
+    };
   }
   if (!service.templates.has(norm)) {
-    return { message: `template "${name}" not found under templates/`, fix: `add templates/${norm} or use one of: ${[...service.templates.keys()].join(', ') || '(no templates)'}` };
+    return {
+      message: `template "${name}" not found under templates/`,
+      fix: `add templates/${norm} or use one of: ${[...service.templates.keys()].join(', ') || '(no templates)'}`,
+    };
   }
   return null;
 }

@@ -20,18 +20,27 @@ const PATH = /^input((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])+
 function pathOf(message: string): (string | number)[] | undefined {
   const m = PATH.exec(message);
   if (!m) return undefined;
-  return [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)]
-    .map((p) => (p[1] ?? (p[2] !== undefined ? Number(p[2]) : JSON.parse(p[3]!) as string)));
+  return [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)].map(
+    (p) => p[1] ?? (p[2] !== undefined ? Number(p[2]) : (JSON.parse(p[3]!) as string)),
+  );
 }
 
-export function checkRunInput(service: LoadedService, operation: string, input: Record<string, unknown>): RunInputCheck {
+export function checkRunInput(
+  service: LoadedService,
+  operation: string,
+  input: Record<string, unknown>,
+): RunInputCheck {
   const scenario = service.scenarios.get(operation);
   if (!scenario) return { operation: false, problems: [] };
   const problems: RunInputCheck['problems'] = [];
   resolveInputs(scenario, input, {
     add: (e: RenderError) => {
       const at = pathOf(e.message);
-      problems.push(at ? { name: String(at[0]), message: e.message, at } : { name: /input "([^"]+)"/.exec(e.message)?.[1] ?? '', message: e.message });
+      problems.push(
+        at
+          ? { name: String(at[0]), message: e.message, at }
+          : { name: /input "([^"]+)"/.exec(e.message)?.[1] ?? '', message: e.message },
+      );
     },
   });
   return { operation: true, problems };

@@ -13,7 +13,13 @@ import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressi
 import { checkTaskParams } from './params';
 import { environmentFor, type Scope } from '../cel/env';
 
-export const RULES = { inputDefault: 'SL008', inputSchema: 'SL007', references: 'SL016', selector: 'SL007', budget: 'SL031' } as const;
+export const RULES = {
+  inputDefault: 'SL008',
+  inputSchema: 'SL007',
+  references: 'SL016',
+  selector: 'SL007',
+  budget: 'SL031',
+} as const;
 
 const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self', 'item', 'index']);
 const SELECTOR = /^(coven:[A-Za-z0-9._-]+|[A-Za-z0-9.*?_-]+)$/;
@@ -22,7 +28,11 @@ export function checkService(service: LoadedService): RenderError[] {
   const out: RenderError[] = [];
   for (const s of service.scenarios.values()) out.push(...checkScenario(service, s));
   for (const m of service.migrations.values()) {
-    const info: ScopeInfo = { scope: scope(new Map(), { soulprint: false }), allRegistered: [], where: 'in a migration' };
+    const info: ScopeInfo = {
+      scope: scope(new Map(), { soulprint: false }),
+      allRegistered: [],
+      where: 'in a migration',
+    };
     for (const set of m.stateSets) out.push(...checkInterpolations(set.node, info));
   }
   return out;
@@ -36,15 +46,36 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
   const out: RenderError[] = [];
   for (const d of s.inputs.values()) {
     if (d.hasDefault && !matchesType(d.default, d.type)) {
-      out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" is ${describeValue(d.default)}, but its type is ${d.type}`,
-        `change the default to ${d.type === "integer" ? "an" : "a"} ${d.type} value or change the type`));
+      out.push(
+        makeError(
+          d.defaultNode!.pos,
+          RULES.inputDefault,
+          `default of input "${d.name}" is ${describeValue(d.default)}, but its type is ${d.type}`,
+          `change the default to ${d.type === 'integer' ? 'an' : 'a'} ${d.type} value or change the type`,
+        ),
+      );
     } else if (d.schema) {
       const broken = schemaProblems(d.schema, `input.${d.name}`);
-      for (const p of broken) out.push(makeError(d.pos, RULES.inputSchema, `input "${d.name}": ${p.message}`, 'fix the schema of the input (docs/scenario.md "Input schemas")'));
+      for (const p of broken)
+        out.push(
+          makeError(
+            d.pos,
+            RULES.inputSchema,
+            `input "${d.name}": ${p.message}`,
+            'fix the schema of the input (docs/scenario.md "Input schemas")',
+          ),
+        );
       // A default the schema refuses would be refused in every run that leaves the input out.
       if (broken.length === 0 && d.hasDefault) {
         for (const p of checkValue(d.default, d.schema, `input.${d.name}`)) {
-          out.push(makeError(d.defaultNode!.pos, RULES.inputDefault, `default of input "${d.name}" breaks its schema: ${p.message}`, 'change the default or the schema'));
+          out.push(
+            makeError(
+              d.defaultNode!.pos,
+              RULES.inputDefault,
+              `default of input "${d.name}" breaks its schema: ${p.message}`,
+              'change the default or the schema',
+            ),
+          );
         }
       }
     }
@@ -53,27 +84,50 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
   // A task with `loop:` registers a list (one result per item).
   const lists = s.tasks.flatMap((t) => (t.register && t.loop ? [t.register.name] : []));
   const hostScope = (where: string, registered: string[] = [], result = false, loop = false): ScopeInfo => ({
-    scope: scope(s.inputs, { registered, result, ...(loop ? { loop } : {}), ...(lists.some((n) => registered.includes(n)) ? { lists: lists.filter((n) => registered.includes(n)) } : {}) }),
-    allRegistered, where,
+    scope: scope(s.inputs, {
+      registered,
+      result,
+      ...(loop ? { loop } : {}),
+      ...(lists.some((n) => registered.includes(n)) ? { lists: lists.filter((n) => registered.includes(n)) } : {}),
+    }),
+    allRegistered,
+    where,
   });
   if (s.where) out.push(...checkExprSource(s.where, hostScope('in the scenario `where:`'), true));
   out.push(...checkBudget(s));
   out.push(...checkSelectors(s.on));
-  const stateInfo: ScopeInfo = { scope: scope(s.inputs, { soulprint: false }), allRegistered, where: 'in state_changes' };
+  const stateInfo: ScopeInfo = {
+    scope: scope(s.inputs, { soulprint: false }),
+    allRegistered,
+    where: 'in state_changes',
+  };
   for (const set of s.stateSets) out.push(...checkInterpolations(set.node, stateInfo));
 
   const byName = new Map<string, Task>();
   const registered: string[] = [];
   for (const t of s.tasks) {
     if (byName.has(t.name)) {
-      out.push(makeError(t.pos, RULES.references, `duplicate task name "${t.name}"`, 'give every task a unique name; requisites refer to tasks by name'));
+      out.push(
+        makeError(
+          t.pos,
+          RULES.references,
+          `duplicate task name "${t.name}"`,
+          'give every task a unique name; requisites refer to tasks by name',
+        ),
+      );
     }
     const looped = t.loop !== undefined;
     if (t.loop) out.push(...checkLoop(t.loop, hostScope('in `loop:` (the list is made at render time)')));
-    out.push(...checkTaskParams(service, t, hostScope('in `params` (params are resolved at render time)', [], false, looped)));
+    out.push(
+      ...checkTaskParams(service, t, hostScope('in `params` (params are resolved at render time)', [], false, looped)),
+    );
     if (t.when) out.push(...checkExprSource(t.when, hostScope('in `when:`', [...registered], false, looped), true));
     if (t.where) out.push(...checkExprSource(t.where, hostScope('in a task `where:`'), true));
-    for (const [e, key] of [[t.changedWhen, 'changed_when'], [t.failedWhen, 'failed_when'], [t.until, 'until']] as const) {
+    for (const [e, key] of [
+      [t.changedWhen, 'changed_when'],
+      [t.failedWhen, 'failed_when'],
+      [t.until, 'until'],
+    ] as const) {
       if (e) out.push(...checkExprSource(e, hostScope(`in \`${key}:\``, [...registered], true, looped), true));
     }
     out.push(...checkSelectors(t.on));
@@ -81,15 +135,35 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
       const target = byName.get(ref.name);
       if (!target) {
         const later = s.tasks.some((x) => x.name === ref.name);
-        out.push(makeError(ref.pos, RULES.references, later ? `requisite "${ref.name}" names this task or a later one` : `requisite "${ref.name}" names no task`,
-          later ? 'a requisite must name an earlier task; move the task up' : 'use the `name` of an earlier task'));
+        out.push(
+          makeError(
+            ref.pos,
+            RULES.references,
+            later ? `requisite "${ref.name}" names this task or a later one` : `requisite "${ref.name}" names no task`,
+            later ? 'a requisite must name an earlier task; move the task up' : 'use the `name` of an earlier task',
+          ),
+        );
       }
     }
     if (t.register) {
       if (RESERVED.has(t.register.name)) {
-        out.push(makeError(t.register.pos, RULES.references, `register name "${t.register.name}" is reserved`, 'choose another name'));
+        out.push(
+          makeError(
+            t.register.pos,
+            RULES.references,
+            `register name "${t.register.name}" is reserved`,
+            'choose another name',
+          ),
+        );
       } else if (registered.includes(t.register.name)) {
-        out.push(makeError(t.register.pos, RULES.references, `register name "${t.register.name}" is already used by an earlier task`, 'use a unique name'));
+        out.push(
+          makeError(
+            t.register.pos,
+            RULES.references,
+            `register name "${t.register.name}" is already used by an earlier task`,
+            'use a unique name',
+          ),
+        );
       } else registered.push(t.register.name);
     }
     if (!byName.has(t.name)) byName.set(t.name, t);
@@ -103,32 +177,66 @@ function checkLoop(loop: NonNullable<Task['loop']>, info: ScopeInfo): RenderErro
   const found = checkExprSource(loop.expr, info, false);
   if (found.length) return found;
   if (typeof loop.expr.node.value !== 'string') {
-    return [makeError(loop.pos, 'SL022', `loop must be a list, but it is ${String(loop.expr.node.value)}`, 'give `loop:` a YAML list or a CEL expression giving a list')];
+    return [
+      makeError(
+        loop.pos,
+        'SL022',
+        `loop must be a list, but it is ${String(loop.expr.node.value)}`,
+        'give `loop:` a YAML list or a CEL expression giving a list',
+      ),
+    ];
   }
   const t = environmentFor(info.scope).check(loop.expr.src).type;
   if (t && t !== 'dyn' && !/^list/.test(t)) {
-    return [makeError(loop.pos, 'SL022', `loop must be a list, but the expression is ${t}`, 'give `loop:` a YAML list or a CEL expression giving a list, e.g. input.names')];
+    return [
+      makeError(
+        loop.pos,
+        'SL022',
+        `loop must be a list, but the expression is ${t}`,
+        'give `loop:` a YAML list or a CEL expression giving a list, e.g. input.names',
+      ),
+    ];
   }
   return [];
 }
 
 function checkSelectors(on: Scenario['on']): RenderError[] {
   if (!on) return [];
-  return on.selectors.filter((sel) => !SELECTOR.test(sel)).map((sel) =>
-    makeError(on.pos, RULES.selector, `invalid host selector "${sel}" in \`on:\``, 'use a SID, a SID glob like "*.db.example.com", or "coven:<name>"'));
+  return on.selectors
+    .filter((sel) => !SELECTOR.test(sel))
+    .map((sel) =>
+      makeError(
+        on.pos,
+        RULES.selector,
+        `invalid host selector "${sel}" in \`on:\``,
+        'use a SID, a SID glob like "*.db.example.com", or "coven:<name>"',
+      ),
+    );
 }
 
 /** The failure budget (docs/runs.md): its shape is SL007's; these are budgets that cannot apply. */
 function checkBudget(s: Scenario): RenderError[] {
   const out: RenderError[] = [];
   if (s.maxFailedUnknown && !s.maxFailed) {
-    out.push(makeError(s.maxFailedUnknown.pos, RULES.budget, '`max_failed_unknown:` without `max_failed:`: with no budget every unknown host stops the run',
-      'add `max_failed:` (a host count or "P%") or remove `max_failed_unknown:`'));
+    out.push(
+      makeError(
+        s.maxFailedUnknown.pos,
+        RULES.budget,
+        '`max_failed_unknown:` without `max_failed:`: with no budget every unknown host stops the run',
+        'add `max_failed:` (a host count or "P%") or remove `max_failed_unknown:`',
+      ),
+    );
   }
   // A committed destroy removes the incarnation: hosts it failed on would be left behind unlisted.
   if (s.maxFailed && s.operation === 'destroy') {
-    out.push(makeError(s.maxFailed.pos, RULES.budget, '`max_failed:` in the destroy scenario: a destroy has no failure budget, every host must succeed', 'remove `max_failed:`'));
+    out.push(
+      makeError(
+        s.maxFailed.pos,
+        RULES.budget,
+        '`max_failed:` in the destroy scenario: a destroy has no failure budget, every host must succeed',
+        'remove `max_failed:`',
+      ),
+    );
   }
   return out;
 }
-

@@ -15,13 +15,18 @@ import { pair } from '../yaml/node';
 
 export const RULE_TEMPLATE_VARS = 'SL025';
 
-interface Read { name: string; offset: number }
+interface Read {
+  name: string;
+  offset: number;
+}
 
 /** Top-level field reads of the template's main body where dot is still the data itself. */
 function rootReads(nodes: Node[], out: Read[], dotIsRoot: boolean): void {
   for (const n of nodes) {
     switch (n.type) {
-      case 'action': pipeReads(n.pipe, out, dotIsRoot); break;
+      case 'action':
+        pipeReads(n.pipe, out, dotIsRoot);
+        break;
       case 'if':
         pipeReads(n.pipe, out, dotIsRoot);
         rootReads(n.list, out, dotIsRoot);
@@ -34,8 +39,11 @@ function rootReads(nodes: Node[], out: Read[], dotIsRoot: boolean): void {
         rootReads(n.list, out, false);
         if (n.elseList) rootReads(n.elseList, out, dotIsRoot);
         break;
-      case 'template': if (n.pipe) pipeReads(n.pipe, out, dotIsRoot); break;
-      default: break;
+      case 'template':
+        if (n.pipe) pipeReads(n.pipe, out, dotIsRoot);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -46,7 +54,8 @@ function pipeReads(p: Pipe, out: Read[], dotIsRoot: boolean): void {
 
 function argReads(a: Arg, out: Read[], dotIsRoot: boolean): void {
   if (a.type === 'field' && dotIsRoot && a.names.length > 0) out.push({ name: a.names[0]!, offset: a.offset });
-  else if (a.type === 'variable' && a.name === '$' && a.names.length > 0) out.push({ name: a.names[0]!, offset: a.offset });
+  else if (a.type === 'variable' && a.name === '$' && a.names.length > 0)
+    out.push({ name: a.names[0]!, offset: a.offset });
   else if (a.type === 'chain') argReads(a.node, out, dotIsRoot);
   else if (a.type === 'pipe') pipeReads(a.pipe, out, dotIsRoot);
 }
@@ -54,7 +63,8 @@ function argReads(a: Arg, out: Read[], dotIsRoot: boolean): void {
 export function checkTemplateVars(service: LoadedService, t: Task): RenderError[] {
   if (t.module !== 'core.file.rendered' || t.params?.kind !== 'map') return [];
   const tpl = pair(t.params, 'template');
-  if (!tpl || tpl.value.kind !== 'scalar' || typeof tpl.value.value !== 'string' || tpl.value.text.includes('${')) return [];
+  if (!tpl || tpl.value.kind !== 'scalar' || typeof tpl.value.value !== 'string' || tpl.value.text.includes('${'))
+    return [];
   const file = service.templates.get(path.posix.normalize(tpl.value.value));
   const main = file?.set?.get('');
   if (!file || !main) return [];
@@ -73,9 +83,14 @@ export function checkTemplateVars(service: LoadedService, t: Task): RenderError[
     if (offered.has(r.name) || loopNames.includes(r.name) || seen.has(r.name)) continue;
     seen.add(r.name);
     const at = lines.pos(r.offset);
-    out.push(makeError(vars ? vars.key.pos : tpl.key.pos, RULE_TEMPLATE_VARS,
-      `template ${file.file}:${at.line}:${at.col} reads .${r.name}, which the task's vars never provide (${offered.size ? `vars: ${[...offered].join(', ')}` : 'no vars'})`,
-      `add "${r.name}" under the task's vars, or guard the read in the template`));
+    out.push(
+      makeError(
+        vars ? vars.key.pos : tpl.key.pos,
+        RULE_TEMPLATE_VARS,
+        `template ${file.file}:${at.line}:${at.col} reads .${r.name}, which the task's vars never provide (${offered.size ? `vars: ${[...offered].join(', ')}` : 'no vars'})`,
+        `add "${r.name}" under the task's vars, or guard the read in the template`,
+      ),
+    );
   }
   return out;
 }

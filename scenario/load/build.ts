@@ -43,7 +43,10 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
         hasDefault: def !== undefined,
         pos: p.key.pos,
       };
-      if (def) { decl.default = toValue(def.value); decl.defaultNode = def.value; }
+      if (def) {
+        decl.default = toValue(def.value);
+        decl.defaultNode = def.value;
+      }
       if (toValue(pair(p.value, 'secret')?.value) === true) decl.secret = true;
       const schema = schemaOf(toValue(p.value) as Record<string, unknown>);
       if (reachesInside(schema)) decl.schema = schema;
@@ -58,9 +61,11 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
   const serial = child(root, 'serial');
   if (serial?.kind === 'scalar') scenario.serial = { value: serial.value as number | string, pos: serial.pos };
   const maxFailed = child(root, 'max_failed');
-  if (maxFailed?.kind === 'scalar') scenario.maxFailed = { value: maxFailed.value as number | string, pos: maxFailed.pos };
+  if (maxFailed?.kind === 'scalar')
+    scenario.maxFailed = { value: maxFailed.value as number | string, pos: maxFailed.pos };
   const unknownCounts = child(root, 'max_failed_unknown');
-  if (unknownCounts?.kind === 'scalar') scenario.maxFailedUnknown = { value: unknownCounts.value !== false, pos: unknownCounts.pos };
+  if (unknownCounts?.kind === 'scalar')
+    scenario.maxFailedUnknown = { value: unknownCounts.value !== false, pos: unknownCounts.pos };
   const where = expr(child(root, 'where'));
   if (where) scenario.where = where;
   return scenario;
@@ -80,7 +85,13 @@ function buildTask(t: YNode, index: number): Task {
   };
   const params = child(t, 'params');
   if (params) task.params = params;
-  const keys: Array<[keyof Task, string]> = [['when', 'when'], ['changedWhen', 'changed_when'], ['failedWhen', 'failed_when'], ['until', 'until'], ['where', 'where']];
+  const keys: Array<[keyof Task, string]> = [
+    ['when', 'when'],
+    ['changedWhen', 'changed_when'],
+    ['failedWhen', 'failed_when'],
+    ['until', 'until'],
+    ['where', 'where'],
+  ];
   for (const [prop, key] of keys) {
     const e = expr(child(t, key));
     if (e) (task as unknown as Record<string, unknown>)[prop] = e;

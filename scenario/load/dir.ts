@@ -43,15 +43,23 @@ export function loadServiceFromDir(dir: string): LoadedService {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new ServiceDirError(`${dir} is not a directory`);
   const repo = new RepoFs(dir);
   const service: LoadedService = {
-    root: repo.root, name: '', stateSchemaVersion: 1,
-    scenarios: new Map(), templates: new Map(), migrations: new Map(), errors: [],
+    root: repo.root,
+    name: '',
+    stateSchemaVersion: 1,
+    scenarios: new Map(),
+    templates: new Map(),
+    migrations: new Map(),
+    errors: [],
   };
   const errors = service.errors;
   const guard = <T>(fn: () => T): T | undefined => {
     try {
       return fn();
     } catch (e) {
-      if (e instanceof ScenarioError) { errors.push(e.toRenderError()); return undefined; }
+      if (e instanceof ScenarioError) {
+        errors.push(e.toRenderError());
+        return undefined;
+      }
       throw e;
     }
   };
@@ -59,23 +67,48 @@ export function loadServiceFromDir(dir: string): LoadedService {
 
   // service.yml
   if (!guard(() => repo.exists('service.yml'))) {
-    errors.push(makeError({ file: 'service.yml', line: 1, col: 1 }, RULES.serviceSchema, 'service.yml is missing', 'add service.yml with `name` and `state_schema_version`'));
+    errors.push(
+      makeError(
+        { file: 'service.yml', line: 1, col: 1 },
+        RULES.serviceSchema,
+        'service.yml is missing',
+        'add service.yml with `name` and `state_schema_version`',
+      ),
+    );
   } else {
     const doc = readYaml('service.yml');
-    if (doc === null) errors.push(makeError({ file: 'service.yml', line: 1, col: 1 }, RULES.serviceSchema, 'service.yml is empty', 'add `name` and `state_schema_version`'));
+    if (doc === null)
+      errors.push(
+        makeError(
+          { file: 'service.yml', line: 1, col: 1 },
+          RULES.serviceSchema,
+          'service.yml is empty',
+          'add `name` and `state_schema_version`',
+        ),
+      );
     if (doc) {
       const version = pair(doc, 'version');
       if (version) {
-        errors.push(makeError(version.key.pos, RULES.versionField, 'service.yml has a `version` field; a service\'s version is its git ref (tag or branch)',
-          'remove `version` and tag or branch the repository instead'));
+        errors.push(
+          makeError(
+            version.key.pos,
+            RULES.versionField,
+            "service.yml has a `version` field; a service's version is its git ref (tag or branch)",
+            'remove `version` and tag or branch the repository instead',
+          ),
+        );
       }
       errors.push(...validateNode(serviceSchema, doc, RULES.serviceSchema, 'service.yml'));
       const name = child(doc, 'name');
       if (name?.kind === 'scalar') service.name = name.text;
       const ssv = child(doc, 'state_schema_version');
-      if (ssv?.kind === 'scalar' && Number.isInteger(ssv.value) && (ssv.value as number) >= 1) service.stateSchemaVersion = ssv.value as number;
+      if (ssv?.kind === 'scalar' && Number.isInteger(ssv.value) && (ssv.value as number) >= 1)
+        service.stateSchemaVersion = ssv.value as number;
       const secrets = child(doc, 'secrets');
-      if (secrets?.kind === 'seq') service.secretPrefixes = secrets.items.filter((n) => n.kind === 'scalar').map((n) => String((n as { value: unknown }).value));
+      if (secrets?.kind === 'seq')
+        service.secretPrefixes = secrets.items
+          .filter((n) => n.kind === 'scalar')
+          .map((n) => String((n as { value: unknown }).value));
     }
   }
 
@@ -87,7 +120,9 @@ export function loadServiceFromDir(dir: string): LoadedService {
     const doc = readYaml(rel);
     if (doc === undefined) continue;
     if (doc === null) {
-      errors.push(makeError({ file: rel, line: 1, col: 1 }, RULES.scenarioSchema, `${rel} is empty`, 'add a `tasks` list'));
+      errors.push(
+        makeError({ file: rel, line: 1, col: 1 }, RULES.scenarioSchema, `${rel} is empty`, 'add a `tasks` list'),
+      );
       continue;
     }
     const schemaErrors = validateNode(scenarioSchema, doc, RULES.scenarioSchema, rel);
@@ -95,8 +130,14 @@ export function loadServiceFromDir(dir: string): LoadedService {
     if (schemaErrors.length === 0) service.scenarios.set(m[1]!, buildScenario(m[1]!, rel, doc));
   }
   if (!mains.includes('scenario/create/main.yml')) {
-    errors.push(makeError({ file: 'scenario/create/main.yml', line: 1, col: 1 }, RULES.missingCreate,
-      'scenario/create/main.yml is missing; it runs when an incarnation is created', 'add scenario/create/main.yml'));
+    errors.push(
+      makeError(
+        { file: 'scenario/create/main.yml', line: 1, col: 1 },
+        RULES.missingCreate,
+        'scenario/create/main.yml is missing; it runs when an incarnation is created',
+        'add scenario/create/main.yml',
+      ),
+    );
   }
 
   // templates/**.tmpl
@@ -106,12 +147,26 @@ export function loadServiceFromDir(dir: string): LoadedService {
     const t: TemplateFile = { name: rel.slice('templates/'.length), file: rel, source };
     const lines = new LineIndex(source, rel);
     for (const off of findInterpolationMarkers(source)) {
-      errors.push(makeError(lines.pos(off), RULES.templateInterpolation, '`${...}` is scenario interpolation and does not work inside a .tmpl file',
-        'use template syntax such as {{ .name }} and pass the value in `vars`'));
+      errors.push(
+        makeError(
+          lines.pos(off),
+          RULES.templateInterpolation,
+          '`${...}` is scenario interpolation and does not work inside a .tmpl file',
+          'use template syntax such as {{ .name }} and pass the value in `vars`',
+        ),
+      );
     }
     const c = compileTemplate(source);
     if (c.ok) t.set = c.value;
-    else errors.push(makeError(lines.pos(c.offset), RULES.templateParse, `template parse error: ${c.message}`, templateFix(c.message)));
+    else
+      errors.push(
+        makeError(
+          lines.pos(c.offset),
+          RULES.templateParse,
+          `template parse error: ${c.message}`,
+          templateFix(c.message),
+        ),
+      );
     service.templates.set(t.name, t);
   }
 
@@ -119,13 +174,22 @@ export function loadServiceFromDir(dir: string): LoadedService {
   for (let v = 2; v <= service.stateSchemaVersion; v++) {
     const rel = `migrations/${v}.yml`;
     if (!guard(() => repo.exists(rel))) {
-      errors.push(makeError({ file: 'service.yml', ...versionPos(repo) }, RULES.missingMigration,
-        `state_schema_version is ${service.stateSchemaVersion} but ${rel} is missing`, `add ${rel} with state_changes.sets migrating state from version ${v - 1}`));
+      errors.push(
+        makeError(
+          { file: 'service.yml', ...versionPos(repo) },
+          RULES.missingMigration,
+          `state_schema_version is ${service.stateSchemaVersion} but ${rel} is missing`,
+          `add ${rel} with state_changes.sets migrating state from version ${v - 1}`,
+        ),
+      );
       continue;
     }
     const doc = readYaml(rel);
     if (!doc) {
-      if (doc === null) errors.push(makeError({ file: rel, line: 1, col: 1 }, RULES.migrationSchema, `${rel} is empty`, 'add state_changes.sets'));
+      if (doc === null)
+        errors.push(
+          makeError({ file: rel, line: 1, col: 1 }, RULES.migrationSchema, `${rel} is empty`, 'add state_changes.sets'),
+        );
       continue;
     }
     const schemaErrors = validateNode(migrationSchema, doc, RULES.migrationSchema, rel);

@@ -5,8 +5,18 @@ const policy = { schemes: ['https', 'ssh'], hosts: ['git.example.com', '*.corp.e
 
 describe('git source policy', () => {
   it('reads scheme and host as git routes them: URLs, scp-like, local paths, remote helpers', () => {
-    assert.deepEqual(parseGitUrl('https://Git.Example.com:8443/a.git'), { scheme: 'https', host: 'git.example.com', username: '', password: '' });
-    assert.deepEqual(parseGitUrl('git@git.example.com:ops/a.git'), { scheme: 'ssh', host: 'git.example.com', username: 'git', password: '' });
+    assert.deepEqual(parseGitUrl('https://Git.Example.com:8443/a.git'), {
+      scheme: 'https',
+      host: 'git.example.com',
+      username: '',
+      password: '',
+    });
+    assert.deepEqual(parseGitUrl('git@git.example.com:ops/a.git'), {
+      scheme: 'ssh',
+      host: 'git.example.com',
+      username: 'git',
+      password: '',
+    });
     assert.equal(parseGitUrl('/srv/repos/a.git')?.scheme, 'file');
     assert.equal(parseGitUrl('ext::sh -c id')?.scheme, 'ext');
     assert.equal(parseGitUrl('http://[::1]:8200/x')?.host, '::1');
@@ -31,7 +41,10 @@ describe('git source policy', () => {
     assert.equal(gitUrlRefusal('https://git.example.com/a.git', open, true), undefined);
     assert.equal(gitUrlRefusal('http://127.0.0.1:8080/a.git', open, true), undefined);
     assert.match(gitUrlRefusal('http://git.example.com/a.git', open, true)!, /plain http/);
-    assert.match(gitUrlRefusal('ssh://git@git.example.com/a.git', open, true)!, /cannot use a credential_ref with the scheme "ssh"/);
+    assert.match(
+      gitUrlRefusal('ssh://git@git.example.com/a.git', open, true)!,
+      /cannot use a credential_ref with the scheme "ssh"/,
+    );
   });
 
   it('shows a URL without its user info', () => {

@@ -18,7 +18,12 @@ export interface GitPolicy {
   timeoutMs: number;
 }
 
-export interface ParsedGitUrl { scheme: string; host: string; username: string; password: string }
+export interface ParsedGitUrl {
+  scheme: string;
+  host: string;
+  username: string;
+  password: string;
+}
 
 /** Reads the scheme, host and any user info of a git URL as git itself would route it. */
 export function parseGitUrl(url: string): ParsedGitUrl | undefined {
@@ -34,11 +39,17 @@ export function parseGitUrl(url: string): ParsedGitUrl | undefined {
     } catch {
       return undefined;
     }
-    return { scheme, host: u.hostname.replace(/^\[|\]$/g, '').toLowerCase(), username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+    return {
+      scheme,
+      host: u.hostname.replace(/^\[|\]$/g, '').toLowerCase(),
+      username: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+    };
   }
   // scp-like `[user@]host:path` (git's rule: a colon before any slash); anything else is a local path.
   const scp = /^(?:([^@/:]+)@)?([^@/:]+):(?!\/\/)/.exec(url);
-  if (scp) return { scheme: 'ssh', host: scp[2].replace(/^\[|\]$/g, '').toLowerCase(), username: scp[1] ?? '', password: '' };
+  if (scp)
+    return { scheme: 'ssh', host: scp[2].replace(/^\[|\]$/g, '').toLowerCase(), username: scp[1] ?? '', password: '' };
   return { scheme: 'file', host: '', username: '', password: '' };
 }
 
@@ -55,7 +66,11 @@ function hostAllowed(host: string, patterns: readonly string[]): boolean {
  * Undefined when the policy admits the URL, else the reason (safe to show: it names the rule and
  * the config key, never anything fetched). `withCredential`: the service names a credential_ref.
  */
-export function gitUrlRefusal(url: string, policy: Pick<GitPolicy, 'schemes' | 'hosts'>, withCredential = false): string | undefined {
+export function gitUrlRefusal(
+  url: string,
+  policy: Pick<GitPolicy, 'schemes' | 'hosts'>,
+  withCredential = false,
+): string | undefined {
   const p = parseGitUrl(url);
   if (!p) return 'is not a URL git can use';
   if (p.password || (p.username && p.scheme !== 'ssh')) {
@@ -69,8 +84,10 @@ export function gitUrlRefusal(url: string, policy: Pick<GitPolicy, 'schemes' | '
     return `names the host "${p.host}", which is not in this keeper's allow-list (services.git.hosts)`;
   }
   if (withCredential) {
-    if (p.scheme !== 'https' && p.scheme !== 'http') return `cannot use a credential_ref with the scheme "${p.scheme}": credentials are handed to git for https (and http to a loopback host) only`;
-    if (p.scheme === 'http' && !isLoopback(p.host)) return 'sends its credential over plain http: use https (plain http only to a loopback host)';
+    if (p.scheme !== 'https' && p.scheme !== 'http')
+      return `cannot use a credential_ref with the scheme "${p.scheme}": credentials are handed to git for https (and http to a loopback host) only`;
+    if (p.scheme === 'http' && !isLoopback(p.host))
+      return 'sends its credential over plain http: use https (plain http only to a loopback host)';
   }
   return undefined;
 }

@@ -9,7 +9,18 @@ import type { GitPolicy } from './git-policy';
 import { fixtureService } from '../../test/lint/paths';
 
 function sh(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).toString().trim();
+  return execFileSync('git', args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  })
+    .toString()
+    .trim();
 }
 
 // What the demo and the tests run with: local repositories allowed (file), any host.
@@ -66,7 +77,10 @@ describe('loading a service from git', function () {
     const pinned = await loadServiceFromGit({ git: copy, ref: first.commit, cacheDir, policy: OPEN });
     assert.equal(pinned.service, first.service);
     // The policy still decides: a source it refuses now loads nothing, pinned or not.
-    await assert.rejects(loadServiceFromGit({ git: copy, ref: first.commit, cacheDir, policy: { ...OPEN, schemes: ['https'] } }), GitLoadError);
+    await assert.rejects(
+      loadServiceFromGit({ git: copy, ref: first.commit, cacheDir, policy: { ...OPEN, schemes: ['https'] } }),
+      GitLoadError,
+    );
     // Another repository that never held this commit is not served it from the cache.
     const other = path.join(work, 'other');
     fs.mkdirSync(other);
@@ -79,13 +93,22 @@ describe('loading a service from git', function () {
 
   it('refuses unknown refs and refs that look like options', async function () {
     await assert.rejects(loadServiceFromGit({ git: repo, ref: 'v9', cacheDir, policy: OPEN }), /ref "v9" not found/);
-    await assert.rejects(loadServiceFromGit({ git: repo, ref: '--upload-pack=x', cacheDir, policy: OPEN }), GitLoadError);
-    await assert.rejects(loadServiceFromGit({ git: '--upload-pack=x', ref: 'main', cacheDir, policy: OPEN }), /invalid git URL/);
+    await assert.rejects(
+      loadServiceFromGit({ git: repo, ref: '--upload-pack=x', cacheDir, policy: OPEN }),
+      GitLoadError,
+    );
+    await assert.rejects(
+      loadServiceFromGit({ git: '--upload-pack=x', ref: 'main', cacheDir, policy: OPEN }),
+      /invalid git URL/,
+    );
   });
 
   it('never runs a remote helper that could execute commands (ext::)', async function () {
     const marker = path.join(cacheDir, 'ext-ran');
-    await assert.rejects(loadServiceFromGit({ git: `ext::sh -c touch% ${marker}`, ref: 'main', cacheDir, policy: OPEN }), GitLoadError);
+    await assert.rejects(
+      loadServiceFromGit({ git: `ext::sh -c touch% ${marker}`, ref: 'main', cacheDir, policy: OPEN }),
+      GitLoadError,
+    );
     assert.equal(fs.existsSync(marker), false);
   });
 
@@ -93,18 +116,24 @@ describe('loading a service from git', function () {
     const https = { ...OPEN, schemes: ['https'] };
     const fresh = path.join(work, 'cache-nofile');
     for (const url of [repo, `file://${repo}`]) {
-      await assert.rejects(loadServiceFromGit({ git: url, ref: 'main', cacheDir: fresh, policy: https }),
-        /uses the scheme "file", which this keeper does not allow \(services\.git\.schemes: https\)/);
+      await assert.rejects(
+        loadServiceFromGit({ git: url, ref: 'main', cacheDir: fresh, policy: https }),
+        /uses the scheme "file", which this keeper does not allow \(services\.git\.schemes: https\)/,
+      );
     }
     assert.equal(fs.existsSync(path.join(fresh, 'repos')), false, 'nothing was cloned');
   });
 
   it('refuses hosts off the allow-list and credentials in the URL', async function () {
     const policy = { ...OPEN, hosts: ['git.example.com'] };
-    await assert.rejects(loadServiceFromGit({ git: 'https://127.0.0.1:8200/v1/sys/health', ref: 'main', cacheDir, policy }),
-      /names the host "127\.0\.0\.1", which is not in this keeper's allow-list/);
-    await assert.rejects(loadServiceFromGit({ git: 'https://bob:hunter2@git.example.com/x.git', ref: 'main', cacheDir, policy }),
-      (err: Error) => /credential_ref/.test(err.message) && !err.message.includes('hunter2'));
+    await assert.rejects(
+      loadServiceFromGit({ git: 'https://127.0.0.1:8200/v1/sys/health', ref: 'main', cacheDir, policy }),
+      /names the host "127\.0\.0\.1", which is not in this keeper's allow-list/,
+    );
+    await assert.rejects(
+      loadServiceFromGit({ git: 'https://bob:hunter2@git.example.com/x.git', ref: 'main', cacheDir, policy }),
+      (err: Error) => /credential_ref/.test(err.message) && !err.message.includes('hunter2'),
+    );
   });
 
   it('stops a clone that passes the size cap and leaves no partial mirror', async function () {
@@ -116,17 +145,35 @@ describe('loading a service from git', function () {
     sh(big, 'add', '.');
     sh(big, 'commit', '-q', '-m', 'big');
     const capped = path.join(work, 'cache-capped');
-    await assert.rejects(loadServiceFromGit({ git: `file://${big}`, ref: 'main', cacheDir: capped, policy: { ...OPEN, maxRepoBytes: 512 * 1024 } }),
-      /passed 524288 bytes \(services\.git\.max_repo_bytes\)/);
+    await assert.rejects(
+      loadServiceFromGit({
+        git: `file://${big}`,
+        ref: 'main',
+        cacheDir: capped,
+        policy: { ...OPEN, maxRepoBytes: 512 * 1024 },
+      }),
+      /passed 524288 bytes \(services\.git\.max_repo_bytes\)/,
+    );
     assert.deepEqual(fs.readdirSync(path.join(capped, 'repos')), []);
   });
 
   it("summarizes git's errors without passing its words on", function () {
-    assert.equal(summarizeGitError('clone', "fatal: unable to access 'https://h/x/': Failed to connect to h port 8200 after 0 ms: Connection refused", 128),
-      'git clone: the repository host could not be reached');
-    assert.equal(summarizeGitError('clone', "fatal: could not read Username for 'https://h': terminal prompts disabled", 128),
-      'git clone: the repository refused access (give the service a credential_ref, or check the one it has)');
-    assert.equal(summarizeGitError('clone', "fatal: repository 'https://h/x/' not found", 128), 'git clone: the repository was not found (or this keeper may not read it)');
+    assert.equal(
+      summarizeGitError(
+        'clone',
+        "fatal: unable to access 'https://h/x/': Failed to connect to h port 8200 after 0 ms: Connection refused",
+        128,
+      ),
+      'git clone: the repository host could not be reached',
+    );
+    assert.equal(
+      summarizeGitError('clone', "fatal: could not read Username for 'https://h': terminal prompts disabled", 128),
+      'git clone: the repository refused access (give the service a credential_ref, or check the one it has)',
+    );
+    assert.equal(
+      summarizeGitError('clone', "fatal: repository 'https://h/x/' not found", 128),
+      'git clone: the repository was not found (or this keeper may not read it)',
+    );
     assert.equal(summarizeGitError('fetch', '{"initialized":true,"sealed":false}', 1), 'git fetch failed (exit 1)');
   });
 
@@ -136,13 +183,30 @@ describe('loading a service from git', function () {
     try {
       const src = path.join(dir, 'src');
       execFileSync('git', ['init', '-q', src]);
-      execFileSync('git', ['-C', src, '-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'x']);
+      execFileSync('git', [
+        '-C',
+        src,
+        '-c',
+        'user.email=a@example.com',
+        '-c',
+        'user.name=a',
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        'x',
+      ]);
       execFileSync('chown', ['-R', '12345:12345', src]);
-      const r = spawnSync('git', ['clone', '-q', `file://${src}`, path.join(dir, 'dst')], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+      const r = spawnSync('git', ['clone', '-q', `file://${src}`, path.join(dir, 'dst')], {
+        encoding: 'utf8',
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+      });
       assert.equal(r.status, 128, r.stderr);
-      assert.equal(summarizeGitError('clone', r.stderr, r.status),
+      assert.equal(
+        summarizeGitError('clone', r.stderr, r.status),
         `git clone: git refuses the repository at ${src}/.git because another user owns it (dubious ownership); ` +
-        `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${src}/.git (the system git config is not read)`);
+          `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${src}/.git (the system git config is not read)`,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -35,7 +35,10 @@ export class GitLoadError extends Error {
   }
 }
 
-export interface GitCredential { username: string; password: string }
+export interface GitCredential {
+  username: string;
+  password: string;
+}
 
 export interface GitSource {
   git: string;
@@ -69,7 +72,13 @@ function askpassScript(cacheDir: string): string {
   return file;
 }
 
-interface GitRun { cwd?: string; policy?: GitPolicy; credential?: GitCredential; cacheDir?: string; watch?: string }
+interface GitRun {
+  cwd?: string;
+  policy?: GitPolicy;
+  credential?: GitCredential;
+  cacheDir?: string;
+  watch?: string;
+}
 
 function gitEnv(opts: GitRun): NodeJS.ProcessEnv {
   const schemes = opts.policy ? opts.policy.schemes.join(':') : 'file';
@@ -111,7 +120,11 @@ function dirBytes(dir: string): number {
       const p = path.join(d, e.name);
       if (e.isDirectory()) stack.push(p);
       else {
-        try { total += fs.lstatSync(p).size; } catch { /* removed meanwhile */ }
+        try {
+          total += fs.lstatSync(p).size;
+        } catch {
+          /* removed meanwhile */
+        }
       }
     }
   }
@@ -124,21 +137,34 @@ export function summarizeGitError(command: string, stderr: string, code: number 
   // A local (file://) repository owned by another user: git refuses it, and only its own words say why.
   const dubious = /detected dubious ownership in repository at '([^'\n]+)'/i.exec(stderr);
   if (dubious) {
-    return `git ${command}: git refuses the repository at ${dubious[1]} because another user owns it (dubious ownership); ` +
-      `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${dubious[1]} (the system git config is not read)`;
+    return (
+      `git ${command}: git refuses the repository at ${dubious[1]} because another user owns it (dubious ownership); ` +
+      `make it owned by the keeper's user, or run as that user: git config --global --add safe.directory ${dubious[1]} (the system git config is not read)`
+    );
   }
-  if (/authentication failed|could not read (username|password)|terminal prompts disabled|requested url returned error: (401|403)|permission denied \(publickey/.test(e)) {
+  if (
+    /authentication failed|could not read (username|password)|terminal prompts disabled|requested url returned error: (401|403)|permission denied \(publickey/.test(
+      e,
+    )
+  ) {
     return `git ${command}: the repository refused access (give the service a credential_ref, or check the one it has)`;
   }
-  if (/redirect/.test(e)) return `git ${command}: the repository host answered with a redirect, which the keeper does not follow`;
+  if (/redirect/.test(e))
+    return `git ${command}: the repository host answered with a redirect, which the keeper does not follow`;
   if (/repository .*not found|not found|does not appear to be a git repository|returned error: 404/.test(e)) {
     return `git ${command}: the repository was not found (or this keeper may not read it)`;
   }
-  if (/could not resolve|connection refused|timed out|unreachable|failed to connect|no route to host|couldn't connect|connection reset/.test(e)) {
+  if (
+    /could not resolve|connection refused|timed out|unreachable|failed to connect|no route to host|couldn't connect|connection reset/.test(
+      e,
+    )
+  ) {
     return `git ${command}: the repository host could not be reached`;
   }
-  if (/ssl|certificate|tls/.test(e)) return `git ${command}: the TLS connection to the repository host failed (is its certificate trusted?)`;
-  if (/transport .* not allowed|unsupported|protocol/.test(e)) return `git ${command}: the URL's transport is not allowed`;
+  if (/ssl|certificate|tls/.test(e))
+    return `git ${command}: the TLS connection to the repository host failed (is its certificate trusted?)`;
+  if (/transport .* not allowed|unsupported|protocol/.test(e))
+    return `git ${command}: the URL's transport is not allowed`;
   return `git ${command} failed (exit ${code ?? 'signal'})`;
 }
 
@@ -151,25 +177,41 @@ function git(args: string[], opts: GitRun = {}): Promise<string> {
   const cap = opts.policy?.maxRepoBytes;
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['-c', 'credential.helper=', '-c', 'http.followRedirects=false', ...args], {
-      cwd: opts.cwd, env: gitEnv(opts), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: opts.cwd,
+      env: gitEnv(opts),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';
     let stopped: string | undefined;
-    const stop = (why: string) => { stopped ??= why; child.kill('SIGKILL'); };
+    const stop = (why: string) => {
+      stopped ??= why;
+      child.kill('SIGKILL');
+    };
     child.stdout.on('data', (d: Buffer) => {
       outBytes += d.length;
       if (outBytes > 64 * 1024 * 1024) return stop(`git ${args[0]}: its output passed 64 MiB`);
       out.push(d);
     });
     // Only the tail is kept, to classify; it is never shown.
-    child.stderr.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4096); });
-    const timer = setTimeout(() => stop(`git ${args[0]}: stopped after ${Math.round(timeoutMs / 1000)}s (services.git.timeout)`), timeoutMs);
-    const watcher = opts.watch && cap !== undefined
-      ? setInterval(() => { if (dirBytes(opts.watch!) > cap) stop(`git ${args[0]}: the repository passed ${cap} bytes (services.git.max_repo_bytes)`); }, 200)
-      : undefined;
-    child.on('error', (e) => { stopped ??= `git ${args[0]}: cannot run git (${(e as NodeJS.ErrnoException).code ?? 'error'})`; });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-4096);
+    });
+    const timer = setTimeout(
+      () => stop(`git ${args[0]}: stopped after ${Math.round(timeoutMs / 1000)}s (services.git.timeout)`),
+      timeoutMs,
+    );
+    const watcher =
+      opts.watch && cap !== undefined
+        ? setInterval(() => {
+            if (dirBytes(opts.watch!) > cap)
+              stop(`git ${args[0]}: the repository passed ${cap} bytes (services.git.max_repo_bytes)`);
+          }, 200)
+        : undefined;
+    child.on('error', (e) => {
+      stopped ??= `git ${args[0]}: cannot run git (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       if (watcher) clearInterval(watcher);
@@ -177,7 +219,9 @@ function git(args: string[], opts: GitRun = {}): Promise<string> {
       if (code !== 0) return reject(new GitLoadError(summarizeGitError(args[0], err, code)));
       // A command faster than the watcher's first look is measured once at the end.
       if (opts.watch && cap !== undefined && dirBytes(opts.watch) > cap) {
-        return reject(new GitLoadError(`git ${args[0]}: the repository passed ${cap} bytes (services.git.max_repo_bytes)`));
+        return reject(
+          new GitLoadError(`git ${args[0]}: the repository passed ${cap} bytes (services.git.max_repo_bytes)`),
+        );
       }
       resolve(Buffer.concat(out).toString());
     });
@@ -197,7 +241,11 @@ function checkInputs(src: GitSource): void {
 
 /** The mirror of one source: a service's URL with its credential_ref (never another service's clone). */
 function mirrorKey(src: GitSource): string {
-  return crypto.createHash('sha256').update(`${src.git}\0${src.credentialRef ?? ''}`).digest('hex').slice(0, 24);
+  return crypto
+    .createHash('sha256')
+    .update(`${src.git}\0${src.credentialRef ?? ''}`)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 /**
@@ -231,14 +279,30 @@ export async function resolveRef(src: GitSource): Promise<{ commit: string; bare
     }
   } else {
     try {
-      await git(['fetch', '--quiet', '--prune', '--force', '--', src.git, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { ...remote, cwd: bare, watch: bare });
+      await git(
+        [
+          'fetch',
+          '--quiet',
+          '--prune',
+          '--force',
+          '--',
+          src.git,
+          '+refs/heads/*:refs/heads/*',
+          '+refs/tags/*:refs/tags/*',
+        ],
+        { ...remote, cwd: bare, watch: bare },
+      );
     } catch (err) {
       // A mirror that grew past the cap is dropped whole: the next load starts from nothing again.
       if ((err as Error).message.includes('max_repo_bytes')) fs.rmSync(bare, { recursive: true, force: true });
       throw err;
     }
   }
-  for (const candidate of [`refs/tags/${src.ref}`, `refs/heads/${src.ref}`, ...(/^[0-9a-f]{40}$/.test(src.ref) ? [src.ref] : [])]) {
+  for (const candidate of [
+    `refs/tags/${src.ref}`,
+    `refs/heads/${src.ref}`,
+    ...(/^[0-9a-f]{40}$/.test(src.ref) ? [src.ref] : []),
+  ]) {
     try {
       const commit = (await git(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], { cwd: bare })).trim();
       if (/^[0-9a-f]{40}$/.test(commit)) {
@@ -260,9 +324,13 @@ async function materialize(bare: string, commit: string, cacheDir: string): Prom
   let count = 0;
   for (const entry of listing.split('\0').filter(Boolean)) {
     const size = Number(/^\S+ \S+ \S+\s+(\d+|-)\t/.exec(entry)?.[1] ?? 0) || 0;
-    if (size > LIMITS.maxRepoBytes) throw new GitLoadError(`a file in ${commit} is ${size} bytes, over the ${LIMITS.maxRepoBytes}-byte repository limit`);
+    if (size > LIMITS.maxRepoBytes)
+      throw new GitLoadError(
+        `a file in ${commit} is ${size} bytes, over the ${LIMITS.maxRepoBytes}-byte repository limit`,
+      );
     total += size;
-    if (++count > LIMITS.maxFiles * 5 || total > LIMITS.maxRepoBytes * 4) throw new GitLoadError(`commit ${commit} is too large to load`);
+    if (++count > LIMITS.maxFiles * 5 || total > LIMITS.maxRepoBytes * 4)
+      throw new GitLoadError(`commit ${commit} is too large to load`);
   }
   const tmp = `${dir}.${process.pid}.${Date.now()}.tmp`;
   fs.mkdirSync(tmp, { recursive: true });

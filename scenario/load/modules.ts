@@ -62,7 +62,10 @@ export function loadServiceModules(repo: RepoFs, service: LoadedService, errors:
     try {
       return fn();
     } catch (e) {
-      if (e instanceof ScenarioError) { errors.push(e.toRenderError()); return undefined; }
+      if (e instanceof ScenarioError) {
+        errors.push(e.toRenderError());
+        return undefined;
+      }
       throw e;
     }
   };
@@ -71,25 +74,52 @@ export function loadServiceModules(repo: RepoFs, service: LoadedService, errors:
   const modules = new Map<string, ServiceModule>();
   service.modules = modules;
   if (contracts.length > LIMITS.maxServiceModules) {
-    errors.push(makeError({ file: contracts[0]!, line: 1, col: 1 }, RULE_MODULE, `more than ${LIMITS.maxServiceModules} modules under modules/`, 'ship fewer modules'));
+    errors.push(
+      makeError(
+        { file: contracts[0]!, line: 1, col: 1 },
+        RULE_MODULE,
+        `more than ${LIMITS.maxServiceModules} modules under modules/`,
+        'ship fewer modules',
+      ),
+    );
     return;
   }
   for (const rel of contracts) {
     const m = /^modules\/([^/]+)\/module\.yml$/.exec(rel);
     const top = { file: rel, line: 1, col: 1 };
     if (!m || !new RegExp(IDENT).test(m[1]!)) {
-      errors.push(makeError(top, RULE_MODULE, `${rel}: a module is modules/<name>/module.yml with <name> matching ${IDENT}`, 'move the contract to modules/<name>/module.yml'));
+      errors.push(
+        makeError(
+          top,
+          RULE_MODULE,
+          `${rel}: a module is modules/<name>/module.yml with <name> matching ${IDENT}`,
+          'move the contract to modules/<name>/module.yml',
+        ),
+      );
       continue;
     }
     if (service.name === 'core') {
-      errors.push(makeError(top, RULE_MODULE, 'a service named "core" cannot ship modules: their names would be core.*', 'rename the service'));
+      errors.push(
+        makeError(
+          top,
+          RULE_MODULE,
+          'a service named "core" cannot ship modules: their names would be core.*',
+          'rename the service',
+        ),
+      );
       continue;
     }
     const doc = guard(() => parseYaml(repo.readText(rel), rel));
     if (doc === undefined) continue;
-    if (doc === null) { errors.push(makeError(top, RULE_MODULE, `${rel} is empty`, 'add `program` and `states`')); continue; }
+    if (doc === null) {
+      errors.push(makeError(top, RULE_MODULE, `${rel} is empty`, 'add `program` and `states`'));
+      continue;
+    }
     const shape = validateNode(contractSchema, doc, RULE_MODULE, rel);
-    if (shape.length) { errors.push(...shape); continue; }
+    if (shape.length) {
+      errors.push(...shape);
+      continue;
+    }
     const program = readProgram(repo, m[1]!, doc, errors);
     if (!program) continue;
     const timeout = toValue(child(doc, 'timeout')) as number | undefined;
@@ -100,35 +130,68 @@ export function loadServiceModules(repo: RepoFs, service: LoadedService, errors:
       const schema = toValue(params.value) as Record<string, unknown>;
       const problem = schemaProblem(schema);
       if (problem) {
-        errors.push(makeError(params.value.pos, RULE_MODULE, `${rel}: the params schema of state "${state}" is not a valid JSON schema: ${problem}`,
-          'write a draft-07 JSON schema with `type: object` (ajv strict mode: no unknown keywords)'));
+        errors.push(
+          makeError(
+            params.value.pos,
+            RULE_MODULE,
+            `${rel}: the params schema of state "${state}" is not a valid JSON schema: ${problem}`,
+            'write a draft-07 JSON schema with `type: object` (ajv strict mode: no unknown keywords)',
+          ),
+        );
         continue;
       }
       const name = `${service.name}.${m[1]}.${state}`;
       modules.set(name, {
-        name, module: m[1]!, state, params: schema, dryRun: toValue(pair(p.value, 'dry_run')?.value) === true,
-        timeoutMs: (timeout ?? DEFAULT_TIMEOUT_S) * 1000, program, pos: p.key.pos,
+        name,
+        module: m[1]!,
+        state,
+        params: schema,
+        dryRun: toValue(pair(p.value, 'dry_run')?.value) === true,
+        timeoutMs: (timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        program,
+        pos: p.key.pos,
       });
     }
   }
 }
 
-function readProgram(repo: RepoFs, module: string, doc: YNode, errors: RenderError[]): ServiceModule['program'] | undefined {
+function readProgram(
+  repo: RepoFs,
+  module: string,
+  doc: YNode,
+  errors: RenderError[],
+): ServiceModule['program'] | undefined {
   const node = pair(doc, 'program')!;
   const rel = `modules/${module}/${String(node.value.kind === 'scalar' ? node.value.value : '')}`;
   const at = node.value.pos;
   try {
     if (!repo.exists(rel)) {
-      errors.push(makeError(at, RULE_MODULE, `program ${rel} is missing`, `add ${rel}, or name the program that is there`));
+      errors.push(
+        makeError(at, RULE_MODULE, `program ${rel} is missing`, `add ${rel}, or name the program that is there`),
+      );
       return undefined;
     }
     const { buf, mode } = repo.readBytes(rel, LIMITS.maxModuleProgramBytes);
     if ((mode & 0o111) === 0) {
-      errors.push(makeError(at, RULE_MODULE, `program ${rel} is not executable`, `chmod +x ${rel} and commit it (git keeps the executable bit)`));
+      errors.push(
+        makeError(
+          at,
+          RULE_MODULE,
+          `program ${rel} is not executable`,
+          `chmod +x ${rel} and commit it (git keeps the executable bit)`,
+        ),
+      );
       return undefined;
     }
     if (!buf.subarray(0, 2).equals(Buffer.from('#!')) && !buf.subarray(0, 4).equals(Buffer.from('\x7fELF'))) {
-      errors.push(makeError(at, RULE_MODULE, `program ${rel} starts with neither #! nor an ELF header: the soul runs it as argv, without a shell`, 'start it with a #! line, e.g. #!/usr/bin/env node'));
+      errors.push(
+        makeError(
+          at,
+          RULE_MODULE,
+          `program ${rel} starts with neither #! nor an ELF header: the soul runs it as argv, without a shell`,
+          'start it with a #! line, e.g. #!/usr/bin/env node',
+        ),
+      );
       return undefined;
     }
     return { file: rel, sha256: createHash('sha256').update(buf).digest('hex'), content: buf.toString('base64') };
@@ -160,15 +223,26 @@ export function serviceModule(service: LoadedService, name: string): ServiceModu
 const validators = new WeakMap<ServiceModule, ReturnType<AjvClass['compile']>>();
 
 /** Problems of a step's params against a service module's contract, in the words of core modules'. */
-export function checkServiceModuleParams(mod: ServiceModule, params: unknown): Array<{ param?: string; message: string }> {
+export function checkServiceModuleParams(
+  mod: ServiceModule,
+  params: unknown,
+): Array<{ param?: string; message: string }> {
   let v = validators.get(mod);
-  if (!v) { v = moduleAjv().compile(mod.params); validators.set(mod, v); }
+  if (!v) {
+    v = moduleAjv().compile(mod.params);
+    validators.set(mod, v);
+  }
   if (v(params)) return [];
   return (v.errors ?? []).map((e) => {
     const p = e.params as Record<string, string>;
     const param = e.instancePath.split('/')[1];
-    if (e.keyword === 'additionalProperties') return { param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };
-    if (e.keyword === 'required') return { param: p['missingProperty'], message: `missing required parameter "${p['missingProperty']}"` };
-    return { ...(param ? { param } : {}), message: `${param ? `parameter "${param}"` : 'params'}${e.instancePath.split('/').length > 2 ? ` (at ${e.instancePath})` : ''} ${e.message ?? 'is invalid'}` };
+    if (e.keyword === 'additionalProperties')
+      return { param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };
+    if (e.keyword === 'required')
+      return { param: p['missingProperty'], message: `missing required parameter "${p['missingProperty']}"` };
+    return {
+      ...(param ? { param } : {}),
+      message: `${param ? `parameter "${param}"` : 'params'}${e.instancePath.split('/').length > 2 ? ` (at ${e.instancePath})` : ''} ${e.message ?? 'is invalid'}`,
+    };
   });
 }

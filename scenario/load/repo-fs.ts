@@ -25,7 +25,11 @@ export class RepoFs {
   resolve(rel: string): string {
     const norm = path.posix.normalize(rel.replace(/\\/g, '/'));
     if (path.posix.isAbsolute(norm) || norm === '..' || norm.startsWith('../') || rel.includes('\0')) {
-      throw this.error(rel, `path "${rel}" points outside the repository`, 'use a path inside the repository, without ".." or a leading "/"');
+      throw this.error(
+        rel,
+        `path "${rel}" points outside the repository`,
+        'use a path inside the repository, without ".." or a leading "/"',
+      );
     }
     const abs = path.join(this.root, norm);
     let real: string;
@@ -35,7 +39,11 @@ export class RepoFs {
       return abs; // does not exist; callers check existence
     }
     if (real !== this.root && !real.startsWith(this.root + path.sep)) {
-      throw this.error(rel, `"${rel}" resolves outside the repository (symlink)`, 'replace the symlink with a regular file');
+      throw this.error(
+        rel,
+        `"${rel}" resolves outside the repository (symlink)`,
+        'replace the symlink with a regular file',
+      );
     }
     return real;
   }
@@ -63,13 +71,22 @@ export class RepoFs {
     const st = fs.statSync(real);
     if (!st.isFile()) throw this.error(rel, `"${rel}" is not a regular file`, 'make it a file');
     if (st.size > maxBytes) {
-      throw this.error(rel, `"${rel}" is ${st.size} bytes, over the ${maxBytes}-byte limit per file`, 'make the file smaller');
+      throw this.error(
+        rel,
+        `"${rel}" is ${st.size} bytes, over the ${maxBytes}-byte limit per file`,
+        'make the file smaller',
+      );
     }
     this.bytes += st.size;
     if (this.bytes > LIMITS.maxRepoBytes) {
-      throw this.error(rel, `the repository's files exceed ${LIMITS.maxRepoBytes} bytes in total`, 'remove large files from the service');
+      throw this.error(
+        rel,
+        `the repository's files exceed ${LIMITS.maxRepoBytes} bytes in total`,
+        'remove large files from the service',
+      );
     }
-    if (++this.files > LIMITS.maxFiles) throw this.error(rel, `more than ${LIMITS.maxFiles} files`, 'remove unused files');
+    if (++this.files > LIMITS.maxFiles)
+      throw this.error(rel, `more than ${LIMITS.maxFiles} files`, 'remove unused files');
     return { buf: fs.readFileSync(real), mode: st.mode };
   }
 
@@ -77,12 +94,14 @@ export class RepoFs {
   list(relDir: string, suffix: string): string[] {
     const out: string[] = [];
     const walk = (rel: string, depth: number): void => {
-      if (depth > 16) throw this.error(rel, `directories nested deeper than 16 levels under ${relDir}`, 'flatten the directory tree');
+      if (depth > 16)
+        throw this.error(rel, `directories nested deeper than 16 levels under ${relDir}`, 'flatten the directory tree');
       const real = this.resolve(rel);
       if (!fs.existsSync(real) || !fs.statSync(real).isDirectory()) return;
       for (const ent of fs.readdirSync(real, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const child = `${rel}/${ent.name}`;
-        if (out.length > LIMITS.maxFiles) throw this.error(child, `more than ${LIMITS.maxFiles} files under ${relDir}`, 'remove unused files');
+        if (out.length > LIMITS.maxFiles)
+          throw this.error(child, `more than ${LIMITS.maxFiles} files under ${relDir}`, 'remove unused files');
         const st = fs.statSync(this.resolve(child));
         if (st.isDirectory()) walk(child, depth + 1);
         else if (ent.name.endsWith(suffix)) out.push(child);

@@ -2,7 +2,12 @@ import type { ModuleSpec } from './types';
 import { ABS_PATH } from './core-file-present';
 
 /** A user or group name as useradd/groupadd accept it (never an option, never a number). */
-export const ACCOUNT_NAME = { type: 'string', minLength: 1, maxLength: 32, pattern: '^[a-z_][a-z0-9_-]*\\$?$' } as const;
+export const ACCOUNT_NAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 32,
+  pattern: '^[a-z_][a-z0-9_-]*\\$?$',
+} as const;
 const ID = { type: 'integer', minimum: 0, maximum: 4294967294 } as const;
 
 /** A local user account exists with these properties (the ones written; others are left alone). */

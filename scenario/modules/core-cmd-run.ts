@@ -2,7 +2,12 @@ import type { ModuleSpec } from './types';
 import { ABS_PATH } from './core-file-present';
 
 /** A command as argv: the program, then its arguments; no shell reads it. */
-export const ARGV = { type: 'array', minItems: 1, maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 65536 } } as const;
+export const ARGV = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 256,
+  items: { type: 'string', minLength: 1, maxLength: 65536 },
+} as const;
 
 /**
  * Runs a command. `changed` every time it runs, unless a guard says it need not run: `creates` (a

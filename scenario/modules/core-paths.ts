@@ -21,7 +21,11 @@ export const coreLinkPresent: ModuleSpec = {
     type: 'object',
     additionalProperties: false,
     required: ['path', 'target'],
-    properties: { path: ABS_PATH, target: { type: 'string', minLength: 1, maxLength: 4096 }, force: { type: 'boolean' } },
+    properties: {
+      path: ABS_PATH,
+      target: { type: 'string', minLength: 1, maxLength: 4096 },
+      force: { type: 'boolean' },
+    },
   },
 };
 

@@ -3,7 +3,14 @@ import type { ModuleSpec } from './types';
 /** A package name; never an option. */
 export const PKG_NAME = { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9+._:-]*$' } as const;
 /** One name, or a list of names applied in one package-manager call. */
-const NAMES = { type: ['string', 'array'], minLength: 1, pattern: PKG_NAME.pattern, minItems: 1, maxItems: 256, items: PKG_NAME } as const;
+const NAMES = {
+  type: ['string', 'array'],
+  minLength: 1,
+  pattern: PKG_NAME.pattern,
+  minItems: 1,
+  maxItems: 256,
+  items: PKG_NAME,
+} as const;
 
 /** Packages are installed (apt, dnf, ... chosen on the host by its facts), all in one call. */
 export const corePkgInstalled: ModuleSpec = {

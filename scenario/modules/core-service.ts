@@ -1,7 +1,12 @@
 import type { ModuleSpec } from './types';
 
 /** A unit name as systemctl takes it ("nginx", "nginx.service", "getty@tty1.service"); never an option. */
-export const UNIT_NAME = { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_:@\\\\][A-Za-z0-9_.:@\\\\-]*$' } as const;
+export const UNIT_NAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 256,
+  pattern: '^[A-Za-z0-9_:@\\\\][A-Za-z0-9_.:@\\\\-]*$',
+} as const;
 
 const named = (extra: Record<string, unknown> = {}) => ({
   type: 'object',

@@ -19,9 +19,23 @@ export { TRIGGERED_MODULES } from './core-service';
 
 export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
   [
-    corePkgInstalled, corePkgRemoved, coreFilePresent, coreFileRendered, coreFileAbsent, coreDirPresent, coreDirAbsent, coreLinkPresent,
-    coreServiceRunning, coreServiceStopped, coreServiceRestarted, coreServiceReloaded, coreCmdRun,
-    coreUserPresent, coreUserAbsent, coreGroupPresent, coreGroupAbsent,
+    corePkgInstalled,
+    corePkgRemoved,
+    coreFilePresent,
+    coreFileRendered,
+    coreFileAbsent,
+    coreDirPresent,
+    coreDirAbsent,
+    coreLinkPresent,
+    coreServiceRunning,
+    coreServiceStopped,
+    coreServiceRestarted,
+    coreServiceReloaded,
+    coreCmdRun,
+    coreUserPresent,
+    coreUserAbsent,
+    coreGroupPresent,
+    coreGroupAbsent,
   ].map((m) => [m.name, m]),
 );
 
@@ -36,7 +50,11 @@ function validatorFor(name: string): ValidateFunction | undefined {
   if (!v) {
     const spec = MODULES.get(name);
     if (!spec) return undefined;
-    ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({ allErrors: true, strict: true, allowUnionTypes: true });
+    ajv ??= new (require('ajv') as { default: typeof AjvClass }).default({
+      allErrors: true,
+      strict: true,
+      allowUnionTypes: true,
+    });
     v = ajv.compile(spec.params);
     validators.set(name, v);
   }
@@ -46,7 +64,7 @@ function validatorFor(name: string): ValidateFunction | undefined {
 /** The schema the soul checks a received step's params with (exported for its test against ajv). */
 export function wireSchema(module: string): Schema | undefined {
   const spec = MODULES.get(module);
-  return spec ? (spec.wire ?? spec.params) as Schema : undefined;
+  return spec ? ((spec.wire ?? spec.params) as Schema) : undefined;
 }
 
 /** The params as the soul receives them: render's own inputs (core.file.rendered's `template`
@@ -84,11 +102,31 @@ export function checkModuleParams(module: string, params: unknown): ParamProblem
 function describe(e: ErrorObject | SchemaError): ParamProblem {
   const p = e.params as Record<string, string>;
   const param = e.instancePath.split('/')[1];
-  if (e.keyword === 'additionalProperties') return { pointer: e.instancePath, param: p['additionalProperty'], message: `unknown parameter "${p['additionalProperty']}"` };
-  if (e.keyword === 'required') return { pointer: e.instancePath, param: p['missingProperty'], message: `missing required parameter "${p['missingProperty']}"` };
+  if (e.keyword === 'additionalProperties')
+    return {
+      pointer: e.instancePath,
+      param: p['additionalProperty'],
+      message: `unknown parameter "${p['additionalProperty']}"`,
+    };
+  if (e.keyword === 'required')
+    return {
+      pointer: e.instancePath,
+      param: p['missingProperty'],
+      message: `missing required parameter "${p['missingProperty']}"`,
+    };
   const where = param ? `parameter "${param}"` : 'params';
-  if (e.keyword === 'contains') return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} must name the candidate file with %s in one of its arguments` };
-  if (e.keyword === 'pattern') return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} has an invalid value (must match ${p['pattern']})` };
+  if (e.keyword === 'contains')
+    return {
+      pointer: e.instancePath,
+      ...(param ? { param } : {}),
+      message: `${where} must name the candidate file with %s in one of its arguments`,
+    };
+  if (e.keyword === 'pattern')
+    return {
+      pointer: e.instancePath,
+      ...(param ? { param } : {}),
+      message: `${where} has an invalid value (must match ${p['pattern']})`,
+    };
   return { pointer: e.instancePath, ...(param ? { param } : {}), message: `${where} ${e.message ?? 'is invalid'}` };
 }
 

@@ -11,17 +11,30 @@ const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 function judged(module: string, params: unknown) {
   const v = ajv.compile(wireSchema(module)!);
   if (v(params)) return [];
-  return (v.errors ?? []).filter((e) => !e.schemaPath.includes('/contains/'))
-    .map((e) => ({ instancePath: e.instancePath, keyword: e.keyword, params: e.params, message: e.message })).sort(byText);
+  return (v.errors ?? [])
+    .filter((e) => !e.schemaPath.includes('/contains/'))
+    .map((e) => ({ instancePath: e.instancePath, keyword: e.keyword, params: e.params, message: e.message }))
+    .sort(byText);
 }
 
 const byText = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
-const file = { path: '/etc/app/app.conf', content: 'x\n', mode: '0644', owner: 'root', group: '0', validate: ['/usr/bin/check', '%s'] };
+const file = {
+  path: '/etc/app/app.conf',
+  content: 'x\n',
+  mode: '0644',
+  owner: 'root',
+  group: '0',
+  validate: ['/usr/bin/check', '%s'],
+};
 const cases: Array<[string, string, unknown]> = [
   ['a good package', 'core.pkg.installed', { name: 'nginx', version: '1:1.22.1-9' }],
   ['a package named like an option', 'core.pkg.installed', { name: '-oDebug::pkgProblemResolver=1' }],
-  ['a package with an empty name and a 129-character version', 'core.pkg.installed', { name: '', version: 'a'.repeat(129) }],
+  [
+    'a package with an empty name and a 129-character version',
+    'core.pkg.installed',
+    { name: '', version: 'a'.repeat(129) },
+  ],
   ['a package without a name, with an unknown key', 'core.pkg.installed', { nmae: 'curl' }],
   ['a package as a list', 'core.pkg.installed', ['curl']],
   ['a package name as a number', 'core.pkg.installed', { name: 7 }],
@@ -31,24 +44,75 @@ const cases: Array<[string, string, unknown]> = [
   ['a mode of 0999 and an owner with a space', 'core.file.present', { ...file, mode: '0999', owner: 'a b' }],
   ['a validate command without %s', 'core.file.present', { ...file, validate: ['/usr/bin/check', '--strict'] }],
   ['an empty validate command', 'core.file.present', { ...file, validate: [] }],
-  ['a validate command of 65 words, one empty', 'core.file.present', { ...file, validate: ['%s', '', ...Array.from({ length: 63 }, () => 'x')] }],
+  [
+    'a validate command of 65 words, one empty',
+    'core.file.present',
+    { ...file, validate: ['%s', '', ...Array.from({ length: 63 }, () => 'x')] },
+  ],
   ['a validate command that is not a list', 'core.file.present', { ...file, validate: '/usr/bin/check %s' }],
   ['no content, no path', 'core.file.present', { mode: '0644' }],
-  ['a rendered file as the soul receives it', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'rendered\n', mode: '0644' }],
-  ['a rendered file still carrying its template and vars', 'core.file.rendered', { path: '/etc/app/a.conf', content: 'x', template: 'a.tmpl', vars: {} }],
+  [
+    'a rendered file as the soul receives it',
+    'core.file.rendered',
+    { path: '/etc/app/a.conf', content: 'rendered\n', mode: '0644' },
+  ],
+  [
+    'a rendered file still carrying its template and vars',
+    'core.file.rendered',
+    { path: '/etc/app/a.conf', content: 'x', template: 'a.tmpl', vars: {} },
+  ],
   ['a key with a slash and a tilde', 'core.file.present', { ...file, 'a/b~c': 1 }],
   ['a list of packages', 'core.pkg.installed', { name: ['nginx-light', 'less'] }],
-  ['a list of packages with an option among them and an empty list', 'core.pkg.removed', { name: ['ed', '--force-yes'], purge: 'yes' }],
+  [
+    'a list of packages with an option among them and an empty list',
+    'core.pkg.removed',
+    { name: ['ed', '--force-yes'], purge: 'yes' },
+  ],
   ['no packages to remove', 'core.pkg.removed', { name: [] }],
   ['a running service, enabled', 'core.service.running', { name: 'nginx', enabled: true }],
   ['a service named like an option', 'core.service.stopped', { name: '--all', enabled: 'no' }],
   ['a restart with enabled (not its parameter)', 'core.service.restarted', { name: 'nginx', enabled: true }],
   ['a reload of a templated unit', 'core.service.reloaded', { name: 'getty@tty1.service' }],
-  ['a command with every guard', 'core.cmd.run', { argv: ['/usr/sbin/nginx', '-t'], cwd: '/srv', env: { A: 'b' }, timeout: 30, creates: '/srv/x', removes: '/srv/y', unless: ['test', '-e', '/x'], onlyif: ['true'] }],
-  ['a command as a string, a timeout of 0 and a relative cwd', 'core.cmd.run', { argv: 'nginx -t', timeout: 0, cwd: 'srv', shell: 'yes' }],
+  [
+    'a command with every guard',
+    'core.cmd.run',
+    {
+      argv: ['/usr/sbin/nginx', '-t'],
+      cwd: '/srv',
+      env: { A: 'b' },
+      timeout: 30,
+      creates: '/srv/x',
+      removes: '/srv/y',
+      unless: ['test', '-e', '/x'],
+      onlyif: ['true'],
+    },
+  ],
+  [
+    'a command as a string, a timeout of 0 and a relative cwd',
+    'core.cmd.run',
+    { argv: 'nginx -t', timeout: 0, cwd: 'srv', shell: 'yes' },
+  ],
   ['a command with an empty word and an empty guard', 'core.cmd.run', { argv: ['x', ''], unless: [] }],
-  ['a user with every property', 'core.user.present', { name: 'web', uid: 2001, group: 'web', groups: ['adm'], home: '/srv/web', shell: '/bin/sh', comment: 'Web', system: true, create_home: false }],
-  ['a user with a negative uid, a numeric name and a comment with a colon', 'core.user.present', { name: '1000', uid: -1, comment: 'a:b' }],
+  [
+    'a user with every property',
+    'core.user.present',
+    {
+      name: 'web',
+      uid: 2001,
+      group: 'web',
+      groups: ['adm'],
+      home: '/srv/web',
+      shell: '/bin/sh',
+      comment: 'Web',
+      system: true,
+      create_home: false,
+    },
+  ],
+  [
+    'a user with a negative uid, a numeric name and a comment with a colon',
+    'core.user.present',
+    { name: '1000', uid: -1, comment: 'a:b' },
+  ],
   ['a user removed with its home', 'core.user.absent', { name: 'web', remove_home: true }],
   ['a group with a gid', 'core.group.present', { name: 'web', gid: 2001, system: false }],
   ['a group with a fractional gid and an option as name', 'core.group.absent', { name: '-f', gid: 1.5 }],
@@ -73,10 +137,20 @@ describe("the soul's check of a step's params, against ajv", () => {
   }
 
   it('says what is wrong in the words render uses', () => {
-    assert.deepEqual(checkWireParams('core.pkg.installed', { name: '-oDebug' }),
-      [{ pointer: '/name', param: 'name', message: 'parameter "name" has an invalid value (must match ^[A-Za-z0-9][A-Za-z0-9+._:-]*$)' }]);
-    assert.deepEqual(checkWireParams('core.file.present', { ...file, validate: ['/usr/bin/check'] }),
-      [{ pointer: '/validate', param: 'validate', message: 'parameter "validate" must name the candidate file with %s in one of its arguments' }]);
+    assert.deepEqual(checkWireParams('core.pkg.installed', { name: '-oDebug' }), [
+      {
+        pointer: '/name',
+        param: 'name',
+        message: 'parameter "name" has an invalid value (must match ^[A-Za-z0-9][A-Za-z0-9+._:-]*$)',
+      },
+    ]);
+    assert.deepEqual(checkWireParams('core.file.present', { ...file, validate: ['/usr/bin/check'] }), [
+      {
+        pointer: '/validate',
+        param: 'validate',
+        message: 'parameter "validate" must name the candidate file with %s in one of its arguments',
+      },
+    ]);
     assert.equal(checkWireParams('core.nothing.here', {}), null);
   });
 });

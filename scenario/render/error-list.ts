@@ -20,12 +20,21 @@ export class ErrorList {
     try {
       return fn();
     } catch (e) {
-      if (e instanceof ScenarioError) { this.add(e.toRenderError()); return undefined; }
+      if (e instanceof ScenarioError) {
+        this.add(e.toRenderError());
+        return undefined;
+      }
       throw e;
     }
   }
 
-  empty(): boolean { return this.list.length === 0; }
-  full(): boolean { return this.list.length >= MAX_ERRORS; }
-  sorted(): RenderError[] { return sortErrors([...this.list]); }
+  empty(): boolean {
+    return this.list.length === 0;
+  }
+  full(): boolean {
+    return this.list.length >= MAX_ERRORS;
+  }
+  sorted(): RenderError[] {
+    return sortErrors([...this.list]);
+  }
 }

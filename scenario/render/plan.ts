@@ -69,7 +69,11 @@ export interface StepProgram {
 }
 
 /** One secret of a step: what the dispatching keeper reads, once the MAC verifies. */
-export interface StepSecret { path: string; field: string; mac: string }
+export interface StepSecret {
+  path: string;
+  field: string;
+  mac: string;
+}
 
 export interface HostPlan {
   sid: string;

@@ -43,8 +43,17 @@ export function render(req: RenderRequest): RenderResult {
   if (service.errors.length > 0) return { ok: false, errors: service.errors };
   const scenario = service.scenarios.get(req.operation);
   if (!scenario) {
-    return { ok: false, errors: [makeError({ file: `scenario/${req.operation}/main.yml`, line: 1, col: 1 }, 'SL020',
-      `service "${service.name}" has no operation "${req.operation}"`, `use one of: ${[...service.scenarios.keys()].join(', ')}`)] };
+    return {
+      ok: false,
+      errors: [
+        makeError(
+          { file: `scenario/${req.operation}/main.yml`, line: 1, col: 1 },
+          'SL020',
+          `service "${service.name}" has no operation "${req.operation}"`,
+          `use one of: ${[...service.scenarios.keys()].join(', ')}`,
+        ),
+      ],
+    };
   }
   const errors = new ErrorList();
   const input = resolveInputs(scenario, req.input, errors);
@@ -52,7 +61,13 @@ export function render(req: RenderRequest): RenderResult {
 
   const types = inputTypes(scenario.inputs);
   const base = { input: toCel(input), state: toCel(req.state ?? {}) };
-  const scope = (soulprint: boolean, registered: string[] = []): Scope => ({ inputs: types, soulprint, state: true, registered, result: false });
+  const scope = (soulprint: boolean, registered: string[] = []): Scope => ({
+    inputs: types,
+    soulprint,
+    state: true,
+    registered,
+    result: false,
+  });
 
   // state_changes: render time, from input and state only.
   const sets: Array<{ key: string; value: unknown }> = [];
@@ -72,7 +87,11 @@ export function render(req: RenderRequest): RenderResult {
   const hostScope = scope(true);
   for (const host of req.hosts) {
     if (errors.full()) break;
-    const env: EvalEnv = { scope: hostScope, celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } }, label: `on host ${host.sid}: ` };
+    const env: EvalEnv = {
+      scope: hostScope,
+      celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } },
+      label: `on host ${host.sid}: `,
+    };
     if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, host.soulprint ?? {})) {
       excluded.push({ sid: host.sid, reason: 'not matched by the scenario `on:`' });
       continue;
@@ -96,21 +115,41 @@ export function render(req: RenderRequest): RenderResult {
       state: req.state ?? {},
       stateChanges: { sets },
       nextState,
-      orchestration: { serial: size, batches: batches(targeted.map((h) => h.sid), size), excluded, budget: renderBudget(scenario, targeted.length) },
+      orchestration: {
+        serial: size,
+        batches: batches(
+          targeted.map((h) => h.sid),
+          size,
+        ),
+        excluded,
+        budget: renderBudget(scenario, targeted.length),
+      },
       hosts: hostPlans,
     },
   };
 }
 
-function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost, env: EvalEnv, errors: ErrorList): HostPlan {
+function renderHost(
+  service: LoadedService,
+  scenario: Scenario,
+  host: RenderHost,
+  env: EvalEnv,
+  errors: ErrorList,
+): HostPlan {
   const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [] };
   // Step indexes are positions in this host's plan: the task's position while no earlier task has
   // a `loop:`. A requisite names a task, so it stands for every step that task made here.
   const stepsOf = new Map<string, number[]>();
   const push = (task: Task, step: PlanStep): boolean => {
     if (plan.steps.length >= LIMITS.maxStepsPerHost) {
-      errors.add(makeError(task.loop?.pos ?? task.pos, 'SL022', `${env.label}the plan has more than ${LIMITS.maxStepsPerHost} steps for one host (loop items counted)`,
-        'loop over fewer items or split the scenario'));
+      errors.add(
+        makeError(
+          task.loop?.pos ?? task.pos,
+          'SL022',
+          `${env.label}the plan has more than ${LIMITS.maxStepsPerHost} steps for one host (loop items counted)`,
+          'loop over fewer items or split the scenario',
+        ),
+      );
       return false;
     }
     step.index = plan.steps.length;
@@ -143,7 +182,13 @@ function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost
     const step = buildStep(task, params, applyWhen, stepsOf);
     step.name = name;
     const shipped = serviceModule(service, task.module);
-    if (shipped) step.program = { sha256: shipped.program.sha256, content: shipped.program.content, dry_run: shipped.dryRun, timeout_ms: shipped.timeoutMs };
+    if (shipped)
+      step.program = {
+        sha256: shipped.program.sha256,
+        content: shipped.program.content,
+        dry_run: shipped.dryRun,
+        timeout_ms: shipped.timeoutMs,
+      };
     if (loop) step.loop = loop;
     return push(task, step);
   };
@@ -169,14 +214,23 @@ function renderHost(service: LoadedService, scenario: Scenario, host: RenderHost
     }
     let more = true;
     for (let i = 0; i < items.length && more && !errors.full(); i++) {
-      more = one(task, itemEnv(env, loopScope, items[i], i), `${task.name}[${i}]`, { index0: i, length: items.length, item: items[i] });
+      more = one(task, itemEnv(env, loopScope, items[i], i), `${task.name}[${i}]`, {
+        index0: i,
+        length: items.length,
+        item: items[i],
+      });
     }
     if (!more) break;
   }
   return plan;
 }
 
-function buildStep(task: Task, params: Record<string, unknown>, when: string | undefined, stepsOf: Map<string, number[]>): PlanStep {
+function buildStep(
+  task: Task,
+  params: Record<string, unknown>,
+  when: string | undefined,
+  stepsOf: Map<string, number[]>,
+): PlanStep {
   const step: PlanStep = { index: 0, name: task.name, module: task.module, params };
   if (when !== undefined) step.when = when;
   if (task.changedWhen) step.changed_when = task.changedWhen.src;
@@ -195,7 +249,10 @@ function buildStep(task: Task, params: Record<string, unknown>, when: string | u
 const loopScopes = new WeakMap<Scope, Scope>();
 function loopScopeOf(scope: Scope): Scope {
   let s = loopScopes.get(scope);
-  if (!s) { s = { ...scope, loop: true }; loopScopes.set(scope, s); }
+  if (!s) {
+    s = { ...scope, loop: true };
+    loopScopes.set(scope, s);
+  }
   return s;
 }
 
@@ -217,8 +274,14 @@ function evalValue(e: ExprSource, env: EvalEnv): unknown {
     return compileExpression(e.src, env.scope)(env.celContext);
   } catch (err) {
     if (err instanceof ExpressionError) {
-      const rule = err.kind === 'syntax' ? 'SL011' : err.kind === 'name' ? 'SL012' : err.kind === 'type' ? 'SL022' : 'SL021';
-      throw new ScenarioError({ ...e.pos, col: e.pos.col + (e.node.quoted ? 1 : 0) + err.offset }, rule, `${env.label}${err.message}`, fixFor(err));
+      const rule =
+        err.kind === 'syntax' ? 'SL011' : err.kind === 'name' ? 'SL012' : err.kind === 'type' ? 'SL022' : 'SL021';
+      throw new ScenarioError(
+        { ...e.pos, col: e.pos.col + (e.node.quoted ? 1 : 0) + err.offset },
+        rule,
+        `${env.label}${err.message}`,
+        fixFor(err),
+      );
     }
     throw err;
   }
@@ -226,12 +289,21 @@ function evalValue(e: ExprSource, env: EvalEnv): unknown {
 
 function evalBool(e: ExprSource, env: EvalEnv): boolean {
   const v = evalValue(e, env);
-  if (typeof v !== 'boolean') throw new ScenarioError(e.pos, 'SL022', `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`, 'compare the value, e.g. `x == "y"`');
+  if (typeof v !== 'boolean')
+    throw new ScenarioError(
+      e.pos,
+      'SL022',
+      `${env.label}expression must give a boolean, it gave ${JSON.stringify(v)}`,
+      'compare the value, e.g. `x == "y"`',
+    );
   return v;
 }
 
 /** The scenario's failure budget in hosts of this render; none declared (or unreadable): 0. */
 function renderBudget(scenario: Scenario, targeted: number): { maxFailed: number; countUnknown: boolean } {
   const spec = scenario.maxFailed ? parseBudget(scenario.maxFailed.value) : undefined;
-  return { maxFailed: spec && typeof spec !== 'string' ? budgetHosts(spec, targeted) : 0, countUnknown: scenario.maxFailedUnknown?.value ?? true };
+  return {
+    maxFailed: spec && typeof spec !== 'string' ? budgetHosts(spec, targeted) : 0,
+    countUnknown: scenario.maxFailedUnknown?.value ?? true,
+  };
 }

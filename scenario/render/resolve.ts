@@ -36,7 +36,8 @@ export function resolveNode(node: YNode, env: EvalEnv): unknown {
       return part.program!(env.celContext);
     } catch (e) {
       if (e instanceof ExpressionError) {
-        const rule = e.kind === 'syntax' ? 'SL011' : e.kind === 'name' ? 'SL012' : e.kind === 'type' ? 'SL022' : RULE_EVAL;
+        const rule =
+          e.kind === 'syntax' ? 'SL011' : e.kind === 'name' ? 'SL012' : e.kind === 'type' ? 'SL022' : RULE_EVAL;
         throw new ScenarioError(posInScalar(node, part.offset + e.offset), rule, `${env.label}${e.message}`, fixFor(e));
       }
       throw e;
@@ -46,19 +47,30 @@ export function resolveNode(node: YNode, env: EvalEnv): unknown {
   return compiled.parts.map((p) => (typeof p === 'string' ? p : interpolationText(run(p)))).join('');
 }
 
-interface CompiledExpr { offset: number; program?: Program; error?: ExpressionError }
-interface CompiledString { whole?: CompiledExpr; parts: Array<string | CompiledExpr> }
+interface CompiledExpr {
+  offset: number;
+  program?: Program;
+  error?: ExpressionError;
+}
+interface CompiledString {
+  whole?: CompiledExpr;
+  parts: Array<string | CompiledExpr>;
+}
 
 // Splitting and compiling a string is done once per (scope, node), not once per host.
 const memo = new WeakMap<Scope, WeakMap<YScalar, CompiledString>>();
 
 function compiledFor(node: YScalar, scope: Scope): CompiledString {
   let byNode = memo.get(scope);
-  if (!byNode) { byNode = new WeakMap(); memo.set(scope, byNode); }
+  if (!byNode) {
+    byNode = new WeakMap();
+    memo.set(scope, byNode);
+  }
   const hit = byNode.get(node);
   if (hit) return hit;
   const split = splitInterpolation(node.text);
-  if (!split.ok) throw new ScenarioError(posInScalar(node, split.offset), 'SL017', split.message, 'close the expression with `}`');
+  if (!split.ok)
+    throw new ScenarioError(posInScalar(node, split.offset), 'SL017', split.message, 'close the expression with `}`');
   const compile = (src: string, offset: number): CompiledExpr => {
     try {
       return { offset, program: compileExpression(src, scope) };
@@ -76,8 +88,10 @@ function compiledFor(node: YScalar, scope: Scope): CompiledString {
 }
 
 export function fixFor(e: ExpressionError): string {
-  if (/No such key/.test(e.message)) return 'the value has no such key on this host or input; guard it with has(...) or fix the name';
+  if (/No such key/.test(e.message))
+    return 'the value has no such key on this host or input; guard it with has(...) or fix the name';
   if (e.kind === 'syntax') return 'fix the CEL expression syntax';
-  if (/exceeded its (cost|time) budget/.test(e.message)) return 'make the expression do less work (smaller lists, fewer nested comprehensions); the budgets are in docs/scenario.md';
+  if (/exceeded its (cost|time) budget/.test(e.message))
+    return 'make the expression do less work (smaller lists, fewer nested comprehensions); the budgets are in docs/scenario.md';
   return 'fix the expression or the data it reads';
 }

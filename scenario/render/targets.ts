@@ -8,7 +8,12 @@ export function matchesSelectors(selectors: string[], sid: string, soulprint: Re
   const covens = Array.isArray(soulprint['covens']) ? (soulprint['covens'] as unknown[]).map(String) : [];
   return selectors.some((sel) => {
     if (sel.startsWith('coven:')) return covens.includes(sel.slice(6));
-    const re = new RegExp(`^${sel.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+    const re = new RegExp(
+      `^${sel
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
     return re.test(sid);
   });
 }
@@ -35,7 +40,11 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
   if (rest.length === 0) copy[head!] = value;
   else {
     const inner = copy[head!];
-    copy[head!] = setPath(inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {}, rest.join('.'), value);
+    copy[head!] = setPath(
+      inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {},
+      rest.join('.'),
+      value,
+    );
   }
   return copy;
 }

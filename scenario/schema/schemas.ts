@@ -3,9 +3,20 @@
  * defaults, expressions, module parameters, references) is checked in
  * ../check/. Rule ids: SL003 service.yml, SL007 scenario, SL018 migration.
  */
-const stringOrList = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }] };
+const stringOrList = {
+  anyOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'array', items: { type: 'string', minLength: 1 } },
+  ],
+};
 const expression = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'boolean' }] };
-const stateSets = { type: 'object', additionalProperties: false, properties: { sets: { type: 'object', propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' } } } };
+const stateSets = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    sets: { type: 'object', propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' } },
+  },
+};
 
 export const INPUT_TYPES = ['string', 'integer', 'number', 'boolean', 'list', 'map'] as const;
 
@@ -18,7 +29,11 @@ export const serviceSchema = {
     state_schema_version: { type: 'integer', minimum: 1, maximum: 10000 },
     description: { type: 'string' },
     // Prefixes in the secrets store this service may read (issue 12; docs/secrets.md).
-    secrets: { type: 'array', maxItems: 50, items: { type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/?$' } },
+    secrets: {
+      type: 'array',
+      maxItems: 50,
+      items: { type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/?$' },
+    },
     // `version` is reported by its own rule (SL004) with a better message.
     version: {},
   },
@@ -53,7 +68,12 @@ export const taskSchema = {
 const valueSchemaKeywords = {
   type: { enum: [...INPUT_TYPES] },
   items: { $ref: '#/$defs/value' },
-  properties: { type: 'object', maxProperties: 100, propertyNames: { minLength: 1, maxLength: 63 }, additionalProperties: { $ref: '#/$defs/value' } },
+  properties: {
+    type: 'object',
+    maxProperties: 100,
+    propertyNames: { minLength: 1, maxLength: 63 },
+    additionalProperties: { $ref: '#/$defs/value' },
+  },
   required: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1 } },
   enum: { type: 'array', minItems: 1, maxItems: 200 },
   minimum: { type: 'number' },
@@ -63,7 +83,12 @@ const valueSchemaKeywords = {
 
 export const scenarioSchema = {
   $defs: {
-    value: { type: 'object', additionalProperties: false, required: ['type'], properties: { ...valueSchemaKeywords, description: { type: 'string' } } },
+    value: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type'],
+      properties: { ...valueSchemaKeywords, description: { type: 'string' } },
+    },
   },
   type: 'object',
   additionalProperties: false,
@@ -87,8 +112,18 @@ export const scenarioSchema = {
     },
     state_changes: stateSets,
     on: stringOrList,
-    serial: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^(100|[1-9][0-9]?)%$' }] },
-    max_failed: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^(100|[1-9]?[0-9])%$' }] },
+    serial: {
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', pattern: '^(100|[1-9][0-9]?)%$' },
+      ],
+    },
+    max_failed: {
+      anyOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', pattern: '^(100|[1-9]?[0-9])%$' },
+      ],
+    },
     max_failed_unknown: { type: 'boolean' },
     where: expression,
     tasks: { type: 'array', minItems: 1, maxItems: 500, items: taskSchema },

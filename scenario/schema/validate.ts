@@ -40,36 +40,79 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
 
 function field(pointer: string): string {
   const parts = pointer.split('/').filter(Boolean);
-  return parts.length ? parts.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') : '(document)';
+  return parts.length
+    ? parts
+        .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+        .join('')
+        .replace(/^\./, '')
+    : '(document)';
 }
 
-function explain(e: ErrorObject, what: string): { at: { pointer: string; key: boolean }; message: string; fix: string } {
+function explain(
+  e: ErrorObject,
+  what: string,
+): { at: { pointer: string; key: boolean }; message: string; fix: string } {
   const p = e.params as Record<string, unknown>;
   const name = field(e.instancePath);
   switch (e.keyword) {
     case 'additionalProperties': {
       const k = String(p['additionalProperty']);
-      return { at: { pointer: `${e.instancePath}/${k}`, key: true }, message: `unknown key "${k}" in ${e.instancePath ? name : what}`, fix: `remove "${k}" or check its spelling` };
+      return {
+        at: { pointer: `${e.instancePath}/${k}`, key: true },
+        message: `unknown key "${k}" in ${e.instancePath ? name : what}`,
+        fix: `remove "${k}" or check its spelling`,
+      };
     }
     case 'required': {
       const k = String(p['missingProperty']);
-      return { at: { pointer: e.instancePath, key: false }, message: `missing required key "${k}" in ${e.instancePath ? name : what}`, fix: `add "${k}"` };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `missing required key "${k}" in ${e.instancePath ? name : what}`,
+        fix: `add "${k}"`,
+      };
     }
     case 'type':
-      return { at: { pointer: e.instancePath, key: false }, message: `${name} must be ${article(String(p['type']))}`, fix: `change ${name} to ${article(String(p['type']))}` };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `${name} must be ${article(String(p['type']))}`,
+        fix: `change ${name} to ${article(String(p['type']))}`,
+      };
     case 'enum':
-      return { at: { pointer: e.instancePath, key: false }, message: `${name} must be one of ${(p['allowedValues'] as unknown[]).join(', ')}`, fix: 'use one of the allowed values' };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `${name} must be one of ${(p['allowedValues'] as unknown[]).join(', ')}`,
+        fix: 'use one of the allowed values',
+      };
     case 'anyOf':
-      return { at: { pointer: e.instancePath, key: false }, message: `${name} has the wrong shape`, fix: shapeHint(name) };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `${name} has the wrong shape`,
+        fix: shapeHint(name),
+      };
     case 'propertyNames':
-      return { at: { pointer: e.instancePath, key: false }, message: `${name} has an invalid key name "${String(p['propertyName'])}"`, fix: 'use lower-case letters, digits and _' };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `${name} has an invalid key name "${String(p['propertyName'])}"`,
+        fix: 'use lower-case letters, digits and _',
+      };
     default:
-      return { at: { pointer: e.instancePath, key: false }, message: `${name} ${e.message ?? 'is invalid'}`, fix: `fix ${name}` };
+      return {
+        at: { pointer: e.instancePath, key: false },
+        message: `${name} ${e.message ?? 'is invalid'}`,
+        fix: `fix ${name}`,
+      };
   }
 }
 
 function article(t: string): string {
-  const map: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean' };
+  const map: Record<string, string> = {
+    object: 'a mapping',
+    array: 'a list',
+    string: 'a string',
+    integer: 'an integer',
+    number: 'a number',
+    boolean: 'a boolean',
+  };
   return map[t] ?? t;
 }
 

@@ -30,17 +30,33 @@ function checkInputs(s: Scenario, prefixes: string[]): RenderError[] {
   for (const d of s.inputs.values()) {
     if (!d.secret) continue;
     if (d.type !== 'string') {
-      out.push(makeError(d.pos, RULE_SECRET_USE, `secret input "${d.name}" has type ${d.type}; a secret is a string`, 'declare it `type: string`'));
+      out.push(
+        makeError(
+          d.pos,
+          RULE_SECRET_USE,
+          `secret input "${d.name}" has type ${d.type}; a secret is a string`,
+          'declare it `type: string`',
+        ),
+      );
     }
     if (!d.hasDefault) continue;
     const ref = typeof d.default === 'string' ? parseReference(d.default) : null;
     if (!ref) {
-      out.push(makeError(d.defaultNode!.pos, RULE_SECRET_USE, `the default of secret input "${d.name}" is a value; a repository holds references, never secret values`,
-        'write the default as secretstore:<path>#<field>, or remove it'));
+      out.push(
+        makeError(
+          d.defaultNode!.pos,
+          RULE_SECRET_USE,
+          `the default of secret input "${d.name}" is a value; a repository holds references, never secret values`,
+          'write the default as secretstore:<path>#<field>, or remove it',
+        ),
+      );
       continue;
     }
     const problem = policyProblem(ref, { servicePrefixes: prefixes });
-    if (problem) out.push(makeError(d.defaultNode!.pos, RULE_SECRET_PATH, `secret input "${d.name}": ${problem}`, fixFor(prefixes)));
+    if (problem)
+      out.push(
+        makeError(d.defaultNode!.pos, RULE_SECRET_PATH, `secret input "${d.name}": ${problem}`, fixFor(prefixes)),
+      );
   }
   return out;
 }
@@ -52,19 +68,34 @@ function checkCalls(node: YScalar, prefixes: string[]): RenderError[] {
     const at = m.index!;
     const args = LITERAL_ARGS.exec(text.slice(at + m[0].length));
     if (!args) {
-      out.push(makeError(posInScalar(node, at), RULE_SECRET_PATH, 'secretstore(...) takes string literals: the repository must show which secret it reads',
-        'write secretstore("<path>", "<field>") with both arguments quoted'));
+      out.push(
+        makeError(
+          posInScalar(node, at),
+          RULE_SECRET_PATH,
+          'secretstore(...) takes string literals: the repository must show which secret it reads',
+          'write secretstore("<path>", "<field>") with both arguments quoted',
+        ),
+      );
       continue;
     }
     const ref = { path: args[1] ?? args[2]!, field: args[3] ?? args[4]! };
     const problem = policyProblem(ref, { servicePrefixes: prefixes });
-    if (problem) out.push(makeError(posInScalar(node, at), RULE_SECRET_PATH, `secretstore(${JSON.stringify(ref.path)}, ${JSON.stringify(ref.field)}): ${problem}`, fixFor(prefixes)));
+    if (problem)
+      out.push(
+        makeError(
+          posInScalar(node, at),
+          RULE_SECRET_PATH,
+          `secretstore(${JSON.stringify(ref.path)}, ${JSON.stringify(ref.field)}): ${problem}`,
+          fixFor(prefixes),
+        ),
+      );
   }
   return out;
 }
 
 function fixFor(prefixes: string[]): string {
-  return prefixes.length ? 'read a path under a declared prefix, or add its prefix to service.yml `secrets:` (reviewed with the repository)'
+  return prefixes.length
+    ? 'read a path under a declared prefix, or add its prefix to service.yml `secrets:` (reviewed with the repository)'
     : 'declare the prefixes this service reads in service.yml, e.g. `secrets: [secret/keeper/services/<service>/]`';
 }
 
@@ -73,7 +104,10 @@ function scalarsOf(s: Scenario): YScalar[] {
   const out: YScalar[] = [];
   const walk = (n: YNode | undefined): void => {
     if (!n) return;
-    if (n.kind === 'scalar') { if (typeof n.value === 'string' && n.text.includes('secretstore')) out.push(n); return; }
+    if (n.kind === 'scalar') {
+      if (typeof n.value === 'string' && n.text.includes('secretstore')) out.push(n);
+      return;
+    }
     if (n.kind === 'seq') n.items.forEach(walk);
     else n.pairs.forEach((p) => walk(p.value));
   };

@@ -20,7 +20,10 @@ export interface SecretPolicy {
   servicePrefixes: string[];
 }
 
-interface Active { record: SecretRecord; policy: SecretPolicy }
+interface Active {
+  record: SecretRecord;
+  policy: SecretPolicy;
+}
 
 let active: Active | undefined;
 
@@ -51,7 +54,8 @@ export function policyProblem(ref: SecretRef, policy: SecretPolicy, extraPrefixe
 /** The CEL function's body. Its error text carries the rule id so render can report it under SL023. */
 export function secretstoreFunction(path: string, field: string): string {
   const call = `secretstore(${JSON.stringify(path)}, ${JSON.stringify(field)})`;
-  if (!active) throw new Error(`${call} is evaluated at render only, not in apply-time expressions [${RULE_SECRET_PATH}]`);
+  if (!active)
+    throw new Error(`${call} is evaluated at render only, not in apply-time expressions [${RULE_SECRET_PATH}]`);
   const problem = policyProblem({ path, field }, active.policy);
   if (problem) throw new Error(`${call}: ${problem} [${RULE_SECRET_PATH}]`);
   return active.record.issue({ path, field });

@@ -19,7 +19,10 @@ import { SECRET_MARK, handleMarker, mapStrings, splitTokens } from './markers';
 import type { SecretRecord } from './record';
 
 // Params whose values never come back in a result: the soul reports a file's hash and size, never its content.
-const SECRET_PARAMS: Record<string, string[]> = { 'core.file.present': ['content'], 'core.file.rendered': ['content', 'vars'] };
+const SECRET_PARAMS: Record<string, string[]> = {
+  'core.file.present': ['content'],
+  'core.file.rendered': ['content', 'vars'],
+};
 
 type Problem = 'forged' | 'transformed';
 
@@ -39,21 +42,29 @@ function inspect(s: string, record: SecretRecord): { tokens: string[]; problem?:
   return { tokens };
 }
 
-const FORGED_FIX = 'read a secret with secretstore("<path>", "<field>") (literal arguments, under the declared prefixes) or a secret input, and place its value as it is';
+const FORGED_FIX =
+  'read a secret with secretstore("<path>", "<field>") (literal arguments, under the declared prefixes) or a secret input, and place its value as it is';
 const TRANSFORMED_FIX = 'insert the secret as it is; store a transformed value in the secrets store instead';
 
 /** Where a task's param is written (a rendered file's content comes from its `vars`/`template`), else the task. */
 function paramPos(task: Task | undefined, name: string, fallback: Position): Position {
   if (!task) return fallback;
   const pairs = task.params?.kind === 'map' ? task.params.pairs : [];
-  for (const key of name === 'content' && task.module === 'core.file.rendered' ? ['content', 'vars', 'template'] : [name]) {
+  for (const key of name === 'content' && task.module === 'core.file.rendered'
+    ? ['content', 'vars', 'template']
+    : [name]) {
     const pair = pairs.find((p) => p.key.value === key);
     if (pair) return pair.key.pos;
   }
   return task.pos;
 }
 
-export function finish(plan: RenderPlan, scenario: Scenario, record: SecretRecord, handles: { key: Uint8Array; binding: string }): RenderResult {
+export function finish(
+  plan: RenderPlan,
+  scenario: Scenario,
+  record: SecretRecord,
+  handles: { key: Uint8Array; binding: string },
+): RenderResult {
   const errors: RenderError[] = [];
   const main: Position = { file: `scenario/${plan.operation}/main.yml`, line: 1, col: 1 };
   const tasks = new Map(scenario.tasks.map((t) => [t.index, t]));
@@ -69,7 +80,14 @@ export function finish(plan: RenderPlan, scenario: Scenario, record: SecretRecor
           const ref = record.get(token)!;
           n = entries.length;
           nOf.set(token, n);
-          entries.push(signHandle(handles.key, { binding: handles.binding, sid: h.sid, index: step.index, n }, ref.path, ref.field));
+          entries.push(
+            signHandle(
+              handles.key,
+              { binding: handles.binding, sid: h.sid, index: step.index, n },
+              ref.path,
+              ref.field,
+            ),
+          );
         }
         return handleMarker(n);
       };
@@ -79,21 +97,43 @@ export function finish(plan: RenderPlan, scenario: Scenario, record: SecretRecor
         params[name] = mapStrings(v, (s) => {
           const seen = inspect(s, record);
           if (seen.problem === 'forged') {
-            errors.push(makeError(at, RULE_SECRET_USE, `task "${step.name}": ${step.module} param "${name}" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text`, FORGED_FIX));
+            errors.push(
+              makeError(
+                at,
+                RULE_SECRET_USE,
+                `task "${step.name}": ${step.module} param "${name}" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text`,
+                FORGED_FIX,
+              ),
+            );
             return s;
           }
           if (seen.problem === 'transformed') {
-            errors.push(makeError(at, RULE_SECRET_USE, `task "${step.name}": a secret was transformed (only placing a secret in text works; functions such as upper or b64enc would see a placeholder)`, TRANSFORMED_FIX));
+            errors.push(
+              makeError(
+                at,
+                RULE_SECRET_USE,
+                `task "${step.name}": a secret was transformed (only placing a secret in text works; functions such as upper or b64enc would see a placeholder)`,
+                TRANSFORMED_FIX,
+              ),
+            );
             return s;
           }
           if (seen.tokens.length === 0) return s;
           // A secret may go only where no module output, diff or ledger entry ever repeats it: a file's content.
           if (!SECRET_PARAMS[step.module]?.includes(name)) {
-            errors.push(makeError(at, RULE_SECRET_USE, `task "${step.name}": ${step.module} param "${name}" holds a secret; a secret can go only into a file's content`,
-              'pass the secret in `content` (core.file.present) or in `vars` (core.file.rendered)'));
+            errors.push(
+              makeError(
+                at,
+                RULE_SECRET_USE,
+                `task "${step.name}": ${step.module} param "${name}" holds a secret; a secret can go only into a file's content`,
+                'pass the secret in `content` (core.file.present) or in `vars` (core.file.rendered)',
+              ),
+            );
             return s;
           }
-          return splitTokens(s).parts.map((p) => (typeof p === 'string' ? p : handle(p.marker))).join('');
+          return splitTokens(s)
+            .parts.map((p) => (typeof p === 'string' ? p : handle(p.marker)))
+            .join('');
         });
       }
       return entries.length > 0 ? { ...step, params, secrets: entries } : { ...step, params };
@@ -109,10 +149,23 @@ export function finish(plan: RenderPlan, scenario: Scenario, record: SecretRecor
       if (whole) return whole;
       const seen = inspect(s, record);
       if (seen.problem === 'forged') {
-        errors.push(makeError(stateAt(x.key), RULE_SECRET_USE, `state_changes: "${x.key}" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text`, FORGED_FIX));
+        errors.push(
+          makeError(
+            stateAt(x.key),
+            RULE_SECRET_USE,
+            `state_changes: "${x.key}" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text`,
+            FORGED_FIX,
+          ),
+        );
       } else if (seen.problem || seen.tokens.length > 0) {
-        errors.push(makeError(stateAt(x.key), RULE_SECRET_USE, 'state_changes: a value mixes a secret into text; committed state may hold a reference, never a value',
-          'set the state key to the secret alone (it is stored as its secretstore: reference)'));
+        errors.push(
+          makeError(
+            stateAt(x.key),
+            RULE_SECRET_USE,
+            'state_changes: a value mixes a secret into text; committed state may hold a reference, never a value',
+            'set the state key to the secret alone (it is stored as its secretstore: reference)',
+          ),
+        );
       }
       return s;
     }),

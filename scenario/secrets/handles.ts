@@ -14,11 +14,18 @@ export function deriveHandleKey(keeperKey: Uint8Array): Buffer {
   return createHmac('sha256', keeperKey).update('keeper secret handles v1').digest();
 }
 
-export interface HandleBinding { binding: string; sid: string; index: number; n: number }
+export interface HandleBinding {
+  binding: string;
+  sid: string;
+  index: number;
+  n: number;
+}
 
 function mac(key: Uint8Array, b: HandleBinding, path: string, field: string): Buffer {
   // NUL separates the parts: none of them can hold one (paths and fields are canonical, sids and apply_ids are names).
-  return createHmac('sha256', key).update([b.binding, b.sid, String(b.index), String(b.n), path, field].join('\0')).digest();
+  return createHmac('sha256', key)
+    .update([b.binding, b.sid, String(b.index), String(b.n), path, field].join('\0'))
+    .digest();
 }
 
 export function signHandle(key: Uint8Array, b: HandleBinding, path: string, field: string): StepSecret {
@@ -26,6 +33,12 @@ export function signHandle(key: Uint8Array, b: HandleBinding, path: string, fiel
 }
 
 export function verifyHandle(key: Uint8Array, b: HandleBinding, entry: StepSecret): boolean {
-  if (typeof entry?.mac !== 'string' || typeof entry.path !== 'string' || typeof entry.field !== 'string' || !/^[0-9a-f]{64}$/.test(entry.mac)) return false;
+  if (
+    typeof entry?.mac !== 'string' ||
+    typeof entry.path !== 'string' ||
+    typeof entry.field !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(entry.mac)
+  )
+    return false;
   return timingSafeEqual(Buffer.from(entry.mac, 'hex'), mac(key, b, entry.path, entry.field));
 }

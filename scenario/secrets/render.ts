@@ -45,12 +45,28 @@ export function renderWithSecrets(req: RenderRequest & { secrets?: RenderSecrets
     if (!has && !d.hasDefault) continue; // render reports the missing input
     const ref = typeof given === 'string' ? parseReference(given) : null;
     if (!ref) {
-      errors.push(makeError(d.pos, RULE_SECRET_USE, `input "${d.name}" is secret: it takes a secretstore:<path>#<field> reference (canonical path), not a value`,
-        'pass the value through the API (the keeper stores it and keeps the reference), or pass secretstore:<path>#<field>'));
+      errors.push(
+        makeError(
+          d.pos,
+          RULE_SECRET_USE,
+          `input "${d.name}" is secret: it takes a secretstore:<path>#<field> reference (canonical path), not a value`,
+          'pass the value through the API (the keeper stores it and keeps the reference), or pass secretstore:<path>#<field>',
+        ),
+      );
       continue;
     }
     const problem = policyProblem(ref, policy, req.secrets?.inputPrefixes ?? []);
-    if (problem) { errors.push(makeError(d.pos, RULE_SECRET_PATH, `input "${d.name}": ${problem}`, 'reference a path under the service\'s declared prefixes')); continue; }
+    if (problem) {
+      errors.push(
+        makeError(
+          d.pos,
+          RULE_SECRET_PATH,
+          `input "${d.name}": ${problem}`,
+          "reference a path under the service's declared prefixes",
+        ),
+      );
+      continue;
+    }
     input[d.name] = record.issue(ref);
   }
   if (errors.length > 0) return { ok: false, errors: sortErrors(errors) };

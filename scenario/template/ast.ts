@@ -18,7 +18,10 @@ export interface Pipe {
   offset: number;
 }
 
-export interface Command { args: Arg[]; offset: number }
+export interface Command {
+  args: Arg[];
+  offset: number;
+}
 
 export type Arg =
   | { type: 'field'; names: string[]; offset: number }

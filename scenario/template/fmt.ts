@@ -23,7 +23,16 @@ export function sprintln(args: unknown[]): string {
   return args.map(formatValue).join(' ') + '\n';
 }
 
-interface Spec { minus: boolean; plus: boolean; zero: boolean; space: boolean; sharp: boolean; width: number; prec: number; verb: string }
+interface Spec {
+  minus: boolean;
+  plus: boolean;
+  zero: boolean;
+  space: boolean;
+  sharp: boolean;
+  width: number;
+  prec: number;
+  verb: string;
+}
 
 export function sprintf(format: string, args: unknown[]): string {
   let out = '';
@@ -31,34 +40,69 @@ export function sprintf(format: string, args: unknown[]): string {
   let i = 0;
   while (i < format.length) {
     const pct = format.indexOf('%', i);
-    if (pct < 0) { out += format.slice(i); break; }
+    if (pct < 0) {
+      out += format.slice(i);
+      break;
+    }
     out += format.slice(i, pct);
     i = pct + 1;
-    const spec: Spec = { minus: false, plus: false, zero: false, space: false, sharp: false, width: -1, prec: -1, verb: '' };
+    const spec: Spec = {
+      minus: false,
+      plus: false,
+      zero: false,
+      space: false,
+      sharp: false,
+      width: -1,
+      prec: -1,
+      verb: '',
+    };
     for (; i < format.length; i++) {
       const c = format[i];
-      if (c === '-') { spec.minus = true; spec.zero = false; } else if (c === '+') spec.plus = true;
-      else if (c === '0') spec.zero = !spec.minus; else if (c === ' ') spec.space = true; else if (c === '#') spec.sharp = true;
+      if (c === '-') {
+        spec.minus = true;
+        spec.zero = false;
+      } else if (c === '+') spec.plus = true;
+      else if (c === '0') spec.zero = !spec.minus;
+      else if (c === ' ') spec.space = true;
+      else if (c === '#') spec.sharp = true;
       else break;
     }
     const w = /^[0-9]+/.exec(format.slice(i));
-    if (w) { spec.width = Number(w[0]); i += w[0].length; }
+    if (w) {
+      spec.width = Number(w[0]);
+      i += w[0].length;
+    }
     if (format[i] === '.') {
       i++;
       const p = /^[0-9]+/.exec(format.slice(i));
       spec.prec = p ? Number(p[0]) : 0;
       if (p) i += p[0].length;
     }
-    if (i >= format.length) { out += '%!(NOVERB)'; break; }
+    if (i >= format.length) {
+      out += '%!(NOVERB)';
+      break;
+    }
     const verb = String.fromCodePoint(format.codePointAt(i)!);
     i += verb.length;
     spec.verb = verb;
-    if (verb === '%') { out += '%'; continue; }
-    if (argi >= args.length) { out += `%!${verb}(MISSING)`; continue; }
+    if (verb === '%') {
+      out += '%';
+      continue;
+    }
+    if (argi >= args.length) {
+      out += `%!${verb}(MISSING)`;
+      continue;
+    }
     out += formatArg(args[argi++], spec);
   }
   if (argi < args.length) {
-    out += '%!(EXTRA ' + args.slice(argi).map((a) => (a === null || a === undefined ? '<nil>' : `${typeName(a)}=${formatValue(a)}`)).join(', ') + ')';
+    out +=
+      '%!(EXTRA ' +
+      args
+        .slice(argi)
+        .map((a) => (a === null || a === undefined ? '<nil>' : `${typeName(a)}=${formatValue(a)}`))
+        .join(', ') +
+      ')';
   }
   return out;
 }
@@ -74,7 +118,9 @@ function formatArg(v: unknown, s: Spec): string {
     // fmt applies the verb to each element.
     if (k === 'slice') return `[${(v as unknown[]).map((x) => formatArg(x, { ...s, width: s.width })).join(' ')}]`;
     const m = v as Record<string, unknown>;
-    return `map[${sortedKeys(m).map((key) => `${formatArg(key, s)}:${formatArg(m[key], s)}`).join(' ')}]`;
+    return `map[${sortedKeys(m)
+      .map((key) => `${formatArg(key, s)}:${formatArg(m[key], s)}`)
+      .join(' ')}]`;
   }
   if (s.verb === 'T') return pad(typeName(v), s);
   if (s.verb === 'v') {
@@ -84,24 +130,38 @@ function formatArg(v: unknown, s: Spec): string {
     return pad(formatValue(v), s);
   }
   switch (k) {
-    case 'nil': return bad(v, s.verb);
-    case 'bool': return s.verb === 't' ? pad(String(v), s) : bad(v, s.verb);
-    case 'int': return 'bcdoOqxXU'.includes(s.verb) ? formatInt(v as number, s) : 'eEfFgG'.includes(s.verb) ? bad(v, s.verb) : bad(v, s.verb);
-    case 'float': return 'eEfFgG'.includes(s.verb) ? formatFloat(numberOf(v), s) : bad(v, s.verb);
-    case 'string': return formatString(v as string, s);
-    default: return bad(v, s.verb);
+    case 'nil':
+      return bad(v, s.verb);
+    case 'bool':
+      return s.verb === 't' ? pad(String(v), s) : bad(v, s.verb);
+    case 'int':
+      return 'bcdoOqxXU'.includes(s.verb)
+        ? formatInt(v as number, s)
+        : 'eEfFgG'.includes(s.verb)
+          ? bad(v, s.verb)
+          : bad(v, s.verb);
+    case 'float':
+      return 'eEfFgG'.includes(s.verb) ? formatFloat(numberOf(v), s) : bad(v, s.verb);
+    case 'string':
+      return formatString(v as string, s);
+    default:
+      return bad(v, s.verb);
   }
 }
 
 function formatString(str: string, s: Spec): string {
   switch (s.verb) {
-    case 's': return pad(s.prec >= 0 ? [...str].slice(0, s.prec).join('') : str, s);
-    case 'q': return pad(s.sharp && !str.includes('`') ? '`' + str + '`' : goQuote(str), s);
-    case 'x': case 'X': {
+    case 's':
+      return pad(s.prec >= 0 ? [...str].slice(0, s.prec).join('') : str, s);
+    case 'q':
+      return pad(s.sharp && !str.includes('`') ? '`' + str + '`' : goQuote(str), s);
+    case 'x':
+    case 'X': {
       const hex = Buffer.from(s.prec >= 0 ? [...str].slice(0, s.prec).join('') : str, 'utf8').toString('hex');
       return pad(s.verb === 'X' ? hex.toUpperCase() : hex, s);
     }
-    default: return bad(str, s.verb);
+    default:
+      return bad(str, s.verb);
   }
 }
 
@@ -129,9 +189,16 @@ function formatFloat(n: number, s: Spec): string {
   const a = Math.abs(n);
   let body: string;
   switch (s.verb) {
-    case 'f': case 'F': body = toFixedEven(a, s.prec < 0 ? 6 : s.prec); break;
-    case 'e': case 'E': body = expForm(a, s.prec < 0 ? 6 : s.prec); break;
-    default: body = s.prec < 0 ? formatFloatG(a) : formatFloatG(a, 6, false, s.prec === 0 ? 1 : s.prec);
+    case 'f':
+    case 'F':
+      body = toFixedEven(a, s.prec < 0 ? 6 : s.prec);
+      break;
+    case 'e':
+    case 'E':
+      body = expForm(a, s.prec < 0 ? 6 : s.prec);
+      break;
+    default:
+      body = s.prec < 0 ? formatFloatG(a) : formatFloatG(a, 6, false, s.prec === 0 ? 1 : s.prec);
   }
   if (s.verb === 'E' || s.verb === 'G') body = body.toUpperCase();
   const sign = neg ? '-' : s.plus ? '+' : s.space ? ' ' : '';

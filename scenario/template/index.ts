@@ -14,7 +14,9 @@ export { TEMPLATE_FUNCS, hasTemplateFunction } from './funcs';
 export { TemplateExecError } from './exec';
 export { TemplateSyntaxError } from './lexer';
 
-export type TemplateResult<T> = { ok: true; value: T } | { ok: false; offset: number; message: string; kind: 'parse' | 'exec' };
+export type TemplateResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; offset: number; message: string; kind: 'parse' | 'exec' };
 
 /** Parses a template; unknown functions and undefined variables are parse errors, as in Go. */
 export function compileTemplate(src: string): TemplateResult<TemplateSet> {
@@ -31,7 +33,8 @@ export function runTemplate(set: TemplateSet, data: unknown, opts: Partial<ExecO
     return { ok: true, value: executeTemplate(set, '', data, { funcs: TEMPLATE_FUNCS, ...opts }) };
   } catch (e) {
     if (e instanceof TemplateExecError) return { ok: false, offset: e.offset, message: e.message, kind: 'exec' };
-    if (e instanceof RangeError) return { ok: false, offset: 0, message: `template too deeply nested: ${e.message}`, kind: 'exec' };
+    if (e instanceof RangeError)
+      return { ok: false, offset: 0, message: `template too deeply nested: ${e.message}`, kind: 'exec' };
     throw e;
   }
 }

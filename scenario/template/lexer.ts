@@ -6,14 +6,40 @@
  * characters, numbers, `|`, `(`, `)`, `:=`, `=` and `,`.
  */
 export type TokenType =
-  | 'text' | 'left' | 'right' | 'field' | 'variable' | 'identifier' | 'keyword'
-  | 'string' | 'rawstring' | 'char' | 'number' | 'bool' | 'nil' | 'dot'
-  | 'pipe' | 'lparen' | 'rparen' | 'declare' | 'assign' | 'comma' | 'space' | 'eof';
+  | 'text'
+  | 'left'
+  | 'right'
+  | 'field'
+  | 'variable'
+  | 'identifier'
+  | 'keyword'
+  | 'string'
+  | 'rawstring'
+  | 'char'
+  | 'number'
+  | 'bool'
+  | 'nil'
+  | 'dot'
+  | 'pipe'
+  | 'lparen'
+  | 'rparen'
+  | 'declare'
+  | 'assign'
+  | 'comma'
+  | 'space'
+  | 'eof';
 
-export interface Token { type: TokenType; value: string; offset: number }
+export interface Token {
+  type: TokenType;
+  value: string;
+  offset: number;
+}
 
 export class TemplateSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
     this.name = 'TemplateSyntaxError';
   }
@@ -47,8 +73,10 @@ export function lex(src: string): Token[] {
       if (close < 0) throw new TemplateSyntaxError('unclosed comment', open);
       let p = close + 2;
       let trimRight = false;
-      if (src.startsWith(' -}}', p)) { trimRight = true; p += 4; }
-      else if (src.startsWith('}}', p)) p += 2;
+      if (src.startsWith(' -}}', p)) {
+        trimRight = true;
+        p += 4;
+      } else if (src.startsWith('}}', p)) p += 2;
       else throw new TemplateSyntaxError('comment ends before closing delimiter', close);
       if (trimRight) while (p < src.length && isSpace(src[p]!)) p++;
       pos = p;
@@ -68,7 +96,12 @@ function lexAction(src: string, start: number, out: Token[]): number {
   for (;;) {
     if (p >= src.length) throw new TemplateSyntaxError('unclosed action', start);
     const c = src[p]!;
-    if (src.startsWith(' -}}', p) || src.startsWith('\t-}}', p) || src.startsWith('\n-}}', p) || src.startsWith('\r-}}', p)) {
+    if (
+      src.startsWith(' -}}', p) ||
+      src.startsWith('\t-}}', p) ||
+      src.startsWith('\n-}}', p) ||
+      src.startsWith('\r-}}', p)
+    ) {
       if (parens > 0) throw new TemplateSyntaxError('unclosed left paren', p);
       out.push({ type: 'right', value: '}}', offset: p + 2 });
       p += 4;
@@ -88,20 +121,44 @@ function lexAction(src: string, start: number, out: Token[]): number {
       continue;
     }
     const s = p;
-    if (c === '|') { out.push({ type: 'pipe', value: c, offset: p++ }); continue; }
-    if (c === ',') { out.push({ type: 'comma', value: c, offset: p++ }); continue; }
-    if (c === '(') { parens++; out.push({ type: 'lparen', value: c, offset: p++ }); continue; }
+    if (c === '|') {
+      out.push({ type: 'pipe', value: c, offset: p++ });
+      continue;
+    }
+    if (c === ',') {
+      out.push({ type: 'comma', value: c, offset: p++ });
+      continue;
+    }
+    if (c === '(') {
+      parens++;
+      out.push({ type: 'lparen', value: c, offset: p++ });
+      continue;
+    }
     if (c === ')') {
       if (--parens < 0) throw new TemplateSyntaxError('unexpected right paren', p);
-      out.push({ type: 'rparen', value: c, offset: p++ }); continue;
+      out.push({ type: 'rparen', value: c, offset: p++ });
+      continue;
     }
-    if (c === ':' ) {
+    if (c === ':') {
       if (src[p + 1] !== '=') throw new TemplateSyntaxError('expected :=', p);
-      out.push({ type: 'declare', value: ':=', offset: p }); p += 2; continue;
+      out.push({ type: 'declare', value: ':=', offset: p });
+      p += 2;
+      continue;
     }
-    if (c === '=') { out.push({ type: 'assign', value: '=', offset: p++ }); continue; }
-    if (c === '"') { p = scanQuoted(src, p, '"'); out.push({ type: 'string', value: src.slice(s, p), offset: s }); continue; }
-    if (c === "'") { p = scanQuoted(src, p, "'"); out.push({ type: 'char', value: src.slice(s, p), offset: s }); continue; }
+    if (c === '=') {
+      out.push({ type: 'assign', value: '=', offset: p++ });
+      continue;
+    }
+    if (c === '"') {
+      p = scanQuoted(src, p, '"');
+      out.push({ type: 'string', value: src.slice(s, p), offset: s });
+      continue;
+    }
+    if (c === "'") {
+      p = scanQuoted(src, p, "'");
+      out.push({ type: 'char', value: src.slice(s, p), offset: s });
+      continue;
+    }
     if (c === '`') {
       const close = src.indexOf('`', p + 1);
       if (close < 0) throw new TemplateSyntaxError('unterminated raw quoted string', p);
@@ -116,19 +173,33 @@ function lexAction(src: string, start: number, out: Token[]): number {
       continue;
     }
     if (c === '.') {
-      if (/[0-9]/.test(src[p + 1] ?? '')) { p = scanNumber(src, p); out.push({ type: 'number', value: src.slice(s, p), offset: s }); continue; }
+      if (/[0-9]/.test(src[p + 1] ?? '')) {
+        p = scanNumber(src, p);
+        out.push({ type: 'number', value: src.slice(s, p), offset: s });
+        continue;
+      }
       p++;
-      if (isAlnum(src[p] ?? '') ) {
+      if (isAlnum(src[p] ?? '')) {
         while (p < src.length && isAlnum(src[p]!)) p++;
         out.push({ type: 'field', value: src.slice(s, p), offset: s });
       } else out.push({ type: 'dot', value: '.', offset: s });
       continue;
     }
-    if (/[0-9+-]/.test(c)) { p = scanNumber(src, p); out.push({ type: 'number', value: src.slice(s, p), offset: s }); continue; }
+    if (/[0-9+-]/.test(c)) {
+      p = scanNumber(src, p);
+      out.push({ type: 'number', value: src.slice(s, p), offset: s });
+      continue;
+    }
     if (isAlnum(c)) {
       while (p < src.length && isAlnum(src[p]!)) p++;
       const word = src.slice(s, p);
-      const type: TokenType = KEYWORDS.has(word) ? 'keyword' : word === 'true' || word === 'false' ? 'bool' : word === 'nil' ? 'nil' : 'identifier';
+      const type: TokenType = KEYWORDS.has(word)
+        ? 'keyword'
+        : word === 'true' || word === 'false'
+          ? 'bool'
+          : word === 'nil'
+            ? 'nil'
+            : 'identifier';
       out.push({ type, value: word, offset: s });
       continue;
     }
@@ -139,7 +210,10 @@ function lexAction(src: string, start: number, out: Token[]): number {
 function scanQuoted(src: string, p: number, quote: string): number {
   for (p++; p < src.length; p++) {
     const c = src[p];
-    if (c === '\\') { p++; continue; }
+    if (c === '\\') {
+      p++;
+      continue;
+    }
     if (c === '\n') break;
     if (c === quote) return p + 1;
   }
@@ -147,7 +221,10 @@ function scanQuoted(src: string, p: number, quote: string): number {
 }
 
 function scanNumber(src: string, p: number): number {
-  const m = /^[+-]?(0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?|0[oO][0-7_]+|0[bB][01_]+|[0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9_]+)?)i?/.exec(src.slice(p));
+  const m =
+    /^[+-]?(0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?|0[oO][0-7_]+|0[bB][01_]+|[0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9_]+)?)i?/.exec(
+      src.slice(p),
+    );
   const end = p + (m ? m[0].length : 0);
   if (end === p || !/[0-9]/.test(src.slice(p, end)) || isAlnum(src[end] ?? '') || src[end] === '.') {
     let q = end;

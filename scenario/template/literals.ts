@@ -22,17 +22,33 @@ export function unquoteGo(text: string, offset: number): string {
     }
     const e = body[++i];
     if (e === undefined) throw new TemplateSyntaxError(`invalid syntax in ${text}`, offset);
-    if (SIMPLE[e] !== undefined) { out += SIMPLE[e]; continue; }
-    if (e === quote) { out += e; continue; }
+    if (SIMPLE[e] !== undefined) {
+      out += SIMPLE[e];
+      continue;
+    }
+    if (e === quote) {
+      out += e;
+      continue;
+    }
     const hex = (n: number): number => {
       const h = body.slice(i + 1, i + 1 + n);
-      if (h.length !== n || !/^[0-9a-fA-F]+$/.test(h)) throw new TemplateSyntaxError(`invalid syntax in ${text}`, offset);
+      if (h.length !== n || !/^[0-9a-fA-F]+$/.test(h))
+        throw new TemplateSyntaxError(`invalid syntax in ${text}`, offset);
       i += n;
       return parseInt(h, 16);
     };
-    if (e === 'x') { out += String.fromCharCode(hex(2)); continue; }
-    if (e === 'u') { out += String.fromCodePoint(hex(4)); continue; }
-    if (e === 'U') { out += String.fromCodePoint(hex(8)); continue; }
+    if (e === 'x') {
+      out += String.fromCharCode(hex(2));
+      continue;
+    }
+    if (e === 'u') {
+      out += String.fromCodePoint(hex(4));
+      continue;
+    }
+    if (e === 'U') {
+      out += String.fromCodePoint(hex(8));
+      continue;
+    }
     if (/[0-7]/.test(e)) {
       const o = body.slice(i, i + 3);
       if (!/^[0-7]{3}$/.test(o)) throw new TemplateSyntaxError(`invalid syntax in ${text}`, offset);
@@ -49,7 +65,8 @@ export function parseGoNumber(text: string, isChar: boolean, offset: number): { 
   if (isChar) {
     const s = unquoteGo(text, offset);
     const cp = s.codePointAt(0);
-    if (cp === undefined || [...s].length !== 1) throw new TemplateSyntaxError(`malformed character constant: ${text}`, offset);
+    if (cp === undefined || [...s].length !== 1)
+      throw new TemplateSyntaxError(`malformed character constant: ${text}`, offset);
     return { value: cp, isFloat: false };
   }
   if (text.endsWith('i')) throw new TemplateSyntaxError(`complex numbers are not supported: ${text}`, offset);
@@ -63,8 +80,10 @@ export function parseGoNumber(text: string, isChar: boolean, offset: number): { 
   else if (/^0[bB][01]+$/.test(body)) value = parseInt(body.slice(2), 2);
   else if (/^0[0-7]+$/.test(body)) value = parseInt(body.slice(1), 8);
   else if (/^[0-9]+$/.test(body)) value = Number(body);
-  else if (/^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(body)) { value = Number(body); isFloat = true; }
-  else throw new TemplateSyntaxError(`bad number syntax: "${text}"`, offset);
+  else if (/^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(body)) {
+    value = Number(body);
+    isFloat = true;
+  } else throw new TemplateSyntaxError(`bad number syntax: "${text}"`, offset);
   if (!isFloat && !Number.isSafeInteger(value)) throw new TemplateSyntaxError(`integer out of range: ${text}`, offset);
   return { value: neg ? -value : value, isFloat };
 }

@@ -21,7 +21,10 @@ class Parser {
   private vars: string[] = ['$'];
   private rangeDepth = 0;
 
-  constructor(private readonly toks: Token[], private readonly hasFunction: (name: string) => boolean) {}
+  constructor(
+    private readonly toks: Token[],
+    private readonly hasFunction: (name: string) => boolean,
+  ) {}
 
   parseAll(): TemplateSet {
     const { list, stop } = this.list(true);
@@ -38,25 +41,43 @@ class Parser {
         if (!top) throw this.err('unexpected EOF', t.offset);
         return { list, stop: { kind: 'eof', offset: t.offset } };
       }
-      if (t.type === 'text') { list.push({ type: 'text', text: t.value, offset: t.offset }); continue; }
+      if (t.type === 'text') {
+        list.push({ type: 'text', text: t.value, offset: t.offset });
+        continue;
+      }
       // t is `{{`
       const k = this.peekNonSpace();
       if (k.type === 'keyword') {
         this.nextNonSpace();
         switch (k.value) {
-          case 'end': this.expectRight('end'); return { list, stop: { kind: 'end', offset: k.offset } };
-          case 'else': return { list, stop: { kind: 'else', offset: k.offset } };
-          case 'if': case 'with': list.push(this.branch(k.value, k.offset)); continue;
-          case 'range': list.push(this.range(k.offset)); continue;
-          case 'template': list.push(this.templateCall(k.offset)); continue;
-          case 'block': list.push(this.block(k.offset)); continue;
+          case 'end':
+            this.expectRight('end');
+            return { list, stop: { kind: 'end', offset: k.offset } };
+          case 'else':
+            return { list, stop: { kind: 'else', offset: k.offset } };
+          case 'if':
+          case 'with':
+            list.push(this.branch(k.value, k.offset));
+            continue;
+          case 'range':
+            list.push(this.range(k.offset));
+            continue;
+          case 'template':
+            list.push(this.templateCall(k.offset));
+            continue;
+          case 'block':
+            list.push(this.block(k.offset));
+            continue;
           case 'define':
             if (!top) throw this.err('unexpected <define> in command', k.offset);
-            this.define(k.offset); continue;
-          case 'break': case 'continue':
+            this.define(k.offset);
+            continue;
+          case 'break':
+          case 'continue':
             if (this.rangeDepth === 0) throw this.err(`{{${k.value}}} outside {{range}}`, k.offset);
             this.expectRight(k.value);
-            list.push({ type: k.value, offset: k.offset }); continue;
+            list.push({ type: k.value, offset: k.offset });
+            continue;
         }
       }
       list.push({ type: 'action', pipe: this.pipeline('command', 'right'), offset: t.offset });
@@ -104,7 +125,8 @@ class Parser {
 
   private templateName(context: string): string {
     const t = this.nextNonSpace();
-    if (t.type !== 'string' && t.type !== 'rawstring') throw this.err(`unexpected "${t.value}" in ${context} clause`, t.offset);
+    if (t.type !== 'string' && t.type !== 'rawstring')
+      throw this.err(`unexpected "${t.value}" in ${context} clause`, t.offset);
     return unquoteGo(t.value, t.offset);
   }
 
@@ -155,7 +177,8 @@ class Parser {
       } else if (op.type === 'comma' && context === 'range') {
         const v2 = this.nextNonSpace();
         const op2 = this.nextNonSpace();
-        if (v2.type !== 'variable' || (op2.type !== 'declare' && op2.type !== 'assign')) throw this.err('range can only initialize variables', v2.offset);
+        if (v2.type !== 'variable' || (op2.type !== 'declare' && op2.type !== 'assign'))
+          throw this.err('range can only initialize variables', v2.offset);
         pipe.isAssign = op2.type === 'assign';
         pipe.decl.push(v.value, v2.value);
       } else this.i = save;
@@ -189,7 +212,8 @@ class Parser {
         if (t.type === 'pipe') this.nextNonSpace();
         return cmd;
       }
-      if (t.type === 'right' || t.type === 'rparen' || t.type === 'eof') throw this.err(`unexpected "${t.value}" in operand`, t.offset);
+      if (t.type === 'right' || t.type === 'rparen' || t.type === 'eof')
+        throw this.err(`unexpected "${t.value}" in operand`, t.offset);
       if (cmd.args.length > 0 && this.toks[this.i]!.type !== 'space') throw this.err(`missing space?`, t.offset);
       this.nextNonSpace();
       cmd.args.push(this.operand(t));
@@ -203,7 +227,8 @@ class Parser {
     if (names.length === 0) return arg;
     if (arg.type === 'field') return { ...arg, names: [...arg.names, ...names] };
     if (arg.type === 'variable') return { ...arg, names: [...arg.names, ...names] };
-    if (['bool', 'string', 'number', 'nil', 'dot'].includes(arg.type)) throw this.err(`unexpected . after term "${t.value}"`, t.offset);
+    if (['bool', 'string', 'number', 'nil', 'dot'].includes(arg.type))
+      throw this.err(`unexpected . after term "${t.value}"`, t.offset);
     arg = { type: 'chain', node: arg, names, offset: t.offset };
     return arg;
   }
@@ -213,15 +238,22 @@ class Parser {
       case 'identifier':
         if (!this.hasFunction(t.value)) throw this.err(`function "${t.value}" not defined`, t.offset);
         return { type: 'identifier', name: t.value, offset: t.offset };
-      case 'dot': return { type: 'dot', offset: t.offset };
-      case 'nil': return { type: 'nil', offset: t.offset };
-      case 'bool': return { type: 'bool', value: t.value === 'true', offset: t.offset };
-      case 'field': return { type: 'field', names: [t.value.slice(1)], offset: t.offset };
+      case 'dot':
+        return { type: 'dot', offset: t.offset };
+      case 'nil':
+        return { type: 'nil', offset: t.offset };
+      case 'bool':
+        return { type: 'bool', value: t.value === 'true', offset: t.offset };
+      case 'field':
+        return { type: 'field', names: [t.value.slice(1)], offset: t.offset };
       case 'variable':
         if (!this.vars.includes(t.value)) throw this.err(`undefined variable "${t.value}"`, t.offset);
         return { type: 'variable', name: t.value, names: [], offset: t.offset };
-      case 'string': case 'rawstring': return { type: 'string', value: unquoteGo(t.value, t.offset), offset: t.offset };
-      case 'char': case 'number': {
+      case 'string':
+      case 'rawstring':
+        return { type: 'string', value: unquoteGo(t.value, t.offset), offset: t.offset };
+      case 'char':
+      case 'number': {
         const n = parseGoNumber(t.value, t.type === 'char', t.offset);
         return { type: 'number', value: n.value, isFloat: n.isFloat, text: t.value, offset: t.offset };
       }
@@ -239,7 +271,9 @@ class Parser {
     if (t.type !== 'right') throw this.err(`unexpected "${t.value}" in ${context}`, t.offset);
   }
 
-  private next(): Token { return this.toks[this.i++] ?? this.toks[this.toks.length - 1]!; }
+  private next(): Token {
+    return this.toks[this.i++] ?? this.toks[this.toks.length - 1]!;
+  }
 
   private nextNonSpace(): Token {
     let t = this.next();

@@ -10,13 +10,20 @@ function escapeRune(ch: string, quote: string): string {
   if (ch === quote || ch === '\\') return '\\' + ch;
   if ((cp >= 0x20 && cp < 0x7f) || PRINTABLE.test(ch)) return ch;
   switch (ch) {
-    case '\x07': return '\\a';
-    case '\b': return '\\b';
-    case '\f': return '\\f';
-    case '\n': return '\\n';
-    case '\r': return '\\r';
-    case '\t': return '\\t';
-    case '\v': return '\\v';
+    case '\x07':
+      return '\\a';
+    case '\b':
+      return '\\b';
+    case '\f':
+      return '\\f';
+    case '\n':
+      return '\\n';
+    case '\r':
+      return '\\r';
+    case '\t':
+      return '\\t';
+    case '\v':
+      return '\\v';
   }
   if (cp < 0x20 || cp === 0x7f) return '\\x' + cp.toString(16).padStart(2, '0');
   if (cp < 0x10000) return '\\u' + cp.toString(16).padStart(4, '0');
@@ -35,7 +42,10 @@ export function goQuoteRune(cp: number): string {
 
 /** text/template's html: HTMLEscapeString. */
 export function htmlEscape(s: string): string {
-  return s.replace(/[<>&'"\0]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&#34;', '\0': '\uFFFD' })[c]!);
+  return s.replace(
+    /[<>&'"\0]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&#34;', '\0': '\uFFFD' })[c]!,
+  );
 }
 
 /** text/template's js: JSEscapeString. */
@@ -44,13 +54,27 @@ export function jsEscape(s: string): string {
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
     switch (ch) {
-      case '\\': out += '\\\\'; continue;
-      case "'": out += "\\'"; continue;
-      case '"': out += '\\"'; continue;
-      case '<': out += '\\u003C'; continue;
-      case '>': out += '\\u003E'; continue;
-      case '&': out += '\\u0026'; continue;
-      case '=': out += '\\u003D'; continue;
+      case '\\':
+        out += '\\\\';
+        continue;
+      case "'":
+        out += "\\'";
+        continue;
+      case '"':
+        out += '\\"';
+        continue;
+      case '<':
+        out += '\\u003C';
+        continue;
+      case '>':
+        out += '\\u003E';
+        continue;
+      case '&':
+        out += '\\u0026';
+        continue;
+      case '=':
+        out += '\\u003D';
+        continue;
     }
     if (cp < 0x80 ? cp >= 0x20 && cp < 0x7f : PRINTABLE.test(ch)) out += ch;
     else out += '\\u' + cp.toString(16).toUpperCase().padStart(4, '0');

@@ -36,27 +36,43 @@ export function makeFloat(n: number): unknown {
 /** Go type name, as fmt's %T and error messages print it. */
 export function typeName(v: unknown): string {
   switch (kindOf(v)) {
-    case 'nil': return '<nil>';
-    case 'bool': return 'bool';
-    case 'int': return 'int';
-    case 'float': return 'float64';
-    case 'string': return 'string';
-    case 'slice': return '[]interface {}';
-    case 'map': return 'map[string]interface {}';
-    case 'func': return 'func';
+    case 'nil':
+      return '<nil>';
+    case 'bool':
+      return 'bool';
+    case 'int':
+      return 'int';
+    case 'float':
+      return 'float64';
+    case 'string':
+      return 'string';
+    case 'slice':
+      return '[]interface {}';
+    case 'map':
+      return 'map[string]interface {}';
+    case 'func':
+      return 'func';
   }
 }
 
 /** text/template's truth: false, 0, nil and empty string/slice/map are false. */
 export function isTrue(v: unknown): boolean {
   switch (kindOf(v)) {
-    case 'nil': return false;
-    case 'bool': return v as boolean;
-    case 'int': case 'float': return numberOf(v) !== 0;
-    case 'string': return (v as string).length > 0;
-    case 'slice': return (v as unknown[]).length > 0;
-    case 'map': return Object.keys(v as object).length > 0;
-    case 'func': return true;
+    case 'nil':
+      return false;
+    case 'bool':
+      return v as boolean;
+    case 'int':
+    case 'float':
+      return numberOf(v) !== 0;
+    case 'string':
+      return (v as string).length > 0;
+    case 'slice':
+      return (v as unknown[]).length > 0;
+    case 'map':
+      return Object.keys(v as object).length > 0;
+    case 'func':
+      return true;
   }
 }
 
@@ -82,7 +98,11 @@ export function formatFloatG(n: number, eprec = 6, shortest = true, prec = -1): 
   let digits = m[2]! + (m[3] ?? '');
   const exp = Number(m[4]);
   if (!shortest) digits = digits.replace(/0+$/, '') || '0';
-  const limit = shortest ? eprec : Math.max(prec, 1) > digits.length && digits.length >= exp + 1 ? digits.length : Math.max(prec, 1);
+  const limit = shortest
+    ? eprec
+    : Math.max(prec, 1) > digits.length && digits.length >= exp + 1
+      ? digits.length
+      : Math.max(prec, 1);
   if (exp < -4 || exp >= limit) {
     const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
     const ae = Math.abs(exp);
@@ -101,14 +121,24 @@ export function formatFloatV(n: number): string {
 /** fmt.Sprint-style text of a value nested in a collection (nil prints `<nil>`). */
 export function formatValue(v: unknown): string {
   switch (kindOf(v)) {
-    case 'nil': return '<nil>';
-    case 'bool': return String(v);
-    case 'int': return String(v);
-    case 'float': return formatFloatV(numberOf(v));
-    case 'string': return v as string;
-    case 'slice': return `[${(v as unknown[]).map(formatValue).join(' ')}]`;
-    case 'map': return `map[${sortedKeys(v as object).map((k) => `${k}:${formatValue((v as Record<string, unknown>)[k])}`).join(' ')}]`;
-    case 'func': return 'func';
+    case 'nil':
+      return '<nil>';
+    case 'bool':
+      return String(v);
+    case 'int':
+      return String(v);
+    case 'float':
+      return formatFloatV(numberOf(v));
+    case 'string':
+      return v as string;
+    case 'slice':
+      return `[${(v as unknown[]).map(formatValue).join(' ')}]`;
+    case 'map':
+      return `map[${sortedKeys(v as object)
+        .map((k) => `${k}:${formatValue((v as Record<string, unknown>)[k])}`)
+        .join(' ')}]`;
+    case 'func':
+      return 'func';
   }
 }
 

@@ -4,7 +4,10 @@ import type { Position } from '../errors';
 export class LineIndex {
   private readonly starts: number[] = [0];
 
-  constructor(src: string, readonly file: string) {
+  constructor(
+    src: string,
+    readonly file: string,
+  ) {
     for (let i = 0; i < src.length; i++) if (src.charCodeAt(i) === 10) this.starts.push(i + 1);
   }
 

@@ -24,7 +24,13 @@ export function child(map: YNode | null | undefined, key: string): YNode | undef
  * one at its key, which is where an editor should put the cursor.
  */
 export function nodeAtPointer(root: YNode, pointer: string, keyOfLast = false): { pos: Position } {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: YNode = root;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
@@ -48,11 +54,18 @@ export function nodeAtPointer(root: YNode, pointer: string, keyOfLast = false): 
 export function toValue(node: YNode | null | undefined, budget = { left: LIMITS.maxYamlNodes }): unknown {
   if (!node) return null;
   if (--budget.left < 0) {
-    throw new ScenarioError(node.pos, 'SL001', `YAML value expands to more than ${LIMITS.maxYamlNodes} nodes`, 'reduce aliases and nesting');
+    throw new ScenarioError(
+      node.pos,
+      'SL001',
+      `YAML value expands to more than ${LIMITS.maxYamlNodes} nodes`,
+      'reduce aliases and nesting',
+    );
   }
   switch (node.kind) {
-    case 'scalar': return node.value;
-    case 'seq': return node.items.map((n) => toValue(n, budget));
+    case 'scalar':
+      return node.value;
+    case 'seq':
+      return node.items.map((n) => toValue(n, budget));
     case 'map': {
       const out: Record<string, unknown> = {};
       for (const p of (node as YMap).pairs) out[String(p.key.value)] = toValue(p.value, budget);

@@ -42,7 +42,12 @@ describe('positioned YAML', function () {
 
   it('refuses an anchors bomb before expanding it', function () {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 7; i++) lines.push(`${'abcdefg'[i]}: &${'abcdefg'[i]} [${Array(10).fill('*' + 'abcdefg'[i - 1]).join(', ')}]`);
+    for (let i = 1; i < 7; i++)
+      lines.push(
+        `${'abcdefg'[i]}: &${'abcdefg'[i]} [${Array(10)
+          .fill('*' + 'abcdefg'[i - 1])
+          .join(', ')}]`,
+      );
     const e = fails(lines.join('\n') + '\n');
     assert.match(e.message, /anchors bomb/);
     assert.equal(e.pos.line, 5);

@@ -14,11 +14,29 @@ import { ScenarioError, type Position } from '../errors';
 import { LIMITS } from '../limits';
 import { LineIndex } from './line-index';
 
-interface NodeBase { pos: Position; offset: number; size: number }
-export interface YScalar extends NodeBase { kind: 'scalar'; value: string | number | boolean | null; text: string; quoted: boolean }
-export interface YSeq extends NodeBase { kind: 'seq'; items: YNode[] }
-export interface YPair { key: YScalar; value: YNode }
-export interface YMap extends NodeBase { kind: 'map'; pairs: YPair[] }
+interface NodeBase {
+  pos: Position;
+  offset: number;
+  size: number;
+}
+export interface YScalar extends NodeBase {
+  kind: 'scalar';
+  value: string | number | boolean | null;
+  text: string;
+  quoted: boolean;
+}
+export interface YSeq extends NodeBase {
+  kind: 'seq';
+  items: YNode[];
+}
+export interface YPair {
+  key: YScalar;
+  value: YNode;
+}
+export interface YMap extends NodeBase {
+  kind: 'map';
+  pairs: YPair[];
+}
 export type YNode = YScalar | YSeq | YMap;
 
 export const RULE_YAML = 'SL001';
@@ -32,8 +50,12 @@ export function parseYaml(src: string, file: string): YNode | null {
   } catch (e) {
     const mark = (e as { mark?: { line: number; column: number } }).mark;
     const reason = (e as { reason?: string }).reason ?? String(e);
-    throw new ScenarioError({ file, line: (mark?.line ?? 0) + 1, col: (mark?.column ?? 0) + 1 }, RULE_YAML,
-      `YAML syntax error: ${reason}`, 'fix the YAML syntax at this position');
+    throw new ScenarioError(
+      { file, line: (mark?.line ?? 0) + 1, col: (mark?.column ?? 0) + 1 },
+      RULE_YAML,
+      `YAML syntax error: ${reason}`,
+      'fix the YAML syntax at this position',
+    );
   }
   return new TreeBuilder(src, events, lines).document();
 }
@@ -44,7 +66,11 @@ class TreeBuilder {
   private aliases = 0;
   private expanded = 0;
 
-  constructor(private readonly src: string, private readonly events: Event[], private readonly lines: LineIndex) {}
+  constructor(
+    private readonly src: string,
+    private readonly events: Event[],
+    private readonly lines: LineIndex,
+  ) {}
 
   document(): YNode | null {
     const docs: Array<YNode | null> = [];
@@ -55,7 +81,12 @@ class TreeBuilder {
       this.i++; // the document's POP
     }
     if (docs.length > 1) {
-      throw new ScenarioError(this.lines.pos(0), RULE_YAML, 'YAML file holds more than one document', 'keep one document per file (remove extra `---`)');
+      throw new ScenarioError(
+        this.lines.pos(0),
+        RULE_YAML,
+        'YAML file holds more than one document',
+        'keep one document per file (remove extra `---`)',
+      );
     }
     return docs[0] ?? null;
   }
@@ -63,7 +94,8 @@ class TreeBuilder {
   private node(): YNode {
     const ev = this.events[this.i++]!;
     switch (ev.type) {
-      case EVENT_ID.SCALAR: return this.anchor(ev, this.scalar(ev));
+      case EVENT_ID.SCALAR:
+        return this.anchor(ev, this.scalar(ev));
       case EVENT_ID.SEQUENCE: {
         const seq: YSeq = { kind: 'seq', items: [], ...this.at(ev.start), size: 1 };
         this.checkTag(ev.tagStart, ev.tagEnd, '!!seq', ev.start);
@@ -81,10 +113,13 @@ class TreeBuilder {
         const seen = new Set<string>();
         while (this.events[this.i]!.type !== EVENT_ID.POP) {
           const key = this.node();
-          if (key.kind !== 'scalar') throw this.error(key.offset, 'a mapping key must be a plain string', 'use a string key');
+          if (key.kind !== 'scalar')
+            throw this.error(key.offset, 'a mapping key must be a plain string', 'use a string key');
           const name = String(key.value);
-          if (seen.has(name)) throw this.error(key.offset, `duplicate key "${name}"`, 'remove one of the duplicate keys');
-          if (name === '__proto__') throw this.error(key.offset, 'the key "__proto__" is not allowed', 'rename the key');
+          if (seen.has(name))
+            throw this.error(key.offset, `duplicate key "${name}"`, 'remove one of the duplicate keys');
+          if (name === '__proto__')
+            throw this.error(key.offset, 'the key "__proto__" is not allowed', 'rename the key');
           seen.add(name);
           const value = this.node();
           map.pairs.push({ key, value });
@@ -98,11 +133,19 @@ class TreeBuilder {
         const target = this.anchors.get(name);
         if (!target) throw this.error(ev.anchorStart, `unknown alias *${name}`, 'define the anchor before using it');
         if (++this.aliases > LIMITS.maxYamlAliases) {
-          throw this.error(ev.anchorStart, `more than ${LIMITS.maxYamlAliases} aliases in one document`, 'write the values out instead of aliasing them');
+          throw this.error(
+            ev.anchorStart,
+            `more than ${LIMITS.maxYamlAliases} aliases in one document`,
+            'write the values out instead of aliasing them',
+          );
         }
         this.expanded += target.size;
         if (this.expanded > LIMITS.maxYamlNodes) {
-          throw this.error(ev.anchorStart, `aliases expand to more than ${LIMITS.maxYamlNodes} nodes (anchors bomb)`, 'remove the nested aliases');
+          throw this.error(
+            ev.anchorStart,
+            `aliases expand to more than ${LIMITS.maxYamlNodes} nodes (anchors bomb)`,
+            'remove the nested aliases',
+          );
         }
         return target;
       }
@@ -122,10 +165,19 @@ class TreeBuilder {
     else if (tag === '') value = resolvePlain(text);
     else {
       value = resolvePlain(text);
-      const want = ({ '!!int': 'integer', '!!float': 'number', '!!bool': 'boolean', '!!null': 'null' } as Record<string, string>)[tag];
-      const got = value === null ? 'null' : Number.isInteger(value) && typeof value === 'number' ? 'integer' : typeof value;
-      if (!want) throw this.error(ev.tagStart, `unsupported YAML tag ${tag}`, 'remove the tag; only !!str, !!int, !!float, !!bool and !!null are accepted');
-      if (want !== got && !(want === 'number' && got === 'integer')) throw this.error(ev.tagStart, `"${text}" is not a valid ${tag}`, 'fix the value or the tag');
+      const want = (
+        { '!!int': 'integer', '!!float': 'number', '!!bool': 'boolean', '!!null': 'null' } as Record<string, string>
+      )[tag];
+      const got =
+        value === null ? 'null' : Number.isInteger(value) && typeof value === 'number' ? 'integer' : typeof value;
+      if (!want)
+        throw this.error(
+          ev.tagStart,
+          `unsupported YAML tag ${tag}`,
+          'remove the tag; only !!str, !!int, !!float, !!bool and !!null are accepted',
+        );
+      if (want !== got && !(want === 'number' && got === 'integer'))
+        throw this.error(ev.tagStart, `"${text}" is not a valid ${tag}`, 'fix the value or the tag');
     }
     return { kind: 'scalar', value, text, quoted, ...this.at(start), size: 1 };
   }

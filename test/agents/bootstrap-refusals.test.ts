@@ -13,7 +13,16 @@ import * as grpc from '@grpc/grpc-js';
 import { createCsr, generateKey } from '../../agent/csr';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { deleteRole, keeperToken, putRole, roleName, soulRoleParams, useToken } from '../support/pki';
-import { endpointOf, register, soulInit, soulRun, uniqueSid, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  uniqueSid,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 import { enroll } from './raw-client';
 
 describe('onboarding against a misconfigured PKI, and bootstrap failure limits (real keeper, real PKI)', function () {
@@ -25,10 +34,16 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
   const bootstrapAddr = () => k.config.listen.grpc.bootstrap.addr;
   const handshakes = async (outcome: string) => {
     const text = await (await fetch(`${k.metricsUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`keeper_handshakes_total{listener="bootstrap",outcome="${outcome}"`));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`keeper_handshakes_total{listener="bootstrap",outcome="${outcome}"`));
     return line ? Number(line.split(' ').pop()) : 0;
   };
-  const refusal = (p: Promise<unknown>) => p.then(() => assert.fail('expected a refusal'), (err: grpc.ServiceError) => err);
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => assert.fail('expected a refusal'),
+      (err: grpc.ServiceError) => err,
+    );
 
   before(async () => {
     role = roleName('soul-honour');
@@ -58,7 +73,10 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
     const key = generateKey();
     const err = await refusal(enroll(bootstrapAddr(), { token, sid, csr_pem: createCsr(key, other, [other]) }));
     assert.equal(err.code, grpc.status.FAILED_PRECONDITION);
-    assert.match(err.details, /issued a certificate that does not fit this soul, so the keeper did not hand it out; an operator must fix the PKI role/);
+    assert.match(
+      err.details,
+      /issued a certificate that does not fit this soul, so the keeper did not hand it out; an operator must fix the PKI role/,
+    );
     assert.equal(await handshakes('pki_misconfigured'), before + 1);
 
     // Another mistake, met by a real soul: a role that also makes server certificates. Refused
@@ -67,7 +85,10 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
     const config = writeSoulConfig(path.join(dir, sid), sid, [endpointOf(k)]);
     const init = await soulInit(sid, config, token);
     assert.equal(init.code, 1);
-    assert.match(init.stderr, /soul: the keeper refused to issue a certificate: the keeper's PKI issued a certificate that does not fit this soul/);
+    assert.match(
+      init.stderr,
+      /soul: the keeper refused to issue a certificate: the keeper's PKI issued a certificate that does not fit this soul/,
+    );
     assert.match(init.stderr, /fix: nothing to change on this host: the token stays valid/);
     assert.doesNotMatch(init.stderr, /retry later/);
     assert.equal(fs.existsSync(path.join(dir, sid, 'seed', 'cert.pem')), false);
@@ -87,7 +108,10 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
     const config = writeSoulConfig(path.join(dir, sid), sid, [endpointOf(k)]);
     const init = await soulInit(sid, config, token);
     assert.equal(init.code, 1);
-    assert.match(init.stderr, /soul: the keeper refused to issue a certificate: the keeper's PKI refused the certificate request; retrying will not help/);
+    assert.match(
+      init.stderr,
+      /soul: the keeper refused to issue a certificate: the keeper's PKI refused the certificate request; retrying will not help/,
+    );
     assert.doesNotMatch(init.stderr, /cannot enroll now|retry later/);
     assert.equal(await handshakes('pki_refused'), before + 1);
     await putRole(role, soulRoleParams());
@@ -102,7 +126,10 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
     assert.equal((await soulInit(sid, cfg, used)).code, 0);
     const csr = createCsr(generateKey(), sid);
     for (let i = 0; i < 3; i++) {
-      assert.equal((await refusal(enroll(bootstrapAddr(), { token: used, sid, csr_pem: csr }))).code, grpc.status.UNAUTHENTICATED);
+      assert.equal(
+        (await refusal(enroll(bootstrapAddr(), { token: used, sid, csr_pem: csr }))).code,
+        grpc.status.UNAUTHENTICATED,
+      );
     }
     const limited = await refusal(enroll(bootstrapAddr(), { token: used, sid, csr_pem: csr }));
     assert.equal(limited.code, grpc.status.RESOURCE_EXHAUSTED);
@@ -110,10 +137,14 @@ describe('onboarding against a misconfigured PKI, and bootstrap failure limits (
 
     // Made-up tokens from the same address: after 5 the address waits, for unknown tokens.
     for (let i = 0; i < 5; i++) {
-      const e = await refusal(enroll(bootstrapAddr(), { token: randomBytes(32).toString('base64url'), sid, csr_pem: csr }));
+      const e = await refusal(
+        enroll(bootstrapAddr(), { token: randomBytes(32).toString('base64url'), sid, csr_pem: csr }),
+      );
       assert.equal(e.code, grpc.status.UNAUTHENTICATED);
     }
-    const flood = await refusal(enroll(bootstrapAddr(), { token: randomBytes(32).toString('base64url'), sid, csr_pem: csr }));
+    const flood = await refusal(
+      enroll(bootstrapAddr(), { token: randomBytes(32).toString('base64url'), sid, csr_pem: csr }),
+    );
     assert.equal(flood.code, grpc.status.RESOURCE_EXHAUSTED);
     assert.match(flood.details, /too many failed bootstrap attempts with unknown tokens from 127\.0\.0\.1/);
 

@@ -8,7 +8,16 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createCsr, generateKey } from '../../agent/csr';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { endpointOf, openssl, register, soulInit, soulStatus, uniqueSid, waitForStatus, writeSoulConfig } from './harness';
+import {
+  endpointOf,
+  openssl,
+  register,
+  soulInit,
+  soulStatus,
+  uniqueSid,
+  waitForStatus,
+  writeSoulConfig,
+} from './harness';
 import { enroll, openStream, readSeed, soulprintFor } from './raw-client';
 
 describe('souls: identity isolation', function () {
@@ -58,9 +67,21 @@ describe('souls: identity isolation', function () {
     const aStream = openStream(streamAddr, readSeed(a.seed));
     aStream.send({ hello: { soulprint: soulprintFor(a.sid), soul_version: 'test' } });
     await aStream.next('welcome');
-    const pending = k.keeper.hub.sessions.sendStep(b.sid, { applyId: 'iso-apply', stepIndex: 0, module: 'core.file.present', params: {} }, { timeoutMs: 10_000 });
+    const pending = k.keeper.hub.sessions.sendStep(
+      b.sid,
+      { applyId: 'iso-apply', stepIndex: 0, module: 'core.file.present', params: {} },
+      { timeoutMs: 10_000 },
+    );
     const req = (await bStream.next('step_request')) as any;
-    const result = { request_id: req.step_request.request_id, apply_id: 'iso-apply', step_index: 0, started_at_ms: 1, finished_at_ms: 2, replayed: false, diff_json: '' };
+    const result = {
+      request_id: req.step_request.request_id,
+      apply_id: 'iso-apply',
+      step_index: 0,
+      started_at_ms: 1,
+      finished_at_ms: 2,
+      replayed: false,
+      diff_json: '',
+    };
     aStream.send({ step_result: { ...result, changed: true, ok: true, output: 'forged by A' } });
     await new Promise((r) => setTimeout(r, 300));
     bStream.send({ step_result: { ...result, changed: false, ok: false, output: 'from B' } });
@@ -73,7 +94,12 @@ describe('souls: identity isolation', function () {
   it('a CSR asking for extra names gets a certificate naming only the SID, for client authentication only', async () => {
     const sid = uniqueSid('greedy');
     const token = await register(k, sid);
-    const csr = createCsr(generateKey(), 'keeper.keeper.test', [sid, 'keeper.keeper.test', 'other.keeper.test', 'localhost']);
+    const csr = createCsr(generateKey(), 'keeper.keeper.test', [
+      sid,
+      'keeper.keeper.test',
+      'other.keeper.test',
+      'localhost',
+    ]);
     const res = await enroll(k.config.listen.grpc.bootstrap.addr, { token, sid, csr_pem: csr });
     const cert = new X509Certificate(res.certificate_pem);
     assert.equal(cert.subjectAltName, `DNS:${sid}`);
@@ -86,8 +112,27 @@ describe('souls: identity isolation', function () {
     const key = path.join(dir, 'rogue.key');
     const crt = path.join(dir, 'rogue.crt');
     const sid = uniqueSid('rogue');
-    await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${sid}`,
-      '-addext', `subjectAltName=DNS:${sid}`, '-addext', 'extendedKeyUsage=clientAuth', '-days', '1', '-keyout', key, '-out', crt]);
+    await openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      `/CN=${sid}`,
+      '-addext',
+      `subjectAltName=DNS:${sid}`,
+      '-addext',
+      'extendedKeyUsage=clientAuth',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+    ]);
     const s = openStream(streamAddr, { key: fs.readFileSync(key), cert: fs.readFileSync(crt) });
     s.send({ hello: { soulprint: soulprintFor(sid), soul_version: 'test' } });
     const err = await s.ended;

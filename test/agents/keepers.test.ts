@@ -12,7 +12,18 @@ import { SoulNotConnected } from '../../hub/dispatch-errors';
 import { loadConfig } from '../../platform/config/load';
 import { startKeeper, type RunningKeeper } from '../../keeper/server';
 import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
-import { endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  soulStatus,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 describe('souls across keeper instances and restarts', function () {
   this.timeout(180_000);
@@ -24,7 +35,11 @@ describe('souls across keeper instances and restarts', function () {
   before(async () => {
     a = await startTestKeeper({ kid: `ka-${randomBytes(2).toString('hex')}` });
     // Keeper B: same database and secret as A, its own kid and ports.
-    const files = await prepareKeeperConfig({ kid: `kb-${randomBytes(2).toString('hex')}`, db: a.db, secretName: a.secretName });
+    const files = await prepareKeeperConfig({
+      kid: `kb-${randomBytes(2).toString('hex')}`,
+      db: a.db,
+      secretName: a.secretName,
+    });
     const config = loadConfig(files.configFile);
     b = { keeper: await startKeeper(config, silentLogger), config, dir: files.dir };
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'souls-keepers-'));
@@ -40,7 +55,8 @@ describe('souls across keeper instances and restarts', function () {
   });
 
   const bEndpoint = (priority: number) => ({
-    host: 'localhost', priority,
+    host: 'localhost',
+    priority,
     bootstrap_port: Number(b!.config.listen.grpc.bootstrap.addr.split(':')[1]),
     event_stream_port: Number(b!.config.listen.grpc.event_stream.addr.split(':')[1]),
   });
@@ -61,10 +77,14 @@ describe('souls across keeper instances and restarts', function () {
     assert.ok(a.keeper.hub.sessions.isConnected(s.sid));
 
     await a.keeper.stop();
-    const moved = await waitFor('the soul on keeper B', async () => {
-      const rec = await b!.keeper.hub.presence.get(s.sid);
-      return rec?.kid === b!.config.kid ? rec : undefined;
-    }, 15_000);
+    const moved = await waitFor(
+      'the soul on keeper B',
+      async () => {
+        const rec = await b!.keeper.hub.presence.get(s.sid);
+        return rec?.kid === b!.config.kid ? rec : undefined;
+      },
+      15_000,
+    );
     assert.ok(moved.epoch > 1);
     // A is down; read the registry through B's API listener.
     const viaB = { ...a, baseUrl: `http://${b!.config.listen.openapi.addr}` } as TestKeeper;
@@ -96,7 +116,9 @@ describe('souls across keeper instances and restarts', function () {
     await register(a, sid);
     const ghost = new Presence(a.keeper.runtime.cache, 'ghost-keeper', a.config.reaper.lease_ttl_ms);
     const epoch = await ghost.acquire(sid, 'ghost-session');
-    assert.ok(await recordConnected(a.keeper.runtime.db, { sid, kid: 'ghost-keeper', epoch, soulprint: { fqdn: sid } }));
+    assert.ok(
+      await recordConnected(a.keeper.runtime.db, { sid, kid: 'ghost-keeper', epoch, soulprint: { fqdn: sid } }),
+    );
     assert.equal((await soulStatus(a, sid)).status, 'connected');
     // No refresh: lease_ttl is 3s, the reconciler runs every 500 ms.
     const { ms } = await waitForStatus(a, sid, 'disconnected', 10_000);
@@ -109,7 +131,12 @@ describe('souls across keeper instances and restarts', function () {
     await waitForStatus(a, s.sid, 'connected');
     await waitFor('session on A', async () => a.keeper.hub.sessions.isConnected(s.sid));
     const target = path.join(dir, `${s.sid}.txt`);
-    const step = { applyId: `apply-${randomBytes(4).toString('hex')}`, stepIndex: 0, module: 'core.file.present', params: { path: target, content: 'hello\n' } };
+    const step = {
+      applyId: `apply-${randomBytes(4).toString('hex')}`,
+      stepIndex: 0,
+      module: 'core.file.present',
+      params: { path: target, content: 'hello\n' },
+    };
 
     const first = await a.keeper.hub.sessions.sendStep(s.sid, step, { timeoutMs: 20_000 });
     assert.equal(first.ok, true, first.output);
@@ -121,6 +148,9 @@ describe('souls across keeper instances and restarts', function () {
     assert.equal(again.replayed, true);
     assert.equal(again.changed, true);
 
-    await assert.rejects(a.keeper.hub.sessions.sendStep(uniqueSid('nobody'), step, { timeoutMs: 1000 }), SoulNotConnected);
+    await assert.rejects(
+      a.keeper.hub.sessions.sendStep(uniqueSid('nobody'), step, { timeoutMs: 1000 }),
+      SoulNotConnected,
+    );
   });
 });

@@ -35,7 +35,10 @@ describe('keeper kid: one live keeper per kid', function () {
     try {
       await assert.rejects(startKeeper(loadConfig(b.configFile), silentLogger), (err: Error) => {
         assert.equal(err.name, 'StartupError');
-        assert.match(err.message, new RegExp(`another keeper with kid ${kid} is live \\(host [^,]+, pid ${process.pid}, since `));
+        assert.match(
+          err.message,
+          new RegExp(`another keeper with kid ${kid} is live \\(host [^,]+, pid ${process.pid}, since `),
+        );
         assert.match(err.message, /Give this one another kid in its config, or stop the other first/);
         return true;
       });
@@ -59,7 +62,9 @@ describe('keeper kid: one live keeper per kid', function () {
     await a!.stop();
     a = undefined;
     // What a SIGKILLed keeper leaves: its claim, with its full time to live, renewed by nobody.
-    await cache.set(claimKey, JSON.stringify({ token: 'dead', host: 'old-host', pid: 1, since: 'earlier' }), { PX: CLAIM_TTL_MS });
+    await cache.set(claimKey, JSON.stringify({ token: 'dead', host: 'old-host', pid: 1, since: 'earlier' }), {
+      PX: CLAIM_TTL_MS,
+    });
     a = await startTestKeeper({ kid });
     assert.equal((await fetch(`${a.baseUrl}/readyz`)).status, 200);
     assert.equal(await holderPid(), process.pid, 'the new keeper holds the kid now');

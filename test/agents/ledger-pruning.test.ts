@@ -7,7 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { endpointOf, register, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 const DAY = 86_400_000;
 
@@ -45,7 +55,11 @@ describe('soul ledger pruning on a schedule (real soul, real keeper)', function 
     plant(ledger, 'apply-45-days-old', 45);
     plant(ledger, 'apply-10-days-old', 10);
     plant(ledger, 'apply-today', 0);
-    const journals = () => fs.readdirSync(ledger).filter((f) => f.endsWith('.jsonl')).sort();
+    const journals = () =>
+      fs
+        .readdirSync(ledger)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort();
 
     run = soulRun(sid, config);
     await waitForStatus(k, sid, 'connected', 20_000, run);

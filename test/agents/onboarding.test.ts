@@ -7,7 +7,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  soulStatus,
+  uniqueSid,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 describe('souls: onboarding, connection and status (UTS namespaces)', function () {
   this.timeout(120_000);
@@ -26,12 +36,14 @@ describe('souls: onboarding, connection and status (UTS namespaces)', function (
   });
 
   it('onboards three souls (token by flag, environment and stdin); each connects, drops to disconnected when killed, reconnects on restart', async () => {
-    const souls = await Promise.all(['alpha', 'beta', 'gamma'].map(async (name) => {
-      const sid = uniqueSid(name);
-      const token = await register(k, sid);
-      return { sid, token, config: writeSoulConfig(path.join(dir, sid), sid, [endpointOf(k)]) };
-    }));
-    const [a, b, c] = souls as [typeof souls[0], typeof souls[0], typeof souls[0]];
+    const souls = await Promise.all(
+      ['alpha', 'beta', 'gamma'].map(async (name) => {
+        const sid = uniqueSid(name);
+        const token = await register(k, sid);
+        return { sid, token, config: writeSoulConfig(path.join(dir, sid), sid, [endpointOf(k)]) };
+      }),
+    );
+    const [a, b, c] = souls as [(typeof souls)[0], (typeof souls)[0], (typeof souls)[0]];
     const inits = await Promise.all([
       soulInit(a.sid, a.config, a.token),
       soulInit(b.sid, b.config, undefined, { env: { SOUL_BOOTSTRAP_TOKEN: b.token } }),
@@ -40,7 +52,10 @@ describe('souls: onboarding, connection and status (UTS namespaces)', function (
     for (const [i, r] of inits.entries()) {
       const s = souls[i]!;
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, new RegExp(`^onboarded ${s.sid.replace(/\./g, '\\.')} through localhost:\\d+: certificate `));
+      assert.match(
+        r.stdout,
+        new RegExp(`^onboarded ${s.sid.replace(/\./g, '\\.')} through localhost:\\d+: certificate `),
+      );
       for (const out of [r.stdout, r.stderr]) assert.ok(!out.includes(s.token), 'the token is never printed');
       const seed = path.join(dir, s.sid, 'seed');
       assert.equal(fs.statSync(path.join(seed, 'key.pem')).mode & 0o777, 0o600);
@@ -104,13 +119,19 @@ describe('souls: onboarding, connection and status (UTS namespaces)', function (
     const twinDir = path.join(dir, `${sid}-twin`);
     const twinConfig = writeSoulConfig(twinDir, sid, [endpointOf(k)]);
     fs.mkdirSync(path.join(twinDir, 'seed'), { recursive: true });
-    for (const f of ['key.pem', 'cert.pem', 'chain.pem']) fs.copyFileSync(path.join(dir, sid, 'seed', f), path.join(twinDir, 'seed', f));
+    for (const f of ['key.pem', 'cert.pem', 'chain.pem'])
+      fs.copyFileSync(path.join(dir, sid, 'seed', f), path.join(twinDir, 'seed', f));
     const second = soulRun(sid, twinConfig);
     running.push(second);
 
     const end = await first.done;
     assert.equal(end.code, 1);
-    assert.match(end.stderr, new RegExp(`soul: another stream for ${sid.replace(/\./g, '\\.')} superseded this one \\(goodbye: superseded\\)\\n  fix: run one soul per identity`));
+    assert.match(
+      end.stderr,
+      new RegExp(
+        `soul: another stream for ${sid.replace(/\./g, '\\.')} superseded this one \\(goodbye: superseded\\)\\n  fix: run one soul per identity`,
+      ),
+    );
     const lease = await k.keeper.hub.presence.get(sid);
     assert.ok(lease && lease.epoch > epoch1);
     assert.equal((await soulStatus(k, sid)).status, 'connected');

@@ -18,26 +18,55 @@ import { register, waitFor } from './harness';
 
 function sink() {
   const got: KeeperMessage[] = [];
-  return { got, ended: false, write(m: KeeperMessage) { got.push(m); }, end() { this.ended = true; } };
+  return {
+    got,
+    ended: false,
+    write(m: KeeperMessage) {
+      got.push(m);
+    },
+    end() {
+      this.ended = true;
+    },
+  };
 }
 
 function soulprint(fqdn: string): Soulprint {
-  return { fqdn, hostname: fqdn.split('.')[0]!, os_family: 'debian', os_name: 'Debian', os_release: '12', architecture: 'x86_64', cpu_count: 2, memory_bytes: 1, addresses: [], soul_version: 'test' };
+  return {
+    fqdn,
+    hostname: fqdn.split('.')[0]!,
+    os_family: 'debian',
+    os_name: 'Debian',
+    os_release: '12',
+    architecture: 'x86_64',
+    cpu_count: 2,
+    memory_bytes: 1,
+    addresses: [],
+    soul_version: 'test',
+  };
 }
 
 describe('presence ticks: a keeper that stalled does not blame its souls for it', function () {
   this.timeout(60_000);
   let k: TestKeeper;
-  before(async () => { k = await startTestKeeper({ kid: `kt-${randomBytes(2).toString('hex')}` }); });
-  after(async () => { await k?.keeper.stop(); if (k) await cleanupKeeperFiles(k); });
+  before(async () => {
+    k = await startTestKeeper({ kid: `kt-${randomBytes(2).toString('hex')}` });
+  });
+  after(async () => {
+    await k?.keeper.stop();
+    if (k) await cleanupKeeperFiles(k);
+  });
 
   it('a tick more than two intervals late closes no session; the next one on time closes the silent soul and keeps the live one', async () => {
     const kid = `ticks-${randomBytes(3).toString('hex')}`;
     const clock = { now: Date.now() };
     const presence = new Presence(k.keeper.runtime.cache, kid, 30_000);
     const sessions = new Sessions({
-      db: k.keeper.runtime.db, presence, kid, log: silentLogger,
-      metrics: createHubMetrics(createMetrics(kid, 'test')), now: () => clock.now,
+      db: k.keeper.runtime.db,
+      presence,
+      kid,
+      log: silentLogger,
+      metrics: createHubMetrics(createMetrics(kid, 'test')),
+      now: () => clock.now,
     });
     const interval = sessions.heartbeatIntervalMs; // a third of the TTL: 10 s
     const [quiet, busy] = [sink(), sink()];
@@ -54,7 +83,10 @@ describe('presence ticks: a keeper that stalled does not blame its souls for it'
       clock.now += 3 * interval + 1_000;
       silent.lastHeartbeat = live.lastHeartbeat = clock.now - 3 * interval - 1_000;
       await sessions.tick();
-      assert.ok(sessions.isConnected(silentSid) && sessions.isConnected(liveSid), 'the late tick judged no soul silent');
+      assert.ok(
+        sessions.isConnected(silentSid) && sessions.isConnected(liveSid),
+        'the late tick judged no soul silent',
+      );
       assert.deepEqual([...quiet.got, ...busy.got], [], 'no goodbye was sent');
       const lease = await presence.get(liveSid);
       assert.ok(lease?.kid === kid && lease.seen > seenBefore, 'and it refreshed the leases');
@@ -78,7 +110,13 @@ describe('presence ticks: a keeper that stalled does not blame its souls for it'
     // A pool of one connection, held by a long statement: as a run writing thousands of steps holds the keeper's.
     const db = knexFactory({ client: 'pg', connection: k.db.dsn, pool: { min: 0, max: 1 } });
     const presence = new Presence(k.keeper.runtime.cache, kid, 30_000);
-    const sessions = new Sessions({ db, presence, kid, log: silentLogger, metrics: createHubMetrics(createMetrics(kid, 'test')) });
+    const sessions = new Sessions({
+      db,
+      presence,
+      kid,
+      log: silentLogger,
+      metrics: createHubMetrics(createMetrics(kid, 'test')),
+    });
     const sid = `held-${kid}.ticks.test`;
     await register(k, sid);
     try {
@@ -87,7 +125,9 @@ describe('presence ticks: a keeper that stalled does not blame its souls for it'
       const before = (await presence.get(sid))!.seen;
       s.recorded = false; // a snapshot the ticker must write again
       let busyEnded = false;
-      const busy = db.raw('select pg_sleep(2)').then(() => { busyEnded = true; });
+      const busy = db.raw('select pg_sleep(2)').then(() => {
+        busyEnded = true;
+      });
       await new Promise((r) => setTimeout(r, 100)); // the statement holds the pool's connection
       await sessions.tick();
       assert.equal(busyEnded, false, 'the tick ended while the database was still busy');

@@ -10,7 +10,19 @@ import { silentLogger } from '../../common/logger';
 import { loadConfig } from '../../platform/config/load';
 import { startKeeper, type RunningKeeper } from '../../keeper/server';
 import { prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
-import { api, endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  api,
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  soulStatus,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 describe('revocation across two keepers (real souls)', function () {
   this.timeout(120_000);
@@ -21,7 +33,11 @@ describe('revocation across two keepers (real souls)', function () {
 
   before(async () => {
     a = await startTestKeeper({ kid: `ra-${randomBytes(2).toString('hex')}` });
-    const files = await prepareKeeperConfig({ kid: `rb-${randomBytes(2).toString('hex')}`, db: a.db, secretName: a.secretName });
+    const files = await prepareKeeperConfig({
+      kid: `rb-${randomBytes(2).toString('hex')}`,
+      db: a.db,
+      secretName: a.secretName,
+    });
     const config = loadConfig(files.configFile);
     b = { keeper: await startKeeper(config, silentLogger), config, dir: files.dir };
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'souls-revoke-keepers-'));
@@ -36,14 +52,17 @@ describe('revocation across two keepers (real souls)', function () {
 
   const handshakes = async (metricsUrl: string, outcome: string) => {
     const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`keeper_handshakes_total{listener="event_stream",outcome="${outcome}"`));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`keeper_handshakes_total{listener="event_stream",outcome="${outcome}"`));
     return line ? Number(line.split(' ').pop()) : 0;
   };
 
   it('a revoke through keeper A closes the stream that keeper B holds within 5 s; B refuses the certificate afterwards', async () => {
     const sid = uniqueSid('revoke-b');
     const bEndpoint = {
-      host: 'localhost', priority: 10,
+      host: 'localhost',
+      priority: 10,
       bootstrap_port: Number(b!.config.listen.grpc.bootstrap.addr.split(':')[1]),
       event_stream_port: Number(b!.config.listen.grpc.event_stream.addr.split(':')[1]),
     };
@@ -68,7 +87,11 @@ describe('revocation across two keepers (real souls)', function () {
     const before = await handshakes(bMetrics, 'revoked');
     const again = soulRun(sid, config);
     running.push(again);
-    await waitFor('keeper B to refuse the revoked certificate', async () => (await handshakes(bMetrics, 'revoked')) > before, 20_000);
+    await waitFor(
+      'keeper B to refuse the revoked certificate',
+      async () => (await handshakes(bMetrics, 'revoked')) > before,
+      20_000,
+    );
     await again.kill();
     assert.equal((await soulStatus(a, sid)).status, 'revoked');
   });

@@ -8,7 +8,19 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { api, endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  api,
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  soulStatus,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 describe('soul identity: one live certificate, revocation (real souls, real keeper)', function () {
   this.timeout(120_000);
@@ -21,7 +33,9 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
 
   const handshakes = async (outcome: string) => {
     const text = await (await fetch(`${k.metricsUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`keeper_handshakes_total{listener="event_stream",outcome="${outcome}"`));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`keeper_handshakes_total{listener="event_stream",outcome="${outcome}"`));
     return line ? Number(line.split(' ').pop()) : 0;
   };
 
@@ -44,7 +58,10 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     fs.cpSync(path.join(dir, sid, 'seed'), path.join(oldDir, 'seed'), { recursive: true });
     const doc = yaml.load(fs.readFileSync(config, 'utf8')) as { paths: Record<string, string> };
     oldConfig = path.join(oldDir, 'soul.yml');
-    fs.writeFileSync(oldConfig, yaml.dump({ ...doc, paths: { modules: path.join(oldDir, 'modules'), seed: path.join(oldDir, 'seed') } }));
+    fs.writeFileSync(
+      oldConfig,
+      yaml.dump({ ...doc, paths: { modules: path.join(oldDir, 'modules'), seed: path.join(oldDir, 'seed') } }),
+    );
 
     const plain = await api(k, 'POST', `/v1/souls/${sid}/issue-token`);
     assert.equal(plain.status, 409);
@@ -61,7 +78,11 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     const before = await handshakes('old_certificate');
     const old = soulRun(sid, oldConfig);
     running.push(old);
-    await waitFor('the old certificate to be refused', async () => (await handshakes('old_certificate')) > before, 20_000);
+    await waitFor(
+      'the old certificate to be refused',
+      async () => (await handshakes('old_certificate')) > before,
+      20_000,
+    );
     assert.equal(current.child.exitCode, null, 'the current soul was not superseded');
     const now = await soulStatus(k, sid);
     assert.equal(now.status, 'connected');
@@ -101,15 +122,22 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     const run = soulRun(other, cfg);
     running.push(run);
     await waitForStatus(k, other, 'connected', 20_000, run);
-    const del = await fetch(`${k.baseUrl}/v1/souls/${other}`, { method: 'DELETE', headers: { Authorization: `Bearer ${k.adminToken}` } });
+    const del = await fetch(`${k.baseUrl}/v1/souls/${other}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${k.adminToken}` },
+    });
     assert.equal(del.status, 204);
     assert.equal((await api(k, 'GET', `/v1/souls/${other}`)).status, 404);
     const ended = await Promise.race([run.done, new Promise<null>((res) => setTimeout(() => res(null), 5000))]);
-    assert.ok(ended, 'the removed soul\'s stream was closed and the soul stopped within 5 s');
+    assert.ok(ended, "the removed soul's stream was closed and the soul stopped within 5 s");
     const before = await handshakes('not_registered');
     const again = soulRun(other, cfg);
     running.push(again);
-    await waitFor('the removed soul to be refused when it connects', async () => (await handshakes('not_registered')) > before, 20_000);
+    await waitFor(
+      'the removed soul to be refused when it connects',
+      async () => (await handshakes('not_registered')) > before,
+      20_000,
+    );
     await again.kill();
     const reRegistered = await api(k, 'POST', '/v1/souls', { sid: other, transport: 'agent', covens: ['web'] });
     assert.equal(reRegistered.status, 201);
@@ -119,7 +147,11 @@ describe('soul identity: one live certificate, revocation (real souls, real keep
     const refusedBefore = await handshakes('not_onboarded');
     const stale = soulRun(other, cfg);
     running.push(stale);
-    await waitFor('the old certificate to be refused as not onboarded', async () => (await handshakes('not_onboarded')) > refusedBefore, 20_000);
+    await waitFor(
+      'the old certificate to be refused as not onboarded',
+      async () => (await handshakes('not_onboarded')) > refusedBefore,
+      20_000,
+    );
     assert.notEqual((await soulStatus(k, other)).status, 'connected');
     await stale.kill();
     // Onboarded with the new registration's token, the same host connects.

@@ -15,7 +15,19 @@ import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { freePort } from '../support/ports';
 import { deleteRole, keeperToken, putRole, roleName, soulRoleParams, useToken } from '../support/pki';
-import { api, endpointOf, register, soulInit, soulRun, soulStatus, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  api,
+  endpointOf,
+  register,
+  soulInit,
+  soulRun,
+  soulStatus,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 /** A series' value; the keeper adds labels of its own (kid), so `name{a="b"}` matches `name{a="b",...}` too. */
 const metric = (text: string, series: string): number => {
@@ -69,7 +81,9 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
         const cert = new X509Certificate(fs.readFileSync(certFile));
         keys.add(cert.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'));
         serials.add(cert.serialNumber);
-      } catch { /* being replaced */ }
+      } catch {
+        /* being replaced */
+      }
     };
     sample();
     const sampler = setInterval(sample, 100);
@@ -83,10 +97,18 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     const stepper = (async () => {
       for (let i = 0; stepping; i++) {
         try {
-          const r = await k.keeper.hub.sessions.sendStep(sid, {
-            applyId: randomUUID(), stepIndex: 0, module: 'core.file.present', params: { path: path.join(target, `f${i % 5}`), content: `step ${i}\n` },
-          }, { timeoutMs: 30_000 });
-          if (r.ok) answered++; else failures.push(`step ${i}: ${r.output}`);
+          const r = await k.keeper.hub.sessions.sendStep(
+            sid,
+            {
+              applyId: randomUUID(),
+              stepIndex: 0,
+              module: 'core.file.present',
+              params: { path: path.join(target, `f${i % 5}`), content: `step ${i}\n` },
+            },
+            { timeoutMs: 30_000 },
+          );
+          if (r.ok) answered++;
+          else failures.push(`step ${i}: ${r.output}`);
         } catch (err) {
           failures.push(`step ${i}: ${(err as Error).message}`);
         }
@@ -112,7 +134,11 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     assert.equal(rec.status, 'connected');
     assert.ok(Date.parse(rec.cert_not_after) > Date.parse(firstNotAfter), 'cert_not_after moved on');
     const current = new X509Certificate(fs.readFileSync(certFile));
-    assert.equal(Date.parse(rec.cert_not_after), Date.parse(current.validTo), 'the API shows the expiry of the certificate the soul holds');
+    assert.equal(
+      Date.parse(rec.cert_not_after),
+      Date.parse(current.validTo),
+      'the API shows the expiry of the certificate the soul holds',
+    );
 
     const keeperText = await (await fetch(`${k.metricsUrl}/metrics`)).text();
     assert.ok(metric(keeperText, 'keeper_soul_certificate_renewals_total{outcome="renewed"}') >= 3);
@@ -130,11 +156,23 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     fs.mkdirSync(oldDir, { recursive: true, mode: 0o700 });
     for (const f of ['key.pem', 'cert.pem', 'chain.pem']) fs.copyFileSync(path.join(seed, f), path.join(oldDir, f));
     const oldSerial = new X509Certificate(fs.readFileSync(path.join(oldDir, 'cert.pem'))).serialNumber;
-    await waitFor('one more rotation', async () => new X509Certificate(fs.readFileSync(path.join(seed, 'cert.pem'))).serialNumber !== oldSerial, 30_000, 200);
+    await waitFor(
+      'one more rotation',
+      async () => new X509Certificate(fs.readFileSync(path.join(seed, 'cert.pem'))).serialNumber !== oldSerial,
+      30_000,
+      200,
+    );
     const doc = yaml.load(fs.readFileSync(config, 'utf8')) as { paths: Record<string, string> };
     const oldConfig = path.join(dir, 'old', 'soul.yml');
-    fs.writeFileSync(oldConfig, yaml.dump({ ...doc, metrics: undefined, paths: { modules: path.join(dir, 'old', 'modules'), seed: oldDir } }));
-    const handshakes = async () => metric(await (await fetch(`${k.metricsUrl}/metrics`)).text(), 'keeper_handshakes_total{listener="event_stream",outcome="old_certificate"}');
+    fs.writeFileSync(
+      oldConfig,
+      yaml.dump({ ...doc, metrics: undefined, paths: { modules: path.join(dir, 'old', 'modules'), seed: oldDir } }),
+    );
+    const handshakes = async () =>
+      metric(
+        await (await fetch(`${k.metricsUrl}/metrics`)).text(),
+        'keeper_handshakes_total{listener="event_stream",outcome="old_certificate"}',
+      );
     const before = await handshakes();
     const old = soulRun(sid, oldConfig);
     running.push(old);
@@ -150,8 +188,16 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     if (wait > 0) await new Promise((res) => setTimeout(res, wait));
     const expired = await soulRun(sid, config).done;
     assert.equal(expired.code, 1);
-    assert.match(expired.stderr, new RegExp(`soul: the certificate of ${sid.replace(/\./g, '\\.')} expired at .* while the soul was not connected`));
-    assert.match(expired.stderr, /fix: an operator reissues a bootstrap token \(keeperctl souls issue-token .* --force/);
+    assert.match(
+      expired.stderr,
+      new RegExp(
+        `soul: the certificate of ${sid.replace(/\./g, '\\.')} expired at .* while the soul was not connected`,
+      ),
+    );
+    assert.match(
+      expired.stderr,
+      /fix: an operator reissues a bootstrap token \(keeperctl souls issue-token .* --force/,
+    );
 
     const token = await api(k, 'POST', `/v1/souls/${sid}/issue-token`, { force: true });
     assert.equal(token.status, 201);
@@ -164,10 +210,24 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
 
   it('runs started while the certificate rotates finish', async () => {
     const soul = running[running.length - 1]!;
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(dir, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(dir, 'motd.git'),
+      'v3',
+    );
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' })).status, 201);
     const input = (message: string) => ({ root: path.join(dir, 'runs'), message, package: 'git' });
-    assert.equal((await api(k, 'POST', '/v1/incarnations', { name: 'motd-rot', service: 'motd', covens: ['test'], input: input('m0') })).status, 202);
+    assert.equal(
+      (
+        await api(k, 'POST', '/v1/incarnations', {
+          name: 'motd-rot',
+          service: 'motd',
+          covens: ['test'],
+          input: input('m0'),
+        })
+      ).status,
+      202,
+    );
     assert.equal((await settled(k, 'motd-rot')).status, 'ready');
 
     // When the soul switched certificates: the moment its renewed identity became the main one.
@@ -177,15 +237,23 @@ describe('soul certificate rotation on the live stream (real soul, real keeper, 
     const sampler = setInterval(() => {
       try {
         const now = new X509Certificate(fs.readFileSync(certFile)).serialNumber;
-        if (now !== serial) { serial = now; switches.push(Date.now()); }
-      } catch { /* being replaced */ }
+        if (now !== serial) {
+          serial = now;
+          switches.push(Date.now());
+        }
+      } catch {
+        /* being replaced */
+      }
     }, 50);
     const runs: { start: number; end: number }[] = [];
     const during = () => switches.filter((t) => runs.some((r) => r.start < t && t < r.end)).length;
     try {
       for (let i = 1; (during() < 1 || runs.length < 3) && i < 60; i++) {
         const start = Date.now();
-        const r = await api(k, 'POST', '/v1/incarnations/motd-rot/runs', { operation: 'create', input: input(`m${i}`) });
+        const r = await api(k, 'POST', '/v1/incarnations/motd-rot/runs', {
+          operation: 'create',
+          input: input(`m${i}`),
+        });
         assert.equal(r.status, 202, JSON.stringify(r.body));
         const inc = await settled(k, 'motd-rot');
         runs.push({ start, end: Date.now() });

@@ -47,21 +47,33 @@ describe('soul metrics listener (real soul, real run)', function () {
   };
 
   it('counts the steps of a run by module and outcome, with durations, journals and the certificate expiry', async () => {
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(root, 'motd.git'),
+      'v3',
+    );
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' })).status, 201);
     const input = { root: path.join(root, 'out'), message: 'measured', package: 'git' };
-    assert.equal((await api(k, 'POST', '/v1/incarnations', { name: 'motd-mon', service: 'motd', covens: ['mon'], input })).status, 202);
+    assert.equal(
+      (await api(k, 'POST', '/v1/incarnations', { name: 'motd-mon', service: 'motd', covens: ['mon'], input })).status,
+      202,
+    );
     assert.equal((await settled(k, 'motd-mon')).status, 'ready');
 
     const text = await scrape();
     assert.equal(value(text, 'soul_steps_total{module="core.file.rendered",outcome="changed"}'), 1, text);
     assert.equal(value(text, 'soul_steps_total{module="core.file.present",outcome="changed"}'), 1);
-    const pkg = ['ok', 'changed'].map((o) => value(text, `soul_steps_total{module="core.pkg.installed",outcome="${o}"}`) ?? 0);
+    const pkg = ['ok', 'changed'].map(
+      (o) => value(text, `soul_steps_total{module="core.pkg.installed",outcome="${o}"}`) ?? 0,
+    );
     assert.equal(pkg[0]! + pkg[1]!, 1, 'the package step is counted once');
     assert.equal(value(text, 'soul_step_duration_seconds_count{module="core.file.rendered"}'), 1);
     assert.equal(value(text, 'soul_ledger_journals'), 1, 'one apply, one journal');
     const ledger = path.join(root, sid, 'seed', 'ledger');
-    const onDisk = fs.readdirSync(ledger).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + fs.statSync(path.join(ledger, f)).size, 0);
+    const onDisk = fs
+      .readdirSync(ledger)
+      .filter((f) => f.endsWith('.jsonl'))
+      .reduce((n, f) => n + fs.statSync(path.join(ledger, f)).size, 0);
     assert.ok(onDisk > 0);
     assert.equal(value(text, 'soul_ledger_bytes'), onDisk, "the ledger's bytes are its journals' sizes");
     const notAfter = value(text, 'soul_certificate_not_after_seconds')!;
@@ -71,10 +83,19 @@ describe('soul metrics listener (real soul, real run)', function () {
   });
 
   it('listens on 127.0.0.1 only, and answers only GET /metrics', async () => {
-    const addrs = fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).filter(Boolean)
-      .map((l) => l.trim().split(/\s+/)).filter((f) => f[3] === '0A').map((f) => f[1]!);
+    const addrs = fs
+      .readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f[3] === '0A')
+      .map((f) => f[1]!);
     const hex = port.toString(16).toUpperCase().padStart(4, '0');
-    assert.deepEqual(addrs.filter((a) => a.endsWith(`:${hex}`)), [`0100007F:${hex}`]);
+    assert.deepEqual(
+      addrs.filter((a) => a.endsWith(`:${hex}`)),
+      [`0100007F:${hex}`],
+    );
     assert.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 404);
   });
 });

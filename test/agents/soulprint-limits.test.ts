@@ -56,7 +56,10 @@ describe('souls: soulprint limits', function () {
     const cases: [Partial<Soulprint>, RegExp][] = [
       [{ hostname: '<img src=x onerror=alert(1)>' }, /^soulprint\.hostname must be a DNS name/],
       [{ os_name: 'Debian\u001b]0;owned\u0007' }, /^soulprint\.os_name must hold printable characters only/],
-      [{ addresses: ['10.0.0.5', '10.0.0.5; DROP TABLE souls'] }, /^soulprint\.addresses\[1\] must be an IPv4 or IPv6 address/],
+      [
+        { addresses: ['10.0.0.5', '10.0.0.5; DROP TABLE souls'] },
+        /^soulprint\.addresses\[1\] must be an IPv4 or IPv6 address/,
+      ],
     ];
     for (const [over, rule] of cases) {
       const err = await helloRefused({ ...soulprintFor(sid), ...over });

@@ -40,7 +40,11 @@ describe('Operator API: the activity stream', function () {
 
   before(async () => {
     mcpAddr = `127.0.0.1:${await freePort()}`;
-    k = await startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; } });
+    k = await startTestKeeper({
+      mutate: (doc) => {
+        doc.listen.mcp = { addr: mcpAddr };
+      },
+    });
   });
   after(async () => {
     await mcp?.close();
@@ -53,11 +57,14 @@ describe('Operator API: the activity stream', function () {
     assertProblem(await clientFor(k, ann)('DELETE', '/v1/archons/admin'), 403, /lacks the permission archons:delete/);
 
     const rows = await all();
-    assert.deepEqual(rows.map((r) => [r.actor, r.action, r.target, r.status]), [
-      ['ann', 'DELETE /v1/archons/{aid}', '/v1/archons/admin', 403],
-      ['admin', 'POST /v1/archons/{aid}/tokens', '/v1/archons/ann/tokens', 201],
-      ['admin', 'POST /v1/archons', '/v1/archons', 201],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.actor, r.action, r.target, r.status]),
+      [
+        ['ann', 'DELETE /v1/archons/{aid}', '/v1/archons/admin', 403],
+        ['admin', 'POST /v1/archons/{aid}/tokens', '/v1/archons/ann/tokens', 201],
+        ['admin', 'POST /v1/archons', '/v1/archons', 201],
+      ],
+    );
     assert.equal(rows[0].jti, jtiOf(ann));
     assert.equal(rows[1].jti, jtiOf(k.adminToken));
     for (const r of rows) {
@@ -72,7 +79,10 @@ describe('Operator API: the activity stream', function () {
 
   it('keeps no body or query of a call: a secret sent with a refused call is nowhere in the stream', async () => {
     const marker = 'hunter2-activity-marker';
-    assertProblem(await api('POST', `/v1/archons?password=${marker}`, { body: { aid: 'bob', role: 'operator', password: marker } }), 400);
+    assertProblem(
+      await api('POST', `/v1/archons?password=${marker}`, { body: { aid: 'bob', role: 'operator', password: marker } }),
+      400,
+    );
     const { rows } = await k.keeper.runtime.db.raw('select row_to_json(a)::text as t from activity a');
     assert.ok(rows.length > 0);
     for (const r of rows) assert.doesNotMatch(r.t, new RegExp(marker));
@@ -84,7 +94,10 @@ describe('Operator API: the activity stream', function () {
     const annRows = await all('&actor=ann');
     assert.ok(annRows.length > 0 && annRows.every((r) => r.actor === 'ann'));
     const under = await all('&target=/v1/archons/ann');
-    assert.deepEqual(under.map((r) => r.target), ['/v1/archons/ann/tokens']);
+    assert.deepEqual(
+      under.map((r) => r.target),
+      ['/v1/archons/ann/tokens'],
+    );
     const everything = await all();
     const newest = everything[0];
     const since = await all(`&since=${encodeURIComponent(newest.at)}`);
@@ -111,14 +124,21 @@ describe('Operator API: the activity stream', function () {
     mcp = await connectMcp(mcpAddr, otto);
     const reg = await callTool(mcp, 'register-soul', { sid: 'act-1.example.com', transport: 'agent', covens: ['web'] });
     assert.equal(reg.isError, false, reg.text);
-    const again = await callTool(mcp, 'register-soul', { sid: 'act-1.example.com', transport: 'agent', covens: ['web'] });
+    const again = await callTool(mcp, 'register-soul', {
+      sid: 'act-1.example.com',
+      transport: 'agent',
+      covens: ['web'],
+    });
     assert.equal(again.isError, true);
     await callTool(mcp, 'list-souls', {});
     const rows = await all('&actor=otto');
-    assert.deepEqual(rows.map((r) => [r.via, r.action, r.target, r.status]), [
-      ['mcp', 'mcp register-soul', '/v1/souls', 409],
-      ['mcp', 'mcp register-soul', '/v1/souls', 201],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.via, r.action, r.target, r.status]),
+      [
+        ['mcp', 'mcp register-soul', '/v1/souls', 409],
+        ['mcp', 'mcp register-soul', '/v1/souls', 201],
+      ],
+    );
     assert.equal(rows[0].jti, jtiOf(otto));
   });
 
@@ -126,29 +146,43 @@ describe('Operator API: the activity stream', function () {
     const repo = serviceRepo({ tags: ['v1'] });
     assert.equal((await api('POST', '/v1/services', { body: { name: 'motd', git: repo.url, ref: 'v1' } })).status, 201);
     const created = await api('POST', '/v1/incarnations', {
-      body: { name: 'act-a', service: 'motd', covens: ['nobody-here'], input: { root: path.join(os.tmpdir(), 'act-a') }, allow_empty: true },
+      body: {
+        name: 'act-a',
+        service: 'motd',
+        covens: ['nobody-here'],
+        input: { root: path.join(os.tmpdir(), 'act-a') },
+        allow_empty: true,
+      },
     });
     assert.equal(created.status, 202, created.text);
     const applyId = created.body.apply_id as string;
-    const ready = await waitFor('act-a to be ready', async () => {
-      const r = await api('GET', '/v1/incarnations/act-a');
-      return r.body?.status === 'ready' ? r.body : undefined;
-    }, 60_000, 200);
+    const ready = await waitFor(
+      'act-a to be ready',
+      async () => {
+        const r = await api('GET', '/v1/incarnations/act-a');
+        return r.body?.status === 'ready' ? r.body : undefined;
+      },
+      60_000,
+      200,
+    );
     assert.deepEqual([ready.last_run.created_by, ready.last_run.started_by], ['admin', 'operator']);
     const run = await api('GET', `/v1/incarnations/act-a/runs/${applyId}`);
     assert.deepEqual([run.body.created_by, run.body.started_by], ['admin', 'operator']);
     const listed = await api('GET', '/v1/incarnations/act-a/runs');
     assert.deepEqual([listed.body.items[0].created_by, listed.body.items[0].started_by], ['admin', 'operator']);
 
-    const plan = await api('POST', '/v1/incarnations/act-a/plans', { body: { operation: 'create', allow_empty: true } });
+    const plan = await api('POST', '/v1/incarnations/act-a/plans', {
+      body: { operation: 'create', allow_empty: true },
+    });
     assert.equal(plan.status, 202, plan.text);
     const shown = await api('GET', `/v1/incarnations/act-a/plans/${plan.body.plan_id}`);
     assert.deepEqual([shown.body.created_by, shown.body.started_by], ['admin', 'operator']);
 
     const rows = await all('&target=/v1/incarnations/act-a');
-    assert.deepEqual(rows.map((r) => [r.action, r.apply_id]), [
-      ['POST /v1/incarnations/{name}/plans', plan.body.plan_id],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.apply_id]),
+      [['POST /v1/incarnations/{name}/plans', plan.body.plan_id]],
+    );
     const [create] = (await all('&actor=admin')).filter((r) => r.action === 'POST /v1/incarnations');
     assert.deepEqual([create.target, create.status, create.apply_id], ['/v1/incarnations', 202, applyId]);
   });
@@ -156,7 +190,14 @@ describe('Operator API: the activity stream', function () {
   it('runs the keeper starts on its own (converger, drift repair) and drift findings are rows of their own; a check in sync is not', async () => {
     const db = k.keeper.runtime.db;
     const inc = await api('GET', '/v1/incarnations/act-a');
-    const run = (createdBy: string) => ({ applyId: newApplyId('act-a', 'create'), incarnation: 'act-a', operation: 'create', input: {}, serviceRef: 'v1', createdBy });
+    const run = (createdBy: string) => ({
+      applyId: newApplyId('act-a', 'create'),
+      incarnation: 'act-a',
+      operation: 'create',
+      input: {},
+      serviceRef: 'v1',
+      createdBy,
+    });
     const conv = run('keeper:k-test');
     await beginRun(db, 'act-a', conv);
     await db('incarnation_runs').where({ apply_id: conv.applyId }).update({ status: 'failed', phase: 'done' });
@@ -168,11 +209,14 @@ describe('Operator API: the activity stream', function () {
     await recordDrift(db, 'act-a', { status: 'drifted', planId: inc.body.last_run.apply_id, drifted: ['h1'] });
 
     const rows = (await all('&target=/v1/incarnations/act-a')).filter((r) => r.via !== 'api');
-    assert.deepEqual(rows.map((r) => [r.actor, r.actor_kind, r.action, r.apply_id, r.jti]), [
-      ['keeper:drift-check', 'drift', 'drift-check drifted', inc.body.last_run.apply_id, null],
-      ['keeper:drift-check', 'drift', 'run create', repair.applyId, null],
-      ['keeper:k-test', 'converger', 'run create', conv.applyId, null],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.actor, r.actor_kind, r.action, r.apply_id, r.jti]),
+      [
+        ['keeper:drift-check', 'drift', 'drift-check drifted', inc.body.last_run.apply_id, null],
+        ['keeper:drift-check', 'drift', 'run create', repair.applyId, null],
+        ['keeper:k-test', 'converger', 'run create', conv.applyId, null],
+      ],
+    );
     const shown = await api('GET', `/v1/incarnations/act-a/runs/${conv.applyId}`);
     assert.deepEqual([shown.body.created_by, shown.body.started_by], ['keeper:k-test', 'converger']);
   });

@@ -17,14 +17,25 @@ describe('Operator API: removing operators and revoking their tokens', function 
   before(async () => {
     a = await startTestKeeper();
     const files = await prepareKeeperConfig({
-      db: a.db, secretName: a.secretName, mutate: (doc) => { doc.temporal = { ...doc.temporal, ...a.doc.temporal }; },
+      db: a.db,
+      secretName: a.secretName,
+      mutate: (doc) => {
+        doc.temporal = { ...doc.temporal, ...a.doc.temporal };
+      },
     });
     const config = loadConfig(files.configFile);
     const baseUrl = `http://${config.listen.openapi.addr}`;
-    b = { baseUrl, dir: files.dir, proc: await spawnKeeper({ baseUrl, adminToken: a.adminToken, config, configFile: files.configFile }) };
+    b = {
+      baseUrl,
+      dir: files.dir,
+      proc: await spawnKeeper({ baseUrl, adminToken: a.adminToken, config, configFile: files.configFile }),
+    };
   });
   after(async () => {
-    if (b && b.proc.child.exitCode === null && b.proc.child.signalCode === null) { b.proc.child.kill('SIGTERM'); await b.proc.exited; }
+    if (b && b.proc.child.exitCode === null && b.proc.child.signalCode === null) {
+      b.proc.child.kill('SIGTERM');
+      await b.proc.exited;
+    }
     if (b) fs.rmSync(b.dir, { recursive: true, force: true });
     await a?.stop();
   });
@@ -32,7 +43,12 @@ describe('Operator API: removing operators and revoking their tokens', function 
   it('revoke-tokens: every token issued before is refused by the other keeper on its next request; a token issued after works', async () => {
     const old = await operatorToken(a, 'rita', 'operator');
     const second = (await clientFor(a)('POST', '/v1/archons/rita/tokens')).body.token as string;
-    for (const t of [old, second]) assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: t })).status, 200, 'keeper B accepts the tokens before');
+    for (const t of [old, second])
+      assert.equal(
+        (await call(b.baseUrl, 'GET', '/v1/souls', { token: t })).status,
+        200,
+        'keeper B accepts the tokens before',
+      );
 
     const revoked = await clientFor(a)('POST', '/v1/archons/rita/revoke-tokens');
     assert.equal(revoked.status, 200, revoked.text);
@@ -44,13 +60,21 @@ describe('Operator API: removing operators and revoking their tokens', function 
     for (const t of [old, second]) {
       for (const url of [b.baseUrl, a.baseUrl]) {
         const r = await call(url, 'GET', '/v1/souls', { token: t });
-        assertProblem(r, 401, /tokens of operator rita issued before .* were revoked; ask a cluster-admin for a new one \(keeperctl archons token rita\)/);
+        assertProblem(
+          r,
+          401,
+          /tokens of operator rita issued before .* were revoked; ask a cluster-admin for a new one \(keeperctl archons token rita\)/,
+        );
       }
     }
     // A token issued right after, even within the same second, is accepted by both keepers.
     const fresh = (await clientFor(a)('POST', '/v1/archons/rita/tokens')).body.token as string;
-    for (const url of [b.baseUrl, a.baseUrl]) assert.equal((await call(url, 'GET', '/v1/souls', { token: fresh })).status, 200);
-    assert.equal((await clientFor(a)('GET', '/v1/archons/rita')).body.tokens_valid_after, revoked.body.tokens_valid_after);
+    for (const url of [b.baseUrl, a.baseUrl])
+      assert.equal((await call(url, 'GET', '/v1/souls', { token: fresh })).status, 200);
+    assert.equal(
+      (await clientFor(a)('GET', '/v1/archons/rita')).body.tokens_valid_after,
+      revoked.body.tokens_valid_after,
+    );
     // Other operators' tokens are untouched.
     assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
   });
@@ -58,7 +82,11 @@ describe('Operator API: removing operators and revoking their tokens', function 
   it('revoke-tokens of an unknown operator is 404 and an operator without archons:revoke-tokens gets 403; nothing changes', async () => {
     const opToken = await operatorToken(a, 'otto', 'operator');
     const before = await registryFingerprint(a.keeper.runtime.db);
-    assertProblem(await clientFor(a)('POST', '/v1/archons/nobody/revoke-tokens'), 404, /operator nobody does not exist/);
+    assertProblem(
+      await clientFor(a)('POST', '/v1/archons/nobody/revoke-tokens'),
+      404,
+      /operator nobody does not exist/,
+    );
     const denied = await call(a.baseUrl, 'POST', '/v1/archons/admin/revoke-tokens', { token: opToken });
     assertProblem(denied, 403, /lacks the permission archons:revoke-tokens/);
     assert.equal(await registryFingerprint(a.keeper.runtime.db), before);
@@ -78,7 +106,8 @@ describe('Operator API: removing operators and revoking their tokens', function 
   it('the last cluster-admin can be neither removed nor demoted (409 naming the rule); with a second one both work', async () => {
     const api = clientFor(a);
     const before = await registryFingerprint(a.keeper.runtime.db);
-    const rule = /operator admin is the last cluster-admin; .* would leave no one able to manage operators: make another operator cluster-admin first \(keeperctl archons role <aid> --role cluster-admin\)/;
+    const rule =
+      /operator admin is the last cluster-admin; .* would leave no one able to manage operators: make another operator cluster-admin first \(keeperctl archons role <aid> --role cluster-admin\)/;
     assertProblem(await api('DELETE', '/v1/archons/admin'), 409, rule);
     assertProblem(await api('PATCH', '/v1/archons/admin', { body: { role: 'operator' } }), 409, rule);
     const bad = await api('PATCH', '/v1/archons/admin', { body: { role: 'root' } });
@@ -87,27 +116,57 @@ describe('Operator API: removing operators and revoking their tokens', function 
     assert.equal(await registryFingerprint(a.keeper.runtime.db), before, 'a refused change changes nothing');
 
     const ada = await operatorToken(a, 'ada', 'viewer');
-    assertProblem(await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } }), 403, /lacks the permission archons:create/);
+    assertProblem(
+      await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } }),
+      403,
+      /lacks the permission archons:create/,
+    );
     const promoted = await api('PATCH', '/v1/archons/ada', { body: { role: 'cluster-admin' } });
     assert.equal(promoted.status, 200, promoted.text);
     assert.equal(promoted.body.role, 'cluster-admin');
     assert.ok(promoted.body.permissions.includes('*'));
     // The same token, the new role, at the other keeper at once.
-    assert.equal((await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } })).status, 201);
+    assert.equal(
+      (await call(b.baseUrl, 'POST', '/v1/archons', { token: ada, body: { aid: 'x1', role: 'viewer' } })).status,
+      201,
+    );
 
     const demoted = await call(b.baseUrl, 'PATCH', '/v1/archons/admin', { token: ada, body: { role: 'viewer' } });
     assert.equal(demoted.status, 200, demoted.text);
-    assertProblem(await call(b.baseUrl, 'POST', '/v1/archons', { token: a.adminToken, body: { aid: 'x2', role: 'viewer' } }), 403, /role viewer/);
+    assertProblem(
+      await call(b.baseUrl, 'POST', '/v1/archons', { token: a.adminToken, body: { aid: 'x2', role: 'viewer' } }),
+      403,
+      /role viewer/,
+    );
     // ada is now the last cluster-admin: she cannot remove herself, but may remove the demoted admin.
-    assertProblem(await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada }), 409, /operator ada is the last cluster-admin/);
-    assert.equal((await call(a.baseUrl, 'PATCH', '/v1/archons/admin', { token: ada, body: { role: 'cluster-admin' } })).status, 200);
-    assert.equal((await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada })).status, 204, 'with another admin, an admin may remove itself');
+    assertProblem(
+      await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada }),
+      409,
+      /operator ada is the last cluster-admin/,
+    );
+    assert.equal(
+      (await call(a.baseUrl, 'PATCH', '/v1/archons/admin', { token: ada, body: { role: 'cluster-admin' } })).status,
+      200,
+    );
+    assert.equal(
+      (await call(a.baseUrl, 'DELETE', '/v1/archons/ada', { token: ada })).status,
+      204,
+      'with another admin, an admin may remove itself',
+    );
     assertProblem(await call(b.baseUrl, 'GET', '/v1/souls', { token: ada }), 401, /operator ada no longer exists/);
   });
 
   it('an operator role holds neither archons:update nor archons:delete', async () => {
     const t = await operatorToken(a, 'opal', 'operator');
-    assertProblem(await call(a.baseUrl, 'DELETE', '/v1/archons/admin', { token: t }), 403, /lacks the permission archons:delete/);
-    assertProblem(await call(a.baseUrl, 'PATCH', '/v1/archons/opal', { token: t, body: { role: 'cluster-admin' } }), 403, /lacks the permission archons:update/);
+    assertProblem(
+      await call(a.baseUrl, 'DELETE', '/v1/archons/admin', { token: t }),
+      403,
+      /lacks the permission archons:delete/,
+    );
+    assertProblem(
+      await call(a.baseUrl, 'PATCH', '/v1/archons/opal', { token: t, body: { role: 'cluster-admin' } }),
+      403,
+      /lacks the permission archons:update/,
+    );
   });
 });

@@ -24,7 +24,9 @@ describe('Operator API authentication', function () {
     key = tk.keeper.runtime.signingKey;
     issuer = tk.config.auth.jwt.issuer;
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
   const get = (token: string | null) => call(tk.baseUrl, 'GET', '/v1/souls', { token });
 
@@ -36,26 +38,76 @@ describe('Operator API authentication', function () {
     const missing = await get(null);
     assertProblem(missing, 401, /Authorization: Bearer/);
     assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
-    assertProblem(await call(tk.baseUrl, 'GET', '/v1/souls', { headers: { authorization: `Basic ${Buffer.from('admin:x').toString('base64')}` } }), 401);
+    assertProblem(
+      await call(tk.baseUrl, 'GET', '/v1/souls', {
+        headers: { authorization: `Basic ${Buffer.from('admin:x').toString('base64')}` },
+      }),
+      401,
+    );
     assertProblem(await get('not-a-jwt'), 401);
     assertProblem(await get('x'.repeat(10_000)), 401);
   });
 
   const attacks: [string, () => Promise<string>][] = [
-    ['alg none', async () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'admin', role: 'cluster-admin', iss: issuer, iat: now(), exp: now() + 3600 })}.`],
-    ['HS256 signed with another key', async () => (await issueOperatorToken(randomBytes(32), issuer, 'admin', 'cluster-admin', 3_600_000)).token],
-    ['HS512 with the right key (algorithm pinned)', async () => new SignJWT({ role: 'cluster-admin' }).setProtectedHeader({ alg: 'HS512' })
-      .setSubject('admin').setIssuer(issuer).setIssuedAt().setExpirationTime('1h').sign(key)],
-    ['expired', async () => (await issueOperatorToken(key, issuer, 'admin', 'cluster-admin', 60_000, new Date(Date.now() - 3_600_000))).token],
-    ['exp missing', async () => new SignJWT({ role: 'cluster-admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject('admin').setIssuer(issuer).setIssuedAt().sign(key)],
-    ['sub missing', async () => new SignJWT({ role: 'cluster-admin' }).setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setIssuedAt().setExpirationTime('1h').sign(key)],
-    ['issuer wrong', async () => (await issueOperatorToken(key, 'someone-else', 'admin', 'cluster-admin', 3_600_000)).token],
-    ['payload tampered (a viewer token rewritten to admin)', async () => {
-      const viewer = await operatorToken(tk, 'tamper-viewer', 'viewer');
-      const [h, p, s] = viewer.split('.');
-      const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-      return `${h}.${b64({ ...claims, sub: 'admin', role: 'cluster-admin' })}.${s}`;
-    }],
+    [
+      'alg none',
+      async () =>
+        `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'admin', role: 'cluster-admin', iss: issuer, iat: now(), exp: now() + 3600 })}.`,
+    ],
+    [
+      'HS256 signed with another key',
+      async () => (await issueOperatorToken(randomBytes(32), issuer, 'admin', 'cluster-admin', 3_600_000)).token,
+    ],
+    [
+      'HS512 with the right key (algorithm pinned)',
+      async () =>
+        new SignJWT({ role: 'cluster-admin' })
+          .setProtectedHeader({ alg: 'HS512' })
+          .setSubject('admin')
+          .setIssuer(issuer)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(key),
+    ],
+    [
+      'expired',
+      async () =>
+        (await issueOperatorToken(key, issuer, 'admin', 'cluster-admin', 60_000, new Date(Date.now() - 3_600_000)))
+          .token,
+    ],
+    [
+      'exp missing',
+      async () =>
+        new SignJWT({ role: 'cluster-admin' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('admin')
+          .setIssuer(issuer)
+          .setIssuedAt()
+          .sign(key),
+    ],
+    [
+      'sub missing',
+      async () =>
+        new SignJWT({ role: 'cluster-admin' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer(issuer)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(key),
+    ],
+    [
+      'issuer wrong',
+      async () => (await issueOperatorToken(key, 'someone-else', 'admin', 'cluster-admin', 3_600_000)).token,
+    ],
+    [
+      'payload tampered (a viewer token rewritten to admin)',
+      async () => {
+        const viewer = await operatorToken(tk, 'tamper-viewer', 'viewer');
+        const [h, p, s] = viewer.split('.');
+        const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+        return `${h}.${b64({ ...claims, sub: 'admin', role: 'cluster-admin' })}.${s}`;
+      },
+    ],
     ['signature stripped', async () => tk.adminToken.split('.').slice(0, 2).join('.') + '.'],
   ];
   for (const [name, forge] of attacks) {
@@ -67,7 +119,9 @@ describe('Operator API authentication', function () {
   }
 
   it('says an expired token has expired and how to get a fresh one', async () => {
-    const expired = (await issueOperatorToken(key, issuer, 'admin', 'cluster-admin', 60_000, new Date(Date.now() - 3_600_000))).token;
+    const expired = (
+      await issueOperatorToken(key, issuer, 'admin', 'cluster-admin', 60_000, new Date(Date.now() - 3_600_000))
+    ).token;
     assertProblem(await get(expired), 401, /expired/);
   });
 
@@ -113,10 +167,20 @@ describe('Operator API: changing the signing key', function () {
       assert.equal((await call(tk.baseUrl, 'GET', '/v1/souls', { token: oldAdmin })).status, 200);
       await keeper.stop();
       const env = stackEnv();
-      await putSecret('secret', tk.secretName, { dsn: tk.db.dsn, password: env.REDIS_PASSWORD, signing_key: randomBytes(32).toString('base64') });
+      await putSecret('secret', tk.secretName, {
+        dsn: tk.db.dsn,
+        password: env.REDIS_PASSWORD,
+        signing_key: randomBytes(32).toString('base64'),
+      });
       keeper = await startKeeper(tk.config, silentLogger);
       assertProblem(await call(tk.baseUrl, 'GET', '/v1/souls', { token: oldAdmin }), 401);
-      const fresh = await issueOperatorToken(keeper.runtime.signingKey, tk.config.auth.jwt.issuer, 'admin', 'cluster-admin', 60_000);
+      const fresh = await issueOperatorToken(
+        keeper.runtime.signingKey,
+        tk.config.auth.jwt.issuer,
+        'admin',
+        'cluster-admin',
+        60_000,
+      );
       assert.equal((await call(tk.baseUrl, 'GET', '/v1/souls', { token: fresh.token })).status, 200);
     } finally {
       await keeper.stop();

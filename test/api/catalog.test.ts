@@ -22,12 +22,14 @@ describe('Operator API: services and operators', function () {
     if (repo) fs.rmSync(repo.dir, { recursive: true, force: true });
   });
 
-  it("registers a service whose version is its ref, and answers 409 for a taken name", async () => {
+  it('registers a service whose version is its ref, and answers 409 for a taken name', async () => {
     const body = { name: 'nginx', git: repo.url, ref: 'v1.4.0' };
     const a = await api('POST', '/v1/services', { body });
     assert.equal(a.status, 201, a.text);
-    assert.deepEqual({ name: a.body.name, git: a.body.git, ref: a.body.ref, version: a.body.version, created_by: a.body.created_by },
-      { ...body, version: 'v1.4.0', created_by: 'admin' });
+    assert.deepEqual(
+      { name: a.body.name, git: a.body.git, ref: a.body.ref, version: a.body.version, created_by: a.body.created_by },
+      { ...body, version: 'v1.4.0', created_by: 'admin' },
+    );
     assertProblem(await api('POST', '/v1/services', { body: { ...body, ref: 'v2' } }), 409, /already registered/);
     const got = await api('GET', '/v1/services/nginx');
     assert.equal(got.body.version, 'v1.4.0');
@@ -39,14 +41,22 @@ describe('Operator API: services and operators', function () {
       assert.equal((await api('POST', '/v1/services', { body: { name: n, git: repo.url, ref: 'main' } })).status, 201);
     }
     const first = await api('GET', '/v1/services?limit=2');
-    assert.deepEqual(first.body.items.map((s: { name: string }) => s.name), ['nginx', 'svc-a']);
+    assert.deepEqual(
+      first.body.items.map((s: { name: string }) => s.name),
+      ['nginx', 'svc-a'],
+    );
     const second = await api('GET', `/v1/services?limit=2&cursor=${first.body.next_cursor}`);
-    assert.deepEqual(second.body.items.map((s: { name: string }) => s.name), ['svc-b', 'svc-c']);
+    assert.deepEqual(
+      second.body.items.map((s: { name: string }) => s.name),
+      ['svc-b', 'svc-c'],
+    );
     assert.equal(second.body.next_cursor, null);
   });
 
   it('checks a service at registration: a missing repository, a ref that does not resolve or lint errors are a 422 with the reason, and nothing is stored', async () => {
-    const missing = await api('POST', '/v1/services', { body: { name: 'ghost', git: `file://${repo.dir}-does-not-exist`, ref: 'v1' } });
+    const missing = await api('POST', '/v1/services', {
+      body: { name: 'ghost', git: `file://${repo.dir}-does-not-exist`, ref: 'v1' },
+    });
     assertProblem(missing, 422, /service ghost cannot be loaded from .*: git clone: the repository was not found/);
     const unresolved = await api('POST', '/v1/services', { body: { name: 'ghost', git: repo.url, ref: 'v9.9.9' } });
     assertProblem(unresolved, 422, /ref "v9\.9\.9" not found in the repository/);
@@ -54,8 +64,18 @@ describe('Operator API: services and operators', function () {
     const broken = serviceRepo({ fixture: 'broken-scenario', tags: ['v1'] });
     try {
       const linted = await api('POST', '/v1/services', { body: { name: 'ghost', git: broken.url, ref: 'v1' } });
-      assertProblem(linted, 422, /fails soul-lint with 10 error\(s\): scenario\/create\/main\.yml:4:14 SL008: default of input "port" is a string/);
-      assert.ok(linted.body.errors.some((e: { message: string }) => e.message === 'scenario/create/main.yml:10:13 SL009: unknown module "core.pkg.instaled"'), linted.text);
+      assertProblem(
+        linted,
+        422,
+        /fails soul-lint with 10 error\(s\): scenario\/create\/main\.yml:4:14 SL008: default of input "port" is a string/,
+      );
+      assert.ok(
+        linted.body.errors.some(
+          (e: { message: string }) =>
+            e.message === 'scenario/create/main.yml:10:13 SL009: unknown module "core.pkg.instaled"',
+        ),
+        linted.text,
+      );
     } finally {
       fs.rmSync(broken.dir, { recursive: true, force: true });
     }
@@ -67,17 +87,30 @@ describe('Operator API: services and operators', function () {
   it('publishes the registered ref as the first version, pinned to its commit', async () => {
     const list = await api('GET', '/v1/services/nginx/versions');
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.items.map((v: { version: string; commit: string; state_schema_version: number }) => [v.version, v.commit, v.state_schema_version]),
-      [['v1.4.0', repo.git('rev-parse', 'v1.4.0^{commit}'), 3]]);
+    assert.deepEqual(
+      list.body.items.map((v: { version: string; commit: string; state_schema_version: number }) => [
+        v.version,
+        v.commit,
+        v.state_schema_version,
+      ]),
+      [['v1.4.0', repo.git('rev-parse', 'v1.4.0^{commit}'), 3]],
+    );
     const one = await api('GET', '/v1/services/nginx/versions/v1.4.0');
-    assert.deepEqual(one.body.operations.map((o: { name: string }) => o.name), ['create', 'update']);
+    assert.deepEqual(
+      one.body.operations.map((o: { name: string }) => o.name),
+      ['create', 'update'],
+    );
     assertProblem(await api('GET', '/v1/services/nope/versions'), 404);
   });
 
   it('refuses a service with a bad name, URL or ref, naming each field', async () => {
     const a = await api('POST', '/v1/services', { body: { name: 'Bad Name', git: 'not a url', ref: '../etc' } });
     assertProblem(a, 400);
-    assert.deepEqual(a.body.errors.map((e: { path: string }) => e.path).sort(), ['/body/git', '/body/name', '/body/ref']);
+    assert.deepEqual(a.body.errors.map((e: { path: string }) => e.path).sort(), [
+      '/body/git',
+      '/body/name',
+      '/body/ref',
+    ]);
   });
 
   it('creates operators with a built-in role and lists and gets them with their permissions', async () => {
@@ -91,7 +124,10 @@ describe('Operator API: services and operators', function () {
     assert.match(badRole.body.errors[0].message, /cluster-admin, operator, viewer/);
     assertProblem(await api('POST', '/v1/archons', { body: { aid: 'x', role: 'viewer' } }), 400);
     const list = await api('GET', '/v1/archons');
-    assert.deepEqual(list.body.items.map((x: { aid: string }) => x.aid), ['admin', 'alice@example.com']);
+    assert.deepEqual(
+      list.body.items.map((x: { aid: string }) => x.aid),
+      ['admin', 'alice@example.com'],
+    );
     assert.equal((await api('GET', '/v1/archons/admin')).body.role, 'cluster-admin');
     assertProblem(await api('GET', '/v1/archons/ghost'), 404);
   });
@@ -104,9 +140,16 @@ describe('Operator API: services and operators', function () {
     assert.equal(claims.sub, 'alice@example.com');
     assert.equal(claims.iss, tk.config.auth.jwt.issuer);
     assert.equal((claims.exp! - claims.iat!) * 1000, tk.config.auth.jwt.ttl_default_ms);
-    const asAlice = await call(tk.baseUrl, 'POST', '/v1/souls', { token: a.body.token, body: { sid: 'alice-host.example.com', transport: 'agent', covens: [] } });
+    const asAlice = await call(tk.baseUrl, 'POST', '/v1/souls', {
+      token: a.body.token,
+      body: { sid: 'alice-host.example.com', transport: 'agent', covens: [] },
+    });
     assert.equal(asAlice.status, 201, asAlice.text);
-    assertProblem(await call(tk.baseUrl, 'POST', '/v1/archons/admin/tokens', { token: a.body.token }), 403, /archons:issue-token/);
+    assertProblem(
+      await call(tk.baseUrl, 'POST', '/v1/archons/admin/tokens', { token: a.body.token }),
+      403,
+      /archons:issue-token/,
+    );
     assertProblem(await api('POST', '/v1/archons/ghost/tokens'), 404);
   });
 });

@@ -10,8 +10,16 @@ import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { call } from './helpers';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('Operator API: /docs in a browser', function () {
   this.timeout(120_000);
@@ -21,7 +29,10 @@ describe('Operator API: /docs in a browser', function () {
   before(async () => {
     assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install the Debian package chromium (make test does)`);
     tk = await startTestKeeper();
-    const reg = await call(tk.baseUrl, 'POST', '/v1/souls', { token: tk.adminToken, body: { sid: 'docs-demo.example.com', transport: 'agent', covens: ['web'] } });
+    const reg = await call(tk.baseUrl, 'POST', '/v1/souls', {
+      token: tk.adminToken,
+      body: { sid: 'docs-demo.example.com', transport: 'agent', covens: ['web'] },
+    });
     assert.equal(reg.status, 201, reg.text);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
@@ -34,15 +45,18 @@ describe('Operator API: /docs in a browser', function () {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const offHost: string[] = [];
     const soulsCalls: { auth: string | undefined; status: number }[] = [];
-    page.on('request', (r) => { if (!r.url().startsWith(tk.baseUrl) && !r.url().startsWith('data:')) offHost.push(r.url()); });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(tk.baseUrl) && !r.url().startsWith('data:')) offHost.push(r.url());
+    });
     page.on('response', async (r) => {
-      if (new URL(r.url()).pathname === '/v1/souls') soulsCalls.push({ auth: await r.request().headerValue('authorization') ?? undefined, status: r.status() });
+      if (new URL(r.url()).pathname === '/v1/souls')
+        soulsCalls.push({ auth: (await r.request().headerValue('authorization')) ?? undefined, status: r.status() });
     });
 
     await page.goto(`${tk.baseUrl}/docs`);
     await page.getByText('Keeper Operator API').first().waitFor();
     for (const op of ['Register a host', 'List souls', 'Reissue a bootstrap token']) {
-      assert.ok(await page.getByRole('button', { name: op }).count() > 0, `${op} is in the sidebar`);
+      assert.ok((await page.getByRole('button', { name: op }).count()) > 0, `${op} is in the sidebar`);
     }
     await page.locator('button', { hasText: 'Open Search' }).first().click();
     await page.keyboard.type('issue');
@@ -58,7 +72,10 @@ describe('Operator API: /docs in a browser', function () {
 
     fs.mkdirSync(path.join(repoRoot(), 'test-results'), { recursive: true });
     await page.screenshot({ path: path.join(repoRoot(), 'test-results', 'docs-try-it.png') });
-    assert.deepEqual(soulsCalls.map((c) => c.status), [200]);
+    assert.deepEqual(
+      soulsCalls.map((c) => c.status),
+      [200],
+    );
     assert.equal(soulsCalls[0].auth, `Bearer ${tk.adminToken}`);
     assert.deepEqual(offHost, [], 'the page fetched nothing from another host');
   });

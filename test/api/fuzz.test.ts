@@ -17,21 +17,46 @@ const REPO = serviceRepo({ tags: ['main-tag'] });
 
 /** Valid values per field name, so generated inputs are often valid in all fields but one. */
 const VALID: Record<string, unknown[]> = {
-  sid: ['fuzz-new.example.com'], transport: ['agent', 'ssh'], covens: [['web'], []], name: ['fuzz-svc'],
-  git: [REPO.url], ref: ['main'], aid: ['fuzz-new-op'], role: ['viewer'], force: [true, false],
-  limit: [1, 50], coven: ['web'], status: ['pending'],
+  sid: ['fuzz-new.example.com'],
+  transport: ['agent', 'ssh'],
+  covens: [['web'], []],
+  name: ['fuzz-svc'],
+  git: [REPO.url],
+  ref: ['main'],
+  aid: ['fuzz-new-op'],
+  role: ['viewer'],
+  force: [true, false],
+  limit: [1, 50],
+  coven: ['web'],
+  status: ['pending'],
 };
 
 const text = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 80 }),
   fc.string({ unit: 'binary-ascii', maxLength: 300 }),
-  fc.constantFrom('', '.', '..', 'a.b', 'A.EXAMPLE.COM', '-a.example.com', 'x'.repeat(300), '\u0000', 'a\u0000.example.com', "' or 1=1 --", '%00', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '',
+    '.',
+    '..',
+    'a.b',
+    'A.EXAMPLE.COM',
+    '-a.example.com',
+    'x'.repeat(300),
+    '\u0000',
+    'a\u0000.example.com',
+    "' or 1=1 --",
+    '%00',
+    '__proto__',
+    'constructor',
+  ),
 );
 const junk = fc.oneof(text, fc.jsonValue({ maxDepth: 3 }), fc.integer(), fc.constant(null), fc.boolean());
 
 function fieldValue(name: string): fc.Arbitrary<unknown> {
-  return VALID[name] ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...VALID[name]) }, { weight: 2, arbitrary: junk }) : junk;
+  return VALID[name]
+    ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...VALID[name]) }, { weight: 2, arbitrary: junk })
+    : junk;
 }
 
 function nested(depth: number): string {
@@ -40,31 +65,58 @@ function nested(depth: number): string {
 
 // A query value is text. JSON for non-strings: fast-check may build objects with a null prototype
 // (e.g. a `__proto__` key), which String() cannot convert.
-const asQueryText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'null');
+const asQueryText = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null'));
 
-interface Case { params: Record<string, string>; query: [string, string][]; body?: string; contentType?: string }
+interface Case {
+  params: Record<string, string>;
+  query: [string, string][];
+  body?: string;
+  contentType?: string;
+}
 
 function caseArb(route: RouteDef): fc.Arbitrary<Case> {
   const paramNames = Object.keys(route.params?.properties ?? {});
   const queryNames = Object.keys(route.query?.properties ?? {});
   const bodyNames = Object.keys(route.body?.schema.properties ?? {});
-  const params = fc.record(Object.fromEntries(paramNames.map((n) => [n, fc.oneof(fc.constantFrom(...((VALID[n] as string[]) ?? ['x'])), text)])));
+  const params = fc.record(
+    Object.fromEntries(
+      paramNames.map((n) => [n, fc.oneof(fc.constantFrom(...((VALID[n] as string[]) ?? ['x'])), text)]),
+    ),
+  );
   const query = fc.array(
     fc.oneof(...queryNames.map((n) => fc.tuple(fc.constant(n), fieldValue(n).map(asQueryText))), fc.tuple(text, text)),
     { maxLength: 4 },
   );
-  const bodyObject = fc.record(Object.fromEntries(bodyNames.map((n) => [n, fieldValue(n)])), { requiredKeys: [] })
-    .chain((o) => fc.oneof(fc.constant(o as Record<string, unknown>), fc.record({ extra: junk }).map((x) => ({ ...o, ...x }))));
-  const body = route.method === 'get' ? fc.constant(undefined) : fc.oneof(
-    { weight: 5, arbitrary: bodyObject.map((o) => JSON.stringify(o)) },
-    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: text },
-    { weight: 1, arbitrary: fc.integer({ min: 30, max: 40 }).map(nested) },
-    { weight: 1, arbitrary: fc.constant(undefined) },
-  );
+  const bodyObject = fc
+    .record(Object.fromEntries(bodyNames.map((n) => [n, fieldValue(n)])), { requiredKeys: [] })
+    .chain((o) =>
+      fc.oneof(
+        fc.constant(o as Record<string, unknown>),
+        fc.record({ extra: junk }).map((x) => ({ ...o, ...x })),
+      ),
+    );
+  const body =
+    route.method === 'get'
+      ? fc.constant(undefined)
+      : fc.oneof(
+          { weight: 5, arbitrary: bodyObject.map((o) => JSON.stringify(o)) },
+          { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
+          { weight: 1, arbitrary: text },
+          { weight: 1, arbitrary: fc.integer({ min: 30, max: 40 }).map(nested) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        );
   const contentType = fc.oneof(
     { weight: 6, arbitrary: fc.constant('application/json') },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/problem+json', 'multipart/form-data', undefined) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/json; charset=latin1',
+        'application/problem+json',
+        'multipart/form-data',
+        undefined,
+      ),
+    },
   );
   return fc.record({ params, query, body, contentType }, { requiredKeys: ['params', 'query'] }) as fc.Arbitrary<Case>;
 }
@@ -83,7 +135,11 @@ function validators(route: RouteDef) {
     if (v.query ? !v.query(q) : Object.keys(q).length > 0) return false;
     if (c.body === undefined || c.body === '') return !route.body?.required;
     if (!v.body || !/^application\/(problem\+)?json$/.test(c.contentType ?? '')) return false;
-    try { return v.body(JSON.parse(c.body)); } catch { return false; }
+    try {
+      return v.body(JSON.parse(c.body));
+    } catch {
+      return false;
+    }
   };
 }
 
@@ -102,36 +158,54 @@ describe('Operator API: property-based fuzzing of every route', function () {
     tk = await startTestKeeper();
     // Existing records, so lookups can also hit rows (and must still change nothing).
     const seed = [
-      call(tk.baseUrl, 'POST', '/v1/souls', { token: tk.adminToken, body: { sid: 'seed.example.com', transport: 'agent', covens: ['web'] } }),
-      call(tk.baseUrl, 'POST', '/v1/services', { token: tk.adminToken, body: { name: 'seed', git: REPO.url, ref: 'main' } }),
+      call(tk.baseUrl, 'POST', '/v1/souls', {
+        token: tk.adminToken,
+        body: { sid: 'seed.example.com', transport: 'agent', covens: ['web'] },
+      }),
+      call(tk.baseUrl, 'POST', '/v1/services', {
+        token: tk.adminToken,
+        body: { name: 'seed', git: REPO.url, ref: 'main' },
+      }),
     ];
     for (const a of await Promise.all(seed)) assert.equal(a.status, 201, a.text);
     baseline = await registryFingerprint(tk.keeper.runtime.db);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
   for (const route of allRoutes) {
     it(`${route.method.toUpperCase()} ${route.path}: ${RUNS} generated requests, never 5xx, rejected ones change nothing`, async () => {
       const accepts = validators(route);
       // A valid create, or a forced reissue for an existing host, would rightly change the registries.
-      const writes = (c: Case) => accepts(c) && route.method === 'post' &&
+      const writes = (c: Case) =>
+        accepts(c) &&
+        route.method === 'post' &&
         (!route.params || Object.values(c.params).some((p) => ['seed.example.com', 'admin'].includes(p)));
       let rejected = 0;
-      await fc.assert(fc.asyncProperty(caseArb(route), async (c) => {
-        fc.pre(!writes(c));
-        const headers: Record<string, string> = c.contentType && c.body !== undefined ? { 'content-type': c.contentType } : {};
-        const a = await call(tk.baseUrl, route.method.toUpperCase(), urlOf(route, c), { token: tk.adminToken, raw: c.body, headers });
-        assert.ok(a.status < 500, `${a.status} ${a.text}`);
-        if (!accepts(c)) {
-          assert.ok(a.status >= 400, `invalid input accepted: ${a.status} ${a.text.slice(0, 200)}`);
-        }
-        if (a.status >= 400) {
-          rejected++;
-          assert.match(a.headers.get('content-type') ?? '', /^application\/problem\+json/);
-          assert.equal(a.body.status, a.status);
-        }
-        assert.equal(await registryFingerprint(tk.keeper.runtime.db), baseline, 'the registries changed');
-      }), { numRuns: RUNS });
+      await fc.assert(
+        fc.asyncProperty(caseArb(route), async (c) => {
+          fc.pre(!writes(c));
+          const headers: Record<string, string> =
+            c.contentType && c.body !== undefined ? { 'content-type': c.contentType } : {};
+          const a = await call(tk.baseUrl, route.method.toUpperCase(), urlOf(route, c), {
+            token: tk.adminToken,
+            raw: c.body,
+            headers,
+          });
+          assert.ok(a.status < 500, `${a.status} ${a.text}`);
+          if (!accepts(c)) {
+            assert.ok(a.status >= 400, `invalid input accepted: ${a.status} ${a.text.slice(0, 200)}`);
+          }
+          if (a.status >= 400) {
+            rejected++;
+            assert.match(a.headers.get('content-type') ?? '', /^application\/problem\+json/);
+            assert.equal(a.body.status, a.status);
+          }
+          assert.equal(await registryFingerprint(tk.keeper.runtime.db), baseline, 'the registries changed');
+        }),
+        { numRuns: RUNS },
+      );
       assert.ok(rejected >= RUNS / 10, `the generator mostly made valid requests (${rejected} of ${RUNS} rejected)`);
     });
   }

@@ -53,7 +53,8 @@ describe('services: git sources by policy, credentials by reference', function (
     // The private repository: the motd fixture service, tagged v1, in a bare repository served over HTTP.
     const src = path.join(work, 'src');
     fs.cpSync(fixtureService('motd'), src, { recursive: true });
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd, stdio: 'pipe' });
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd, stdio: 'pipe' });
     git(src, 'init', '-q', '-b', 'main');
     git(src, 'add', '-A');
     git(src, 'commit', '-q', '-m', 'motd');
@@ -64,7 +65,9 @@ describe('services: git sources by policy, credentials by reference', function (
     await putSecret('secret', secretName, { token: canary, username: 'deploy' });
     tk = await startTestKeeper({
       log: createLogger({ level: 'debug', write: (line) => logLines.push(line) }),
-      mutate: (doc) => { doc.services.git = { schemes: ['https', 'http'], hosts: ['127.0.0.1'], timeout: '30s' }; },
+      mutate: (doc) => {
+        doc.services.git = { schemes: ['https', 'http'], hosts: ['127.0.0.1'], timeout: '30s' };
+      },
     });
   });
   after(async () => {
@@ -77,13 +80,21 @@ describe('services: git sources by policy, credentials by reference', function (
   it('refuses file:// URLs when the policy does not list file', async () => {
     for (const git of [`file://${path.join(work, 'src')}`, 'file:///etc']) {
       const r = await api('POST', '/v1/services', { name: `local-${randomBytes(3).toString('hex')}`, git, ref: 'v1' });
-      assertProblem(r, 400, /uses the scheme "file", which this keeper does not allow \(services\.git\.schemes: https, http\)/);
+      assertProblem(
+        r,
+        400,
+        /uses the scheme "file", which this keeper does not allow \(services\.git\.schemes: https, http\)/,
+      );
       assert.equal(r.body.errors[0].path, '/body/git');
     }
   });
 
   it('refuses hosts off the allow-list (the secrets store on localhost, any other host)', async () => {
-    for (const git of ['http://localhost:8200/v1/sys/health', 'https://git.example.com/ops/motd.git', 'ssh://git@127.0.0.1/motd.git']) {
+    for (const git of [
+      'http://localhost:8200/v1/sys/health',
+      'https://git.example.com/ops/motd.git',
+      'ssh://git@127.0.0.1/motd.git',
+    ]) {
       const r = await api('POST', '/v1/services', { name: `off-${randomBytes(3).toString('hex')}`, git, ref: 'v1' });
       assertProblem(r, 400);
       assert.match(r.body.detail, /not in this keeper's allow-list|does not allow/);
@@ -100,7 +111,12 @@ describe('services: git sources by policy, credentials by reference', function (
   });
 
   it('clones a private repository through credential_ref; without it the registration is refused with a summarized reason', async () => {
-    let r = await api('POST', '/v1/services', { name: 'private-motd', git: repoUrl, ref: 'v1', credential_ref: credentialRef });
+    let r = await api('POST', '/v1/services', {
+      name: 'private-motd',
+      git: repoUrl,
+      ref: 'v1',
+      credential_ref: credentialRef,
+    });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.credential_ref, credentialRef);
     // Without the credential the keeper cannot clone it: refused at registration (422), with git's
@@ -108,12 +124,25 @@ describe('services: git sources by policy, credentials by reference', function (
     r = await api('POST', '/v1/services', { name: 'public-motd', git: repoUrl, ref: 'v1' });
     assert.equal(r.status, 422, r.text);
     assert.equal(r.body.errors[0].path, '/body/ref');
-    assert.match(String(r.body.detail), /git clone: the repository refused access \(give the service a credential_ref, or check the one it has\)/);
-    assert.doesNotMatch(String(r.body.detail), /fatal:|could not read|Authentication|terminal prompts/i, "git's own words are not passed on");
+    assert.match(
+      String(r.body.detail),
+      /git clone: the repository refused access \(give the service a credential_ref, or check the one it has\)/,
+    );
+    assert.doesNotMatch(
+      String(r.body.detail),
+      /fatal:|could not read|Authentication|terminal prompts/i,
+      "git's own words are not passed on",
+    );
     assert.equal((await api('GET', '/v1/services/public-motd')).status, 404, 'nothing was stored');
 
     const input = { root: path.join(work, 'out'), message: 'hello', package: 'git' };
-    r = await api('POST', '/v1/incarnations', { name: 'private-one', service: 'private-motd', covens: ['nobody-here'], input, allow_empty: true });
+    r = await api('POST', '/v1/incarnations', {
+      name: 'private-one',
+      service: 'private-motd',
+      covens: ['nobody-here'],
+      input,
+      allow_empty: true,
+    });
     assert.equal(r.status, 202, r.text);
     const ok = await waitSettled('private-one');
     assert.equal(ok.status, 'ready', JSON.stringify(ok.last_run));
@@ -125,16 +154,27 @@ describe('services: git sources by policy, credentials by reference', function (
       assert.equal((await api('GET', p)).status, 200);
     }
     assert.ok(answers.length > 10);
-    assert.deepEqual(answers.filter((a) => a.includes(canary)), [], 'no API answer holds the credential');
+    assert.deepEqual(
+      answers.filter((a) => a.includes(canary)),
+      [],
+      'no API answer holds the credential',
+    );
     assert.ok(logLines.length > 0);
-    assert.deepEqual(logLines.filter((l) => l.includes(canary)), [], 'no log line holds it');
+    assert.deepEqual(
+      logLines.filter((l) => l.includes(canary)),
+      [],
+      'no log line holds it',
+    );
 
     const db = knex({ client: 'pg', connection: tk.db.dsn, pool: { min: 0, max: 1 } });
     try {
-      const tables = (await db.raw(`select tablename from pg_tables where schemaname = 'public'`)).rows.map((t: { tablename: string }) => t.tablename);
+      const tables = (await db.raw(`select tablename from pg_tables where schemaname = 'public'`)).rows.map(
+        (t: { tablename: string }) => t.tablename,
+      );
       assert.ok(tables.includes('services') && tables.includes('incarnation_runs'));
       for (const t of tables) {
-        const rows = (await db.raw(`select coalesce(string_agg(x::text, ''), '') as dump from "${t}" x`)).rows[0].dump as string;
+        const rows = (await db.raw(`select coalesce(string_agg(x::text, ''), '') as dump from "${t}" x`)).rows[0]
+          .dump as string;
         assert.ok(!rows.includes(canary), `table ${t} holds the credential`);
       }
       assert.equal((await db('services').where({ name: 'private-motd' }).first()).credential_ref, credentialRef);

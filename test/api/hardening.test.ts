@@ -15,21 +15,39 @@ describe('Operator API: hardening', function () {
     tk = await startTestKeeper({ log: createLogger({ level: 'debug', write: (l) => logLines.push(l) }) });
     api = clientFor(tk);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
   const json = { 'content-type': 'application/json' };
 
   it('answers 413 for a body over 1 MiB, and accepts one just under it', async () => {
-    const big = JSON.stringify({ sid: 'big.example.com', transport: 'agent', covens: [], pad: 'x'.repeat(1024 * 1024) });
+    const big = JSON.stringify({
+      sid: 'big.example.com',
+      transport: 'agent',
+      covens: [],
+      pad: 'x'.repeat(1024 * 1024),
+    });
     assertProblem(await api('POST', '/v1/souls', { raw: big, headers: json }), 413, /1048576 bytes/);
-    const under = JSON.stringify({ sid: 'big.example.com', transport: 'agent', covens: [], pad: 'x'.repeat(1000 * 1000) });
+    const under = JSON.stringify({
+      sid: 'big.example.com',
+      transport: 'agent',
+      covens: [],
+      pad: 'x'.repeat(1000 * 1000),
+    });
     assertProblem(await api('POST', '/v1/souls', { raw: under, headers: json }), 400, /not valid/);
   });
 
   it('answers 415 for a body that is not JSON, or not identity-encoded', async () => {
-    assertProblem(await api('POST', '/v1/souls', { raw: 'sid=a.example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+    assertProblem(
+      await api('POST', '/v1/souls', {
+        raw: 'sid=a.example.com',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
     assertProblem(await api('POST', '/v1/souls', { raw: '{}', headers: { 'content-type': 'text/plain' } }), 415);
-    assertProblem(await api('POST', '/v1/souls', { raw: '{}' , headers: {} }), 415);
+    assertProblem(await api('POST', '/v1/souls', { raw: '{}', headers: {} }), 415);
     const gz = gzipSync(JSON.stringify({ sid: 'gz.example.com', transport: 'agent', covens: [] }));
     assertProblem(await api('POST', '/v1/souls', { raw: gz, headers: { ...json, 'content-encoding': 'gzip' } }), 415);
   });
@@ -39,7 +57,11 @@ describe('Operator API: hardening', function () {
     const deep = '{"a":'.repeat(33) + '1' + '}'.repeat(33);
     assertProblem(await api('POST', '/v1/souls', { raw: deep, headers: json }), 400, /deeper than 32/);
     assertProblem(await api('POST', '/v1/souls'), 400, /needs a JSON body/);
-    assertProblem(await api('POST', '/v1/archons/admin/tokens', { body: { ttl: '10y' } }), 400, /takes no request body/);
+    assertProblem(
+      await api('POST', '/v1/archons/admin/tokens', { body: { ttl: '10y' } }),
+      400,
+      /takes no request body/,
+    );
     assertProblem(await api('GET', '/v1/souls?limit=10&sort=desc'), 400);
     assertProblem(await api('GET', '/v1/souls/%E0%A4%A'), 400);
   });
@@ -82,8 +104,18 @@ describe('Operator API: hardening', function () {
     const jwt = await api('POST', '/v1/archons/logged-op/tokens');
     assert.deepEqual([reg.status, reissued.status, op.status, jwt.status], [201, 201, 201, 201]);
     await api('GET', '/v1/souls', { token: 'forged.token.value' });
-    assert.ok(logLines.some((l) => l.includes('"api request"')), 'requests are logged');
-    const secrets = [tk.adminToken, reg.body.bootstrap_token, reissued.body.bootstrap_token, jwt.body.token, 'forged.token.value', 'Bearer'];
+    assert.ok(
+      logLines.some((l) => l.includes('"api request"')),
+      'requests are logged',
+    );
+    const secrets = [
+      tk.adminToken,
+      reg.body.bootstrap_token,
+      reissued.body.bootstrap_token,
+      jwt.body.token,
+      'forged.token.value',
+      'Bearer',
+    ];
     for (const line of logLines) {
       for (const s of secrets) assert.ok(!line.includes(s), `log line leaks a secret: ${line.slice(0, 120)}`);
       assert.doesNotMatch(line, /\n\s+at /);

@@ -5,9 +5,19 @@ import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { TestKeeper } from '../support/keeper';
 
-export interface Answer { status: number; headers: Headers; text: string; body: any }
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
 
-export interface CallOptions { token?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
 
 export async function call(baseUrl: string, method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
@@ -21,7 +31,11 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
   const res = await fetch(baseUrl + path, { method, headers, body });
   const text = await res.text();
   let parsed: unknown;
-  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 

@@ -16,10 +16,19 @@ describe('input limits: query numbers, oversized headers, MCP argument names', f
 
   before(async () => {
     const addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr }; } });
+    tk = await startTestKeeper({
+      mutate: (doc) => {
+        doc.listen.mcp = { addr };
+      },
+    });
     mcp = await connectMcp(addr, tk.adminToken);
     const api = clientFor(tk);
-    for (const n of [1, 2, 3]) assert.equal((await api('POST', '/v1/souls', { body: { sid: `lim-${n}.example.com`, transport: 'agent', covens: ['web'] } })).status, 201);
+    for (const n of [1, 2, 3])
+      assert.equal(
+        (await api('POST', '/v1/souls', { body: { sid: `lim-${n}.example.com`, transport: 'agent', covens: ['web'] } }))
+          .status,
+        201,
+      );
   });
   after(async () => {
     await mcp?.close();
@@ -42,7 +51,7 @@ describe('input limits: query numbers, oversized headers, MCP argument names', f
     const res = await fetch(`${tk.baseUrl}/v1/souls`, { headers: { Authorization: `Bearer ${'a'.repeat(70_000)}` } });
     assert.equal(res.status, 431);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
-    const body = await res.json() as { status: number; type: string; detail: string };
+    const body = (await res.json()) as { status: number; type: string; detail: string };
     assert.equal(body.status, 431);
     assert.equal(body.type, 'urn:keeper:problem:headers-too-large');
     assert.match(body.detail, /exceed 16 KiB/);

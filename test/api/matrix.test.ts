@@ -9,7 +9,9 @@ import { assertProblem, call, operatorToken } from './helpers';
 
 /** A request for the route with placeholder parameters; the body may well be invalid (that is a 400, not a 403). */
 function requestFor(path: string): string {
-  return path.replace(/\{([A-Za-z_]+)\}/g, (_m, name: string) => (name === 'sid' ? 'matrix.example.com' : `matrix-${name}`));
+  return path.replace(/\{([A-Za-z_]+)\}/g, (_m, name: string) =>
+    name === 'sid' ? 'matrix.example.com' : `matrix-${name}`,
+  );
 }
 
 describe('Operator API: route x role matrix', function () {
@@ -20,12 +22,25 @@ describe('Operator API: route x role matrix', function () {
     tk = await startTestKeeper();
     for (const role of ROLE_NAMES) tokens[role] = await operatorToken(tk, `matrix-${role}`, role);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
   it('covers at least the routes of issue 3', () => {
     const names = allRoutes.map((r) => `${r.method.toUpperCase()} ${r.path}`);
-    for (const n of ['POST /v1/souls', 'GET /v1/souls', 'GET /v1/souls/{sid}', 'POST /v1/souls/{sid}/issue-token', 'POST /v1/services',
-      'GET /v1/services', 'GET /v1/services/{name}', 'POST /v1/archons', 'GET /v1/archons', 'GET /v1/archons/{aid}', 'POST /v1/archons/{aid}/tokens']) {
+    for (const n of [
+      'POST /v1/souls',
+      'GET /v1/souls',
+      'GET /v1/souls/{sid}',
+      'POST /v1/souls/{sid}/issue-token',
+      'POST /v1/services',
+      'GET /v1/services',
+      'GET /v1/services/{name}',
+      'POST /v1/archons',
+      'GET /v1/archons',
+      'GET /v1/archons/{aid}',
+      'POST /v1/archons/{aid}/tokens',
+    ]) {
       assert.ok(names.includes(n), n);
     }
   });
@@ -35,7 +50,10 @@ describe('Operator API: route x role matrix', function () {
     for (const route of allRoutes) {
       for (const role of ROLE_NAMES) {
         const body = route.method === 'get' ? undefined : {};
-        const a = await call(tk.baseUrl, route.method.toUpperCase(), requestFor(route.path), { token: tokens[role], body });
+        const a = await call(tk.baseUrl, route.method.toUpperCase(), requestFor(route.path), {
+          token: tokens[role],
+          body,
+        });
         const allowed = permits(permissionsOf(role), route.permission);
         const what = `${role} ${route.method.toUpperCase()} ${route.path} -> ${a.status} ${a.text.slice(0, 200)}`;
         if (allowed) {
@@ -54,7 +72,10 @@ describe('Operator API: route x role matrix', function () {
   it('answers every route with 401 without a token and with a forged one', async () => {
     for (const route of allRoutes) {
       for (const token of [null, `${tokens.viewer}x`]) {
-        const a = await call(tk.baseUrl, route.method.toUpperCase(), requestFor(route.path), { token, body: route.method === 'get' ? undefined : {} });
+        const a = await call(tk.baseUrl, route.method.toUpperCase(), requestFor(route.path), {
+          token,
+          body: route.method === 'get' ? undefined : {},
+        });
         assertProblem(a, 401);
       }
     }

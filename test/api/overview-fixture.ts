@@ -10,18 +10,94 @@ export const SOULS = Array.from({ length: 12 }, (_, i) => `node${i + 1}.ov.examp
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-export interface FixtureRun { apply_id: string; incarnation: string; status: string; agoMin: number; durationS: number | null; hosts: number; changed: number; failed: number; kind?: string; error?: string }
+export interface FixtureRun {
+  apply_id: string;
+  incarnation: string;
+  status: string;
+  agoMin: number;
+  durationS: number | null;
+  hosts: number;
+  changed: number;
+  failed: number;
+  kind?: string;
+  error?: string;
+}
 
 export const RUNS: FixtureRun[] = [
-  { apply_id: 'web.create.1', incarnation: 'web', status: 'succeeded', agoMin: 30 * 60, durationS: 40, hosts: 12, changed: 12, failed: 0 },
-  { apply_id: 'web.apply.2', incarnation: 'web', status: 'succeeded', agoMin: 150, durationS: 10, hosts: 12, changed: 3, failed: 0 },
-  { apply_id: 'web.apply.3', incarnation: 'web', status: 'succeeded', agoMin: 140, durationS: 20, hosts: 12, changed: 0, failed: 0 },
-  { apply_id: 'db.apply.1', incarnation: 'db', status: 'failed', agoMin: 330, durationS: 60, hosts: 4, changed: 1, failed: 2, error: 'node3.ov.example.com failed: permission denied' },
-  { apply_id: 'cache.apply.1', incarnation: 'cache', status: 'succeeded', agoMin: 90, durationS: 5, hosts: 2, changed: 2, failed: 0 },
+  {
+    apply_id: 'web.create.1',
+    incarnation: 'web',
+    status: 'succeeded',
+    agoMin: 30 * 60,
+    durationS: 40,
+    hosts: 12,
+    changed: 12,
+    failed: 0,
+  },
+  {
+    apply_id: 'web.apply.2',
+    incarnation: 'web',
+    status: 'succeeded',
+    agoMin: 150,
+    durationS: 10,
+    hosts: 12,
+    changed: 3,
+    failed: 0,
+  },
+  {
+    apply_id: 'web.apply.3',
+    incarnation: 'web',
+    status: 'succeeded',
+    agoMin: 140,
+    durationS: 20,
+    hosts: 12,
+    changed: 0,
+    failed: 0,
+  },
+  {
+    apply_id: 'db.apply.1',
+    incarnation: 'db',
+    status: 'failed',
+    agoMin: 330,
+    durationS: 60,
+    hosts: 4,
+    changed: 1,
+    failed: 2,
+    error: 'node3.ov.example.com failed: permission denied',
+  },
+  {
+    apply_id: 'cache.apply.1',
+    incarnation: 'cache',
+    status: 'succeeded',
+    agoMin: 90,
+    durationS: 5,
+    hosts: 2,
+    changed: 2,
+    failed: 0,
+  },
   // (No run is left running: the keeper would rightly fail a running run that has no workflow.)
-  { apply_id: 'cache.apply.2', incarnation: 'cache', status: 'succeeded', agoMin: 10, durationS: 3, hosts: 2, changed: 0, failed: 0 },
+  {
+    apply_id: 'cache.apply.2',
+    incarnation: 'cache',
+    status: 'succeeded',
+    agoMin: 10,
+    durationS: 3,
+    hosts: 2,
+    changed: 0,
+    failed: 0,
+  },
   // A plan is not a run: the overview leaves it out.
-  { apply_id: 'web.plan.1', incarnation: 'web', status: 'succeeded', agoMin: 20, durationS: 1, hosts: 12, changed: 5, failed: 0, kind: 'plan' },
+  {
+    apply_id: 'web.plan.1',
+    incarnation: 'web',
+    status: 'succeeded',
+    agoMin: 20,
+    durationS: 1,
+    hosts: 12,
+    changed: 5,
+    failed: 0,
+    kind: 'plan',
+  },
 ];
 
 /** 12 souls: 10 connected 150 minutes ago, 3 of them disconnected just now; 2 still pending. */
@@ -40,18 +116,37 @@ export async function seedOverview(tk: TestKeeper): Promise<void> {
   await db('incarnations').insert([
     { name: 'web', service: 'site', covens: ['web'], status: 'ready', drift_status: 'in_sync' },
     { name: 'db', service: 'site', covens: ['web'], status: 'error_locked', drift_status: 'unchecked' },
-    { name: 'cache', service: 'site', covens: ['web'], status: 'applying', drift_status: 'drifted', drifted_sids: ['node4.ov.example.com'] },
+    {
+      name: 'cache',
+      service: 'site',
+      covens: ['web'],
+      status: 'applying',
+      drift_status: 'drifted',
+      drifted_sids: ['node4.ov.example.com'],
+    },
   ]);
   const now = Date.now();
   for (const r of RUNS) {
     const created = new Date(now - r.agoMin * MIN);
     await db('incarnation_runs').insert({
-      apply_id: r.apply_id, incarnation: r.incarnation, operation: r.apply_id.split('.')[1], status: r.status, phase: r.status === 'running' ? 'apply' : 'done',
-      kind: r.kind ?? 'run', error: r.error ?? null, created_at: created, finished_at: r.durationS === null ? null : new Date(created.getTime() + r.durationS * 1000),
+      apply_id: r.apply_id,
+      incarnation: r.incarnation,
+      operation: r.apply_id.split('.')[1],
+      status: r.status,
+      phase: r.status === 'running' ? 'apply' : 'done',
+      kind: r.kind ?? 'run',
+      error: r.error ?? null,
+      created_at: created,
+      finished_at: r.durationS === null ? null : new Date(created.getTime() + r.durationS * 1000),
     });
-    await db('run_hosts').insert(SOULS.slice(0, r.hosts).map((sid, i) => ({
-      apply_id: r.apply_id, sid, status: i < r.failed ? 'failed' : i < r.failed + r.changed ? 'changed' : r.status === 'running' ? 'pending' : 'ok',
-    })));
+    await db('run_hosts').insert(
+      SOULS.slice(0, r.hosts).map((sid, i) => ({
+        apply_id: r.apply_id,
+        sid,
+        status:
+          i < r.failed ? 'failed' : i < r.failed + r.changed ? 'changed' : r.status === 'running' ? 'pending' : 'ok',
+      })),
+    );
   }
   await db('incarnations').where({ name: 'db' }).update({ last_apply_id: 'db.apply.1' });
   await db('incarnations').where({ name: 'web' }).update({ last_apply_id: 'web.apply.3' });

@@ -10,9 +10,15 @@ describe('Operator API: per-operator rate limit', function () {
   let tk: TestKeeper;
 
   before(async () => {
-    tk = await startTestKeeper({ mutate: (doc) => { doc.api = { rate_limit: { requests_per_second: 0.5, burst: 4 } }; } });
+    tk = await startTestKeeper({
+      mutate: (doc) => {
+        doc.api = { rate_limit: { requests_per_second: 0.5, burst: 4 } };
+      },
+    });
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
   it('answers 429 with Retry-After past the burst, changes nothing, and leaves other operators alone', async () => {
     // Creating two operators spends the admin's four tokens; each new operator has a full bucket.
@@ -21,10 +27,15 @@ describe('Operator API: per-operator rate limit', function () {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await asB('GET', '/v1/souls')).status);
     assert.deepEqual(statuses, [200, 200, 200, 200]);
-    const refused = await asB('POST', '/v1/souls', { body: { sid: 'limited.example.com', transport: 'agent', covens: ['web'] } });
+    const refused = await asB('POST', '/v1/souls', {
+      body: { sid: 'limited.example.com', transport: 'agent', covens: ['web'] },
+    });
     assertProblem(refused, 429);
     assert.equal(refused.body.type, 'urn:keeper:problem:rate-limited');
-    assert.match(refused.body.detail, /operator ops-b sent more than 0\.5 requests per second \(bursts up to 4\); retry after 2 s/);
+    assert.match(
+      refused.body.detail,
+      /operator ops-b sent more than 0\.5 requests per second \(bursts up to 4\); retry after 2 s/,
+    );
     assert.equal(refused.headers.get('retry-after'), '2');
     const check = await asC('GET', '/v1/souls/limited.example.com');
     assert.equal(check.status, 404, 'the refused registration did not happen, and another operator is not limited');

@@ -18,7 +18,13 @@ describe('run host events are numbered in commit order (PostgreSQL)', function (
     await migrateLatest(db);
     await db('services').insert({ name: 'svc', git: 'file:///nowhere', ref: 'v1' });
     await db('incarnations').insert({ name: 'inc', service: 'svc', covens: ['web'], status: 'applying' });
-    await db('incarnation_runs').insert({ apply_id: 'run-1', incarnation: 'inc', operation: 'create', status: 'running', phase: 'dispatching' });
+    await db('incarnation_runs').insert({
+      apply_id: 'run-1',
+      incarnation: 'inc',
+      operation: 'create',
+      status: 'running',
+      phase: 'dispatching',
+    });
     await db('run_hosts').insert(['a', 'b', 'c'].map((sid) => ({ apply_id: 'run-1', sid, status: 'pending' })));
   });
   after(async () => {
@@ -32,13 +38,19 @@ describe('run host events are numbered in commit order (PostgreSQL)', function (
     const [a] = await hostEventsAfter(db, 'run-1', 0);
     assert.equal(a!.sid, 'a');
     await db('run_hosts').where({ apply_id: 'run-1', sid: 'a' }).update({ status: 'ok', reason: null });
-    assert.equal((await hostEventsAfter(db, 'run-1', 0))[0]!.seq, a!.seq, 'a heartbeat rewriting the same outcome is no new event');
+    assert.equal(
+      (await hostEventsAfter(db, 'run-1', 0))[0]!.seq,
+      a!.seq,
+      'a heartbeat rewriting the same outcome is no new event',
+    );
   });
 
   it('a second writer waits for the first to commit and numbers after it', async () => {
     const order: string[] = [];
     let releaseFirst!: () => void;
-    const firstHolds = new Promise<void>((r) => { releaseFirst = r; });
+    const firstHolds = new Promise<void>((r) => {
+      releaseFirst = r;
+    });
     const first = db.transaction(async (trx) => {
       await trx('run_hosts').where({ apply_id: 'run-1', sid: 'b' }).update({ status: 'changed' });
       order.push('first wrote');
@@ -47,17 +59,31 @@ describe('run host events are numbered in commit order (PostgreSQL)', function (
     });
     // Let the first writer take its place before the second starts.
     while (!order.includes('first wrote')) await new Promise((r) => setTimeout(r, 10));
-    const second = db('run_hosts').where({ apply_id: 'run-1', sid: 'c' }).update({ status: 'failed' }).then(() => { order.push('second done'); });
+    const second = db('run_hosts')
+      .where({ apply_id: 'run-1', sid: 'c' })
+      .update({ status: 'failed' })
+      .then(() => {
+        order.push('second done');
+      });
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(order, ['first wrote'], 'the second writer is held while the first is open');
     // A reader now sees neither: nothing of an open transaction, and nothing numbered after it.
-    assert.deepEqual((await hostEventsAfter(db, 'run-1', 0)).map((e) => e.sid), ['a']);
+    assert.deepEqual(
+      (await hostEventsAfter(db, 'run-1', 0)).map((e) => e.sid),
+      ['a'],
+    );
     releaseFirst();
     await Promise.all([first, second]);
     assert.deepEqual(order, ['first wrote', 'first commits', 'second done']);
     const events = await hostEventsAfter(db, 'run-1', 0);
-    assert.deepEqual(events.map((e) => e.sid), ['a', 'b', 'c']);
+    assert.deepEqual(
+      events.map((e) => e.sid),
+      ['a', 'b', 'c'],
+    );
     assert.ok(events[1]!.seq < events[2]!.seq);
-    assert.deepEqual((await hostEventsAfter(db, 'run-1', events[1]!.seq)).map((e) => e.sid), ['c']);
+    assert.deepEqual(
+      (await hostEventsAfter(db, 'run-1', events[1]!.seq)).map((e) => e.sid),
+      ['c'],
+    );
   });
 });

@@ -9,14 +9,28 @@ import type { TestKeeper } from '../support/keeper';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import fs from 'node:fs';
 
-interface SseEvent { id?: string; event: string; data: any }
+interface SseEvent {
+  id?: string;
+  event: string;
+  data: any;
+}
 
 /** Reads an SSE stream until `stop` says so (or the stream ends); the controller can abort it. */
-async function readEvents(url: string, token: string, opts: { lastEventId?: string; stop?: (e: SseEvent, all: SseEvent[]) => boolean } = {}): Promise<{ status: number; events: SseEvent[] }> {
+async function readEvents(
+  url: string,
+  token: string,
+  opts: { lastEventId?: string; stop?: (e: SseEvent, all: SseEvent[]) => boolean } = {},
+): Promise<{ status: number; events: SseEvent[] }> {
   const ac = new AbortController();
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) }, signal: ac.signal });
+  const res = await fetch(url, {
+    headers: { Authorization: `Bearer ${token}`, ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) },
+    signal: ac.signal,
+  });
   const events: SseEvent[] = [];
-  if (res.status !== 200 || !res.body) { await res.text(); return { status: res.status, events }; }
+  if (res.status !== 200 || !res.body) {
+    await res.text();
+    return { status: res.status, events };
+  }
   const reader = res.body.getReader();
   const dec = new TextDecoder();
   let buf = '';
@@ -28,7 +42,10 @@ async function readEvents(url: string, token: string, opts: { lastEventId?: stri
       buf = taken.rest;
       for (const e of taken.events as SseEvent[]) {
         events.push(e);
-        if (opts.stop?.(e, events)) { ac.abort(); return { status: 200, events }; }
+        if (opts.stop?.(e, events)) {
+          ac.abort();
+          return { status: 200, events };
+        }
       }
     }
   } catch (err) {
@@ -47,11 +64,20 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
 
   before(async () => {
     root = tempDir('run-events-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(root, 'motd.git'),
+      'v3',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['edge'], ['edge'], ['edge']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' })).status, 201);
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-sse', service: 'motd', covens: ['edge'], input: input() });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'motd-sse',
+      service: 'motd',
+      covens: ['edge'],
+      input: input(),
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.equal((await settled(k, 'motd-sse')).status, 'ready');
   });
@@ -80,7 +106,11 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
       assert.equal(h.data.failed, 0);
     }
     const ids = hosts.map((h) => Number(h.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'host event ids increase');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'host event ids increase',
+    );
     assert.ok(names.indexOf('render') < names.indexOf('host'), 'render done comes before the first host');
   });
 
@@ -93,13 +123,20 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
     const rest = await readEvents(eventsUrl(r.body.apply_id), k.adminToken, { lastEventId: seen[0]!.id! });
     const more = rest.events.filter((e) => e.event === 'host');
     assert.equal(rest.events[rest.events.length - 1]!.event, 'end');
-    assert.deepEqual([...seen, ...more].map((e) => e.data.sid).sort(), souls.map((s) => s.sid).sort(), 'every host exactly once across the two streams');
+    assert.deepEqual(
+      [...seen, ...more].map((e) => e.data.sid).sort(),
+      souls.map((s) => s.sid).sort(),
+      'every host exactly once across the two streams',
+    );
     assert.ok(more.every((e) => Number(e.id) > Number(seen[0]!.id)));
 
     // After the end, a resume from the first id gives exactly the later host events, then the end.
     const all = (await readEvents(eventsUrl(r.body.apply_id), k.adminToken)).events.filter((e) => e.event === 'host');
     const again = (await readEvents(eventsUrl(r.body.apply_id), k.adminToken, { lastEventId: all[0]!.id! })).events;
-    assert.deepEqual(again.filter((e) => e.event === 'host').map((e) => e.id), all.slice(1).map((e) => e.id));
+    assert.deepEqual(
+      again.filter((e) => e.event === 'host').map((e) => e.id),
+      all.slice(1).map((e) => e.id),
+    );
   });
 
   it('?wait holds the run report until the run ends; bounded at 60s; a bad Last-Event-ID is a 400', async () => {
@@ -111,9 +148,11 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
     const tooLong = await api(k, 'GET', `/v1/incarnations/motd-sse/runs/${r.body.apply_id}?wait=61s`);
     assert.equal(tooLong.status, 400);
     assert.equal(tooLong.body.errors[0].path, '/query/wait');
-    const bad = await fetch(eventsUrl(r.body.apply_id), { headers: { Authorization: `Bearer ${k.adminToken}`, 'Last-Event-ID': 'yesterday' } });
+    const bad = await fetch(eventsUrl(r.body.apply_id), {
+      headers: { Authorization: `Bearer ${k.adminToken}`, 'Last-Event-ID': 'yesterday' },
+    });
     assert.equal(bad.status, 400);
-    assert.match((await bad.json() as any).detail, /Last-Event-ID/);
+    assert.match(((await bad.json()) as any).detail, /Last-Event-ID/);
     const missing = await api(k, 'GET', '/v1/incarnations/motd-sse/runs/motd-sse.create.nope/events');
     assert.equal(missing.status, 404);
   });
@@ -126,10 +165,17 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
       const run = await api(k, 'POST', '/v1/incarnations/motd-sse/runs', { operation: 'create', input: input() });
       assert.equal(run.status, 202);
       const controllers = Array.from({ length: 8 }, () => new AbortController());
-      const held = controllers.map((c) => fetch(eventsUrl(run.body.apply_id), { headers: { Authorization: `Bearer ${k.adminToken}` }, signal: c.signal }));
+      const held = controllers.map((c) =>
+        fetch(eventsUrl(run.body.apply_id), { headers: { Authorization: `Bearer ${k.adminToken}` }, signal: c.signal }),
+      );
       const opened = await Promise.all(held);
-      assert.deepEqual(opened.map((o) => o.status), Array(8).fill(200));
-      const ninth = await fetch(`${k.baseUrl}/v1/incarnations/motd-sse/runs/${run.body.apply_id}?wait=5s`, { headers: { Authorization: `Bearer ${k.adminToken}` } });
+      assert.deepEqual(
+        opened.map((o) => o.status),
+        Array(8).fill(200),
+      );
+      const ninth = await fetch(`${k.baseUrl}/v1/incarnations/motd-sse/runs/${run.body.apply_id}?wait=5s`, {
+        headers: { Authorization: `Bearer ${k.adminToken}` },
+      });
       assert.equal(ninth.status, 429);
       assert.equal(ninth.headers.get('retry-after'), '5');
       controllers[0]!.abort();
@@ -138,7 +184,11 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
         await new Promise((res) => setTimeout(res, 100));
-        status = (await fetch(`${k.baseUrl}/v1/incarnations/motd-sse/runs/${run.body.apply_id}?wait=1ms`, { headers: { Authorization: `Bearer ${k.adminToken}` } })).status;
+        status = (
+          await fetch(`${k.baseUrl}/v1/incarnations/motd-sse/runs/${run.body.apply_id}?wait=1ms`, {
+            headers: { Authorization: `Bearer ${k.adminToken}` },
+          })
+        ).status;
       }
       assert.equal(status, 200);
       for (const c of controllers) c.abort();

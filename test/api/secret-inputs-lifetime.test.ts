@@ -14,7 +14,7 @@ import { createKeeperAppRole, useAppRole, type TestAppRole } from '../secrets/ap
 import { writeCanaryService } from '../secrets/service';
 import { api, gitRepoFrom, settled, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 
-describe('secret inputs: one incarnation\'s lifetime (real store, real soul)', function () {
+describe("secret inputs: one incarnation's lifetime (real store, real soul)", function () {
   this.timeout(240_000);
   const id = randomBytes(3).toString('hex');
   const prefix = `secret/keeper/services/life-${id}/`;
@@ -34,7 +34,11 @@ describe('secret inputs: one incarnation\'s lifetime (real store, real soul)', f
     souls = await startSouls(k, path.join(root, 'souls'), [['life']]);
     const src = path.join(root, 'src');
     writeCanaryService(src, { name: 'life', prefix, readPath: `${prefix}db` });
-    const r = await api(k, 'POST', '/v1/services', { name: 'life', git: gitRepoFrom(src, path.join(root, 'repo'), 'v1'), ref: 'v1' });
+    const r = await api(k, 'POST', '/v1/services', {
+      name: 'life',
+      git: gitRepoFrom(src, path.join(root, 'repo'), 'v1'),
+      ref: 'v1',
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
   after(async () => {
@@ -49,26 +53,42 @@ describe('secret inputs: one incarnation\'s lifetime (real store, real soul)', f
   const out = (name: string) => path.join(root, name);
   const conf = (name: string) => path.join(out(name), souls[0]!.sid, 'app.conf');
 
-  it('stores the value under the incarnation\'s name and life, removes it on a forced delete, and a new incarnation of that name cannot use it', async () => {
-    const created = await api(k, 'POST', '/v1/incarnations', { name: inc, service: 'life', covens: ['life'], input: { root: out('one'), api_token: FIRST } });
+  it("stores the value under the incarnation's name and life, removes it on a forced delete, and a new incarnation of that name cannot use it", async () => {
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: inc,
+      service: 'life',
+      covens: ['life'],
+      input: { root: out('one'), api_token: FIRST },
+    });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     const first = created.body.apply_id as string;
     assert.equal((await settled(k, inc, 120_000)).status, 'ready');
     assert.match(fs.readFileSync(conf('one'), 'utf8'), new RegExp(`token = ${FIRST}`));
     storedAt = `keeper/services/incarnations/${inc}/${first}/runs/${first}`;
     const report = (await api(k, 'GET', `/v1/incarnations/${inc}/runs/${first}`)).body;
-    assert.equal(report.input.api_token, `secretstore:secret/${storedAt}#api_token`, 'keyed by the life of the incarnation (its create run)');
+    assert.equal(
+      report.input.api_token,
+      `secretstore:secret/${storedAt}#api_token`,
+      'keyed by the life of the incarnation (its create run)',
+    );
     assert.equal((await secretStoreCall('GET', `secret/data/${storedAt}`)).data.data.api_token, FIRST);
 
     const gone = await api(k, 'DELETE', `/v1/incarnations/${inc}?force=true`);
     assert.equal(gone.status, 200, JSON.stringify(gone.body));
-    await assert.rejects(secretStoreCall('GET', `secret/data/${storedAt}`), /HTTP 404/, 'the value left the store with the incarnation');
+    await assert.rejects(
+      secretStoreCall('GET', `secret/data/${storedAt}`),
+      /HTTP 404/,
+      'the value left the store with the incarnation',
+    );
     await assert.rejects(secretStoreCall('GET', `secret/metadata/${storedAt}`), /HTTP 404/, 'every version of it');
 
     // As a purge that failed would leave it: the value is back at the old path.
     await putSecret('secret', storedAt, { api_token: FIRST });
     const again = await api(k, 'POST', '/v1/incarnations', {
-      name: inc, service: 'life', covens: ['life'], input: { root: out('two'), api_token: `secretstore:secret/${storedAt}#api_token` },
+      name: inc,
+      service: 'life',
+      covens: ['life'],
+      input: { root: out('two'), api_token: `secretstore:secret/${storedAt}#api_token` },
     });
     assert.equal(again.status, 202, JSON.stringify(again.body));
     const locked = await settled(k, inc, 120_000);
@@ -77,6 +97,6 @@ describe('secret inputs: one incarnation\'s lifetime (real store, real soul)', f
     assert.equal(refused.hosts.length, 0, 'nothing was dispatched');
     assert.equal(refused.render_errors.length, 1, JSON.stringify(refused.render_errors));
     assert.match(refused.render_errors[0].message, new RegExp(`input "api_token": secret/${storedAt} is outside`));
-    assert.ok(!fs.existsSync(conf('two')), 'the host never got the deleted incarnation\'s value');
+    assert.ok(!fs.existsSync(conf('two')), "the host never got the deleted incarnation's value");
   });
 });

@@ -12,10 +12,14 @@ describe('Operator API: souls', function () {
     tk = await startTestKeeper();
     api = clientFor(tk);
   });
-  after(async () => { await tk?.stop(); });
+  after(async () => {
+    await tk?.stop();
+  });
 
-  const register = (sid: string, covens: string[] = ['web']) => api('POST', '/v1/souls', { body: { sid, transport: 'agent', covens } });
-  const activeTokens = async (sid: string) => Number((await tk.keeper.runtime.db('bootstrap_tokens').where({ sid }).whereNull('used_at').count({ n: '*' }))[0].n);
+  const register = (sid: string, covens: string[] = ['web']) =>
+    api('POST', '/v1/souls', { body: { sid, transport: 'agent', covens } });
+  const activeTokens = async (sid: string) =>
+    Number((await tk.keeper.runtime.db('bootstrap_tokens').where({ sid }).whereNull('used_at').count({ n: '*' }))[0].n);
 
   it('registers a host as pending and returns its bootstrap token once', async () => {
     const a = await register('web-1.prod.example.com', ['web', 'eu-west']);
@@ -36,7 +40,9 @@ describe('Operator API: souls', function () {
 
   it('stores only the SHA-256 of a bootstrap token, never the token', async () => {
     const a = await register('hash-check.example.com');
-    const rows = await tk.keeper.runtime.db.raw("select t::text as row, t.token_hash from bootstrap_tokens t where sid = 'hash-check.example.com'");
+    const rows = await tk.keeper.runtime.db.raw(
+      "select t::text as row, t.token_hash from bootstrap_tokens t where sid = 'hash-check.example.com'",
+    );
     assert.equal(rows.rows.length, 1);
     assert.deepEqual(rows.rows[0].token_hash, createHash('sha256').update(a.body.bootstrap_token).digest());
     assert.ok(!rows.rows[0].row.includes(a.body.bootstrap_token.slice(4)));
@@ -54,7 +60,10 @@ describe('Operator API: souls', function () {
     assertProblem(bad, 400);
     const paths = bad.body.errors.map((e: { path: string }) => e.path);
     assert.deepEqual(paths.sort(), ['/body/covens/0', '/body/sid']);
-    assert.match(bad.body.errors.find((e: { path: string }) => e.path === '/body/sid').message, /fully qualified domain name/);
+    assert.match(
+      bad.body.errors.find((e: { path: string }) => e.path === '/body/sid').message,
+      /fully qualified domain name/,
+    );
     const ssh = await api('POST', '/v1/souls', { body: { sid: 'ssh-host.example.com', transport: 'ssh', covens: [] } });
     assertProblem(ssh, 400, /transport ssh needs the ssh block/);
     assert.equal(ssh.body.errors[0].path, '/body/ssh');
@@ -76,9 +85,15 @@ describe('Operator API: souls', function () {
       cursor = page.body.next_cursor;
       pages++;
     } while (cursor);
-    assert.deepEqual(seen, [0, 1, 2, 3, 4].map((i) => `list-${i}.example.com`));
+    assert.deepEqual(
+      seen,
+      [0, 1, 2, 3, 4].map((i) => `list-${i}.example.com`),
+    );
     assert.equal(pages, 3);
-    assert.deepEqual((await api('GET', '/v1/souls?coven=n3')).body.items.map((s: { sid: string }) => s.sid), ['list-3.example.com']);
+    assert.deepEqual(
+      (await api('GET', '/v1/souls?coven=n3')).body.items.map((s: { sid: string }) => s.sid),
+      ['list-3.example.com'],
+    );
     assert.deepEqual((await api('GET', '/v1/souls?status=connected')).body.items, []);
     assertProblem(await api('GET', '/v1/souls?status=online'), 400);
     assertProblem(await api('GET', '/v1/souls?limit=0'), 400);
@@ -104,7 +119,10 @@ describe('Operator API: souls', function () {
   it('does not let an expired, unused token block a new one', async () => {
     const sid = 'expired.example.com';
     await register(sid);
-    await tk.keeper.runtime.db('bootstrap_tokens').where({ sid }).update({ expires_at: new Date(Date.now() - 1000) });
+    await tk.keeper.runtime
+      .db('bootstrap_tokens')
+      .where({ sid })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const a = await api('POST', `/v1/souls/${sid}/issue-token`);
     assert.equal(a.status, 201, a.text);
     const reasons = await tk.keeper.runtime.db('bootstrap_tokens').where({ sid }).orderBy('id').pluck('used_reason');
@@ -114,7 +132,9 @@ describe('Operator API: souls', function () {
   it('leaves exactly one active token after 100 concurrent forced reissues for one host', async () => {
     const sid = 'race-reissue.example.com';
     await register(sid);
-    const answers = await Promise.all(Array.from({ length: 100 }, () => api('POST', `/v1/souls/${sid}/issue-token?force=true`)));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => api('POST', `/v1/souls/${sid}/issue-token?force=true`)),
+    );
     assert.deepEqual([...new Set(answers.map((a) => a.status))], [201]);
     assert.equal(new Set(answers.map((a) => a.body.bootstrap_token)).size, 100);
     assert.equal(await activeTokens(sid), 1);

@@ -10,11 +10,21 @@ describe('Operator API: token issue time and size', function () {
   let tk: TestKeeper;
   const now = () => Math.floor(Date.now() / 1000);
 
-  before(async () => { tk = await startTestKeeper(); });
-  after(async () => { await tk?.stop(); });
+  before(async () => {
+    tk = await startTestKeeper();
+  });
+  after(async () => {
+    await tk?.stop();
+  });
 
-  const token = (iat: number) => new SignJWT({ role: 'cluster-admin' }).setProtectedHeader({ alg: 'HS256' })
-    .setSubject('admin').setIssuer(tk.config.auth.jwt.issuer).setIssuedAt(iat).setExpirationTime(iat + 7200).sign(tk.keeper.runtime.signingKey);
+  const token = (iat: number) =>
+    new SignJWT({ role: 'cluster-admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('admin')
+      .setIssuer(tk.config.auth.jwt.issuer)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 7200)
+      .sign(tk.keeper.runtime.signingKey);
   const get = (t: string) => call(tk.baseUrl, 'GET', '/v1/souls', { token: t });
 
   it('refuses a token whose iat lies beyond the clock skew in the future with 401 naming iat', async () => {
@@ -31,10 +41,12 @@ describe('Operator API: token issue time and size', function () {
 
   for (const kb of [60, 80, 100]) {
     it(`answers a ${kb} KB token with a problem body, not a bare status`, async () => {
-      const res = await fetch(`${tk.baseUrl}/v1/souls`, { headers: { Authorization: `Bearer ${'e'.repeat(kb * 1024)}` } });
+      const res = await fetch(`${tk.baseUrl}/v1/souls`, {
+        headers: { Authorization: `Bearer ${'e'.repeat(kb * 1024)}` },
+      });
       assert.ok(res.status === 431 || res.status === 401, `status ${res.status}`);
       assert.equal(res.headers.get('content-type'), 'application/problem+json');
-      const body = await res.json() as { status: number; title: string; detail: string };
+      const body = (await res.json()) as { status: number; title: string; detail: string };
       assert.equal(body.status, res.status);
       assert.ok(body.detail.length > 0);
     });

@@ -7,7 +7,11 @@ import { repoRoot } from '../support/repo';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { operatorToken } from '../api/helpers';
 
-interface Result { code: number; stdout: string; stderr: string }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
 
@@ -21,16 +25,24 @@ describe('keeperctl activity', function () {
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       child.stdin.end('');
       child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
   }
   const ok = (r: Result) => assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 
-  before(async () => { k = await startTestKeeper(); });
-  after(async () => { await k?.stop(); });
+  before(async () => {
+    k = await startTestKeeper();
+  });
+  after(async () => {
+    await k?.stop();
+  });
 
   it('lists what was done, newest first, filtered by actor and target; json pages with --all', async () => {
     ok(await ctl(['archons', 'create', 'alma', '--role', 'operator']));
@@ -45,7 +57,10 @@ describe('keeperctl activity', function () {
     const j = await ctl(['activity', '--target', '/v1/archons/alma', '--limit', '1', '--all', '-o', 'json']);
     ok(j);
     const page = JSON.parse(j.stdout);
-    assert.deepEqual(page.items.map((x: any) => x.action), ['PATCH /v1/archons/{aid}']);
+    assert.deepEqual(
+      page.items.map((x: any) => x.action),
+      ['PATCH /v1/archons/{aid}'],
+    );
     const none = JSON.parse((await ctl(['activity', '--actor', 'nobody', '-o', 'json'])).stdout);
     assert.deepEqual(none.items, []);
   });

@@ -11,7 +11,11 @@ import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
 import { gitRepoFrom, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 
-interface Result { code: number; stdout: string; stderr: string }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
 
@@ -23,23 +27,43 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   let souls: TestSoul[];
   let out: string;
   const baseEnv = (): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), TMPDIR: root };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      TMPDIR: root,
+    };
     return env;
   };
 
   function ctl(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Result> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: { ...baseEnv(), ...opts.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       child.stdin.end(opts.input ?? '');
       child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
   }
   const ok = (r: Result) => assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  const input = (extra: string[] = []) => ['--input', `root=${out}`, '--input', 'message=from keeperctl', '--input', 'package=git', ...extra];
+  const input = (extra: string[] = []) => [
+    '--input',
+    `root=${out}`,
+    '--input',
+    'message=from keeperctl',
+    '--input',
+    'package=git',
+    ...extra,
+  ];
 
   before(async () => {
     root = tempDir('keeperctl-');
@@ -53,8 +77,15 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   after(async () => {
     // The drift check's Temporal Schedule outlives this keeper; left on, it would keep a check waiting
     // on this keeper's task queue for ever, and a later run of this file would find it skipping.
-    if (k) await ctl(['incarnations', 'drift', 'motd-edge', '--off'], { env: { KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken } }).catch(() => undefined);
-    try { execFileSync('tmux', ['kill-server'], { stdio: 'ignore', env: { ...process.env, TMUX_TMPDIR: root } }); } catch { /* none running */ }
+    if (k)
+      await ctl(['incarnations', 'drift', 'motd-edge', '--off'], {
+        env: { KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken },
+      }).catch(() => undefined);
+    try {
+      execFileSync('tmux', ['kill-server'], { stdio: 'ignore', env: { ...process.env, TMUX_TMPDIR: root } });
+    } catch {
+      /* none running */
+    }
     await Promise.all((souls ?? []).map((s) => s.run.kill()));
     await k?.stop();
     fs.rmSync(root, { recursive: true, force: true });
@@ -74,7 +105,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.equal(fs.readFileSync(tokenFile, 'utf8').trim(), k.adminToken);
     const clusters = JSON.parse((await ctl(['clusters', '-o', 'json'])).stdout);
     assert.equal(clusters.current, 'test');
-    assert.deepEqual(clusters.clusters.map((c: any) => [c.name, c.url]), [['test', k.baseUrl]]);
+    assert.deepEqual(
+      clusters.clusters.map((c: any) => [c.name, c.url]),
+      [['test', k.baseUrl]],
+    );
   });
 
   it('a second cluster by name; use switches; KEEPER_URL/KEEPER_TOKEN override the file', async () => {
@@ -101,7 +135,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const list = JSON.parse((await ctl(['souls', 'list', '-o', 'json'])).stdout);
     assert.ok(list.items.some((s: any) => s.sid === sid && s.status === 'pending'));
     const filtered = JSON.parse((await ctl(['souls', 'list', '--coven', 'edge', '-o', 'json', '--all'])).stdout);
-    assert.deepEqual(filtered.items.map((s: any) => s.sid), [souls[0]!.sid]);
+    assert.deepEqual(
+      filtered.items.map((s: any) => s.sid),
+      [souls[0]!.sid],
+    );
     const table = (await ctl(['souls', 'list'])).stdout;
     assert.match(table.split('\n')[0]!, /^SID\s+STATUS\s+TRANSPORT\s+COVENS/);
     assert.match(table, new RegExp(`${sid.replace(/\./g, '\\.')}\\s+pending\\s+agent\\s+web,db`));
@@ -132,11 +169,42 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const keyFile = path.join(dir, 'host.pub');
     const pinned = fs.readFileSync(keyFile, 'utf8').split(' ').slice(0, 2).join(' ');
     try {
-      const missing = await ctl(['souls', 'add', sid, '--coven', 'build', '--transport', 'ssh', '--address', '127.0.0.1', '--user', 'root', '--host-key', `@${keyFile}`]);
+      const missing = await ctl([
+        'souls',
+        'add',
+        sid,
+        '--coven',
+        'build',
+        '--transport',
+        'ssh',
+        '--address',
+        '127.0.0.1',
+        '--user',
+        'root',
+        '--host-key',
+        `@${keyFile}`,
+      ]);
       assert.equal(missing.code, 2, missing.stderr);
       assert.match(missing.stderr, /\/body\/ssh\/credential_ref/);
-      const add = await ctl(['souls', 'add', sid, '--coven', 'build', '--transport', 'ssh', '--address', '127.0.0.1', '--port', '9', '--user', 'root',
-        '--host-key', `@${keyFile}`, '--credential-ref', 'secretstore:secret/keeper/services/nowhere#private_key']);
+      const add = await ctl([
+        'souls',
+        'add',
+        sid,
+        '--coven',
+        'build',
+        '--transport',
+        'ssh',
+        '--address',
+        '127.0.0.1',
+        '--port',
+        '9',
+        '--user',
+        'root',
+        '--host-key',
+        `@${keyFile}`,
+        '--credential-ref',
+        'secretstore:secret/keeper/services/nowhere#private_key',
+      ]);
       ok(add);
       assert.match(add.stdout, /reached over SSH as root@127\.0\.0\.1:9; no token/);
       assert.doesNotMatch(add.stdout, /kbt_/);
@@ -144,7 +212,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
       assert.equal(got.ssh.host_key, pinned, 'the key from the file, pinned without its comment');
       const check = await ctl(['souls', 'check', sid]);
       assert.equal(check.code, 1, check.stderr);
-      assert.match(check.stderr, /cli-ssh\.keeper\.test is not reachable: cannot read the private key at secretstore:secret\/keeper\/services\/nowhere#private_key/);
+      assert.match(
+        check.stderr,
+        /cli-ssh\.keeper\.test is not reachable: cannot read the private key at secretstore:secret\/keeper\/services\/nowhere#private_key/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -188,11 +259,18 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   });
 
   it('services add, list, get', async () => {
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(root, 'motd.git'),
+      'v3',
+    );
     ok(await ctl(['services', 'add', 'motd', '--git', url, '--ref', 'v3']));
     const dup = await ctl(['services', 'add', 'motd', '--git', url, '--ref', 'v3']);
     assert.equal(dup.code, 5);
-    assert.deepEqual(JSON.parse((await ctl(['services', 'list', '-o', 'json'])).stdout).items.map((s: any) => s.name), ['motd']);
+    assert.deepEqual(
+      JSON.parse((await ctl(['services', 'list', '-o', 'json'])).stdout).items.map((s: any) => s.name),
+      ['motd'],
+    );
     assert.match((await ctl(['services', 'get', 'motd'])).stdout, /version:\s+v3/);
   });
 
@@ -207,7 +285,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.equal(inc.status, 'ready');
     assert.equal(inc.state.message, 'from keeperctl');
     const list = JSON.parse((await ctl(['incarnations', 'list', '--status', 'ready', '-o', 'json'])).stdout);
-    assert.deepEqual(list.items.map((i: any) => i.name), ['motd-edge']);
+    assert.deepEqual(
+      list.items.map((i: any) => i.name),
+      ['motd-edge'],
+    );
   });
 
   it('run asks first: without a terminal it needs --yes and starts nothing', async () => {
@@ -219,7 +300,13 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   });
 
   it('a failed run exits 1 with host, step and reason; unlock --retry with a fixed input goes to ready', async () => {
-    const r = await ctl(['run', 'motd-edge', 'create', '--yes', ...input(['--input', 'package=keeper-no-such-package-zz'])]);
+    const r = await ctl([
+      'run',
+      'motd-edge',
+      'create',
+      '--yes',
+      ...input(['--input', 'package=keeper-no-such-package-zz']),
+    ]);
     assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /failed; motd-edge is error_locked/);
     assert.match(r.stdout, new RegExp(`${souls[0]!.sid.replace(/\./g, '\\.')} step 0 \\(motd package\\): failed`));
@@ -238,7 +325,9 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const hist = JSON.parse((await ctl(['incarnations', 'history', 'motd-edge', '-o', 'json', '--all'])).stdout);
     assert.ok(hist.items.length >= 2, JSON.stringify(hist));
     const last = hist.items[hist.items.length - 1];
-    const rep = JSON.parse((await ctl(['incarnations', 'run-report', 'motd-edge', last.apply_id, '-o', 'json'])).stdout);
+    const rep = JSON.parse(
+      (await ctl(['incarnations', 'run-report', 'motd-edge', last.apply_id, '-o', 'json'])).stdout,
+    );
     assert.equal(rep.status, 'succeeded');
     assert.equal(rep.hosts[0].sid, souls[0]!.sid);
     const up = await ctl(['incarnations', 'upgrade', 'motd-edge', '-o', 'json']);
@@ -259,7 +348,16 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.match(asked.stderr, /not asked: standard input is not a terminal/);
     assert.equal(fs.readFileSync(motd, 'utf8'), before, 'a plan applies nothing');
 
-    const applied = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', '-o', 'json', ...input(['--input', 'message=planned text'])]);
+    const applied = await ctl([
+      'run',
+      'motd-edge',
+      'create',
+      '--plan',
+      '--yes',
+      '-o',
+      'json',
+      ...input(['--input', 'message=planned text']),
+    ]);
     ok(applied);
     const planId = /^plan (\S+) of motd-edge/m.exec(applied.stderr)![1];
     const report = JSON.parse(applied.stdout);
@@ -267,7 +365,14 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.match(fs.readFileSync(motd, 'utf8'), /planned text/);
 
     // The same again: nothing would change, nothing is applied.
-    const same = await ctl(['run', 'motd-edge', 'create', '--plan', '--yes', ...input(['--input', 'message=planned text'])]);
+    const same = await ctl([
+      'run',
+      'motd-edge',
+      'create',
+      '--plan',
+      '--yes',
+      ...input(['--input', 'message=planned text']),
+    ]);
     ok(same);
     assert.match(same.stdout, /nothing would change on any host of motd-edge; nothing was applied/);
   });
@@ -279,21 +384,34 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const pub = await ctl(['services', 'publish', 'motd', 'v4', '-o', 'json']);
     ok(pub);
     const published = JSON.parse(pub.stdout);
-    assert.deepEqual([published.service, published.version, published.commit, published.state_schema_version, published.published_by], ['motd', 'v4', commit, 3, 'admin']);
+    assert.deepEqual(
+      [published.service, published.version, published.commit, published.state_schema_version, published.published_by],
+      ['motd', 'v4', commit, 3, 'admin'],
+    );
     const again = await ctl(['services', 'publish', 'motd', 'v4']);
     assert.equal(again.code, 5, again.stderr);
     assert.match(again.stderr, /Conflict: version v4 of service motd is already published/);
 
     const versions = JSON.parse((await ctl(['services', 'versions', 'motd', '-o', 'json'])).stdout);
-    assert.deepEqual(versions.items.map((v: any) => v.version), ['v4', 'v3'], 'newest first');
+    assert.deepEqual(
+      versions.items.map((v: any) => v.version),
+      ['v4', 'v3'],
+      'newest first',
+    );
     const versionsTable = await ctl(['services', 'versions', 'motd']);
     ok(versionsTable);
     assert.match(versionsTable.stdout.split('\n')[0]!, /^VERSION\s+COMMIT\s+SCHEMA\s+PUBLISHED BY\s+PUBLISHED$/);
     assert.match(versionsTable.stdout, new RegExp(`^v4\\s+${commit}\\s+3\\s+admin\\s`, 'm'));
 
     const v3 = JSON.parse((await ctl(['services', 'version', 'motd', 'v3', '-o', 'json'])).stdout);
-    assert.deepEqual(v3.operations.map((o: any) => o.name), ['create', 'update']);
-    assert.deepEqual(v3.operations[0].inputs.find((i: any) => i.name === 'message'), { name: 'message', type: 'string', required: false, secret: false, default: 'Welcome' });
+    assert.deepEqual(
+      v3.operations.map((o: any) => o.name),
+      ['create', 'update'],
+    );
+    assert.deepEqual(
+      v3.operations[0].inputs.find((i: any) => i.name === 'message'),
+      { name: 'message', type: 'string', required: false, secret: false, default: 'Welcome' },
+    );
     const v3Table = (await ctl(['services', 'version', 'motd', 'v3'])).stdout;
     assert.match(v3Table, /^OPERATION\s+INPUT\s+TYPE\s+REQUIRED\s+DEFAULT\s+SECRET$/m);
     assert.match(v3Table, /^create\s+message\s+string\s+no\s+"Welcome"\s+no$/m);
@@ -304,7 +422,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
 
     const inc = JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout);
     assert.deepEqual([inc.version, inc.newer_version], ['v3', 'v4']);
-    assert.match((await ctl(['incarnations', 'get', 'motd-edge'])).stdout, /^newer_version:\s+v4 \(keeperctl incarnations upgrade motd-edge --version v4\)$/m);
+    assert.match(
+      (await ctl(['incarnations', 'get', 'motd-edge'])).stdout,
+      /^newer_version:\s+v4 \(keeperctl incarnations upgrade motd-edge --version v4\)$/m,
+    );
     const listTable = (await ctl(['incarnations', 'list'])).stdout;
     assert.match(listTable.split('\n')[0]!, /^NAME\s+SERVICE\s+VERSION\s+NEWER\s+STATUS\s+COVENS\s+DRIFT\s+LAST RUN$/);
     assert.match(listTable, /^motd-edge\s+motd\s+v3\s+v4\s+ready\s+edge\s+off\s+/m);
@@ -319,25 +440,51 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   it('incarnations plan shows a plan and how to apply it; apply-plan asks, applies exactly it, and refuses it twice (exit 5); plans and runs list them', async () => {
     const motd = path.join(out, 'etc', 'motd');
     const before = fs.readFileSync(motd, 'utf8');
-    const planned = await ctl(['incarnations', 'plan', 'motd-edge', 'create', ...input(['--input', 'message=reviewed plan'])]);
+    const planned = await ctl([
+      'incarnations',
+      'plan',
+      'motd-edge',
+      'create',
+      ...input(['--input', 'message=reviewed plan']),
+    ]);
     ok(planned);
     const planId = /^plan (\S+) of motd-edge \(create\): ready$/m.exec(planned.stdout)?.[1];
     assert.ok(planId, planned.stdout);
     assert.match(planned.stdout, /^ {6}\+.*reviewed plan.*$/m);
-    assert.match(planned.stdout, new RegExp(`^apply exactly this plan with: keeperctl incarnations apply-plan motd-edge ${planId.replace(/\./g, '\\.')}$`, 'm'));
+    assert.match(
+      planned.stdout,
+      new RegExp(
+        `^apply exactly this plan with: keeperctl incarnations apply-plan motd-edge ${planId.replace(/\./g, '\\.')}$`,
+        'm',
+      ),
+    );
     assert.equal(fs.readFileSync(motd, 'utf8'), before, 'a plan applies nothing');
 
-    const asJson = await ctl(['incarnations', 'plan', 'motd-edge', 'create', '-o', 'json', ...input(['--input', 'message=reviewed plan'])]);
+    const asJson = await ctl([
+      'incarnations',
+      'plan',
+      'motd-edge',
+      'create',
+      '-o',
+      'json',
+      ...input(['--input', 'message=reviewed plan']),
+    ]);
     ok(asJson);
     const other = JSON.parse(asJson.stdout);
     assert.deepEqual([other.incarnation, other.operation, other.status], ['motd-edge', 'create', 'ready']);
     assert.ok(other.summary.would_change >= 1, JSON.stringify(other.summary));
     assert.equal(other.hosts[0].sid, souls[0]!.sid);
-    assert.ok(other.hosts[0].steps.some((st: any) => st.would_change && typeof st.diff?.content?.unified === 'string'), JSON.stringify(other.hosts[0].steps));
+    assert.ok(
+      other.hosts[0].steps.some((st: any) => st.would_change && typeof st.diff?.content?.unified === 'string'),
+      JSON.stringify(other.hosts[0].steps),
+    );
 
     const unasked = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId]);
     assert.equal(unasked.code, 2, unasked.stderr);
-    assert.match(unasked.stderr, /apply exactly plan .* to motd-edge\? \(not asked: standard input is not a terminal\)/);
+    assert.match(
+      unasked.stderr,
+      /apply exactly plan .* to motd-edge\? \(not asked: standard input is not a terminal\)/,
+    );
     assert.equal(fs.readFileSync(motd, 'utf8'), before, 'nothing applied without --yes');
 
     const applied = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId, '--yes', '-o', 'json']);
@@ -348,27 +495,50 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
 
     const twice = await ctl(['incarnations', 'apply-plan', 'motd-edge', planId, '--yes']);
     assert.equal(twice.code, 5, twice.stderr);
-    assert.match(twice.stderr, new RegExp(`plan ${planId.replace(/\./g, '\\.')} is applied; only a ready plan can be applied`));
+    assert.match(
+      twice.stderr,
+      new RegExp(`plan ${planId.replace(/\./g, '\\.')} is applied; only a ready plan can be applied`),
+    );
     // The other plan was made before this apply committed: the keeper itself refuses it as stale (409).
     const stale = await ctl(['incarnations', 'apply-plan', 'motd-edge', other.plan_id, '--yes']);
     assert.equal(stale.code, 5, stale.stderr);
     assert.match(stale.stderr, /Conflict: /);
 
     const plans = JSON.parse((await ctl(['incarnations', 'plans', 'motd-edge', '-o', 'json', '--all'])).stdout);
-    assert.deepEqual(plans.items.slice(0, 2).map((x: any) => [x.plan_id, x.status]), [[other.plan_id, 'ready'], [planId, 'applied']]);
+    assert.deepEqual(
+      plans.items.slice(0, 2).map((x: any) => [x.plan_id, x.status]),
+      [
+        [other.plan_id, 'ready'],
+        [planId, 'applied'],
+      ],
+    );
     assert.equal(plans.items[1].applied_by, report.apply_id);
-    assert.match((await ctl(['incarnations', 'plans', 'motd-edge'])).stdout.split('\n')[0]!, /^PLAN ID\s+OPERATION\s+STATUS\s+WOULD CHANGE\s+CREATED\s+EXPIRES\s+APPLIED BY$/);
+    assert.match(
+      (await ctl(['incarnations', 'plans', 'motd-edge'])).stdout.split('\n')[0]!,
+      /^PLAN ID\s+OPERATION\s+STATUS\s+WOULD CHANGE\s+CREATED\s+EXPIRES\s+APPLIED BY$/,
+    );
 
-    const runs = JSON.parse((await ctl(['incarnations', 'runs', 'motd-edge', '--all', '--limit', '2', '-o', 'json'])).stdout);
+    const runs = JSON.parse(
+      (await ctl(['incarnations', 'runs', 'motd-edge', '--all', '--limit', '2', '-o', 'json'])).stdout,
+    );
     const history = JSON.parse((await ctl(['incarnations', 'history', 'motd-edge', '--all', '-o', 'json'])).stdout);
     assert.equal(runs.next_cursor, null, '--all followed the cursors');
     assert.equal(runs.items[0].apply_id, report.apply_id, 'newest first');
     assert.ok(runs.items.length > 2, 'more than one page of 2');
-    assert.ok(history.items.every((h: any) => runs.items.some((r: any) => r.apply_id === h.apply_id)), 'every committed run is listed');
-    assert.ok(runs.items.every((r: any) => !/\.plan\./.test(r.apply_id)), 'plans are not runs');
+    assert.ok(
+      history.items.every((h: any) => runs.items.some((r: any) => r.apply_id === h.apply_id)),
+      'every committed run is listed',
+    );
+    assert.ok(
+      runs.items.every((r: any) => !/\.plan\./.test(r.apply_id)),
+      'plans are not runs',
+    );
     const runsTable = (await ctl(['incarnations', 'runs', 'motd-edge'])).stdout;
     assert.match(runsTable.split('\n')[0]!, /^APPLY ID\s+OPERATION\s+STATUS\s+VERSION\s+HOSTS\s+STARTED\s+FINISHED$/);
-    assert.match(runsTable, new RegExp(`^${report.apply_id.replace(/\./g, '\\.')}\\s+create\\s+succeeded\\s+v4\\s+1: changed 1\\s`, 'm'));
+    assert.match(
+      runsTable,
+      new RegExp(`^${report.apply_id.replace(/\./g, '\\.')}\\s+create\\s+succeeded\\s+v4\\s+1: changed 1\\s`, 'm'),
+    );
 
     const noSuch = await ctl(['incarnations', 'plan', 'nothing-here', 'create']);
     assert.equal(noSuch.code, 4, noSuch.stderr);
@@ -394,11 +564,20 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
       await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(drift.status, 'in_sync', JSON.stringify(drift));
-    assert.match(drift.plan_id, /^motd-edge\.create\.drift\./, 'a plan of the last committed operation, made by the drift check');
+    assert.match(
+      drift.plan_id,
+      /^motd-edge\.create\.drift\./,
+      'a plan of the last committed operation, made by the drift check',
+    );
     assert.deepEqual(drift.drifted_sids, []);
-    const checked = JSON.parse((await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id, '-o', 'json'])).stdout);
+    const checked = JSON.parse(
+      (await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id, '-o', 'json'])).stdout,
+    );
     assert.deepEqual([checked.plan_id, checked.status, checked.summary.would_change], [drift.plan_id, 'ready', 0]);
-    assert.match((await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id])).stdout, new RegExp(`^no change on 1 host\\(s\\): ${souls[0]!.sid.replace(/\./g, '\\.')}$`, 'm'));
+    assert.match(
+      (await ctl(['incarnations', 'plan-report', 'motd-edge', drift.plan_id])).stdout,
+      new RegExp(`^no change on 1 host\\(s\\): ${souls[0]!.sid.replace(/\./g, '\\.')}$`, 'm'),
+    );
     assert.match((await ctl(['incarnations', 'get', 'motd-edge'])).stdout, /^drift:\s+every 2s: in_sync at \S+$/m);
     assert.match((await ctl(['incarnations', 'list'])).stdout, /^motd-edge\s+.*\sin_sync\s/m);
 
@@ -420,13 +599,52 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const src = path.join(root, 'motd-d-src');
     fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), src, { recursive: true });
     fs.mkdirSync(path.join(src, 'scenario', 'destroy'), { recursive: true });
-    fs.writeFileSync(path.join(src, 'scenario', 'destroy', 'main.yml'), [
-      'description: Take the message of the day down.', 'input:', '  root:', '    type: string', 'tasks:', '  - name: motd file',
-      '    module: core.file.present', '    params:', '      path: "${input.root}/etc/motd"', '      content: "decommissioned\\n"', '      mode: "0644"', '',
-    ].join('\n'));
-    ok(await ctl(['services', 'add', 'motd-d', '--git', gitRepoFrom(src, path.join(root, 'motd-d.git'), 'v1'), '--ref', 'v1']));
+    fs.writeFileSync(
+      path.join(src, 'scenario', 'destroy', 'main.yml'),
+      [
+        'description: Take the message of the day down.',
+        'input:',
+        '  root:',
+        '    type: string',
+        'tasks:',
+        '  - name: motd file',
+        '    module: core.file.present',
+        '    params:',
+        '      path: "${input.root}/etc/motd"',
+        '      content: "decommissioned\\n"',
+        '      mode: "0644"',
+        '',
+      ].join('\n'),
+    );
+    ok(
+      await ctl([
+        'services',
+        'add',
+        'motd-d',
+        '--git',
+        gitRepoFrom(src, path.join(root, 'motd-d.git'), 'v1'),
+        '--ref',
+        'v1',
+      ]),
+    );
     const gone = path.join(root, 'out-gone');
-    ok(await ctl(['incarnations', 'create', 'motd-gone', '--service', 'motd-d', '--coven', 'edge', '--input', `root=${gone}`, '--input', 'package=git', '-o', 'json']));
+    ok(
+      await ctl([
+        'incarnations',
+        'create',
+        'motd-gone',
+        '--service',
+        'motd-d',
+        '--coven',
+        'edge',
+        '--input',
+        `root=${gone}`,
+        '--input',
+        'package=git',
+        '-o',
+        'json',
+      ]),
+    );
 
     const unasked = await ctl(['incarnations', 'delete', 'motd-gone']);
     assert.equal(unasked.code, 2, unasked.stderr);
@@ -438,18 +656,55 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const missing = await ctl(['incarnations', 'get', 'motd-gone']);
     assert.equal(missing.code, 4, missing.stderr);
     const runs = JSON.parse((await ctl(['incarnations', 'runs', 'motd-gone', '-o', 'json'])).stdout);
-    assert.deepEqual(runs.items.map((r: any) => [r.operation, r.status]), [['destroy', 'succeeded'], ['create', 'succeeded']], 'its runs stay readable');
+    assert.deepEqual(
+      runs.items.map((r: any) => [r.operation, r.status]),
+      [
+        ['destroy', 'succeeded'],
+        ['create', 'succeeded'],
+      ],
+      'its runs stay readable',
+    );
 
     const forcedOut = path.join(root, 'out-forced');
-    ok(await ctl(['incarnations', 'create', 'motd-forced', '--service', 'motd', '--version', 'v3', '--coven', 'edge', '--input', `root=${forcedOut}`, '--input', 'package=git', '-o', 'json']));
+    ok(
+      await ctl([
+        'incarnations',
+        'create',
+        'motd-forced',
+        '--service',
+        'motd',
+        '--version',
+        'v3',
+        '--coven',
+        'edge',
+        '--input',
+        `root=${forcedOut}`,
+        '--input',
+        'package=git',
+        '-o',
+        'json',
+      ]),
+    );
     const created = JSON.parse((await ctl(['incarnations', 'get', 'motd-forced', '-o', 'json'])).stdout);
-    assert.deepEqual(['version', 'newer_version'].map((f) => created[f]), ['v3', 'v4']);
+    assert.deepEqual(
+      ['version', 'newer_version'].map((f) => created[f]),
+      ['v3', 'v4'],
+    );
     const forced = await ctl(['incarnations', 'delete', 'motd-forced', '--force', '--yes', '-o', 'json']);
     ok(forced);
-    assert.deepEqual(JSON.parse(forced.stdout), { name: 'motd-forced', removed: true, forced: true, history: '/v1/incarnations/motd-forced/history' });
+    assert.deepEqual(JSON.parse(forced.stdout), {
+      name: 'motd-forced',
+      removed: true,
+      forced: true,
+      history: '/v1/incarnations/motd-forced/history',
+    });
     assert.equal((await ctl(['incarnations', 'get', 'motd-forced'])).code, 4);
     assert.ok(fs.existsSync(path.join(forcedOut, 'etc', 'motd')), 'force touches no host');
-    assert.equal(JSON.parse((await ctl(['incarnations', 'history', 'motd-forced', '-o', 'json'])).stdout).items.length, 1, 'its history stays readable');
+    assert.equal(
+      JSON.parse((await ctl(['incarnations', 'history', 'motd-forced', '-o', 'json'])).stdout).items.length,
+      1,
+      'its history stays readable',
+    );
     const twice = await ctl(['incarnations', 'delete', 'motd-forced', '--force', '--yes']);
     assert.equal(twice.code, 4, twice.stderr);
   });
@@ -460,8 +715,11 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const r = await ctl(['souls', 'covens', sid, 'db', 'cache', '-o', 'json']);
     ok(r);
     const changed = JSON.parse(r.stdout);
-    assert.deepEqual([changed.soul.covens, changed.gained_covens, changed.lost_covens, changed.converging, changed.left_incarnations],
-      [['db', 'cache'], ['db', 'cache'], ['web'], false, []], 'a host not onboarded yet has nothing brought to it');
+    assert.deepEqual(
+      [changed.soul.covens, changed.gained_covens, changed.lost_covens, changed.converging, changed.left_incarnations],
+      [['db', 'cache'], ['db', 'cache'], ['web'], false, []],
+      'a host not onboarded yet has nothing brought to it',
+    );
     const back = await ctl(['souls', 'covens', sid, 'web']);
     ok(back);
     assert.match(back.stdout, /^cli-covens\.keeper\.test now carries web \(gained: web; lost: db, cache\)$/m);
@@ -469,7 +727,11 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const missing = await ctl(['souls', 'covens', 'nobody.keeper.test', 'web']);
     assert.equal(missing.code, 4, missing.stderr);
 
-    assert.equal((await ctl(['souls', 'delete', sid])).code, 2, 'deleting asks first; without a terminal it needs --yes');
+    assert.equal(
+      (await ctl(['souls', 'delete', sid])).code,
+      2,
+      'deleting asks first; without a terminal it needs --yes',
+    );
     const deleted = await ctl(['souls', 'delete', sid, '--yes', '-o', 'json']);
     ok(deleted);
     assert.deepEqual(JSON.parse(deleted.stdout), { sid, deleted: true });
@@ -478,13 +740,51 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
   });
 
   it('every command has --help with an example; completion scripts for bash and zsh', async () => {
-    const commands = [[], ['souls'], ['souls', 'list'], ['souls', 'get'], ['souls', 'add'], ['souls', 'covens'], ['souls', 'issue-token'], ['souls', 'revoke'], ['souls', 'delete'], ['souls', 'check'],
-      ['services'], ['services', 'add'], ['services', 'list'], ['services', 'get'], ['services', 'publish'], ['services', 'versions'], ['services', 'version'],
-      ['incarnations'], ['incarnations', 'list'], ['incarnations', 'create'], ['incarnations', 'get'], ['incarnations', 'history'], ['incarnations', 'runs'],
-      ['incarnations', 'run-report'], ['incarnations', 'plan'], ['incarnations', 'plans'], ['incarnations', 'plan-report'], ['incarnations', 'apply-plan'], ['incarnations', 'unlock'],
-      ['incarnations', 'upgrade'], ['incarnations', 'drift'], ['incarnations', 'delete'],
-      ['archons'], ['archons', 'list'], ['archons', 'get'], ['archons', 'create'], ['archons', 'token'],
-      ['run'], ['login'], ['logout'], ['use'], ['clusters'], ['completion']];
+    const commands = [
+      [],
+      ['souls'],
+      ['souls', 'list'],
+      ['souls', 'get'],
+      ['souls', 'add'],
+      ['souls', 'covens'],
+      ['souls', 'issue-token'],
+      ['souls', 'revoke'],
+      ['souls', 'delete'],
+      ['souls', 'check'],
+      ['services'],
+      ['services', 'add'],
+      ['services', 'list'],
+      ['services', 'get'],
+      ['services', 'publish'],
+      ['services', 'versions'],
+      ['services', 'version'],
+      ['incarnations'],
+      ['incarnations', 'list'],
+      ['incarnations', 'create'],
+      ['incarnations', 'get'],
+      ['incarnations', 'history'],
+      ['incarnations', 'runs'],
+      ['incarnations', 'run-report'],
+      ['incarnations', 'plan'],
+      ['incarnations', 'plans'],
+      ['incarnations', 'plan-report'],
+      ['incarnations', 'apply-plan'],
+      ['incarnations', 'unlock'],
+      ['incarnations', 'upgrade'],
+      ['incarnations', 'drift'],
+      ['incarnations', 'delete'],
+      ['archons'],
+      ['archons', 'list'],
+      ['archons', 'get'],
+      ['archons', 'create'],
+      ['archons', 'token'],
+      ['run'],
+      ['login'],
+      ['logout'],
+      ['use'],
+      ['clusters'],
+      ['completion'],
+    ];
     for (const c of commands) {
       const r = await ctl([...c, '--help']);
       assert.equal(r.code, 0, `${c.join(' ')} --help: ${r.stderr}`);
@@ -499,17 +799,32 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     // What the scripts call on <TAB>: the subcommands of `souls` and `incarnations`, from the same command table as --help.
     const tab = await ctl(['--get-yargs-completions', 'keeperctl', 'souls', '']);
     ok(tab);
-    for (const c of ['list', 'get', 'add', 'covens', 'issue-token', 'revoke', 'delete', 'check']) assert.ok(tab.stdout.split('\n').includes(c), tab.stdout);
+    for (const c of ['list', 'get', 'add', 'covens', 'issue-token', 'revoke', 'delete', 'check'])
+      assert.ok(tab.stdout.split('\n').includes(c), tab.stdout);
     const incTab = await ctl(['--get-yargs-completions', 'keeperctl', 'incarnations', '']);
     ok(incTab);
-    for (const c of ['runs', 'plan', 'plans', 'plan-report', 'apply-plan', 'drift', 'delete']) assert.ok(incTab.stdout.split('\n').includes(c), incTab.stdout);
+    for (const c of ['runs', 'plan', 'plans', 'plan-report', 'apply-plan', 'drift', 'delete'])
+      assert.ok(incTab.stdout.split('\n').includes(c), incTab.stdout);
   });
 
   it('on a terminal, run draws a live per-host display and ends with the outcome (tmux)', async () => {
     const env = { ...baseEnv(), TMUX_TMPDIR: root, TERM: 'xterm-256color' };
-    const cmd = [process.execPath, BIN, 'run', 'motd-edge', 'create', '--yes', ...input(['--input', 'message=on a terminal'])]
-      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    execFileSync('tmux', ['new-session', '-d', '-s', 'ctl', '-x', '120', '-y', '30', `${cmd}; echo EXIT=$?; sleep 60`], { env });
+    const cmd = [
+      process.execPath,
+      BIN,
+      'run',
+      'motd-edge',
+      'create',
+      '--yes',
+      ...input(['--input', 'message=on a terminal']),
+    ]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    execFileSync(
+      'tmux',
+      ['new-session', '-d', '-s', 'ctl', '-x', '120', '-y', '30', `${cmd}; echo EXIT=$?; sleep 60`],
+      { env },
+    );
     let screen = '';
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
@@ -522,7 +837,10 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     // The block was redrawn in place: one header and one count line remain on the screen, not one per poll.
     assert.equal(screen.match(/^run motd-edge\/create /gm)?.length, 1, screen);
     assert.match(screen, /^hosts 1\/1 done: changed 1, ok 0, failed 0, unknown 0, skipped 0$/m);
-    assert.match(screen, new RegExp(`^  ${souls[0]!.sid.replace(/\./g, '\\.')}\\s+changed\\s+3 steps, \\d changed$`, 'm'));
+    assert.match(
+      screen,
+      new RegExp(`^  ${souls[0]!.sid.replace(/\./g, '\\.')}\\s+changed\\s+3 steps, \\d changed$`, 'm'),
+    );
     assert.match(screen, /succeeded: motd-edge is ready/);
   });
 });

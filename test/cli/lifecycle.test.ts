@@ -7,7 +7,11 @@ import { repoRoot } from '../support/repo';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { serviceRepo } from '../support/service-repo';
 
-interface Result { code: number; stdout: string; stderr: string }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
 
@@ -21,16 +25,24 @@ describe('keeperctl: remove and revoke', function () {
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       child.stdin.end('');
       child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
   }
   const ok = (r: Result) => assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 
-  before(async () => { k = await startTestKeeper(); });
-  after(async () => { await k?.stop(); });
+  before(async () => {
+    k = await startTestKeeper();
+  });
+  after(async () => {
+    await k?.stop();
+  });
 
   it('archons revoke-tokens: the old token is refused (exit 3, naming the fix), a new one works', async () => {
     ok(await ctl(['archons', 'create', 'rosa', '--role', 'operator']));
@@ -38,7 +50,10 @@ describe('keeperctl: remove and revoke', function () {
     ok(await ctl(['souls', 'list'], old));
     const r = await ctl(['archons', 'revoke-tokens', 'rosa']);
     ok(r);
-    assert.match(r.stdout, /^revoked the tokens of rosa issued before \S+; issue a new one with: keeperctl archons token rosa$/m);
+    assert.match(
+      r.stdout,
+      /^revoked the tokens of rosa issued before \S+; issue a new one with: keeperctl archons token rosa$/m,
+    );
     const refused = await ctl(['souls', 'list'], old);
     assert.equal(refused.code, 3, refused.stderr);
     assert.match(refused.stderr, /tokens of operator rosa issued before .* were revoked/);
@@ -75,7 +90,8 @@ describe('keeperctl: remove and revoke', function () {
     const gone = await ctl(['souls', 'list'], t);
     assert.equal(gone.code, 3, gone.stderr);
     assert.match(gone.stderr, /operator vera no longer exists/);
-    for (const c of ['role', 'delete']) assert.match((await ctl(['archons', c, '--help'])).stdout, /Examples:\n\s+keeperctl archons /);
+    for (const c of ['role', 'delete'])
+      assert.match((await ctl(['archons', c, '--help'])).stdout, /Examples:\n\s+keeperctl archons /);
   });
 
   it('services delete asks first, removes the service, and an unknown one is exit 4', async () => {
@@ -101,8 +117,22 @@ describe('keeperctl: remove and revoke', function () {
     assert.match(y.stdout, /^yanked banner v2: breaks the banner$/m);
     const versions = (await ctl(['services', 'versions', 'banner'])).stdout.split('\n');
     assert.match(versions.find((l) => l.startsWith('v2'))!, /^v2 \(yanked: breaks the banner\)\s/);
-    assert.match((await ctl(['services', 'version', 'banner', 'v2'])).stdout, /^yanked:\s+breaks the banner \(by admin at \S+\)$/m);
-    const refused = await ctl(['incarnations', 'create', 'banner-x', '--service', 'banner', '--version', 'v2', '--coven', 'nobody', '--no-follow']);
+    assert.match(
+      (await ctl(['services', 'version', 'banner', 'v2'])).stdout,
+      /^yanked:\s+breaks the banner \(by admin at \S+\)$/m,
+    );
+    const refused = await ctl([
+      'incarnations',
+      'create',
+      'banner-x',
+      '--service',
+      'banner',
+      '--version',
+      'v2',
+      '--coven',
+      'nobody',
+      '--no-follow',
+    ]);
     assert.equal(refused.code, 5, refused.stderr);
     assert.match(refused.stderr, /version v2 of service banner was yanked at .* by admin: breaks the banner/);
     const missingReason = await ctl(['services', 'yank', 'banner', 'v1']);

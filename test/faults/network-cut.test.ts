@@ -23,7 +23,7 @@ for (const a of process.argv.slice(1)) { const [p, host] = a.split('@');
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
 
-describe('fault: a soul\'s network cut mid-step (own network namespace, link down), then back', function () {
+describe("fault: a soul's network cut mid-step (own network namespace, link down), then back", function () {
   this.timeout(300_000);
   let rig: Rig;
   const tag = randomBytes(2).toString('hex');
@@ -31,10 +31,16 @@ describe('fault: a soul\'s network cut mid-step (own network namespace, link dow
   const net3 = `10.231.${parseInt(tag, 16) % 250}`;
   const servers: net.Server[] = [];
 
-  before(async () => { rig = await startRig({ covens: [['web']], steps: 4 }); });
+  before(async () => {
+    rig = await startRig({ covens: [['web']], steps: 4 });
+  });
   after(async () => {
     for (const s of servers) s.close();
-    try { ip('link', 'del', hostIf); } catch { /* gone with the namespace */ }
+    try {
+      ip('link', 'del', hostIf);
+    } catch {
+      /* gone with the namespace */
+    }
     await rig?.stop();
   });
 
@@ -44,18 +50,56 @@ describe('fault: a soul\'s network cut mid-step (own network namespace, link dow
     assert.equal(r.status, 201);
     const dir = path.join(rig.root, 'souls', sid);
     const ports = [port(rig.k.config.listen.grpc.bootstrap.addr), port(rig.k.config.listen.grpc.event_stream.addr)];
-    const config = writeSoulConfig(dir, sid, [{ host: 'localhost', bootstrap_port: ports[0]!, event_stream_port: ports[1]!, priority: 10 }]);
+    const config = writeSoulConfig(dir, sid, [
+      { host: 'localhost', bootstrap_port: ports[0]!, event_stream_port: ports[1]!, priority: 10 },
+    ]);
     // Onboarded on the host network; only `soul run` lives behind the cuttable link.
     const init = await soulInit(sid, config, r.body.bootstrap_token);
     assert.equal(init.code, 0, init.stderr);
-    const child = spawn('unshare', ['--uts', '--net', 'sh', '-c',
-      'hostname "$0" && ip link set lo up && { node -e "$1" "$2" "$3" & } && exec node "$4" run "--config=$5"',
-      sid, FORWARDER, `${ports[0]}@${net3}.1`, `${ports[1]}@${net3}.1`, SOUL_BIN(), config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'unshare',
+      [
+        '--uts',
+        '--net',
+        'sh',
+        '-c',
+        'hostname "$0" && ip link set lo up && { node -e "$1" "$2" "$3" & } && exec node "$4" run "--config=$5"',
+        sid,
+        FORWARDER,
+        `${ports[0]}@${net3}.1`,
+        `${ports[1]}@${net3}.1`,
+        SOUL_BIN(),
+        config,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const log = { stderr: '' };
     const done = finished(child, log);
-    const run: RunningSoul = { child, done, log, kill: (sig = 'SIGKILL') => { if (child.exitCode === null) child.kill(sig); return done; } };
+    const run: RunningSoul = {
+      child,
+      done,
+      log,
+      kill: (sig = 'SIGKILL') => {
+        if (child.exitCode === null) child.kill(sig);
+        return done;
+      },
+    };
     rig.souls.push({ sid, config, dir, run });
-    await waitFor('the namespace', async () => { try { return execFileSync('readlink', [`/proc/${child.pid}/ns/net`]).toString() !== execFileSync('readlink', ['/proc/self/ns/net']).toString(); } catch { return false; } }, 10_000, 50);
+    await waitFor(
+      'the namespace',
+      async () => {
+        try {
+          return (
+            execFileSync('readlink', [`/proc/${child.pid}/ns/net`]).toString() !==
+            execFileSync('readlink', ['/proc/self/ns/net']).toString()
+          );
+        } catch {
+          return false;
+        }
+      },
+      10_000,
+      50,
+    );
     ip('link', 'add', hostIf, 'type', 'veth', 'peer', 'name', `kf${tag}s`, 'netns', String(child.pid));
     ip('addr', 'add', `${net3}.1/30`, 'dev', hostIf);
     ip('link', 'set', hostIf, 'up');
@@ -63,15 +107,24 @@ describe('fault: a soul\'s network cut mid-step (own network namespace, link dow
     execFileSync('nsenter', ['-t', String(child.pid), '-n', 'ip', 'link', 'set', `kf${tag}s`, 'up']);
     for (const p of ports) {
       const srv = net.createServer((c) => {
-        const u = net.connect(p, '127.0.0.1'); c.pipe(u); u.pipe(c);
-        c.on('error', () => u.destroy()); u.on('error', () => c.destroy()); c.on('close', () => u.destroy()); u.on('close', () => c.destroy());
+        const u = net.connect(p, '127.0.0.1');
+        c.pipe(u);
+        u.pipe(c);
+        c.on('error', () => u.destroy());
+        u.on('error', () => c.destroy());
+        c.on('close', () => u.destroy());
+        u.on('close', () => c.destroy());
       });
       await new Promise<void>((resolve) => srv.listen(p, `${net3}.1`, resolve));
       servers.push(srv);
     }
     const status = async () => (await api(rig.k, 'GET', `/v1/souls/${sid}`)).body.status as string;
-    await waitFor(`${sid} connected through the link`, async () => (await status()) === 'connected', 60_000, 200)
-      .catch((err: Error) => { err.message += `\n--- soul log ---\n${log.stderr.slice(-2000)}`; throw err; });
+    await waitFor(`${sid} connected through the link`, async () => (await status()) === 'connected', 60_000, 200).catch(
+      (err: Error) => {
+        err.message += `\n--- soul log ---\n${log.stderr.slice(-2000)}`;
+        throw err;
+      },
+    );
 
     const applyId = await rig.create('netcut');
     const cutSoul = rig.souls.find((s) => s.sid === sid)!;
@@ -90,8 +143,12 @@ describe('fault: a soul\'s network cut mid-step (own network namespace, link dow
 
     ip('link', 'set', hostIf, 'up');
     const t1 = Date.now();
-    await waitFor(`${sid} connected again`, async () => (await status()) === 'connected', 90_000, 200)
-      .catch((err: Error) => { err.message += `\n--- soul log ---\n${log.stderr.slice(-2000)}`; throw err; });
+    await waitFor(`${sid} connected again`, async () => (await status()) === 'connected', 90_000, 200).catch(
+      (err: Error) => {
+        err.message += `\n--- soul log ---\n${log.stderr.slice(-2000)}`;
+        throw err;
+      },
+    );
     console.log(`      reconnected ${Date.now() - t1} ms after the link came back`);
     const u = await api(rig.k, 'POST', '/v1/incarnations/netcut/unlock', { retry: true });
     assert.equal(u.status, 202, JSON.stringify(u.body));

@@ -49,7 +49,9 @@ describe('fault: PostgreSQL restarted during a run', function () {
     const down = Date.now() - t0;
     const t1 = Date.now();
     const first = await settleAndCheck(rig, 'pg-render');
-    console.log(`      PostgreSQL down ${down} ms from the run's start (render); the run ended ${first} ${Date.now() - t1} ms after it was back`);
+    console.log(
+      `      PostgreSQL down ${down} ms from the run's start (render); the run ended ${first} ${Date.now() - t1} ms after it was back`,
+    );
   });
 
   it('mid-dispatch: the run ends ready or locked, each step once, nothing half-committed', async () => {
@@ -58,16 +60,25 @@ describe('fault: PostgreSQL restarted during a run', function () {
     const down = await restart(2000);
     const t0 = Date.now();
     const first = await settleAndCheck(rig, 'pg-dispatch');
-    console.log(`      PostgreSQL down ${down} ms mid-dispatch; the run ended ${first} ${Date.now() - t0} ms after it was back`);
+    console.log(
+      `      PostgreSQL down ${down} ms mid-dispatch; the run ended ${first} ${Date.now() - t0} ms after it was back`,
+    );
   });
 
   it('at the commit (every step done on every host): the run ends ready or locked, never half-committed', async () => {
     const applyId = await rig.create('pg-commit');
     // The last step's confirming send recorded on every soul: what remains is the report and commit.
-    await waitFor('every step done on every soul', async () => rig.souls.every((s) => ledgerLines(s, `${applyId}:u2`).some((l) => l.index === STEPS - 1)), 90_000, 50);
+    await waitFor(
+      'every step done on every soul',
+      async () => rig.souls.every((s) => ledgerLines(s, `${applyId}:u2`).some((l) => l.index === STEPS - 1)),
+      90_000,
+      50,
+    );
     const down = await restart(3000);
     const t0 = Date.now();
     const first = await settleAndCheck(rig, 'pg-commit');
-    console.log(`      PostgreSQL down ${down} ms at the commit; the run ended ${first} ${Date.now() - t0} ms after it was back`);
+    console.log(
+      `      PostgreSQL down ${down} ms at the commit; the run ended ${first} ${Date.now() - t0} ms after it was back`,
+    );
   });
 });

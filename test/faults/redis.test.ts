@@ -16,7 +16,13 @@ describe('fault: Redis restarted during a run (leases gone)', function () {
 
   before(async () => {
     redis = await startRedisInstance(stackEnv().REDIS_PASSWORD);
-    rig = await startRig({ mutate: (doc) => { doc.cache.addr = redis.addr; }, covens: [['web'], ['web']], steps: 4 });
+    rig = await startRig({
+      mutate: (doc) => {
+        doc.cache.addr = redis.addr;
+      },
+      covens: [['web'], ['web']],
+      steps: 4,
+    });
   });
   after(async () => {
     await rig?.stop();
@@ -29,12 +35,31 @@ describe('fault: Redis restarted during a run (leases gone)', function () {
     await redis.stop();
     await redis.start();
     const t0 = Date.now();
-    await Promise.all(rig.souls.map((s) => waitFor(`${s.sid} connected again`, async () => {
-      // The lease itself, in the restarted cache, not only the registry's view of it.
-      const lease = execFileSync('redis-cli', ['-p', redis.addr.split(':')[1]!, '--no-auth-warning', '-a', stackEnv().REDIS_PASSWORD, 'GET', `keeper:presence:${s.sid}`]).toString().trim();
-      const r = await api(rig.k, 'GET', `/v1/souls/${s.sid}`);
-      return lease !== '' && r.status === 200 && r.body.status === 'connected';
-    }, 30_000, 100)));
+    await Promise.all(
+      rig.souls.map((s) =>
+        waitFor(
+          `${s.sid} connected again`,
+          async () => {
+            // The lease itself, in the restarted cache, not only the registry's view of it.
+            const lease = execFileSync('redis-cli', [
+              '-p',
+              redis.addr.split(':')[1]!,
+              '--no-auth-warning',
+              '-a',
+              stackEnv().REDIS_PASSWORD,
+              'GET',
+              `keeper:presence:${s.sid}`,
+            ])
+              .toString()
+              .trim();
+            const r = await api(rig.k, 'GET', `/v1/souls/${s.sid}`);
+            return lease !== '' && r.status === 200 && r.body.status === 'connected';
+          },
+          30_000,
+          100,
+        ),
+      ),
+    );
     const back = Date.now() - t0;
     console.log(`      presence back after the cache restart: ${back} ms`);
     assert.ok(back <= 5000, `presence back after ${back} ms (limit 5 s)`);

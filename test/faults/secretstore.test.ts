@@ -28,9 +28,16 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     store = await startPrivateSecretStore(dir, stackEnv().STACK_DIR);
     const db = await createTestDatabase('f');
     const secretName = `keeper/f-${randomBytes(4).toString('hex')}`;
-    await store.putSecret(secretName, { dsn: db.dsn, password: stackEnv().REDIS_PASSWORD, signing_key: randomBytes(32).toString('base64') });
+    await store.putSecret(secretName, {
+      dsn: db.dsn,
+      password: stackEnv().REDIS_PASSWORD,
+      signing_key: randomBytes(32).toString('base64'),
+    });
     rig = await startRig({
-      db, secretName, covens: [['web'], ['web']], steps: 2,
+      db,
+      secretName,
+      covens: [['web'], ['web']],
+      steps: 2,
       mutate: (doc) => {
         doc.secretstore.addr = store.addr;
         doc.secretstore.auth.secret_id_file = store.secretIdFile;
@@ -59,7 +66,12 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     // A run that resolves no secret goes on, on the established streams.
     await rig.create('during-outage');
     assert.equal(await settleAndCheck(rig, 'during-outage'), 'ready');
-    for (const s of rig.souls) assert.equal((await api(rig.k, 'GET', `/v1/souls/${s.sid}`)).body.status, 'connected', `${s.sid} kept its stream`);
+    for (const s of rig.souls)
+      assert.equal(
+        (await api(rig.k, 'GET', `/v1/souls/${s.sid}`)).body.status,
+        'connected',
+        `${s.sid} kept its stream`,
+      );
 
     // Onboarding needs the PKI: refused, saying so.
     const refused = await onboard('during');
@@ -68,7 +80,11 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     assert.match(refused.stderr, /secret|PKI|unavailable|certificate/i);
 
     // A new keeper instance cannot read its DSN: it refuses to start, naming the store.
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${rig.k.configFile}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${rig.k.configFile}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const started = await finished(child);
     assert.notEqual(started.code, 0);
     const said = (started.stderr + started.stdout).trim().split('\n')[0]!;
@@ -81,10 +97,18 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     // After recovery: the keeper logs in again (the dev store lost every token) and signs a CSR.
     const t0 = Date.now();
     let init = await onboard('after');
-    while (init.code !== 0 && Date.now() - t0 < 30_000) { await new Promise((r) => setTimeout(r, 1000)); init = await onboard('after'); }
+    while (init.code !== 0 && Date.now() - t0 < 30_000) {
+      await new Promise((r) => setTimeout(r, 1000));
+      init = await onboard('after');
+    }
     assert.equal(init.code, 0, `onboarding after recovery: ${init.stderr}`);
     console.log(`      onboarding works again ${Date.now() - up} ms after the store is back`);
-    for (const s of rig.souls) assert.equal((await api(rig.k, 'GET', `/v1/souls/${s.sid}`)).body.status, 'connected', `${s.sid} survived the outage`);
+    for (const s of rig.souls)
+      assert.equal(
+        (await api(rig.k, 'GET', `/v1/souls/${s.sid}`)).body.status,
+        'connected',
+        `${s.sid} survived the outage`,
+      );
     await rig.check();
   });
 });

@@ -11,7 +11,15 @@ describe('fault: a soul paused with SIGSTOP past its lease, then resumed', funct
 
   // The shipped presence defaults (reaper.lease_ttl 3500ms, interval 1s), not the tests' 3 s: the
   // spec's "disconnected within a few seconds" is checked on what an operator gets.
-  before(async () => { rig = await startRig({ covens: [['web'], ['web']], steps: 4, mutate: (doc) => { delete doc.reaper; } }); });
+  before(async () => {
+    rig = await startRig({
+      covens: [['web'], ['web']],
+      steps: 4,
+      mutate: (doc) => {
+        delete doc.reaper;
+      },
+    });
+  });
   after(async () => {
     for (const s of rig?.souls ?? []) if (s.run.child.exitCode === null) s.run.child.kill('SIGCONT');
     await rig?.stop();

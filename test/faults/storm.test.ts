@@ -10,7 +10,14 @@ const SOULS = 8;
 
 async function busyRefusals(metricsAddr: string): Promise<number> {
   const text = await (await fetch(`http://${metricsAddr}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('keeper_handshakes_total{') && l.includes('listener="event_stream"') && l.includes('outcome="busy"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('keeper_handshakes_total{') &&
+        l.includes('listener="event_stream"') &&
+        l.includes('outcome="busy"'),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -25,10 +32,14 @@ describe('fault: a reconnect storm against a keeper with a low accept rate', fun
   before(async () => {
     rig = await startRig({
       covens: Array.from({ length: SOULS }, () => ['web']),
-      mutate: (doc) => { doc.hub = { accept_rate: { per_second: 1, burst: 2 } }; },
+      mutate: (doc) => {
+        doc.hub = { accept_rate: { per_second: 1, burst: 2 } };
+      },
     });
   });
-  after(async () => { await rig?.stop(); });
+  after(async () => {
+    await rig?.stop();
+  });
 
   it('admits the souls at its rate, tells the others when to retry, and all are connected again; none gave up', async () => {
     const busyBefore = rig.souls.map((s) => lines(s.run.log.stderr, 'keeper busy'));
@@ -45,22 +56,38 @@ describe('fault: a reconnect storm against a keeper with a low accept rate', fun
     const ready = Date.now();
     // A new Welcome on every soul (its log) and the registry showing all of them connected.
     const welcomed = () => rig.souls.every((s, i) => lines(s.run.log.stderr, 'connected') > welcomesBefore[i]!);
-    await waitFor('every soul connected again', async () => welcomed() && (await connected()) === SOULS, 120_000, 100)
-      .catch((err: Error) => { err.message += `\n--- keeper log ---\n${rig.keeper.log.stderr.slice(-3000)}`; throw err; });
+    await waitFor(
+      'every soul connected again',
+      async () => welcomed() && (await connected()) === SOULS,
+      120_000,
+      100,
+    ).catch((err: Error) => {
+      err.message += `\n--- keeper log ---\n${rig.keeper.log.stderr.slice(-3000)}`;
+      throw err;
+    });
     const back = Date.now();
     const refused = await busyRefusals(rig.k.config.listen.metrics.addr);
     const told = rig.souls.map((s, i) => lines(s.run.log.stderr, 'keeper busy') - busyBefore[i]!);
-    console.log(`      ${SOULS} souls connected again ${back - ready} ms after the keeper was ready (${back - t0} ms after the stop); `
-      + `${refused} streams refused over the accept rate; souls told to retry: ${told.filter((n) => n > 0).length}`);
+    console.log(
+      `      ${SOULS} souls connected again ${back - ready} ms after the keeper was ready (${back - t0} ms after the stop); ` +
+        `${refused} streams refused over the accept rate; souls told to retry: ${told.filter((n) => n > 0).length}`,
+    );
 
     // Eight souls at 1/s with a burst of 2 cannot all be admitted at once: some were told to retry.
     assert.ok(refused > 0, 'the keeper refused streams over its accept rate');
-    assert.ok(told.some((n) => n > 0), 'souls logged the keeper busy answer');
+    assert.ok(
+      told.some((n) => n > 0),
+      'souls logged the keeper busy answer',
+    );
     // And they came back at the slots they were given, not in a tight loop: at 1/s the keeper hands
     // out one slot a second, so the whole storm is a handful of refusals per soul at most.
     assert.ok(refused <= SOULS * 4, `${refused} refusals for ${SOULS} souls: the souls honoured retry-after`);
     for (const s of rig.souls) {
-      assert.equal(s.run.child.exitCode, null, `${s.sid} still running (it did not give up)\n${s.run.log.stderr.slice(-1500)}`);
+      assert.equal(
+        s.run.child.exitCode,
+        null,
+        `${s.sid} still running (it did not give up)\n${s.run.log.stderr.slice(-1500)}`,
+      );
     }
   });
 });

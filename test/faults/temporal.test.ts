@@ -17,10 +17,15 @@ describe('fault: the Temporal dev server stopped and started during a run', func
   before(async () => {
     dir = tempDir('faults-temporal-');
     temporal = await startPrivateTemporal(dir);
-    rig = await startRig({ mutate: (doc) => {
-      // The private dev server is plain gRPC, whatever the stack's Temporal runs with.
-      doc.temporal.address = temporal.address; delete doc.temporal.tls;
-    }, covens: [['web'], ['web']], steps: 4 });
+    rig = await startRig({
+      mutate: (doc) => {
+        // The private dev server is plain gRPC, whatever the stack's Temporal runs with.
+        doc.temporal.address = temporal.address;
+        delete doc.temporal.tls;
+      },
+      covens: [['web'], ['web']],
+      steps: 4,
+    });
   });
   after(async () => {
     await rig?.stop();

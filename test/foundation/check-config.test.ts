@@ -38,19 +38,33 @@ describe('keeper check-config: the files keeper.yml names', function () {
     file = path.join(dir, 'keeper.yml');
     fs.copyFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'keeper.yml'), file);
   });
-  after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+  after(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('the unedited shipped file alone: exit 1, every missing file named by its key, with the fix', async () => {
     const r = await checkConfig(file);
     assert.equal(r.code, 1, r.stdout);
-    for (const key of ['listen.grpc.bootstrap.tls.cert', 'listen.grpc.bootstrap.tls.key', 'listen.grpc.event_stream.tls.ca', 'temporal.tls.ca',
-      'temporal.tls.cert', 'temporal.tls.key', 'secretstore.auth.secret_id_file', 'secretstore.scenario_auth.secret_id_file']) {
-      assert.match(r.stderr, new RegExp(`  - ${key.replace(/\./g, '\\.')}: ${dir}/\\S+ does not exist; fix: install the file there`), key);
+    for (const key of [
+      'listen.grpc.bootstrap.tls.cert',
+      'listen.grpc.bootstrap.tls.key',
+      'listen.grpc.event_stream.tls.ca',
+      'temporal.tls.ca',
+      'temporal.tls.cert',
+      'temporal.tls.key',
+      'secretstore.auth.secret_id_file',
+      'secretstore.scenario_auth.secret_id_file',
+    ]) {
+      assert.match(
+        r.stderr,
+        new RegExp(`  - ${key.replace(/\./g, '\\.')}: ${dir}/\\S+ does not exist; fix: install the file there`),
+        key,
+      );
     }
     assert.doesNotMatch(r.stdout, /valid/);
   });
 
-  it('with the files in place at the guide\'s modes: valid', async () => {
+  it("with the files in place at the guide's modes: valid", async () => {
     const tls = stackFile('tls');
     put(path.join(tls, 'keeper.crt'), 'tls/keeper.crt', 0o644);
     put(path.join(tls, 'keeper.key'), 'tls/keeper.key', 0o640);
@@ -65,7 +79,7 @@ describe('keeper check-config: the files keeper.yml names', function () {
     assert.equal(r.stdout, `${file}: valid\n`);
   });
 
-  it('a secret_id file at 0440, a world-readable key and a certificate that is not its key\'s: each named with its fix, no secret printed', async () => {
+  it("a secret_id file at 0440, a world-readable key and a certificate that is not its key's: each named with its fix, no secret printed", async () => {
     fs.chmodSync(path.join(dir, 'approle-secret-id'), 0o440);
     fs.chmodSync(path.join(dir, 'tls/keeper.key'), 0o644);
     // The Temporal client certificate beside the keeper's own key: a pair that does not match.
@@ -73,12 +87,30 @@ describe('keeper check-config: the files keeper.yml names', function () {
     const r = await checkConfig(file);
     assert.equal(r.code, 1);
     const secretFile = path.join(dir, 'approle-secret-id');
-    assert.ok(r.stderr.includes(`  - secretstore.auth.secret_id_file: ${secretFile} has mode 0440: a secret_id file must be readable by its owner alone (mode 0400); fix: chown <the keeper's user> ${secretFile} && chmod 0400 ${secretFile}`), r.stderr);
-    assert.ok(r.stderr.includes(`  - listen.grpc.bootstrap.tls.key: ${dir}/tls/keeper.key has mode 0644, readable by every user; fix: chown root:keeper ${dir}/tls/keeper.key && chmod 0640`), r.stderr);
-    assert.ok(r.stderr.includes(`  - temporal.tls.cert: ${dir}/tls/temporal-client.crt does not match its key ${dir}/tls/temporal-client.key (temporal.tls.key)`), r.stderr);
+    assert.ok(
+      r.stderr.includes(
+        `  - secretstore.auth.secret_id_file: ${secretFile} has mode 0440: a secret_id file must be readable by its owner alone (mode 0400); fix: chown <the keeper's user> ${secretFile} && chmod 0400 ${secretFile}`,
+      ),
+      r.stderr,
+    );
+    assert.ok(
+      r.stderr.includes(
+        `  - listen.grpc.bootstrap.tls.key: ${dir}/tls/keeper.key has mode 0644, readable by every user; fix: chown root:keeper ${dir}/tls/keeper.key && chmod 0640`,
+      ),
+      r.stderr,
+    );
+    assert.ok(
+      r.stderr.includes(
+        `  - temporal.tls.cert: ${dir}/tls/temporal-client.crt does not match its key ${dir}/tls/temporal-client.key (temporal.tls.key)`,
+      ),
+      r.stderr,
+    );
     assert.ok(!r.stderr.includes(fs.readFileSync(secretFile, 'utf8').trim()), 'the secret_id is never printed');
     // copyFile gave the copied key the source's 0644: its mode is the fourth problem.
-    assert.ok(r.stderr.includes(`  - temporal.tls.key: ${dir}/tls/temporal-client.key has mode 0644, readable by every user`), r.stderr);
+    assert.ok(
+      r.stderr.includes(`  - temporal.tls.key: ${dir}/tls/temporal-client.key has mode 0644, readable by every user`),
+      r.stderr,
+    );
     assert.equal(r.stderr.match(/^ {2}- /gm)?.length, 4, `only these problems:\n${r.stderr}`);
   });
 });

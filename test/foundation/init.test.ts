@@ -35,12 +35,21 @@ async function operators(files: TestKeeperFiles): Promise<Array<{ aid: string; r
 describe('keeper init (real CLI, real stack)', function () {
   this.timeout(120_000);
   let files: TestKeeperFiles;
-  beforeEach(async () => { files = await prepareKeeperConfig(); });
-  afterEach(async () => { await cleanupKeeperFiles(files); });
+  beforeEach(async () => {
+    files = await prepareKeeperConfig();
+  });
+  afterEach(async () => {
+    await cleanupKeeperFiles(files);
+  });
 
   it('creates the first cluster-admin and writes a 0400 credential with the bootstrap TTL', async () => {
     const out = path.join(files.dir, 'cred.jwt');
-    const r = await keeper(['init', '--archon=alice@example.org', `--config=${files.configFile}`, `--credential-out=${out}`]);
+    const r = await keeper([
+      'init',
+      '--archon=alice@example.org',
+      `--config=${files.configFile}`,
+      `--credential-out=${out}`,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /created operator alice@example\.org \(role cluster-admin\)/);
     assert.equal(fs.statSync(out).mode & 0o777, 0o400);
@@ -52,18 +61,39 @@ describe('keeper init (real CLI, real stack)', function () {
   });
 
   it('refuses a second run with a clear message and leaves no new file', async () => {
-    const first = await keeper(['init', '--archon=alice', `--config=${files.configFile}`, `--credential-out=${path.join(files.dir, 'a.jwt')}`]);
+    const first = await keeper([
+      'init',
+      '--archon=alice',
+      `--config=${files.configFile}`,
+      `--credential-out=${path.join(files.dir, 'a.jwt')}`,
+    ]);
     assert.equal(first.code, 0, first.stderr);
-    const second = await keeper(['init', '--archon=bob', `--config=${files.configFile}`, `--credential-out=${path.join(files.dir, 'b.jwt')}`]);
+    const second = await keeper([
+      'init',
+      '--archon=bob',
+      `--config=${files.configFile}`,
+      `--credential-out=${path.join(files.dir, 'b.jwt')}`,
+    ]);
     assert.equal(second.code, 1);
     assert.match(second.stderr, /the operator registry is not empty \(1 operator\); keeper init runs once per cluster/);
     assert.equal(fs.existsSync(path.join(files.dir, 'b.jwt')), false);
-    assert.deepEqual((await operators(files)).map((o) => o.aid), ['alice']);
+    assert.deepEqual(
+      (await operators(files)).map((o) => o.aid),
+      ['alice'],
+    );
   });
 
   it('run twice at the same moment: exactly one operator, the loser told why', async () => {
-    const runs = await Promise.all(['one', 'two', 'three'].map((aid) =>
-      keeper(['init', `--archon=${aid}`, `--config=${files.configFile}`, `--credential-out=${path.join(files.dir, `${aid}.jwt`)}`])));
+    const runs = await Promise.all(
+      ['one', 'two', 'three'].map((aid) =>
+        keeper([
+          'init',
+          `--archon=${aid}`,
+          `--config=${files.configFile}`,
+          `--credential-out=${path.join(files.dir, `${aid}.jwt`)}`,
+        ]),
+      ),
+    );
     assert.equal(runs.filter((r) => r.code === 0).length, 1, runs.map((r) => r.stderr).join('\n'));
     for (const r of runs.filter((x) => x.code !== 0)) assert.match(r.stderr, /operator registry is not empty/);
     const ops = await operators(files);
@@ -92,16 +122,31 @@ describe('keeper init (real CLI, real stack)', function () {
   });
 
   it('fails fast with the spec error when the DSN cannot be read', async () => {
-    const yaml = fs.readFileSync(files.configFile, 'utf8').replace(/dsn_ref: .*/, 'dsn_ref: secretstore:secret/keeper/missing-path');
+    const yaml = fs
+      .readFileSync(files.configFile, 'utf8')
+      .replace(/dsn_ref: .*/, 'dsn_ref: secretstore:secret/keeper/missing-path');
     fs.writeFileSync(files.configFile, yaml);
-    const r = await keeper(['init', '--archon=alice', `--config=${files.configFile}`, `--credential-out=${path.join(files.dir, 'c.jwt')}`]);
+    const r = await keeper([
+      'init',
+      '--archon=alice',
+      `--config=${files.configFile}`,
+      `--credential-out=${path.join(files.dir, 'c.jwt')}`,
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /cannot read the database DSN from secretstore:secret\/keeper\/missing-path \(field dsn\)/);
   });
 
   it('names the key, the rule and the file for an invalid config', async () => {
-    fs.writeFileSync(files.configFile, fs.readFileSync(files.configFile, 'utf8').replace(/ttl_default: .*/, 'ttl_default: one day'));
-    const r = await keeper(['init', '--archon=alice', `--config=${files.configFile}`, `--credential-out=${path.join(files.dir, 'c.jwt')}`]);
+    fs.writeFileSync(
+      files.configFile,
+      fs.readFileSync(files.configFile, 'utf8').replace(/ttl_default: .*/, 'ttl_default: one day'),
+    );
+    const r = await keeper([
+      'init',
+      '--archon=alice',
+      `--config=${files.configFile}`,
+      `--credential-out=${path.join(files.dir, 'c.jwt')}`,
+    ]);
     assert.equal(r.code, 1);
     assert.ok(r.stderr.includes(files.configFile), r.stderr);
     assert.match(r.stderr, /auth\.jwt\.ttl_default: must be duration such as 30s, 15m, 24h/);

@@ -10,7 +10,13 @@ import { silentLogger } from '../../common/logger';
 import { loadConfig } from '../../platform/config/load';
 import { keeperInit } from '../../keeper/init';
 import { openCore } from '../../platform/runtime';
-import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper, type TestKeeperFiles } from '../support/keeper';
+import {
+  cleanupKeeperFiles,
+  prepareKeeperConfig,
+  startTestKeeper,
+  type TestKeeper,
+  type TestKeeperFiles,
+} from '../support/keeper';
 import { startRedisInstance, type RedisInstance } from '../support/redis-instance';
 import { repoRoot } from '../support/repo';
 import { stackEnv } from '../support/stack-env';
@@ -34,7 +40,9 @@ describe('keeper run (real stack)', function () {
   it('refuses to start while the operator registry is empty, with the spec message', async () => {
     const files = await prepareKeeperConfig();
     try {
-      const r = await promisify(execFile)(KEEPER, ['run', `--config=${files.configFile}`], { timeout: 60_000 }).catch((e) => e);
+      const r = await promisify(execFile)(KEEPER, ['run', `--config=${files.configFile}`], { timeout: 60_000 }).catch(
+        (e) => e,
+      );
       assert.equal(r.code, 1);
       assert.match(r.stderr, /the operators registry is empty: create the first operator with keeper init/);
     } finally {
@@ -47,7 +55,11 @@ describe('keeper run (real stack)', function () {
     let k: TestKeeper;
     before(async () => {
       redis = await startRedisInstance(stackEnv().REDIS_PASSWORD);
-      k = await startTestKeeper({ mutate: (doc) => { doc.cache.addr = redis.addr; } });
+      k = await startTestKeeper({
+        mutate: (doc) => {
+          doc.cache.addr = redis.addr;
+        },
+      });
     });
     after(async () => {
       await k?.stop();
@@ -91,20 +103,34 @@ describe('keeper run (real stack)', function () {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readyz-temporal-'));
       temporal = await startPrivateTemporal(dir);
       // The private dev server is plain gRPC, whatever the stack's Temporal runs with.
-      k = await startTestKeeper({ mutate: (doc) => { doc.temporal.address = temporal.address; delete doc.temporal.tls; } });
+      k = await startTestKeeper({
+        mutate: (doc) => {
+          doc.temporal.address = temporal.address;
+          delete doc.temporal.tls;
+        },
+      });
     });
     after(async () => {
       await k?.stop();
       await temporal?.destroy();
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
-    const readyz = async () => { const r = await fetch(`${k.baseUrl}/readyz`); return { status: r.status, body: await r.json() }; };
+    const readyz = async () => {
+      const r = await fetch(`${k.baseUrl}/readyz`);
+      return { status: r.status, body: await r.json() };
+    };
 
     it('is 503 naming temporal while its frontend is down, and 200 again when it returns, by itself', async () => {
-      assert.deepEqual(await readyz(), { status: 200, body: { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } } });
+      assert.deepEqual(await readyz(), {
+        status: 200,
+        body: { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } },
+      });
       await temporal.stop();
       const down = await until(readyz, (r) => r.status === 503);
-      assert.deepEqual(down, { status: 503, body: { status: 'not ready', checks: { database: 'up', cache: 'up', temporal: 'down' } } });
+      assert.deepEqual(down, {
+        status: 503,
+        body: { status: 'not ready', checks: { database: 'up', cache: 'up', temporal: 'down' } },
+      });
       const metrics = await (await fetch(`${k.metricsUrl}/metrics`)).text();
       assert.match(metrics, /keeper_dependency_up\{dependency="temporal",kid="[^"]+"\} 0/);
       await temporal.start();
@@ -113,17 +139,38 @@ describe('keeper run (real stack)', function () {
   });
 
   it('stops cleanly on SIGTERM (exit 0, listener closed)', async () => {
-    const files: TestKeeperFiles = await prepareKeeperConfig({ mutate: (doc) => { doc.logging.level = 'info'; } });
+    const files: TestKeeperFiles = await prepareKeeperConfig({
+      mutate: (doc) => {
+        doc.logging.level = 'info';
+      },
+    });
     try {
       const config = loadConfig(files.configFile);
       const core = await openCore(config, silentLogger);
-      await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: 'keeper-test', ttlMs: 60_000, aid: 'admin', credentialOut: path.join(files.dir, 'a.jwt') });
+      await keeperInit({
+        db: core.db,
+        signingKey: core.signingKey,
+        issuer: 'keeper-test',
+        ttlMs: 60_000,
+        aid: 'admin',
+        credentialOut: path.join(files.dir, 'a.jwt'),
+      });
       await core.close();
       const child = spawn(KEEPER, ['run', `--config=${files.configFile}`], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
-      child.stderr.on('data', (d) => { stderr += d; });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
       const url = `http://${config.listen.openapi.addr}/readyz`;
-      const up = await until(() => fetch(url).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+      const up = await until(
+        () =>
+          fetch(url).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (s) => s === 200,
+        30_000,
+      );
       assert.equal(up, 200, stderr);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

@@ -15,7 +15,9 @@ function options(over: Partial<ConstructorParameters<typeof SecretStore>[0]> = {
   return {
     addr: stackEnv().SECRETSTORE_ADDR,
     auth: { method: 'approle' as const, role_id: 'keeper', secret_id_file: stackFile('approle-secret-id') },
-    pki_mount: 'pki', pki_role: 'soul', ...over,
+    pki_mount: 'pki',
+    pki_role: 'soul',
+    ...over,
   };
 }
 
@@ -43,31 +45,45 @@ describe('secrets store client (real store)', () => {
   });
 
   it('says which field is missing and how to add it', async () => {
-    await assert.rejects(store.resolveRef(`secretstore:secret/${name}`, 'nope'),
-      (err: SecretStoreError) => err.kind === 'missing_field' && err.message.includes(`secret/${name} has no field "nope"`));
+    await assert.rejects(
+      store.resolveRef(`secretstore:secret/${name}`, 'nope'),
+      (err: SecretStoreError) =>
+        err.kind === 'missing_field' && err.message.includes(`secret/${name} has no field "nope"`),
+    );
   });
 
   it('reports a path with nothing at it', async () => {
-    await assert.rejects(store.resolveRef('secretstore:secret/keeper/does-not-exist', 'dsn'),
-      (err: SecretStoreError) => err.kind === 'not_found' || err.kind === 'denied');
+    await assert.rejects(
+      store.resolveRef('secretstore:secret/keeper/does-not-exist', 'dsn'),
+      (err: SecretStoreError) => err.kind === 'not_found' || err.kind === 'denied',
+    );
   });
 
   it('is denied paths outside its policy', async () => {
-    await assert.rejects(store.resolveRef('secretstore:secret/other-team/db', 'dsn'),
-      (err: SecretStoreError) => err.kind === 'denied' && /AppRole policy/.test(err.message));
+    await assert.rejects(
+      store.resolveRef('secretstore:secret/other-team/db', 'dsn'),
+      (err: SecretStoreError) => err.kind === 'denied' && /AppRole policy/.test(err.message),
+    );
   });
 
   it('reports an unreachable store with the address and the fix', async () => {
-    await assert.rejects(connectSecretStore(options({ addr: 'http://127.0.0.1:1' })),
-      (err: SecretStoreError) => err.kind === 'unreachable' && err.message.includes('http://127.0.0.1:1') && /fix secretstore\.addr/.test(err.message));
+    await assert.rejects(
+      connectSecretStore(options({ addr: 'http://127.0.0.1:1' })),
+      (err: SecretStoreError) =>
+        err.kind === 'unreachable' &&
+        err.message.includes('http://127.0.0.1:1') &&
+        /fix secretstore\.addr/.test(err.message),
+    );
   });
 
   it('refuses a wrong secret_id without echoing it', async () => {
     const bogus = `${stackFile('approle-secret-id')}.bogus-${process.pid}`;
     require('node:fs').writeFileSync(bogus, 'not-the-secret-id-xyz', { mode: 0o400 });
     try {
-      await assert.rejects(connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: bogus } })),
-        (err: SecretStoreError) => err.kind === 'login_failed' && !err.message.includes('not-the-secret-id-xyz'));
+      await assert.rejects(
+        connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: bogus } })),
+        (err: SecretStoreError) => err.kind === 'login_failed' && !err.message.includes('not-the-secret-id-xyz'),
+      );
     } finally {
       require('node:fs').rmSync(bogus);
     }
@@ -81,12 +97,19 @@ describe('secrets store client (real store)', () => {
       fs.writeFileSync(file, `${secretId}\n`, { mode: 0o400 });
       for (const mode of [0o440, 0o444, 0o600]) {
         fs.chmodSync(file, mode);
-        await assert.rejects(connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } })),
-          (err: SecretStoreError) => err.kind === 'refused' && !err.message.includes(secretId) &&
-            err.message.includes(`secretstore.auth.secret_id_file ${file} has mode 0${mode.toString(8)}`) && err.message.includes(`chmod 0400 ${file}`));
+        await assert.rejects(
+          connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } })),
+          (err: SecretStoreError) =>
+            err.kind === 'refused' &&
+            !err.message.includes(secretId) &&
+            err.message.includes(`secretstore.auth.secret_id_file ${file} has mode 0${mode.toString(8)}`) &&
+            err.message.includes(`chmod 0400 ${file}`),
+        );
       }
       fs.chmodSync(file, 0o400);
-      const ok = await connectSecretStore(options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } }));
+      const ok = await connectSecretStore(
+        options({ auth: { method: 'approle', role_id: 'keeper', secret_id_file: file } }),
+      );
       ok.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -31,7 +31,10 @@ const D = {
   m: { b: 2, a: 1, c: 3 },
   emptyMap: {},
   nested: { inner: { deep: 'value', n: 7 }, list: [{ k: 'x' }, { k: 'y' }] },
-  users: [{ name: 'ann', admin: true, age: 31 }, { name: 'bob', admin: false, age: 25 }],
+  users: [
+    { name: 'ann', admin: true, age: 31 },
+    { name: 'bob', admin: false, age: 25 },
+  ],
   text: 'line one\nline two',
   html: '<a href="x">Tom & Jerry\'s</a>',
   unicode: 'héllo wörld ✓',
@@ -173,7 +176,10 @@ c('template_dot', '{{define "t"}}{{.port}}{{end}}{{template "t" .}}');
 c('block', '{{block "b" .name}}<{{.}}>{{end}}');
 c('block_redefined', '{{define "b"}}new {{.}}{{end}}{{block "b" .name}}old{{end}}');
 c('err_no_such_template', '{{template "missing"}}');
-c('template_recursion_bounded', '{{define "r"}}{{if gt . 0}}{{.}}{{template "r" (sub . 1)}}{{end}}{{end}}{{template "r" 5}}');
+c(
+  'template_recursion_bounded',
+  '{{define "r"}}{{if gt . 0}}{{.}}{{template "r" (sub . 1)}}{{end}}{{end}}{{template "r" 5}}',
+);
 c('define_nested_call', '{{define "a"}}a{{template "b" .}}{{end}}{{define "b"}}b{{.}}{{end}}{{template "a" 1}}');
 c('template_missing_key_inside', '{{define "t"}}{{.nope}}{{end}}{{template "t" .}}');
 c('err_template_var_scope', '{{$x := 1}}{{define "t"}}{{$x}}{{end}}');
@@ -269,7 +275,7 @@ c('printf_e_g', '{{printf "%e %g %G %.3g" 1234.5678 0.000012 1e21 3.14159}}');
 c('printf_width', '{{printf "[%5s][%-5s][%05d][%+d][% d]" "ab" "ab" 42 7 7}}');
 c('printf_precision_string', '{{printf "%.3s" "abcdef"}}');
 c('printf_t', '{{printf "%t" .on}}');
-c('printf_c', "{{printf \"%c%c\" 'h' 105}}");
+c('printf_c', '{{printf "%c%c" \'h\' 105}}');
 c('printf_percent', '{{printf "100%%"}}');
 c('printf_missing', '{{printf "%s %s" "a"}}');
 c('printf_extra', '{{printf "%s" "a" 1}}');
@@ -367,7 +373,10 @@ c('empty_fn', '{{empty .emptyList}} {{empty .list}} {{empty .nil}}');
 // Realistic service templates.
 c('motd', 'Welcome to {{.host}}\n{{- if .on}}\nService: {{.name | upper}} on port {{.port}}\n{{- end}}\n');
 c('ini', '{{range $k, $v := .env}}{{$k}}={{$v}}\n{{end}}');
-c('nginx', 'server {\n  listen {{.port}};\n  server_name {{.host}};\n{{- range .words}}\n  location /{{.}} { proxy_pass http://127.0.0.1:{{$.port}}; }\n{{- end}}\n}\n');
+c(
+  'nginx',
+  'server {\n  listen {{.port}};\n  server_name {{.host}};\n{{- range .words}}\n  location /{{.}} { proxy_pass http://127.0.0.1:{{$.port}}; }\n{{- end}}\n}\n',
+);
 c('yaml_list', 'users:\n{{- range .users}}\n  - name: {{.name | quote}}\n    admin: {{.admin}}\n{{- end}}');
 c('hosts_file', '{{range $i, $u := .users}}10.0.0.{{add $i 1}} {{$u.name}}.local\n{{end}}');
 c('json_config', '{"name": {{toJson .name}}, "ports": {{toJson .list}}}');
@@ -375,6 +384,9 @@ c('conditional_block', '{{with .nested}}{{with .inner}}deep={{.deep}} n={{.n}}{{
 c('err_realistic_typo', 'port: {{.prot}}');
 c('users_admin_count', '{{$n := 0}}{{range .users}}{{if .admin}}{{$n = add $n 1}}{{end}}{{end}}{{$n}} admins');
 c('cron', '{{range .list}}*/{{mul . 5}} * * * * /usr/bin/job-{{.}}\n{{end}}');
-c('systemd_unit', '[Service]\nExecStart=/usr/bin/{{.name}} --port={{.port}}{{if .on}} --verbose{{end}}\nEnvironment={{range $k, $v := .env}}{{$k}}={{$v}} {{end}}\n');
+c(
+  'systemd_unit',
+  '[Service]\nExecStart=/usr/bin/{{.name}} --port={{.port}}{{if .on}} --verbose{{end}}\nEnvironment={{range $k, $v := .env}}{{$k}}={{$v}} {{end}}\n',
+);
 
 export const CORPUS: readonly CorpusCase[] = cases;

@@ -32,7 +32,11 @@ describe('template engine vs Go text/template (differential corpus)', function (
     it(c.name, function () {
       const want = go.get(c.name)!;
       const got = renderTs(c.template, c.data);
-      assert.equal(got.ok, want.ok, `error/no-error differs: go=${want.ok ? 'ok' : want.error} ts=${got.ok ? 'ok' : got.error}`);
+      assert.equal(
+        got.ok,
+        want.ok,
+        `error/no-error differs: go=${want.ok ? 'ok' : want.error} ts=${got.ok ? 'ok' : got.error}`,
+      );
       if (want.ok) assert.equal(got.output, want.output);
     });
   }

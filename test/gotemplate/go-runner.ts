@@ -10,7 +10,12 @@ import * as path from 'node:path';
 import { repoRoot } from '../lint/paths';
 import type { CorpusCase } from './corpus';
 
-export interface GoResult { name: string; ok: boolean; output: string; error?: string }
+export interface GoResult {
+  name: string;
+  ok: boolean;
+  output: string;
+  error?: string;
+}
 
 const SOURCES = ['go.mod', 'main.go', 'funcs.go'];
 

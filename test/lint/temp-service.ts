@@ -11,7 +11,10 @@ export const MINIMAL_CREATE = 'tasks:\n  - name: pkg\n    module: core.pkg.insta
 
 const made: string[] = [];
 
-export function tempService(files: Record<string, string>, base: Record<string, string> = { 'service.yml': MINIMAL_SERVICE, 'scenario/create/main.yml': MINIMAL_CREATE }): string {
+export function tempService(
+  files: Record<string, string>,
+  base: Record<string, string> = { 'service.yml': MINIMAL_SERVICE, 'scenario/create/main.yml': MINIMAL_CREATE },
+): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-svc-'));
   made.push(dir);
   for (const [rel, text] of Object.entries({ ...base, ...files })) {

@@ -16,7 +16,11 @@ export async function connectMcp(addr: string, token: string | null): Promise<Cl
 }
 
 /** Calls a tool and returns its result with the JSON answer (or the problem) parsed. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; text: string; data: any }> {
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; text: string; data: any }> {
   const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
   return { isError: r.isError === true, text, data: r.structuredContent };

@@ -17,14 +17,29 @@ describe('MCP: query-souls and run-module', function () {
 
   before(async () => {
     const addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr }; } });
+    tk = await startTestKeeper({
+      mutate: (doc) => {
+        doc.listen.mcp = { addr };
+      },
+    });
     admin = await connectMcp(addr, tk.adminToken);
     operator = await connectMcp(addr, await operatorToken(tk, 'mcp-exec-operator', 'operator'));
-    for (const [sid, rel] of [['a.mcpq.example.com', '12'], ['b.mcpq.example.com', '11']] as const) {
+    for (const [sid, rel] of [
+      ['a.mcpq.example.com', '12'],
+      ['b.mcpq.example.com', '11'],
+    ] as const) {
       await registerSoul(tk.keeper.runtime.db, { sid, transport: 'agent', covens: ['web'] }, { tokenTtlMs: 60_000 });
       await markConnected(tk.keeper.runtime.db, sid, 'k-test', {
-        fqdn: sid, hostname: sid.split('.')[0], os_family: 'debian', os_name: 'Debian', os_release: rel, architecture: 'x86_64',
-        cpu_count: 1, memory_bytes: 1, addresses: [], soul_version: '1',
+        fqdn: sid,
+        hostname: sid.split('.')[0],
+        os_family: 'debian',
+        os_name: 'Debian',
+        os_release: rel,
+        architecture: 'x86_64',
+        cpu_count: 1,
+        memory_bytes: 1,
+        addresses: [],
+        soul_version: '1',
       });
     }
   });
@@ -35,9 +50,16 @@ describe('MCP: query-souls and run-module', function () {
   });
 
   it('query-souls answers a where with the projected facts and counts', async () => {
-    const r = await callTool(admin, 'query-souls', { where: 'soulprint.self.os_release == "12"', fields: 'os_release', count_by: 'architecture' });
+    const r = await callTool(admin, 'query-souls', {
+      where: 'soulprint.self.os_release == "12"',
+      fields: 'os_release',
+      count_by: 'architecture',
+    });
     assert.equal(r.isError, false, r.text);
-    assert.deepEqual(r.data.items.map((s: any) => [s.sid, s.facts]), [['a.mcpq.example.com', { os_release: '12' }]]);
+    assert.deepEqual(
+      r.data.items.map((s: any) => [s.sid, s.facts]),
+      [['a.mcpq.example.com', { os_release: '12' }]],
+    );
     assert.deepEqual(r.data.count_by.values, [{ value: 'x86_64', count: 1 }]);
     const bad = await callTool(admin, 'query-souls', { where: 'soulprint.self.os_release ==' });
     assert.equal(bad.isError, true);
@@ -45,7 +67,11 @@ describe('MCP: query-souls and run-module', function () {
   });
 
   it('run-module is refused without executions:run, naming it', async () => {
-    const r = await callTool(operator, 'run-module', { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['web'] } });
+    const r = await callTool(operator, 'run-module', {
+      module: 'core.cmd.run',
+      params: { argv: ['true'] },
+      target: { covens: ['web'] },
+    });
     assert.equal(r.isError, true);
     assert.match(r.text, /executions:run/);
   });

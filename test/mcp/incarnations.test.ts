@@ -15,7 +15,11 @@ import { callTool, connectMcp } from './client';
 
 /** test/runs' keeper with the MCP listener turned on. */
 function startMcpRunKeeper(mcpAddr: string): Promise<TestKeeper> {
-  return startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; } });
+  return startTestKeeper({
+    mutate: (doc) => {
+      doc.listen.mcp = { addr: mcpAddr };
+    },
+  });
 }
 
 describe('MCP listener: incarnation tools', function () {
@@ -32,7 +36,11 @@ describe('MCP listener: incarnation tools', function () {
     k = await startMcpRunKeeper(addr);
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
     admin = await connectMcp(addr, k.adminToken);
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'),
+      path.join(root, 'note.git'),
+      'v1',
+    );
     const reg = await callTool(admin, 'register-service', { name: 'motd', git: url, ref: 'v1' });
     assert.equal(reg.isError, false, reg.text);
   });
@@ -44,7 +52,12 @@ describe('MCP listener: incarnation tools', function () {
   });
 
   it('create-incarnation is accepted with an apply_id; get-incarnation, get-run and the history follow it to ready', async () => {
-    const created = await callTool(admin, 'create-incarnation', { name: 'motd-mcp', service: 'motd', covens: ['web'], input: { root, greeting: 'hello' } });
+    const created = await callTool(admin, 'create-incarnation', {
+      name: 'motd-mcp',
+      service: 'motd',
+      covens: ['web'],
+      input: { root, greeting: 'hello' },
+    });
     assert.equal(created.isError, false, created.text);
     assert.match(created.data.apply_id, /^motd-mcp\.create\./);
     // get-run with `wait` answers when the run has ended: no polling loop.
@@ -58,24 +71,47 @@ describe('MCP listener: incarnation tools', function () {
     assert.deepEqual(got.data.state, { greeting: 'hello', motd: { lines: 1, by: 'note' } });
     const run = await callTool(admin, 'get-run', { name: 'motd-mcp', apply_id: created.data.apply_id });
     assert.equal(run.data.status, 'succeeded');
-    assert.deepEqual(run.data.hosts.map((h: { sid: string }) => h.sid), [souls[0]!.sid]);
-    assert.deepEqual(run.data.hosts[0].steps.map((st: { status: string }) => st.status), ['ok', 'changed']);
+    assert.deepEqual(
+      run.data.hosts.map((h: { sid: string }) => h.sid),
+      [souls[0]!.sid],
+    );
+    assert.deepEqual(
+      run.data.hosts[0].steps.map((st: { status: string }) => st.status),
+      ['ok', 'changed'],
+    );
     const history = await callTool(admin, 'get-incarnation-history', { name: 'motd-mcp' });
-    assert.deepEqual(history.data.items.map((h: { apply_id: string }) => h.apply_id), [created.data.apply_id]);
+    assert.deepEqual(
+      history.data.items.map((h: { apply_id: string }) => h.apply_id),
+      [created.data.apply_id],
+    );
     const runs = await callTool(admin, 'list-runs', { name: 'motd-mcp' });
     assert.equal(runs.isError, false, runs.text);
-    assert.deepEqual(runs.data.items.map((i: { apply_id: string; status: string }) => [i.apply_id, i.status]), [[created.data.apply_id, 'succeeded']]);
+    assert.deepEqual(
+      runs.data.items.map((i: { apply_id: string; status: string }) => [i.apply_id, i.status]),
+      [[created.data.apply_id, 'succeeded']],
+    );
     const list = await callTool(admin, 'list-incarnations', { status: 'ready' });
-    assert.deepEqual(list.data.items.map((i: { name: string }) => i.name), ['motd-mcp']);
+    assert.deepEqual(
+      list.data.items.map((i: { name: string }) => i.name),
+      ['motd-mcp'],
+    );
     assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');
   });
 
   it('run-operation locks on a failing step; unlock with retry runs it again, plain unlock returns to ready', async () => {
-    const bad = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'bye', dir: '/proc/keeper-nope' } });
+    const bad = await callTool(admin, 'run-operation', {
+      name: 'motd-mcp',
+      operation: 'create',
+      input: { root, greeting: 'bye', dir: '/proc/keeper-nope' },
+    });
     assert.equal(bad.isError, false, bad.text);
     assert.equal((await settled(k, 'motd-mcp')).status, 'error_locked');
 
-    const refused = await callTool(admin, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'x' } });
+    const refused = await callTool(admin, 'run-operation', {
+      name: 'motd-mcp',
+      operation: 'create',
+      input: { root, greeting: 'x' },
+    });
     assert.equal(refused.isError, true);
     assert.match(refused.text, /^409 Conflict: .*error_locked.*unlock/);
 
@@ -89,14 +125,22 @@ describe('MCP listener: incarnation tools', function () {
     assert.equal(unlocked.data.status, 'ready');
     const rest = await api(k, 'GET', '/v1/incarnations/motd-mcp');
     assert.equal(rest.body.status, 'ready');
-    assert.deepEqual(rest.body.state, { greeting: 'hello', motd: { lines: 1, by: 'note' } }, 'nothing of the failed runs was committed');
+    assert.deepEqual(
+      rest.body.state,
+      { greeting: 'hello', motd: { lines: 1, by: 'note' } },
+      'nothing of the failed runs was committed',
+    );
   });
 
   it('refuses incarnation writes to a viewer, naming the permission', async () => {
     const viewer = await connectMcp(addr, await operatorToken(k, 'vic', 'viewer'));
     try {
       assert.equal((await callTool(viewer, 'get-incarnation', { name: 'motd-mcp' })).isError, false);
-      const run = await callTool(viewer, 'run-operation', { name: 'motd-mcp', operation: 'create', input: { root, greeting: 'no' } });
+      const run = await callTool(viewer, 'run-operation', {
+        name: 'motd-mcp',
+        operation: 'create',
+        input: { root, greeting: 'no' },
+      });
       assert.equal(run.isError, true);
       assert.equal(run.data.missing_permission, 'incarnations:run');
       const unlock = await callTool(viewer, 'unlock', { name: 'motd-mcp' });

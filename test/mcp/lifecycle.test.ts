@@ -17,11 +17,18 @@ describe('MCP listener: yank-service-version and delete-service', function () {
 
   before(async () => {
     addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr }; } });
+    tk = await startTestKeeper({
+      mutate: (doc) => {
+        doc.listen.mcp = { addr };
+      },
+    });
     admin = await connectMcp(addr, tk.adminToken);
     viewer = await connectMcp(addr, await operatorToken(tk, 'vera', 'viewer'));
     const repo = serviceRepo({ tags: ['v1', 'v2'] });
-    assert.equal((await callTool(admin, 'register-service', { name: 'shop', git: repo.url, ref: 'v1' })).isError, false);
+    assert.equal(
+      (await callTool(admin, 'register-service', { name: 'shop', git: repo.url, ref: 'v1' })).isError,
+      false,
+    );
     assert.equal((await callTool(admin, 'publish-service-version', { name: 'shop', ref: 'v2' })).isError, false);
   });
   after(async () => {
@@ -53,6 +60,9 @@ describe('MCP listener: yank-service-version and delete-service', function () {
     assert.equal(del.isError, false, del.text);
     assert.equal(del.text, 'done (204, nothing to show)');
     assert.equal((await clientFor(tk)('GET', '/v1/services/shop')).status, 404);
-    assert.match((await callTool(admin, 'delete-service', { name: 'shop' })).text, /^404 Not Found: service shop is not in the catalog/);
+    assert.match(
+      (await callTool(admin, 'delete-service', { name: 'shop' })).text,
+      /^404 Not Found: service shop is not in the catalog/,
+    );
   });
 });

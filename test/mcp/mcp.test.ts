@@ -22,7 +22,11 @@ describe('MCP listener', function () {
   before(async () => {
     const port = await freePort();
     addr = `127.0.0.1:${port}`;
-    tk = await startTestKeeper({ mutate: (doc) => { doc.listen.mcp = { addr }; } });
+    tk = await startTestKeeper({
+      mutate: (doc) => {
+        doc.listen.mcp = { addr };
+      },
+    });
     admin = await connectMcp(addr, tk.adminToken);
   });
   after(async () => {
@@ -33,8 +37,21 @@ describe('MCP listener', function () {
   it('lists the tools with the input schemas of the REST routes they mirror', async () => {
     const { tools } = await admin.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['list-souls', 'get-soul', 'register-soul', 'issue-token', 'list-services', 'register-service', 'list-incarnations',
-      'create-incarnation', 'get-incarnation', 'get-incarnation-history', 'run-operation', 'get-run', 'unlock']) {
+    for (const n of [
+      'list-souls',
+      'get-soul',
+      'register-soul',
+      'issue-token',
+      'list-services',
+      'register-service',
+      'list-incarnations',
+      'create-incarnation',
+      'get-incarnation',
+      'get-incarnation-history',
+      'run-operation',
+      'get-run',
+      'unlock',
+    ]) {
       assert.ok(names.includes(n), `${n} is listed (got ${names.join(', ')})`);
     }
     const register = tools.find((t) => t.name === 'register-soul')!;
@@ -47,7 +64,11 @@ describe('MCP listener', function () {
   });
 
   it('register-soul, get-soul and list-souls act on the same registry as the API', async () => {
-    const reg = await callTool(admin, 'register-soul', { sid: 'mcp-1.example.com', transport: 'agent', covens: ['web'] });
+    const reg = await callTool(admin, 'register-soul', {
+      sid: 'mcp-1.example.com',
+      transport: 'agent',
+      covens: ['web'],
+    });
     assert.equal(reg.isError, false, reg.text);
     assert.match(reg.data.bootstrap_token, /^kbt_/);
     assert.equal(reg.data.status, 'pending');
@@ -58,7 +79,10 @@ describe('MCP listener', function () {
     const got = await callTool(admin, 'get-soul', { sid: 'mcp-1.example.com' });
     assert.equal(got.data.sid, 'mcp-1.example.com');
     const listed = await callTool(admin, 'list-souls', { coven: 'web' });
-    assert.deepEqual(listed.data.items.map((s: { sid: string }) => s.sid), ['mcp-1.example.com']);
+    assert.deepEqual(
+      listed.data.items.map((s: { sid: string }) => s.sid),
+      ['mcp-1.example.com'],
+    );
     assert.equal(listed.data.next_cursor, null);
 
     const missing = await callTool(admin, 'get-soul', { sid: 'nobody.example.com' });
@@ -80,22 +104,44 @@ describe('MCP listener', function () {
   });
 
   it('register-service and list-services use the catalog', async () => {
-    const reg = await callTool(admin, 'register-service', { name: 'nginx', git: serviceRepo({ tags: ['v1.0.0'] }).url, ref: 'v1.0.0' });
+    const reg = await callTool(admin, 'register-service', {
+      name: 'nginx',
+      git: serviceRepo({ tags: ['v1.0.0'] }).url,
+      ref: 'v1.0.0',
+    });
     assert.equal(reg.isError, false, reg.text);
     assert.equal(reg.data.version, 'v1.0.0');
-    const dup = await callTool(admin, 'register-service', { name: 'nginx', git: 'file:///nowhere/nginx.git', ref: 'v2' });
+    const dup = await callTool(admin, 'register-service', {
+      name: 'nginx',
+      git: 'file:///nowhere/nginx.git',
+      ref: 'v2',
+    });
     assert.equal(dup.data.status, 409);
     const list = await callTool(admin, 'list-services', { limit: 10 });
-    assert.deepEqual(list.data.items.map((s: { name: string }) => s.name), ['nginx']);
+    assert.deepEqual(
+      list.data.items.map((s: { name: string }) => s.name),
+      ['nginx'],
+    );
   });
 
   it('answers invalid arguments with the field and the rule, and changes nothing', async () => {
-    const bad = await callTool(admin, 'register-soul', { sid: 'not a host', transport: 'agent', covens: [], colour: 'red' });
+    const bad = await callTool(admin, 'register-soul', {
+      sid: 'not a host',
+      transport: 'agent',
+      covens: [],
+      colour: 'red',
+    });
     assert.equal(bad.isError, true);
     assert.equal(bad.data.status, 400);
-    assert.ok(bad.data.errors.some((e: { path: string }) => e.path === '/arguments/colour'), bad.text);
+    assert.ok(
+      bad.data.errors.some((e: { path: string }) => e.path === '/arguments/colour'),
+      bad.text,
+    );
     const sidRule = await callTool(admin, 'register-soul', { sid: 'not a host', transport: 'agent', covens: [] });
-    assert.deepEqual(sidRule.data.errors.map((e: { path: string }) => e.path), ['/arguments/sid']);
+    assert.deepEqual(
+      sidRule.data.errors.map((e: { path: string }) => e.path),
+      ['/arguments/sid'],
+    );
     assert.match(sidRule.text, /fully qualified domain name/);
     const souls = await clientFor(tk)('GET', '/v1/souls');
     assert.ok(!souls.text.includes('not a host'));
@@ -103,13 +149,20 @@ describe('MCP listener', function () {
 
   it('takes the page limits of the REST call: a limit that coercion would make infinite is refused over both doors', async () => {
     for (const sid of ['page-1.example.com', 'page-2.example.com']) {
-      assert.equal((await callTool(admin, 'register-soul', { sid, transport: 'agent', covens: ['paged'] })).isError, false);
+      assert.equal(
+        (await callTool(admin, 'register-soul', { sid, transport: 'agent', covens: ['paged'] })).isError,
+        false,
+      );
     }
     for (const limit of ['1e309', 'Infinity', '0x10', 1.5, 1001, 0]) {
       const mcp = await callTool(admin, 'list-souls', { coven: 'paged', limit });
       assert.equal(mcp.isError, true, `${limit}: ${mcp.text}`);
       assert.equal(mcp.data.status, 400);
-      assert.deepEqual(mcp.data.errors.map((e: { path: string }) => e.path), ['/arguments/limit'], mcp.text);
+      assert.deepEqual(
+        mcp.data.errors.map((e: { path: string }) => e.path),
+        ['/arguments/limit'],
+        mcp.text,
+      );
       const rest = await clientFor(tk)('GET', `/v1/souls?coven=paged&limit=${encodeURIComponent(String(limit))}`);
       assert.equal(rest.status, 400, `${limit} over REST`);
       assert.equal(rest.body.errors[0].message, mcp.data.errors[0].message, 'the same rule in the same words');
@@ -126,7 +179,11 @@ describe('MCP listener', function () {
     try {
       const read = await callTool(viewer, 'list-souls');
       assert.equal(read.isError, false, 'a viewer may read');
-      const write = await callTool(viewer, 'register-soul', { sid: 'sneaky.example.com', transport: 'agent', covens: [] });
+      const write = await callTool(viewer, 'register-soul', {
+        sid: 'sneaky.example.com',
+        transport: 'agent',
+        covens: [],
+      });
       assert.equal(write.isError, true);
       assert.equal(write.data.status, 403);
       assert.equal(write.data.missing_permission, 'souls:create');
@@ -140,12 +197,27 @@ describe('MCP listener', function () {
   it('refuses a request without a token, or with an expired one, before any MCP message is read', async () => {
     await assert.rejects(connectMcp(addr, null), /401|Unauthorized|Bearer/i);
     const init = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-    const bare = await fetch(mcpUrl(addr), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+    const bare = await fetch(mcpUrl(addr), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(init),
+    });
     assert.equal(bare.status, 401);
     assert.match((await bare.json()).detail, /Authorization: Bearer/);
 
-    const { token: expired } = await issueOperatorToken(tk.keeper.runtime.signingKey, tk.config.auth.jwt.issuer, 'admin', 'cluster-admin', 60_000, new Date(Date.now() - 3_600_000));
-    const old = await fetch(mcpUrl(addr), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${expired}` }, body: JSON.stringify(init) });
+    const { token: expired } = await issueOperatorToken(
+      tk.keeper.runtime.signingKey,
+      tk.config.auth.jwt.issuer,
+      'admin',
+      'cluster-admin',
+      60_000,
+      new Date(Date.now() - 3_600_000),
+    );
+    const old = await fetch(mcpUrl(addr), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${expired}` },
+      body: JSON.stringify(init),
+    });
     assert.equal(old.status, 401);
     assert.match((await old.json()).detail, /expired/);
   });

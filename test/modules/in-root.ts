@@ -11,16 +11,34 @@ import type { SoulConfig } from '../../agent/config';
 async function main(): Promise<void> {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
-  const req = JSON.parse(input) as { applyId: string; dryRun?: boolean; showContent?: boolean; steps: Array<{ module: string; params: unknown; index?: number }> };
-  const config = { sid: 'modules-root', paths: { seed: '/var/lib/soul', modules: '/var/lib/soul/modules' }, ledger: { retention_days: 30 } } as unknown as SoulConfig;
-  const handler = await createStateStepHandler({ sid: 'modules-root', config, soulprint: { os_family: 'debian' } as never });
+  const req = JSON.parse(input) as {
+    applyId: string;
+    dryRun?: boolean;
+    showContent?: boolean;
+    steps: Array<{ module: string; params: unknown; index?: number }>;
+  };
+  const config = {
+    sid: 'modules-root',
+    paths: { seed: '/var/lib/soul', modules: '/var/lib/soul/modules' },
+    ledger: { retention_days: 30 },
+  } as unknown as SoulConfig;
+  const handler = await createStateStepHandler({
+    sid: 'modules-root',
+    config,
+    soulprint: { os_family: 'debian' } as never,
+  });
   const signal = new AbortController().signal;
   try {
     for (const [position, s] of req.steps.entries()) {
       const stepIndex = s.index ?? position;
       const step: DeliveredStep = {
-        requestId: `r${stepIndex}`, applyId: req.applyId, stepIndex, module: s.module, params: s.params,
-        dryRun: req.dryRun === true, showContent: req.showContent === true,
+        requestId: `r${stepIndex}`,
+        applyId: req.applyId,
+        stepIndex,
+        module: s.module,
+        params: s.params,
+        dryRun: req.dryRun === true,
+        showContent: req.showContent === true,
       };
       process.stdout.write(`${JSON.stringify(await handler.handle(step, { signal, progress: () => undefined }))}\n`);
     }
@@ -29,4 +47,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

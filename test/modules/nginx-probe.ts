@@ -9,12 +9,21 @@ import type { SystemdRoot } from './systemd-root';
 
 /** HTTP servers on 127.0.0.1, each answering every request with `upstream <name>`. */
 export async function upstreams(names: string[]): Promise<{ ports: number[]; close(): void }> {
-  const servers = await Promise.all(names.map(async (name) => {
-    const s = http.createServer((_req, res) => { res.end(`upstream ${name}\n`); });
-    await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
-    return s;
-  }));
-  return { ports: servers.map((s) => (s.address() as AddressInfo).port), close: () => { for (const s of servers) s.close(); } };
+  const servers = await Promise.all(
+    names.map(async (name) => {
+      const s = http.createServer((_req, res) => {
+        res.end(`upstream ${name}\n`);
+      });
+      await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
+      return s;
+    }),
+  );
+  return {
+    ports: servers.map((s) => (s.address() as AddressInfo).port),
+    close: () => {
+      for (const s of servers) s.close();
+    },
+  };
 }
 
 /** A port free on the machine now, for nginx to listen on. */
@@ -40,7 +49,9 @@ export async function answers(root: SystemdRoot, port: number): Promise<string[]
 
 /** How many times systemd has reloaded nginx in this root (its journal's "Reloaded ..." lines). */
 export async function reloads(root: SystemdRoot): Promise<number> {
-  return (await root.ok(['journalctl', '-q', '-o', 'cat', '-u', 'nginx.service'])).split('\n').filter((l) => /^Reloaded /.test(l)).length;
+  return (await root.ok(['journalctl', '-q', '-o', 'cat', '-u', 'nginx.service']))
+    .split('\n')
+    .filter((l) => /^Reloaded /.test(l)).length;
 }
 
 /** nginx's master and workers, once the workers in `notOf` (an earlier configuration's) have exited. */

@@ -17,7 +17,14 @@ import type { TestKeeper } from '../support/keeper';
 import { api, endpointOf, uniqueSid, waitFor, waitForStatus } from '../agents/harness';
 import { gitRepoFrom, settled, startRunKeeper, tempDir } from '../runs/keeper';
 import { SystemdRoot } from './systemd-root';
-import { answers as answersIn, freePort, nginxPids, reloads as reloadsIn, upstreams, withoutDefaultSite } from './nginx-probe';
+import {
+  answers as answersIn,
+  freePort,
+  nginxPids,
+  reloads as reloadsIn,
+  upstreams,
+  withoutDefaultSite,
+} from './nginx-probe';
 
 describe('examples/nginx-site applied by a real keeper and a real soul in a Debian 12 root with systemd', function () {
   this.timeout(900_000);
@@ -48,20 +55,42 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     });
     fs.mkdirSync(root.path('/etc/soul'), { recursive: true });
     fs.copyFileSync(stackFile('tls', 'ca.pem'), root.path('/etc/soul/ca.pem'));
-    fs.writeFileSync(root.path('/etc/soul/soul.yml'), yaml.dump({
-      sid, paths: { modules: '/var/lib/soul/modules', seed: '/var/lib/soul/seed' },
-      keeper: { endpoints: [endpointOf(k)], tls: { ca: '/etc/soul/ca.pem' } },
-    }));
+    fs.writeFileSync(
+      root.path('/etc/soul/soul.yml'),
+      yaml.dump({
+        sid,
+        paths: { modules: '/var/lib/soul/modules', seed: '/var/lib/soul/seed' },
+        keeper: { endpoints: [endpointOf(k)], tls: { ca: '/etc/soul/ca.pem' } },
+      }),
+    );
     // The bootstrap token on stdin: never in an argv an error message would print.
-    await root.ok(['node', '/opt/keeper/bin/soul', 'init', '--config=/etc/soul/soul.yml'], { input: `${reg.body.bootstrap_token}\n` });
-    await root.ok(['systemd-run', '--unit=keeper-soul', '--', '/usr/local/bin/node', '/opt/keeper/bin/soul', 'run', '--config=/etc/soul/soul.yml']);
+    await root.ok(['node', '/opt/keeper/bin/soul', 'init', '--config=/etc/soul/soul.yml'], {
+      input: `${reg.body.bootstrap_token}\n`,
+    });
+    await root.ok([
+      'systemd-run',
+      '--unit=keeper-soul',
+      '--',
+      '/usr/local/bin/node',
+      '/opt/keeper/bin/soul',
+      'run',
+      '--config=/etc/soul/soul.yml',
+    ]);
     await waitForStatus(k, sid, 'connected', 60_000);
   });
   let failed = false;
-  afterEach(function () { if (this.currentTest?.state === 'failed') failed = true; });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failed = true;
+  });
   after(async () => {
     // The soul's own log, to read next to a failure.
-    if (root && failed) process.stdout.write((await root.run(['journalctl', '-q', '-o', 'cat', '-u', 'keeper-soul', '-n', '30'])).stdout.replace(/^/gm, '      soul: '));
+    if (root && failed)
+      process.stdout.write(
+        (await root.run(['journalctl', '-q', '-o', 'cat', '-u', 'keeper-soul', '-n', '30'])).stdout.replace(
+          /^/gm,
+          '      soul: ',
+        ),
+      );
     await root?.stop();
     await k?.stop();
     ups?.close();
@@ -71,10 +100,15 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
   const input = (list: number[]) => ({ listen, upstreams: list.map((port) => ({ host: '127.0.0.1', port })) });
   /** Each step of a run on the host: name and status ("changed", "ok", "skipped"). */
   async function report(applyId: string): Promise<Array<[string, string]>> {
-    const r = await waitFor(`run ${applyId} to finish`, async () => {
-      const got = (await api(k, 'GET', `/v1/incarnations/web/runs/${applyId}`)).body;
-      return got && got.status !== 'running' && got.status !== 'pending' ? got : undefined;
-    }, 120_000, 200);
+    const r = await waitFor(
+      `run ${applyId} to finish`,
+      async () => {
+        const got = (await api(k, 'GET', `/v1/incarnations/web/runs/${applyId}`)).body;
+        return got && got.status !== 'running' && got.status !== 'pending' ? got : undefined;
+      },
+      120_000,
+      200,
+    );
     return r.hosts[0].steps.map((s: any) => [s.name, s.status]);
   }
   async function run(ups: number[]): Promise<Array<[string, string]>> {
@@ -90,10 +124,22 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
   const changed = (steps: Array<[string, string]>) => steps.filter(([, s]) => s === 'changed').map(([n]) => n);
 
   it('create: the soul installs the site; nginx answers on the configured port through both upstreams', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'web', service: 'nginx-site', covens: ['web'], input: input([ports[0]!, ports[1]!]) });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'web',
+      service: 'nginx-site',
+      covens: ['web'],
+      input: input([ports[0]!, ports[1]!]),
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.equal((await settled(k, 'web', 120_000)).status, 'ready');
-    assert.deepEqual(changed(await report(r.body.apply_id)), ['site user', 'web root', 'site checker', 'site config', 'site enabled', 'nginx reloaded']);
+    assert.deepEqual(changed(await report(r.body.apply_id)), [
+      'site user',
+      'web root',
+      'site checker',
+      'site config',
+      'site enabled',
+      'nginx reloaded',
+    ]);
     assert.match(site(), new RegExp(`server 127\\.0\\.0\\.1:${ports[0]};\\n\\s*server 127\\.0\\.0\\.1:${ports[1]};`));
     assert.equal(fs.readlinkSync(root.path('/etc/nginx/sites-enabled/app')), '/etc/nginx/sites-available/app');
     assert.deepEqual(await answers(), ['upstream a', 'upstream b']);
@@ -102,17 +148,29 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
   it('one upstream changed: the plan names the file and the reload, the run reloads exactly once (same master, new workers); the same input again: no reload', async () => {
     const before = await settledPids();
     const reloaded = await reloads();
-    const p = await api(k, 'POST', '/v1/incarnations/web/plans', { operation: 'create', input: input([ports[0]!, ports[2]!]) });
+    const p = await api(k, 'POST', '/v1/incarnations/web/plans', {
+      operation: 'create',
+      input: input([ports[0]!, ports[2]!]),
+    });
     assert.equal(p.status, 202, JSON.stringify(p.body));
     const planned = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
     assert.equal(planned.status, 'ready', JSON.stringify(planned));
-    assert.deepEqual(planned.hosts[0].steps.filter((s: any) => s.would_change).map((s: any) => s.name), ['site config', 'nginx reloaded']);
-    assert.match(planned.hosts[0].steps.find((s: any) => s.name === 'site config').diff.content.unified, new RegExp(`-\\s*server 127\\.0\\.0\\.1:${ports[1]};\\n\\+\\s*server 127\\.0\\.0\\.1:${ports[2]};`));
+    assert.deepEqual(
+      planned.hosts[0].steps.filter((s: any) => s.would_change).map((s: any) => s.name),
+      ['site config', 'nginx reloaded'],
+    );
+    assert.match(
+      planned.hosts[0].steps.find((s: any) => s.name === 'site config').diff.content.unified,
+      new RegExp(`-\\s*server 127\\.0\\.0\\.1:${ports[1]};\\n\\+\\s*server 127\\.0\\.0\\.1:${ports[2]};`),
+    );
     assert.deepEqual(await settledPids(), before, 'a plan reloads nothing');
     assert.deepEqual(changed(await run([ports[0]!, ports[2]!])), ['site config', 'nginx reloaded']);
     const after = await settledPids(before.others);
     assert.equal(after.main, before.main);
-    assert.ok(after.others.length > 0 && after.others.every((w) => !before.others.includes(w)), JSON.stringify({ before, after }));
+    assert.ok(
+      after.others.length > 0 && after.others.every((w) => !before.others.includes(w)),
+      JSON.stringify({ before, after }),
+    );
     assert.equal(await reloads(), reloaded + 1);
     assert.deepEqual(await answers(), ['upstream a', 'upstream c']);
 
@@ -126,10 +184,27 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
   it('DELETE runs destroy: nginx stopped, the link, config, checker, web root and user gone', async () => {
     const r = await api(k, 'DELETE', '/v1/incarnations/web');
     assert.equal(r.status, 202, JSON.stringify(r.body));
-    await waitFor('web to be deleted', async () => (await api(k, 'GET', '/v1/incarnations/web')).status === 404, 120_000, 200);
-    assert.deepEqual(changed(await report(r.body.apply_id)), ['nginx stopped', 'site disabled', 'site config removed', 'site checker removed', 'web root removed', 'site user removed']);
+    await waitFor(
+      'web to be deleted',
+      async () => (await api(k, 'GET', '/v1/incarnations/web')).status === 404,
+      120_000,
+      200,
+    );
+    assert.deepEqual(changed(await report(r.body.apply_id)), [
+      'nginx stopped',
+      'site disabled',
+      'site config removed',
+      'site checker removed',
+      'web root removed',
+      'site user removed',
+    ]);
     assert.equal((await root.run(['systemctl', 'is-active', 'nginx'])).stdout.trim(), 'inactive');
-    for (const p of ['/etc/nginx/sites-enabled/app', '/etc/nginx/sites-available/app', '/usr/local/lib/nginx-site', '/srv/app']) {
+    for (const p of [
+      '/etc/nginx/sites-enabled/app',
+      '/etc/nginx/sites-available/app',
+      '/usr/local/lib/nginx-site',
+      '/srv/app',
+    ]) {
       assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);
     }
     assert.equal((await root.run(['getent', 'passwd', 'nginx-site'])).code, 2);

@@ -17,9 +17,20 @@ import path from 'node:path';
 import { loadServiceFromDir, render, type PlanStep } from '../../scenario';
 import { repoRoot } from '../support/repo';
 import { SystemdRoot } from './systemd-root';
-import { answers as answersIn, freePort, nginxPids, reloads as reloadsIn, upstreams, withoutDefaultSite } from './nginx-probe';
+import {
+  answers as answersIn,
+  freePort,
+  nginxPids,
+  reloads as reloadsIn,
+  upstreams,
+  withoutDefaultSite,
+} from './nginx-probe';
 
-interface Reply { changed: boolean; ok: boolean; output: string }
+interface Reply {
+  changed: boolean;
+  ok: boolean;
+  output: string;
+}
 /** A step's outcome in one run: its reply, or why it did not run. */
 type Outcome = { name: string; ran: true; reply: Reply } | { name: string; ran: false; why: string };
 
@@ -48,11 +59,22 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
   });
 
   function plan(operation: string, input: Record<string, unknown>): PlanStep[] {
-    const r = render({ service, operation, input, state: {}, hosts: [{ sid: HOST, soulprint: { os_family: 'debian', fqdn: HOST } }] });
+    const r = render({
+      service,
+      operation,
+      input,
+      state: {},
+      hosts: [{ sid: HOST, soulprint: { os_family: 'debian', fqdn: HOST } }],
+    });
     assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
     const steps = r.plan.hosts[0]!.steps;
     // The runner below decides require/onchanges only: the example must need nothing else of the keeper.
-    for (const s of steps) assert.deepEqual([s.skip, s.when, s.changed_when, s.failed_when, s.until], [undefined, undefined, undefined, undefined, undefined], s.name);
+    for (const s of steps)
+      assert.deepEqual(
+        [s.skip, s.when, s.changed_when, s.failed_when, s.until],
+        [undefined, undefined, undefined, undefined, undefined],
+        s.name,
+      );
     return steps;
   }
 
@@ -63,10 +85,23 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
     const out: Outcome[] = [];
     for (const s of steps) {
       const failed = (s.require ?? []).filter((i) => !done.get(i)?.ok);
-      if (failed.length > 0) { out.push({ name: s.name, ran: false, why: `require: ${failed.join(',')}` }); continue; }
-      if (s.onchanges && !s.onchanges.some((i) => done.get(i)?.changed)) { out.push({ name: s.name, ran: false, why: 'onchanges: nothing changed' }); continue; }
-      const input = JSON.stringify({ applyId, dryRun, showContent: true, steps: [{ module: s.module, params: s.params, index: s.index }] });
-      const reply = JSON.parse((await root.ok(['node', '/opt/keeper/dist/test/modules/in-root.js'], { input })).trim()) as Reply;
+      if (failed.length > 0) {
+        out.push({ name: s.name, ran: false, why: `require: ${failed.join(',')}` });
+        continue;
+      }
+      if (s.onchanges && !s.onchanges.some((i) => done.get(i)?.changed)) {
+        out.push({ name: s.name, ran: false, why: 'onchanges: nothing changed' });
+        continue;
+      }
+      const input = JSON.stringify({
+        applyId,
+        dryRun,
+        showContent: true,
+        steps: [{ module: s.module, params: s.params, index: s.index }],
+      });
+      const reply = JSON.parse(
+        (await root.ok(['node', '/opt/keeper/dist/test/modules/in-root.js'], { input })).trim(),
+      ) as Reply;
       assert.ok(reply.ok, `${s.name}: ${reply.output}`);
       done.set(s.index, reply);
       out.push({ name: s.name, ran: true, reply });
@@ -85,12 +120,28 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
   it('create: nginx-light, user, web root, the site from its upstreams checked by nginx -t, the link; nginx answers through both upstreams', async () => {
     const steps = plan('create', input([ports[0]!, ports[1]!]));
     const made = await applyPlan(steps);
-    assert.deepEqual(changedNames(made), ['site user', 'web root', 'site checker', 'site config', 'site enabled', 'nginx reloaded'], JSON.stringify(made));
-    assert.match((made[0] as { reply: Reply }).reply.output, /nginx-light .*already installed/, 'the root ships nginx-light: no change');
-    assert.equal(site().match(/^\s*server 127\.0\.0\.1:\d+;$/gm)!.join('\n'), `    server 127.0.0.1:${ports[0]};\n    server 127.0.0.1:${ports[1]};`);
+    assert.deepEqual(
+      changedNames(made),
+      ['site user', 'web root', 'site checker', 'site config', 'site enabled', 'nginx reloaded'],
+      JSON.stringify(made),
+    );
+    assert.match(
+      (made[0] as { reply: Reply }).reply.output,
+      /nginx-light .*already installed/,
+      'the root ships nginx-light: no change',
+    );
+    assert.equal(
+      site()
+        .match(/^\s*server 127\.0\.0\.1:\d+;$/gm)!
+        .join('\n'),
+      `    server 127.0.0.1:${ports[0]};\n    server 127.0.0.1:${ports[1]};`,
+    );
     assert.match(site(), new RegExp(`^\\s*listen ${listen};$`, 'm'));
     assert.equal(fs.readlinkSync(root.path('/etc/nginx/sites-enabled/app')), '/etc/nginx/sites-available/app');
-    assert.match(await root.ok(['getent', 'passwd', 'nginx-site']), /^nginx-site:x:\d+:\d+::\/srv\/app:\/usr\/sbin\/nologin$/m);
+    assert.match(
+      await root.ok(['getent', 'passwd', 'nginx-site']),
+      /^nginx-site:x:\d+:\d+::\/srv\/app:\/usr\/sbin\/nologin$/m,
+    );
     const uid = Number((await root.ok(['id', '-u', 'nginx-site'])).trim());
     assert.ok(uid < 1000, `a system account: uid ${uid}`);
     assert.equal(fs.statSync(root.path('/srv/app/www')).uid, uid);
@@ -103,7 +154,10 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
     const steps = plan('create', { ...input([ports[0]!]), server_name: 'bad;name' });
     const r = await applyPlan(steps).catch((e: Error) => e);
     assert.ok(r instanceof Error);
-    assert.match(r.message, /^site config: .*validate: \/usr\/local\/lib\/nginx-site\/check-site refused the new content .*unknown directive "name"/s);
+    assert.match(
+      r.message,
+      /^site config: .*validate: \/usr\/local\/lib\/nginx-site\/check-site refused the new content .*unknown directive "name"/s,
+    );
     assert.match(site(), new RegExp(`server 127\\.0\\.0\\.1:${ports[1]};`));
     assert.deepEqual(await settledPids(), before);
   });
@@ -114,14 +168,20 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
     const reloaded = await reloads();
     const predicted = await applyPlan(steps, true);
     assert.deepEqual(changedNames(predicted), ['site config', 'nginx reloaded']);
-    assert.equal((predicted.find((o) => o.name === 'nginx reloaded') as { reply: Reply }).reply.output, 'would reload nginx (dry run)');
+    assert.equal(
+      (predicted.find((o) => o.name === 'nginx reloaded') as { reply: Reply }).reply.output,
+      'would reload nginx (dry run)',
+    );
     assert.deepEqual(await settledPids(), before, 'a plan reloads nothing');
     const done = await applyPlan(steps);
     assert.deepEqual(changedNames(done), ['site config', 'nginx reloaded']);
     assert.deepEqual(skippedNames(done), []);
     const after = await settledPids(before.others);
     assert.equal(after.main, before.main, 'reload keeps the master');
-    assert.ok(after.others.length > 0 && after.others.every((w) => !before.others.includes(w)), JSON.stringify({ before, after }));
+    assert.ok(
+      after.others.length > 0 && after.others.every((w) => !before.others.includes(w)),
+      JSON.stringify({ before, after }),
+    );
     assert.equal(await reloads(), reloaded + 1, 'exactly one reload');
     assert.doesNotMatch(site(), new RegExp(`:${ports[1]};`));
     assert.deepEqual(await answers(), ['upstream a', 'upstream c']);
@@ -139,10 +199,22 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
 
   it('destroy: nginx stopped and disabled, the link, config, checker, web root and user gone; a second destroy is a no-op', async () => {
     const gone = await applyPlan(plan('destroy', {}));
-    assert.deepEqual(changedNames(gone), ['nginx stopped', 'site disabled', 'site config removed', 'site checker removed', 'web root removed', 'site user removed']);
+    assert.deepEqual(changedNames(gone), [
+      'nginx stopped',
+      'site disabled',
+      'site config removed',
+      'site checker removed',
+      'web root removed',
+      'site user removed',
+    ]);
     assert.equal((await root.run(['systemctl', 'is-active', 'nginx'])).stdout.trim(), 'inactive');
     assert.equal((await root.run(['systemctl', 'is-enabled', 'nginx'])).stdout.trim(), 'disabled');
-    for (const p of ['/etc/nginx/sites-enabled/app', '/etc/nginx/sites-available/app', '/usr/local/lib/nginx-site', '/srv/app']) {
+    for (const p of [
+      '/etc/nginx/sites-enabled/app',
+      '/etc/nginx/sites-available/app',
+      '/usr/local/lib/nginx-site',
+      '/srv/app',
+    ]) {
       assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);
     }
     assert.equal((await root.run(['getent', 'passwd', 'nginx-site'])).code, 2);

@@ -44,15 +44,23 @@ const PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 const children = (pid: number): number[] => {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch { return []; }
+  } catch {
+    return [];
+  }
 };
 
 const live = new Set<SystemdRoot>();
 // A test process that dies without its after() hooks still takes its roots' systemd down.
-process.once('exit', () => { for (const r of live) r.killNow(); });
+process.once('exit', () => {
+  for (const r of live) r.killNow();
+});
 
 export class SystemdRoot {
-  private constructor(readonly dir: string, readonly pid: number, private readonly boot: ChildProcess) {}
+  private constructor(
+    readonly dir: string,
+    readonly pid: number,
+    private readonly boot: ChildProcess,
+  ) {}
 
   /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it.
    *  `prepare` edits the unpacked folder before systemd starts (what starts at boot, say). */
@@ -62,7 +70,10 @@ export class SystemdRoot {
     fs.chmodSync(dir, 0o755);
     const r = await run('tar', ['-xf', tarball, '-C', dir, '--numeric-owner']);
     if (r.code !== 0) throw new Error(`unpacking ${tarball}: ${r.stderr}`);
-    fs.writeFileSync(path.join(dir, 'etc', 'hosts'), '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n');
+    fs.writeFileSync(
+      path.join(dir, 'etc', 'hosts'),
+      '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n',
+    );
     fs.mkdirSync(path.join(dir, 'opt', 'keeper'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'usr', 'local', 'bin', 'node'), '');
     // No getty or network configuration to wait for in a container.
@@ -75,11 +86,30 @@ export class SystemdRoot {
     const link = fs.lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(modules) : '';
     const linkTarget = path.isAbsolute(link) ? link : '';
     if (linkTarget) fs.mkdirSync(path.join(dir, linkTarget), { recursive: true });
-    const boot = spawn('unshare', ['--pid', '--fork', '--mount', '--uts', '--ipc', 'bash', '-c', BOOT, dir, hostname, fs.realpathSync(repoRoot()), fs.realpathSync(process.execPath),
-      linkTarget ? fs.realpathSync(modules) : '', linkTarget],
-      { stdio: ['ignore', 'ignore', 'pipe'] });
+    const boot = spawn(
+      'unshare',
+      [
+        '--pid',
+        '--fork',
+        '--mount',
+        '--uts',
+        '--ipc',
+        'bash',
+        '-c',
+        BOOT,
+        dir,
+        hostname,
+        fs.realpathSync(repoRoot()),
+        fs.realpathSync(process.execPath),
+        linkTarget ? fs.realpathSync(modules) : '',
+        linkTarget,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
-    boot.stderr!.on('data', (d) => { err += d; });
+    boot.stderr!.on('data', (d) => {
+      err += d;
+    });
     let pid: number | undefined;
     for (let i = 0; i < 200 && pid === undefined; i++) {
       await new Promise((res) => setTimeout(res, 50));
@@ -115,13 +145,34 @@ export class SystemdRoot {
 
   /** Runs a command inside the root's namespaces, with an environment as empty as a unit's. */
   run(cmd: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<Result> {
-    return run('nsenter', ['-t', String(this.pid), '-m', '-p', '-u', '-i', '--', '/usr/bin/env', '-i', PATH, 'HOME=/root', 'LANG=C.UTF-8', ...cmd], opts);
+    return run(
+      'nsenter',
+      [
+        '-t',
+        String(this.pid),
+        '-m',
+        '-p',
+        '-u',
+        '-i',
+        '--',
+        '/usr/bin/env',
+        '-i',
+        PATH,
+        'HOME=/root',
+        'LANG=C.UTF-8',
+        ...cmd,
+      ],
+      opts,
+    );
   }
 
   /** Like run, but throws (with the output) unless the command exits 0. */
   async ok(cmd: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<string> {
     const r = await this.run(cmd, opts);
-    if (r.code !== 0) throw new Error(`${cmd.join(' ')} exited ${r.code} in the systemd root:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}`);
+    if (r.code !== 0)
+      throw new Error(
+        `${cmd.join(' ')} exited ${r.code} in the systemd root:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}`,
+      );
     return r.stdout;
   }
 
@@ -129,11 +180,23 @@ export class SystemdRoot {
   async pids(unit: string): Promise<{ main: number; others: number[] }> {
     const main = Number((await this.ok(['systemctl', 'show', '--property=MainPID', '--value', unit])).trim());
     const r = main > 0 ? await this.run(['ps', '--ppid', String(main), '-o', 'pid=']) : { stdout: '' };
-    return { main, others: r.stdout.trim().split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b) };
+    return {
+      main,
+      others: r.stdout
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number)
+        .sort((a, b) => a - b),
+    };
   }
 
   killNow(): void {
-    try { process.kill(this.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(this.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     live.delete(this);
   }
 
@@ -141,7 +204,10 @@ export class SystemdRoot {
   async stop(): Promise<void> {
     this.killNow();
     if (this.boot.exitCode === null && this.boot.signalCode === null) {
-      await new Promise<void>((res) => { this.boot.once('close', () => res()); setTimeout(res, 10_000); });
+      await new Promise<void>((res) => {
+        this.boot.once('close', () => res());
+        setTimeout(res, 10_000);
+      });
     }
     fs.rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }

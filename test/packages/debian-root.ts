@@ -9,15 +9,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
 
-export interface Result { code: number | null; stdout: string; stderr: string }
+export interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a program (no shell) and collects its output; never throws. */
-export function run(cmd: string, args: string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Result> {
   return new Promise((resolve) => {
-    const child = execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 300_000, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? (err as unknown as { code: number }).code : child.exitCode ?? 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      cmd,
+      args,
+      { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 300_000, env: { ...process.env, ...opts.env } },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as NodeJS.ErrnoException).code === 'number'
+            ? (err as unknown as { code: number }).code
+            : (child.exitCode ?? 1)
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     else child.stdin!.end();
   });
@@ -32,7 +49,8 @@ export async function script(name: string, args: string[] = [], timeoutMs = 900_
 
 // $0 is the root, $1 the host name; "$@" the command, run by env -i so no value is parsed by a shell.
 const ENTER = [
-  'set -e', 'R="$0"; H="$1"; shift',
+  'set -e',
+  'R="$0"; H="$1"; shift',
   'mount --rbind /dev "$R/dev"; mount --make-rslave "$R/dev"',
   'mount -t proc proc "$R/proc"',
   'hostname "$H"',
@@ -50,7 +68,10 @@ export class DebianRoot {
     const r = await run('tar', ['-xf', tarball, '-C', dir, '--numeric-owner']);
     if (r.code !== 0) throw new Error(`unpacking ${tarball}: ${r.stderr}`);
     // What the Debian installer writes and a debootstrapped root lacks: localhost resolves.
-    fs.writeFileSync(path.join(dir, 'etc', 'hosts'), '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n');
+    fs.writeFileSync(
+      path.join(dir, 'etc', 'hosts'),
+      '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n',
+    );
     return new DebianRoot(dir);
   }
 
@@ -60,7 +81,19 @@ export class DebianRoot {
   }
 
   private args(hostname: string, cmd: string[]): string[] {
-    return ['--mount', '--uts', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', ENTER, this.dir, hostname, ...cmd];
+    return [
+      '--mount',
+      '--uts',
+      '--pid',
+      '--fork',
+      '--kill-child=SIGTERM',
+      'sh',
+      '-c',
+      ENTER,
+      this.dir,
+      hostname,
+      ...cmd,
+    ];
   }
 
   /** Runs a command inside the root and waits for it. */
@@ -71,7 +104,10 @@ export class DebianRoot {
   /** Like run, but throws (with the output) unless the command exits 0. */
   async ok(cmd: string[], opts: { hostname?: string; input?: string; timeoutMs?: number } = {}): Promise<string> {
     const r = await this.run(cmd, opts);
-    if (r.code !== 0) throw new Error(`${cmd.join(' ')} exited ${r.code} in the Debian root:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}`);
+    if (r.code !== 0)
+      throw new Error(
+        `${cmd.join(' ')} exited ${r.code} in the Debian root:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}`,
+      );
     return r.stdout;
   }
 
@@ -97,8 +133,12 @@ export class RootProcess {
   readonly log = { out: '' };
   readonly done: Promise<number | null>;
   constructor(readonly child: ChildProcess) {
-    child.stdout!.on('data', (d) => { this.log.out += d; });
-    child.stderr!.on('data', (d) => { this.log.out += d; });
+    child.stdout!.on('data', (d) => {
+      this.log.out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      this.log.out += d;
+    });
     this.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   }
 
@@ -111,12 +151,23 @@ export class RootProcess {
     if (this.child.exitCode === null && this.child.signalCode === null && pid !== undefined) {
       let inner: number[] = [];
       try {
-        inner = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-      } catch { /* already gone */ }
+        inner = fs
+          .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
+      } catch {
+        /* already gone */
+      }
       if (inner.length > 0) for (const p of inner) process.kill(p, 'SIGTERM');
       else this.child.kill('SIGTERM');
     }
     const t = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
-    try { return await this.done; } finally { clearTimeout(t); }
+    try {
+      return await this.done;
+    } finally {
+      clearTimeout(t);
+    }
   }
 }

@@ -9,7 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { cleanupKeeperFiles, prepareKeeperConfig, startTestKeeper, type TestKeeper, type TestKeeperFiles } from '../support/keeper';
+import {
+  cleanupKeeperFiles,
+  prepareKeeperConfig,
+  startTestKeeper,
+  type TestKeeper,
+  type TestKeeperFiles,
+} from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { stackFile } from '../support/stack-env';
 import { endpointOf, register, soulStatus, uniqueSid, waitForStatus } from '../agents/harness';
@@ -53,8 +59,10 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     await script('package.sh', ['--fast', '--version', V2, '--out', path.join(out, V2), 'keeper', 'soul']);
     // Its scratch files go under `out`, removed with it.
     fs.mkdirSync(path.join(out, 'lintian-tmp'));
-    lintian = run('lintian', ['--tag-display-limit', '0', ...['keeper', 'soul', 'soul-lint'].map((p) => deb(V1, p))],
-      { timeoutMs: 900_000, env: { TMPDIR: path.join(out, 'lintian-tmp') } });
+    lintian = run('lintian', ['--tag-display-limit', '0', ...['keeper', 'soul', 'soul-lint'].map((p) => deb(V1, p))], {
+      timeoutMs: 900_000,
+      env: { TMPDIR: path.join(out, 'lintian-tmp') },
+    });
     root = await DebianRoot.create();
     k = await startTestKeeper();
   });
@@ -70,8 +78,13 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     let seedHashes: Record<string, string>;
     let configBytes: Buffer;
     // As soul.service's ExecStart runs it: root, in /var/lib/soul, the packaged launcher.
-    const startSoul = () => new RootProcess(root.spawn(['sh', '-c', 'cd /var/lib/soul && exec /usr/bin/soul run --config=/etc/soul/soul.yml'], sid));
-    after(async () => { await running?.stop(); });
+    const startSoul = () =>
+      new RootProcess(
+        root.spawn(['sh', '-c', 'cd /var/lib/soul && exec /usr/bin/soul run --config=/etc/soul/soul.yml'], sid),
+      );
+    after(async () => {
+      await running?.stop();
+    });
 
     it('v1 installs its program, conffile, account and 0700 state; --version is the package version', async () => {
       await install(V1, 'soul');
@@ -79,8 +92,14 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       assert.equal(version.stdout.trim(), V1);
       assert.equal(version.stderr, '', 'no V8 flag warning on every soul command');
       assert.equal(await root.ok(['dpkg-query', '-W', '-f=${Version}', 'soul']), V1);
-      assert.match(await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'soul']), /^ \/etc\/soul\/soul\.yml [0-9a-f]{32}$/m);
-      assert.match(await root.ok(['getent', 'passwd', 'soul']), /^soul:x:\d+:\d+:[^:]*:\/var\/lib\/soul:\/usr\/sbin\/nologin$/m);
+      assert.match(
+        await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'soul']),
+        /^ \/etc\/soul\/soul\.yml [0-9a-f]{32}$/m,
+      );
+      assert.match(
+        await root.ok(['getent', 'passwd', 'soul']),
+        /^soul:x:\d+:\d+:[^:]*:\/var\/lib\/soul:\/usr\/sbin\/nologin$/m,
+      );
       assert.equal(fs.statSync(root.path('/var/lib/soul')).mode & 0o777, 0o700);
       // The runtime is the package's own: nothing was installed beside the root's minbase, adduser and git.
       const onPath = await root.run(['sh', '-c', 'command -v node']);
@@ -88,14 +107,29 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       assert.match(await root.ok(['/usr/lib/soul/node/bin/node', '--version']), /^v2\d\./);
       // Only what the soul imports: none of the keeper's server, workflow or database modules.
       // Nor grpc-js and protobufjs: `soul init` and `soul run` speak gRPC with the soul's own client and codec.
-      for (const m of ['express', '@temporalio', 'knex', 'pg', 'redis', 'webpack', 'typescript', 'mocha', '@grpc', 'protobufjs']) {
+      for (const m of [
+        'express',
+        '@temporalio',
+        'knex',
+        'pg',
+        'redis',
+        'webpack',
+        'typescript',
+        'mocha',
+        '@grpc',
+        'protobufjs',
+      ]) {
         assert.ok(!fs.existsSync(root.path(`/usr/lib/soul/app/node_modules/${m}`)), `the soul package carries no ${m}`);
       }
       assert.ok(fs.existsSync(root.path('/usr/lib/soul/app/node_modules/js-yaml/package.json')));
       const shipped = (await root.ok(['dpkg-query', '-L', 'soul'])).split('\n');
       const own = shipped.filter((f) => f.startsWith('/usr/lib/soul/app/') && !f.includes('/node_modules/'));
       assert.ok(own.includes('/usr/lib/soul/app/dist/agent/cli.js'));
-      assert.deepEqual(own.filter((f) => /\.ts$|\.map$|\.test\.js$|\/test(\/|$)/.test(f)), [], 'none of our TypeScript, source maps or tests');
+      assert.deepEqual(
+        own.filter((f) => /\.ts$|\.map$|\.test\.js$|\/test(\/|$)/.test(f)),
+        [],
+        'none of our TypeScript, source maps or tests',
+      );
     });
 
     it('soul init with a real token, then soul run as the unit starts it: connected', async () => {
@@ -108,10 +142,19 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       fs.writeFileSync(root.path('/etc/soul/soul.yml'), `# edited by the operator for ${sid}\n${yaml.dump(doc)}`);
       configBytes = fs.readFileSync(root.path('/etc/soul/soul.yml'));
 
-      const init = await root.run(['soul', 'init', '--config=/etc/soul/soul.yml', `--token=${token}`], { hostname: sid });
+      const init = await root.run(['soul', 'init', '--config=/etc/soul/soul.yml', `--token=${token}`], {
+        hostname: sid,
+      });
       assert.equal(init.code, 0, init.stderr);
-      assert.match(init.stdout, new RegExp(`^onboarded ${sid.replace(/\./g, '\\.')} through localhost:\\d+: certificate `));
-      assert.match(init.stdout, /Start the soul with: systemctl enable --now soul\n$/, 'the packaged soul runs as its unit');
+      assert.match(
+        init.stdout,
+        new RegExp(`^onboarded ${sid.replace(/\./g, '\\.')} through localhost:\\d+: certificate `),
+      );
+      assert.match(
+        init.stdout,
+        /Start the soul with: systemctl enable --now soul\n$/,
+        'the packaged soul runs as its unit',
+      );
       assert.ok(!init.stdout.includes(token) && !init.stderr.includes(token), 'the token is never printed');
       const seed = root.path('/var/lib/soul/seed');
       assert.equal(fs.statSync(path.join(seed, 'key.pem')).mode & 0o777, 0o600);
@@ -127,7 +170,10 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       const upgrade = await install(V2, 'soul');
       assert.doesNotMatch(upgrade, /Configuration file/, 'no conffile prompt: the edit is kept');
       assert.deepEqual(fs.readFileSync(root.path('/etc/soul/soul.yml')), configBytes);
-      assert.ok(!fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-new')) && !fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-dist')));
+      assert.ok(
+        !fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-new')) &&
+          !fs.existsSync(root.path('/etc/soul/soul.yml.dpkg-dist')),
+      );
       assert.equal((await root.ok(['soul', '--version'])).trim(), V2);
       const seed = root.path('/var/lib/soul/seed');
       for (const [f, h] of Object.entries(seedHashes)) assert.equal(sha256(path.join(seed, f)), h, `${f} is untouched`);
@@ -145,18 +191,27 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       await running!.stop();
       running = undefined;
       await root.ok(['dpkg', '--remove', 'soul']);
-      assert.ok(!fs.existsSync(root.path('/usr/bin/soul')) && !fs.existsSync(root.path('/usr/lib/soul')), 'the program is gone');
+      assert.ok(
+        !fs.existsSync(root.path('/usr/bin/soul')) && !fs.existsSync(root.path('/usr/lib/soul')),
+        'the program is gone',
+      );
       assert.deepEqual(fs.readFileSync(root.path('/etc/soul/soul.yml')), configBytes);
       assert.ok(fs.existsSync(root.path('/var/lib/soul/seed/key.pem')));
       await root.ok(['getent', 'passwd', 'soul']);
 
       // As `systemctl enable soul` left it: purge removes the link, so a reinstall starts disabled.
       fs.mkdirSync(root.path('/etc/systemd/system/multi-user.target.wants'), { recursive: true });
-      fs.symlinkSync('/lib/systemd/system/soul.service', root.path('/etc/systemd/system/multi-user.target.wants/soul.service'));
+      fs.symlinkSync(
+        '/lib/systemd/system/soul.service',
+        root.path('/etc/systemd/system/multi-user.target.wants/soul.service'),
+      );
       const purge = await root.run(['dpkg', '--purge', 'soul']);
       assert.equal(purge.code, 0, purge.stderr);
       assert.doesNotMatch(purge.stdout + purge.stderr, /deluser|crontab/, 'no deluser noise');
-      assert.ok(!fs.lstatSync(root.path('/etc/systemd/system/multi-user.target.wants/soul.service'), { throwIfNoEntry: false }), 'the wants link is gone');
+      assert.ok(
+        !fs.lstatSync(root.path('/etc/systemd/system/multi-user.target.wants/soul.service'), { throwIfNoEntry: false }),
+        'the wants link is gone',
+      );
       assert.ok(!fs.existsSync(root.path('/etc/soul/soul.yml')), 'the conffile is gone');
       assert.ok(!fs.existsSync(root.path('/var/lib/soul')), 'the state is gone');
       assert.equal((await root.run(['getent', 'passwd', 'soul'])).code, 2, 'the account is gone');
@@ -171,9 +226,27 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     let configBytes: Buffer;
     // As keeper.service runs it: User=keeper (setpriv execs, as systemd does, no parent process in
     // between), WorkingDirectory and HOME /var/lib/keeper; then its ExecStartPost.
-    const startKeeperUnit = () => new RootProcess(root.spawn(['setpriv', '--reuid=keeper', '--regid=keeper', '--init-groups', '--', 'sh', '-c',
-      'cd /var/lib/keeper && HOME=/var/lib/keeper exec /usr/bin/keeper run --config=/etc/keeper/keeper.yml'], 'keeper-host'));
-    const waitReady = () => root.run(['/usr/lib/keeper/node/bin/node', '/usr/lib/keeper/bin/wait-ready.js', '/etc/keeper/keeper.yml', '240'], { timeoutMs: 260_000 });
+    const startKeeperUnit = () =>
+      new RootProcess(
+        root.spawn(
+          [
+            'setpriv',
+            '--reuid=keeper',
+            '--regid=keeper',
+            '--init-groups',
+            '--',
+            'sh',
+            '-c',
+            'cd /var/lib/keeper && HOME=/var/lib/keeper exec /usr/bin/keeper run --config=/etc/keeper/keeper.yml',
+          ],
+          'keeper-host',
+        ),
+      );
+    const waitReady = () =>
+      root.run(
+        ['/usr/lib/keeper/node/bin/node', '/usr/lib/keeper/bin/wait-ready.js', '/etc/keeper/keeper.yml', '240'],
+        { timeoutMs: 260_000 },
+      );
     after(async () => {
       await running?.stop();
       if (files) await cleanupKeeperFiles(files);
@@ -182,14 +255,23 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     it('v1 installs; the edited keeper.yml pointing at the stack passes check-config; keeper init, then keeper run as the unit runs it: ready', async () => {
       await install(V1, 'keeper');
       assert.equal((await root.ok(['keeper', '--version'])).trim(), V1);
-      assert.match(await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'keeper']), /^ \/etc\/keeper\/keeper\.yml [0-9a-f]{32}$/m);
+      assert.match(
+        await root.ok(['dpkg-query', '-W', '-f=${Conffiles}', 'keeper']),
+        /^ \/etc\/keeper\/keeper\.yml [0-9a-f]{32}$/m,
+      );
       assert.equal(fs.statSync(root.path('/var/lib/keeper')).mode & 0o777, 0o700);
-      assert.equal(await root.ok(['stat', '-c', '%U:%G %a', '/var/lib/keeper', '/etc/keeper', '/etc/keeper/tls']), 'keeper:keeper 700\nroot:keeper 750\nroot:keeper 750\n');
+      assert.equal(
+        await root.ok(['stat', '-c', '%U:%G %a', '/var/lib/keeper', '/etc/keeper', '/etc/keeper/tls']),
+        'keeper:keeper 700\nroot:keeper 750\nroot:keeper 750\n',
+      );
       // The shipped default passes the schema, but names files the operator has not installed yet:
       // check-config, the guide's gate before a start, says so (issue 37 row 10).
       const unedited = await root.run(['keeper', 'check-config', '--config=/etc/keeper/keeper.yml']);
       assert.equal(unedited.code, 1, unedited.stdout);
-      assert.match(unedited.stderr, /- secretstore\.auth\.secret_id_file: \/etc\/keeper\/approle-secret-id does not exist; fix: /);
+      assert.match(
+        unedited.stderr,
+        /- secretstore\.auth\.secret_id_file: \/etc\/keeper\/approle-secret-id does not exist; fix: /,
+      );
 
       // The operator's files as docs/install.md installs them: the TLS key readable by the keeper's
       // group, the AppRole secret_ids the keeper's own at 0400 (the spec's mode).
@@ -201,7 +283,12 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       root.put(stackFile('approle-secret-id'), '/etc/keeper/approle-secret-id', 0o400);
       root.put(stackFile('approle-scenario-secret-id'), '/etc/keeper/approle-scenario-secret-id', 0o400);
       await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/keeper.key']);
-      await root.ok(['chown', 'keeper:keeper', '/etc/keeper/approle-secret-id', '/etc/keeper/approle-scenario-secret-id']);
+      await root.ok([
+        'chown',
+        'keeper:keeper',
+        '/etc/keeper/approle-secret-id',
+        '/etc/keeper/approle-scenario-secret-id',
+      ]);
       const doc = files.doc;
       doc.listen.grpc.bootstrap.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key' };
       doc.listen.grpc.event_stream.tls = { cert: 'tls/keeper.crt', key: 'tls/keeper.key', ca: 'tls/ca.pem' };
@@ -210,11 +297,24 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       doc.services.cache_dir = '/var/lib/keeper/services';
       fs.writeFileSync(root.path('/etc/keeper/keeper.yml'), `# edited by the operator\n${yaml.dump(doc)}`);
       configBytes = fs.readFileSync(root.path('/etc/keeper/keeper.yml'));
-      assert.equal((await root.ok(['runuser', '-u', 'keeper', '--', 'keeper', 'check-config', '--config=/etc/keeper/keeper.yml'])).trim(),
-        '/etc/keeper/keeper.yml: valid');
+      assert.equal(
+        (
+          await root.ok(['runuser', '-u', 'keeper', '--', 'keeper', 'check-config', '--config=/etc/keeper/keeper.yml'])
+        ).trim(),
+        '/etc/keeper/keeper.yml: valid',
+      );
 
-      const init = await root.run(['runuser', '-u', 'keeper', '--', 'keeper', 'init', '--archon=admin', '--config=/etc/keeper/keeper.yml',
-        '--credential-out=/var/lib/keeper/admin.jwt']);
+      const init = await root.run([
+        'runuser',
+        '-u',
+        'keeper',
+        '--',
+        'keeper',
+        'init',
+        '--archon=admin',
+        '--config=/etc/keeper/keeper.yml',
+        '--credential-out=/var/lib/keeper/admin.jwt',
+      ]);
       assert.equal(init.code, 0, init.stderr);
       assert.match(init.stdout, /^created operator admin \(role cluster-admin\)/);
 
@@ -222,7 +322,9 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       const ready = await waitReady();
       assert.equal(ready.code, 0, `${ready.stderr}\n--- keeper log ---\n${running.log.out.slice(-3000)}`);
       const token = fs.readFileSync(root.path('/var/lib/keeper/admin.jwt'), 'utf8').trim();
-      const res = await fetch(`http://${doc.listen.openapi.addr}/v1/souls`, { headers: { Authorization: `Bearer ${token}` } });
+      const res = await fetch(`http://${doc.listen.openapi.addr}/v1/souls`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       assert.equal(res.status, 200);
     });
 
@@ -244,33 +346,73 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     it('purge removes the program, the conffile, the account, /var/lib/keeper, the secrets and the wants link; nothing is left to the old uid or gid', async () => {
       await running!.stop();
       running = undefined;
-      const ids = (await root.ok(['sh', '-c', 'id -u keeper; getent group keeper | cut -d: -f3'])).trim().split('\n').map(Number);
+      const ids = (await root.ok(['sh', '-c', 'id -u keeper; getent group keeper | cut -d: -f3']))
+        .trim()
+        .split('\n')
+        .map(Number);
       // What an operator leaves: an enabled unit and a file of their own the keeper's group could read.
       fs.mkdirSync(root.path('/etc/systemd/system/multi-user.target.wants'), { recursive: true });
-      fs.symlinkSync('/lib/systemd/system/keeper.service', root.path('/etc/systemd/system/multi-user.target.wants/keeper.service'));
+      fs.symlinkSync(
+        '/lib/systemd/system/keeper.service',
+        root.path('/etc/systemd/system/multi-user.target.wants/keeper.service'),
+      );
       root.put(stackFile('tls', 'ca.pem'), '/etc/keeper/notes.txt', 0o640);
       await root.ok(['chown', 'root:keeper', '/etc/keeper/notes.txt']);
       const purge = await root.run(['dpkg', '--purge', 'keeper']);
       assert.equal(purge.code, 0, purge.stderr);
       assert.doesNotMatch(purge.stdout + purge.stderr, /deluser|crontab/, 'no deluser noise');
-      for (const p of ['/usr/bin/keeper', '/usr/bin/keeperctl', '/usr/lib/keeper', '/etc/keeper/keeper.yml', '/var/lib/keeper', '/lib/systemd/system/keeper.service',
-        '/etc/keeper/approle-secret-id', '/etc/keeper/approle-scenario-secret-id', '/etc/keeper/tls/keeper.key']) {
+      for (const p of [
+        '/usr/bin/keeper',
+        '/usr/bin/keeperctl',
+        '/usr/lib/keeper',
+        '/etc/keeper/keeper.yml',
+        '/var/lib/keeper',
+        '/lib/systemd/system/keeper.service',
+        '/etc/keeper/approle-secret-id',
+        '/etc/keeper/approle-scenario-secret-id',
+        '/etc/keeper/tls/keeper.key',
+      ]) {
         assert.ok(!fs.existsSync(root.path(p)), `${p} is gone`);
       }
-      assert.ok(!fs.lstatSync(root.path('/etc/systemd/system/multi-user.target.wants/keeper.service'), { throwIfNoEntry: false }), 'the wants link is gone');
+      assert.ok(
+        !fs.lstatSync(root.path('/etc/systemd/system/multi-user.target.wants/keeper.service'), {
+          throwIfNoEntry: false,
+        }),
+        'the wants link is gone',
+      );
       assert.equal((await root.run(['getent', 'passwd', 'keeper'])).code, 2);
       // A new system account given the keeper's old uid and gid reads nothing the keeper had.
-      const left = await root.ok(['find', '/etc', '/var', '(', '-uid', String(ids[0]), '-o', '-gid', String(ids[1]), ')', '-print']);
-      assert.equal(left, '', 'no file is owned by the deleted account\'s uid or gid');
-      assert.equal(await root.ok(['stat', '-c', '%U:%G %a', '/etc/keeper/notes.txt']), 'root:root 640\n', 'the operator\'s file stays, root\'s');
+      const left = await root.ok([
+        'find',
+        '/etc',
+        '/var',
+        '(',
+        '-uid',
+        String(ids[0]),
+        '-o',
+        '-gid',
+        String(ids[1]),
+        ')',
+        '-print',
+      ]);
+      assert.equal(left, '', "no file is owned by the deleted account's uid or gid");
+      assert.equal(
+        await root.ok(['stat', '-c', '%U:%G %a', '/etc/keeper/notes.txt']),
+        'root:root 640\n',
+        "the operator's file stays, root's",
+      );
     });
   });
 
   describe('soul-lint', () => {
     it('installs and checks a service repository offline, exit 1 on a broken one', async () => {
       await install(V1, 'soul-lint');
-      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), root.path('/srv/motd'), { recursive: true });
-      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'broken-scenario'), root.path('/srv/broken'), { recursive: true });
+      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), root.path('/srv/motd'), {
+        recursive: true,
+      });
+      fs.cpSync(path.join(repoRoot(), 'test', 'fixtures', 'services', 'broken-scenario'), root.path('/srv/broken'), {
+        recursive: true,
+      });
       const good = await root.run(['soul-lint', '/srv/motd']);
       assert.equal(good.code, 0, good.stdout + good.stderr);
       const bad = await root.run(['soul-lint', '/srv/broken', '--format', 'json']);
@@ -280,14 +422,19 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
   });
 
   describe('unit files and lintian', () => {
-    it('keeper.service and soul.service pass systemd-analyze verify with no warning (against each package\'s own files)', async () => {
+    it("keeper.service and soul.service pass systemd-analyze verify with no warning (against each package's own files)", async () => {
       for (const pkg of ['keeper', 'soul']) {
         // The package's files plus the machine's systemd units (the targets the units name), as on a host.
         const tree = fs.mkdtempSync(path.join(os.tmpdir(), `unit-${pkg}-`));
         try {
           const x = await run('dpkg-deb', ['-x', deb(V1, pkg), tree]);
           assert.equal(x.code, 0, x.stderr);
-          fs.cpSync('/lib/systemd/system', path.join(tree, 'lib', 'systemd', 'system'), { recursive: true, force: false, dereference: false, verbatimSymlinks: true });
+          fs.cpSync('/lib/systemd/system', path.join(tree, 'lib', 'systemd', 'system'), {
+            recursive: true,
+            force: false,
+            dereference: false,
+            verbatimSymlinks: true,
+          });
           const v = await run('systemd-analyze', ['verify', `--root=${tree}`, `${pkg}.service`]);
           assert.equal(v.code, 0, v.stderr);
           assert.equal(v.stdout + v.stderr, '', 'no warning either');
@@ -300,10 +447,15 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
     it('lintian finds no error in the three packages; every warning it gives is explained in docs/install.md', async () => {
       const r = await lintian;
       const lines = r.stdout.split('\n').filter((l) => /^[EW]: /.test(l));
-      assert.deepEqual(lines.filter((l) => l.startsWith('E: ')), [], r.stdout + r.stderr);
+      assert.deepEqual(
+        lines.filter((l) => l.startsWith('E: ')),
+        [],
+        r.stdout + r.stderr,
+      );
       const docs = fs.readFileSync(path.join(repoRoot(), 'docs', 'install.md'), 'utf8');
       const tags = [...new Set(lines.map((l) => l.split(' ')[2]!))];
-      for (const tag of tags) assert.ok(docs.includes(`\`${tag}\``), `lintian warning ${tag} is not explained in docs/install.md`);
+      for (const tag of tags)
+        assert.ok(docs.includes(`\`${tag}\``), `lintian warning ${tag} is not explained in docs/install.md`);
     });
   });
 });

@@ -12,7 +12,11 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { repoRoot } from '../support/repo';
 
-interface Exit { code: number | null; stdout: string; stderr: string }
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 describe('keeper.service readiness check (wait-ready.js)', function () {
   // Far below the 290 s the unit gives it: a check that waited for its timeout fails here.
@@ -23,19 +27,26 @@ describe('keeper.service readiness check (wait-ready.js)', function () {
   /** A config whose operator API listens on `port` (the rest as the shipped file has it). */
   const config = (port: number) => {
     const file = path.join(dir, `keeper-${port}.yml`);
-    const shipped = yaml.load(fs.readFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'keeper.yml'), 'utf8')) as Record<string, any>;
+    const shipped = yaml.load(
+      fs.readFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'keeper.yml'), 'utf8'),
+    ) as Record<string, any>;
     shipped.listen.openapi.addr = `127.0.0.1:${port}`;
     fs.writeFileSync(file, yaml.dump(shipped));
     return file;
   };
-  const waitReady = (file: string, mainPid: number) => new Promise<Exit>((resolve) => {
-    const p = spawn(process.execPath, [script, file, '290'], { env: { ...process.env, MAINPID: String(mainPid) } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const waitReady = (file: string, mainPid: number) =>
+    new Promise<Exit>((resolve) => {
+      const p = spawn(process.execPath, [script, file, '290'], { env: { ...process.env, MAINPID: String(mainPid) } });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      p.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      p.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
   /** A port nothing listens on. */
   const closedPort = async () => {
     const s = http.createServer().listen(0, '127.0.0.1');
@@ -54,7 +65,9 @@ describe('keeper.service readiness check (wait-ready.js)', function () {
     script = path.join(dir, 'bin', 'wait-ready.js');
     fs.copyFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'wait-ready.js'), script);
   });
-  after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+  after(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('ends with status 1 as soon as the keeper (MAINPID) has exited, saying so and where its reason is', async () => {
     const keeper = spawn(process.execPath, ['-e', 'setTimeout(() => process.exit(1), 500)']);
@@ -62,16 +75,23 @@ describe('keeper.service readiness check (wait-ready.js)', function () {
     const r = await waitReady(config(await closedPort()), keeper.pid!);
     await exited;
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, new RegExp(`^keeper exited before it was ready \\(pid ${keeper.pid}; its own log says why: journalctl -u keeper\\)`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^keeper exited before it was ready \\(pid ${keeper.pid}; its own log says why: journalctl -u keeper\\)`,
+      ),
+    );
   });
 
   it('ends with status 0 once /readyz answers 200 while the keeper runs', async () => {
     let asked = 0;
     // 503 first, as a keeper whose database is still connecting answers.
-    const server = http.createServer((req, res) => {
-      asked += 1;
-      res.writeHead(req.url === '/readyz' && asked > 2 ? 200 : 503).end('{}');
-    }).listen(0, '127.0.0.1');
+    const server = http
+      .createServer((req, res) => {
+        asked += 1;
+        res.writeHead(req.url === '/readyz' && asked > 2 ? 200 : 503).end('{}');
+      })
+      .listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {
       const { port } = server.address() as AddressInfo;

@@ -7,7 +7,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
 import { cleanupKeeperFiles, type InitializedKeeper } from '../support/keeper';
-import { api, gitRepoFrom, initRunKeeper, settled, spawnKeeper, startSouls, tempDir, type KeeperProcess, type TestSoul } from './keeper';
+import {
+  api,
+  gitRepoFrom,
+  initRunKeeper,
+  settled,
+  spawnKeeper,
+  startSouls,
+  tempDir,
+  type KeeperProcess,
+  type TestSoul,
+} from './keeper';
 
 describe('CEL budget: the comprehension bomb fails the render, the keeper stays up', function () {
   this.timeout(180_000);
@@ -21,7 +31,11 @@ describe('CEL budget: the comprehension bomb fails the render, the keeper stays 
     k = await initRunKeeper();
     proc = await spawnKeeper(k);
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'cel-bomb'), path.join(root, 'cel-bomb.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'cel-bomb'),
+      path.join(root, 'cel-bomb.git'),
+      'v1',
+    );
     const r = await api(k, 'POST', '/v1/services', { name: 'cel-bomb', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
@@ -44,7 +58,12 @@ describe('CEL budget: the comprehension bomb fails the render, the keeper stays 
       }
     })();
     try {
-      const r = await api(k, 'POST', '/v1/incarnations', { name: 'bomb', service: 'cel-bomb', covens: ['web'], input: { root, l } });
+      const r = await api(k, 'POST', '/v1/incarnations', {
+        name: 'bomb',
+        service: 'cel-bomb',
+        covens: ['web'],
+        input: { root, l },
+      });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       const inc = await settled(k, 'bomb');
       assert.equal(inc.status, 'error_locked');
@@ -69,7 +88,12 @@ describe('CEL budget: the comprehension bomb fails the render, the keeper stays 
 
   it('the same scenario over a 10-element list applies (the budget refuses the bomb, not the expression)', async () => {
     const l = Array.from({ length: 10 }, (_, i) => i);
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'small', service: 'cel-bomb', covens: ['web'], input: { root, l } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'small',
+      service: 'cel-bomb',
+      covens: ['web'],
+      input: { root, l },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, 'small');
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));

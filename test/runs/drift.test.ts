@@ -23,11 +23,19 @@ describe('drift: scheduled checks of an incarnation against its committed state'
 
   before(async () => {
     root = tempDir('drift-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'), path.join(root, 'plan.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'),
+      path.join(root, 'plan.git'),
+      'v1',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'plan', git: url, ref: 'v1' })).status, 201);
-    assert.equal((await api(k, 'POST', '/v1/incarnations', { name: 'drifty', service: 'plan', covens: ['web'], input: { root } })).status, 202);
+    assert.equal(
+      (await api(k, 'POST', '/v1/incarnations', { name: 'drifty', service: 'plan', covens: ['web'], input: { root } }))
+        .status,
+      202,
+    );
     assert.equal((await settled(k, 'drifty')).status, 'ready');
   });
   after(async () => {
@@ -55,38 +63,71 @@ describe('drift: scheduled checks of an incarnation against its committed state'
     await waitFor('a first check: in sync', async () => (await drift()).status === 'in_sync', 60_000, 250);
 
     fs.writeFileSync(motd(b), 'edited by hand\n');
-    const d = await waitFor('the edit reported as drift', async () => { const x = await drift(); return x.status === 'drifted' ? x : undefined; }, 60_000, 250);
+    const d = await waitFor(
+      'the edit reported as drift',
+      async () => {
+        const x = await drift();
+        return x.status === 'drifted' ? x : undefined;
+      },
+      60_000,
+      250,
+    );
     assert.deepEqual(d.drifted_sids, [b.sid]);
     const plan = (await api(k, 'GET', `/v1/incarnations/drifty/plans/${d.plan_id}`)).body;
     assert.equal(plan.operation, 'create', 'the last committed operation');
     const host = plan.hosts.find((h: any) => h.sid === b.sid);
-    assert.equal(host.steps[1].diff.content.unified, [`--- a${motd(b)}`, `+++ b${motd(b)}`, '@@ -1,1 +1,1 @@', '-edited by hand', '+hello', ''].join('\n'));
+    assert.equal(
+      host.steps[1].diff.content.unified,
+      [`--- a${motd(b)}`, `+++ b${motd(b)}`, '@@ -1,1 +1,1 @@', '-edited by hand', '+hello', ''].join('\n'),
+    );
     const metrics = await (await fetch(`${k.metricsUrl}/metrics`)).text();
     assert.match(metrics, /^keeper_drifted_hosts\{incarnation="drifty",kid="[^"]+"\} 1$/m);
 
     // Off: two more checks later, the file is still as the operator left it, the incarnation untouched.
     const checked = d.checked_at;
-    await waitFor('two more checks', async () => { const x = await drift(); return x.checked_at !== checked && x.status === 'drifted' ? x : undefined; }, 60_000, 250);
+    await waitFor(
+      'two more checks',
+      async () => {
+        const x = await drift();
+        return x.checked_at !== checked && x.status === 'drifted' ? x : undefined;
+      },
+      60_000,
+      250,
+    );
     assert.equal(fs.readFileSync(motd(b), 'utf8'), 'edited by hand\n');
     assert.equal((await api(k, 'GET', '/v1/incarnations/drifty/runs')).body.items.length, 1);
   });
 
   it('with auto_repair the check applies its plan and the host is back as committed; off removes the schedule', async () => {
     const [, b] = souls as [TestSoul, TestSoul];
-    assert.equal((await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: '2s', auto_repair: true })).status, 200);
+    assert.equal(
+      (await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: '2s', auto_repair: true })).status,
+      200,
+    );
     await waitFor('the drifted host repaired', async () => fs.readFileSync(motd(b), 'utf8') === 'hello\n', 90_000, 250);
     const repair = (await api(k, 'GET', '/v1/incarnations/drifty/runs')).body.items[0];
-    assert.match(repair.plan_id, /^drifty\.create\.drift\./, 'the repair applied a drift check\'s plan');
-    await waitFor('the repair committed and a later check in sync', async () => (await drift()).status === 'in_sync', 60_000, 250);
+    assert.match(repair.plan_id, /^drifty\.create\.drift\./, "the repair applied a drift check's plan");
+    await waitFor(
+      'the repair committed and a later check in sync',
+      async () => (await drift()).status === 'in_sync',
+      60_000,
+      250,
+    );
     assert.equal((await api(k, 'GET', `/v1/incarnations/drifty/runs/${repair.apply_id}`)).body.status, 'succeeded');
 
     const off = await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: null });
     assert.equal(off.status, 200);
-    assert.deepEqual([off.body.drift.interval, off.body.drift.status, off.body.drift.drifted_sids], [null, 'unchecked', []]);
+    assert.deepEqual(
+      [off.body.drift.interval, off.body.drift.status, off.body.drift.drifted_sids],
+      [null, 'unchecked', []],
+    );
     const conn = await connectStackTemporal();
     try {
       const client = new Client({ connection: conn, namespace: k.doc.temporal?.namespace ?? 'default' });
-      await assert.rejects(client.schedule.getHandle(`keeper-drift-${k.doc.temporal.task_queue}-drifty`).describe(), ScheduleNotFoundError);
+      await assert.rejects(
+        client.schedule.getHandle(`keeper-drift-${k.doc.temporal.task_queue}-drifty`).describe(),
+        ScheduleNotFoundError,
+      );
     } finally {
       await conn.close();
     }

@@ -30,18 +30,30 @@ describe('one-off executions on real souls', function () {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const finished = (id: string) => waitFor(`execution ${id}`, async () => {
-    const r = await api('GET', `/v1/executions/${id}`);
-    assert.equal(r.status, 200, r.text);
-    return r.body.status === 'done' ? r.body : undefined;
-  }, 90_000, 200);
+  const finished = (id: string) =>
+    waitFor(
+      `execution ${id}`,
+      async () => {
+        const r = await api('GET', `/v1/executions/${id}`);
+        assert.equal(r.status, 200, r.text);
+        return r.body.status === 'done' ? r.body : undefined;
+      },
+      90_000,
+      200,
+    );
 
   it('runs a command on a coven: each host answers with its exit code and output, the other coven untouched', async () => {
     const marker = path.join(root, 'ran-');
-    const r = await api('POST', '/v1/executions', { body: {
-      module: 'core.cmd.run', target: { covens: ['web'] },
-      params: { argv: [`echo same; touch ${marker}$(hostname); [ "$(hostname)" = "${souls[1]!.sid}" ] && exit 3; exit 0`], shell: true },
-    } });
+    const r = await api('POST', '/v1/executions', {
+      body: {
+        module: 'core.cmd.run',
+        target: { covens: ['web'] },
+        params: {
+          argv: [`echo same; touch ${marker}$(hostname); [ "$(hostname)" = "${souls[1]!.sid}" ] && exit 3; exit 0`],
+          shell: true,
+        },
+      },
+    });
     assert.equal(r.status, 202, r.text);
     assert.deepEqual(r.body.sids, [souls[0]!.sid, souls[1]!.sid].sort());
     const e = await finished(r.body.id);
@@ -55,25 +67,34 @@ describe('one-off executions on real souls', function () {
     assert.equal(fs.existsSync(marker + souls[0]!.sid), true);
 
     // The event stream: a host event per answer, then the summary.
-    const ev = await fetch(`${k.baseUrl}/v1/executions/${r.body.id}/events`, { headers: { Authorization: `Bearer ${k.adminToken}` } });
+    const ev = await fetch(`${k.baseUrl}/v1/executions/${r.body.id}/events`, {
+      headers: { Authorization: `Bearer ${k.adminToken}` },
+    });
     const text = await ev.text();
     assert.equal((text.match(/^event: host$/gm) ?? []).length, 2, text);
     assert.match(text, /event: end\ndata: \{"status":"done","summary":\{"ok":0,"changed":1,"failed":1,"unknown":0\}/);
   });
 
   it('keeperctl exec --cmd prints a line per host, identical output once with its count, the summary; -o json the execution', async () => {
-    const ctl = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args],
-        { env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+    const ctl = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
+          env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+        });
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+        });
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
     const r = await ctl(['exec', '--coven', 'web', '--cmd', '--', 'echo', 'same']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
-    for (const s of souls.slice(0, 2)) assert.match(r.stdout, new RegExp(`^${s.sid.replaceAll('.', '\\.')}  changed  ran echo, exit 0`, 'm'));
+    for (const s of souls.slice(0, 2))
+      assert.match(r.stdout, new RegExp(`^${s.sid.replaceAll('.', '\\.')}  changed  ran echo, exit 0`, 'm'));
     assert.match(r.stdout, /^2 hosts changed \(.*\):\n {4}ran echo, exit 0 \(no guard\)\n {4}stdout:\n {4}same$/m);
     assert.match(r.stdout, /^ok 0, changed 2, failed 0, unknown 0$/m);
     const json = await ctl(['-o', 'json', 'exec', '--sid', souls[0]!.sid, 'core.cmd.run', 'argv=[/bin/false]']);
@@ -85,9 +106,14 @@ describe('one-off executions on real souls', function () {
 
   it('check mode changes nothing and says what would change', async () => {
     const file = path.join(root, 'dry-run.txt');
-    const r = await api('POST', '/v1/executions', { body: {
-      module: 'core.file.present', params: { path: file, content: 'hello\n' }, target: { sids: [souls[2]!.sid] }, dry_run: true,
-    } });
+    const r = await api('POST', '/v1/executions', {
+      body: {
+        module: 'core.file.present',
+        params: { path: file, content: 'hello\n' },
+        target: { sids: [souls[2]!.sid] },
+        dry_run: true,
+      },
+    });
     assert.equal(r.status, 202, r.text);
     const e = await finished(r.body.id);
     assert.equal(e.hosts[0].status, 'changed', JSON.stringify(e.hosts[0]));
@@ -97,7 +123,9 @@ describe('one-off executions on real souls', function () {
   it('a host that does not answer within the timeout is unknown, never ok', async () => {
     souls[2]!.run.child.kill('SIGSTOP');
     try {
-      const r = await api('POST', '/v1/executions', { body: { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['db'] }, timeout: 2 } });
+      const r = await api('POST', '/v1/executions', {
+        body: { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['db'] }, timeout: 2 },
+      });
       assert.equal(r.status, 202, r.text);
       const e = await finished(r.body.id);
       assert.deepEqual(e.summary, { ok: 0, changed: 0, failed: 0, unknown: 1 });
@@ -108,7 +136,15 @@ describe('one-off executions on real souls', function () {
   });
 
   it('a selection over the threshold needs confirm; unconnected hosts are unknown', async () => {
-    for (let i = 0; i < 11; i++) assert.equal((await api('POST', '/v1/souls', { body: { sid: `idle-${i}.exec.example.com`, transport: 'agent', covens: ['idle'] } })).status, 201);
+    for (let i = 0; i < 11; i++)
+      assert.equal(
+        (
+          await api('POST', '/v1/souls', {
+            body: { sid: `idle-${i}.exec.example.com`, transport: 'agent', covens: ['idle'] },
+          })
+        ).status,
+        201,
+      );
     const body = { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['idle'] } };
     const refused = await api('POST', '/v1/executions', { body });
     assertProblem(refused, 428, /selects 11 hosts/);
@@ -119,15 +155,21 @@ describe('one-off executions on real souls', function () {
     assert.match(e.hosts[0].output, /not connected/);
   });
 
-  it('refuses with 403 without executions:run, and a module outside the role\'s allow-list; a bad where names its field', async () => {
+  it("refuses with 403 without executions:run, and a module outside the role's allow-list; a bad where names its field", async () => {
     const body = { module: 'core.cmd.run', params: { argv: ['true'] }, target: { covens: ['web'] } };
     const operator = await operatorToken(k, 'exec-operator', 'operator');
     const denied = await clientFor(k, operator)('POST', '/v1/executions', { body });
     assertProblem(denied, 403);
     assert.equal(denied.body.missing_permission, 'executions:run');
     const responder = await operatorToken(k, 'exec-responder', 'responder');
-    assertProblem(await clientFor(k, responder)('POST', '/v1/executions', { body }), 403, /may not run module core\.cmd\.run/);
-    const bad = await api('POST', '/v1/executions', { body: { ...body, target: { where: 'soulprint.self.os_release ==' } } });
+    assertProblem(
+      await clientFor(k, responder)('POST', '/v1/executions', { body }),
+      403,
+      /may not run module core\.cmd\.run/,
+    );
+    const bad = await api('POST', '/v1/executions', {
+      body: { ...body, target: { where: 'soulprint.self.os_release ==' } },
+    });
     assertProblem(bad, 400, /target\.where/);
     assertProblem(await api('POST', '/v1/executions', { body: { ...body, params: { argv: [] } } }), 400, /params/);
   });

@@ -24,7 +24,11 @@ describe('runs: a workflow started outside the API is refused by every activity'
 
   before(async () => {
     root = tempDir('foreign-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'),
+      path.join(root, 'note.git'),
+      'v1',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'foreign', git: url, ref: 'v1' })).status, 201);
@@ -52,20 +56,34 @@ describe('runs: a workflow started outside the API is refused by every activity'
 
   async function startForeign(applyId: string, incarnation: string): Promise<Error> {
     const handle = await client.workflow.start('incarnationRun', {
-      workflowId: `foreign-${randomBytes(4).toString('hex')}`, taskQueue: k.config.temporal.task_queue,
+      workflowId: `foreign-${randomBytes(4).toString('hex')}`,
+      taskQueue: k.config.temporal.task_queue,
       args: [{ applyId, incarnation, operation: 'create' }],
     });
-    const err = await handle.result().then(() => undefined, (e: unknown) => e as Error);
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     assert.ok(err instanceof WorkflowFailedError, `the foreign workflow must fail, got ${String(err)}`);
     return err;
   }
 
   it('changes nothing for a ready and an error_locked incarnation, whatever apply_id it names', async () => {
-    let r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-ready', service: 'foreign', covens: ['web'], input: { root, greeting: 'one', file: 'one' } });
+    let r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'fw-ready',
+      service: 'foreign',
+      covens: ['web'],
+      input: { root, greeting: 'one', file: 'one' },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const readyRun = r.body.apply_id as string;
     assert.equal((await settled(k, 'fw-ready')).status, 'ready');
-    r = await api(k, 'POST', '/v1/incarnations', { name: 'fw-locked', service: 'foreign', covens: ['web'], input: { root, greeting: 'two', file: 'two', broken: true } });
+    r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'fw-locked',
+      service: 'foreign',
+      covens: ['web'],
+      input: { root, greeting: 'two', file: 'two', broken: true },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const lockedRun = r.body.apply_id as string;
     assert.equal((await settled(k, 'fw-locked')).status, 'error_locked');
@@ -93,7 +111,15 @@ describe('runs: a workflow started outside the API is refused by every activity'
     // A run row that is `running` but is not its incarnation's lock holder: written by hand, as only
     // a bug or a forged row could make one; the check looks at the incarnation, not at the row alone.
     const fake = `fw-ready.create.${Date.now().toString(36)}-forged`;
-    await db('incarnation_runs').insert({ apply_id: fake, incarnation: 'fw-ready', operation: 'create', input: JSON.stringify({ root, greeting: 'three', file: 'three' }), status: 'running', phase: 'queued', service_ref: 'v1' });
+    await db('incarnation_runs').insert({
+      apply_id: fake,
+      incarnation: 'fw-ready',
+      operation: 'create',
+      input: JSON.stringify({ root, greeting: 'three', file: 'three' }),
+      status: 'running',
+      phase: 'queued',
+      service_ref: 'v1',
+    });
     const before = { db: await snapshot() };
     const err = await startForeign(fake, 'fw-ready');
     const cause = (err as WorkflowFailedError).cause?.cause as (Error & { type?: string }) | undefined;

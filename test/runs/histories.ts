@@ -17,7 +17,10 @@ export async function recordHistories(runs: Record<string, string>): Promise<voi
     fs.mkdirSync(HISTORIES_DIR(), { recursive: true });
     for (const [name, applyId] of Object.entries(runs)) {
       const history = await client.workflow.getHandle(applyId).fetchHistory();
-      fs.writeFileSync(path.join(HISTORIES_DIR(), `${name}.json`), JSON.stringify({ workflowId: applyId, history }, null, 1));
+      fs.writeFileSync(
+        path.join(HISTORIES_DIR(), `${name}.json`),
+        JSON.stringify({ workflowId: applyId, history }, null, 1),
+      );
     }
   } finally {
     await connection.close();

@@ -8,7 +8,18 @@ import path from 'node:path';
 import type { ScenarioPort } from '../../runs/activities/scenario-port';
 import { initTestKeeper, startTestKeeper, type InitializedKeeper, type TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
-import { api, endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig, type KeeperAccess, type RunningSoul } from '../agents/harness';
+import {
+  api,
+  endpointOf,
+  soulInit,
+  soulRun,
+  uniqueSid,
+  waitFor,
+  waitForStatus,
+  writeSoulConfig,
+  type KeeperAccess,
+  type RunningSoul,
+} from '../agents/harness';
 
 /** A keeper's files, database and secret with its first operator (`admin`) created, not started. */
 export const initRunKeeper = (): Promise<InitializedKeeper> => initTestKeeper();
@@ -18,23 +29,41 @@ export async function startRunKeeper(scenario?: ScenarioPort): Promise<TestKeepe
 }
 
 /** `bin/keeper run` as its own process (so it can really be SIGKILLed), once /readyz answers. */
-export interface KeeperProcess { child: ChildProcess; log: { stderr: string }; exited: Promise<number | null> }
+export interface KeeperProcess {
+  child: ChildProcess;
+  log: { stderr: string };
+  exited: Promise<number | null>;
+}
 
-export async function spawnKeeper(k: KeeperAccess & { configFile: string }, timeoutMs = 60_000): Promise<KeeperProcess> {
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${k.configFile}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnKeeper(
+  k: KeeperAccess & { configFile: string },
+  timeoutMs = 60_000,
+): Promise<KeeperProcess> {
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${k.configFile}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const log = { stderr: '' };
   // Keep only the tail: a failing test shows it, and a long run cannot grow it without bound.
-  const keep = (d: Buffer) => { log.stderr = (log.stderr + d.toString()).slice(-20_000); };
+  const keep = (d: Buffer) => {
+    log.stderr = (log.stderr + d.toString()).slice(-20_000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let gone = false;
-  void exited.then(() => { gone = true; });
+  void exited.then(() => {
+    gone = true;
+  });
   try {
-    await waitFor('the keeper to be ready', async () => {
-      if (gone) throw new Error('the keeper exited');
-      return (await fetch(`${k.baseUrl}/readyz`)).ok;
-    }, timeoutMs, 200);
+    await waitFor(
+      'the keeper to be ready',
+      async () => {
+        if (gone) throw new Error('the keeper exited');
+        return (await fetch(`${k.baseUrl}/readyz`)).ok;
+      },
+      timeoutMs,
+      200,
+    );
   } catch (err) {
     child.kill('SIGKILL');
     (err as Error).message += `\n--- keeper log ---\n${log.stderr.slice(-3000)}`;
@@ -43,22 +72,29 @@ export async function spawnKeeper(k: KeeperAccess & { configFile: string }, time
   return { child, log, exited };
 }
 
-export interface TestSoul { sid: string; config: string; dir: string; run: RunningSoul }
+export interface TestSoul {
+  sid: string;
+  config: string;
+  dir: string;
+  run: RunningSoul;
+}
 
 /** Registers, onboards and connects one soul per entry of `covens`. */
 export async function startSouls(k: KeeperAccess, root: string, covens: string[][]): Promise<TestSoul[]> {
-  return Promise.all(covens.map(async (c, i) => {
-    const sid = uniqueSid(`host${i + 1}`);
-    const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: c });
-    if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-    const dir = path.join(root, sid);
-    const config = writeSoulConfig(dir, sid, [endpointOf(k)]);
-    const init = await soulInit(sid, config, r.body.bootstrap_token);
-    if (init.code !== 0) throw new Error(`soul init ${sid}: ${init.stderr}`);
-    const run = soulRun(sid, config);
-    await waitForStatus(k, sid, 'connected', 20_000);
-    return { sid, config, dir, run };
-  }));
+  return Promise.all(
+    covens.map(async (c, i) => {
+      const sid = uniqueSid(`host${i + 1}`);
+      const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: c });
+      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
+      const dir = path.join(root, sid);
+      const config = writeSoulConfig(dir, sid, [endpointOf(k)]);
+      const init = await soulInit(sid, config, r.body.bootstrap_token);
+      if (init.code !== 0) throw new Error(`soul init ${sid}: ${init.stderr}`);
+      const run = soulRun(sid, config);
+      await waitForStatus(k, sid, 'connected', 20_000);
+      return { sid, config, dir, run };
+    }),
+  );
 }
 
 export function tempDir(prefix: string): string {
@@ -67,10 +103,15 @@ export function tempDir(prefix: string): string {
 
 /** Polls the incarnation until it leaves `applying`; returns its record. */
 export async function settled(k: KeeperAccess, name: string, timeoutMs = 60_000): Promise<any> {
-  return waitFor(`${name} to settle`, async () => {
-    const r = await api(k, 'GET', `/v1/incarnations/${name}`);
-    return r.status === 200 && r.body.status !== 'applying' ? r.body : undefined;
-  }, timeoutMs, 200);
+  return waitFor(
+    `${name} to settle`,
+    async () => {
+      const r = await api(k, 'GET', `/v1/incarnations/${name}`);
+      return r.status === 200 && r.body.status !== 'applying' ? r.body : undefined;
+    },
+    timeoutMs,
+    200,
+  );
 }
 
 export { api, waitFor };
@@ -78,7 +119,11 @@ export { api, waitFor };
 /** Copies a service directory into a new local git repository tagged `tag`; returns its file:// URL. */
 export function gitRepoFrom(src: string, dir: string, tag: string): string {
   fs.cpSync(src, dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', path.basename(src));

@@ -13,7 +13,11 @@ const FIXTURES = path.join(repoRoot(), 'test', 'fixtures', 'services');
 
 /** The service's next version, tagged v3: state_schema_version 3 and its two migrations. */
 function commitVersion3(repo: string): void {
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: repo, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
+      cwd: repo,
+      stdio: 'pipe',
+    });
   fs.cpSync(path.join(FIXTURES, 'lifecycle.v3', 'migrations'), path.join(repo, 'migrations'), { recursive: true });
   const yml = path.join(repo, 'service.yml');
   fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 3'));
@@ -52,7 +56,12 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
   const report = async (applyId: string) => (await api(k, 'GET', `/v1/incarnations/motd-web/runs/${applyId}`)).body;
 
   it('creates an incarnation: 202 with apply_id, then ready with files on the web hosts only and state committed', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-web', service: 'lifecycle', covens: ['web'], input: { ...base, greeting: 'hello' } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'motd-web',
+      service: 'lifecycle',
+      covens: ['web'],
+      input: { ...base, greeting: 'hello' },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.ok(r.body.apply_id.startsWith('motd-web.create.'));
     recorded['create-ready'] = r.body.apply_id;
@@ -67,10 +76,16 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.ok(!fs.existsSync(path.join(root, db1.sid, 'motd')), 'the db host does not carry the web coven');
     const rep = await report(r.body.apply_id);
     assert.equal(rep.status, 'succeeded');
-    assert.deepEqual(rep.hosts.map((h: any) => h.sid), [web1.sid, web2.sid].sort());
+    assert.deepEqual(
+      rep.hosts.map((h: any) => h.sid),
+      [web1.sid, web2.sid].sort(),
+    );
     for (const h of rep.hosts) {
       assert.equal(h.status, 'changed');
-      assert.deepEqual(h.steps.map((s: any) => s.status), ['ok', 'changed', 'changed']);
+      assert.deepEqual(
+        h.steps.map((s: any) => s.status),
+        ['ok', 'changed', 'changed'],
+      );
       assert.ok(h.steps.every((s: any) => s.started_at && s.finished_at));
     }
     const hist = (await api(k, 'GET', '/v1/incarnations/motd-web/history')).body;
@@ -79,7 +94,10 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
   });
 
   it('a second identical run changes nothing and says so; history stays as it was', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations/motd-web/runs', { operation: 'create', input: { ...base, greeting: 'hello' } });
+    const r = await api(k, 'POST', '/v1/incarnations/motd-web/runs', {
+      operation: 'create',
+      input: { ...base, greeting: 'hello' },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     recorded['rerun-no-change'] = r.body.apply_id;
     const inc = await settled(k, 'motd-web');
@@ -89,13 +107,20 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.equal(rep.summary.state_changed, false);
     for (const h of rep.hosts) {
       assert.equal(h.status, 'ok');
-      assert.deepEqual(h.steps.map((s: any) => s.status), ['ok', 'ok', 'skipped'], 'the `when:` step is skipped because motd did not change');
+      assert.deepEqual(
+        h.steps.map((s: any) => s.status),
+        ['ok', 'ok', 'skipped'],
+        'the `when:` step is skipped because motd did not change',
+      );
     }
     assert.equal((await api(k, 'GET', '/v1/incarnations/motd-web/history')).body.items.length, 1);
   });
 
   it('a failing step locks the incarnation with state and history unchanged; runs are refused until unlock; unlock with retry and fixed input gets to ready', async () => {
-    const bad = await api(k, 'POST', '/v1/incarnations/motd-web/runs', { operation: 'create', input: { ...base, greeting: 'bye', dir: '/proc/keeper-nope' } });
+    const bad = await api(k, 'POST', '/v1/incarnations/motd-web/runs', {
+      operation: 'create',
+      input: { ...base, greeting: 'bye', dir: '/proc/keeper-nope' },
+    });
     assert.equal(bad.status, 202);
     recorded['step-failed-locked'] = bad.body.apply_id;
     const locked = await settled(k, 'motd-web');
@@ -105,15 +130,24 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.equal(rep.status, 'failed');
     for (const h of rep.hosts) {
       assert.equal(h.status, 'failed');
-      assert.deepEqual(h.steps.map((s: any) => s.status), ['ok', 'failed', 'skipped']);
+      assert.deepEqual(
+        h.steps.map((s: any) => s.status),
+        ['ok', 'failed', 'skipped'],
+      );
     }
     assert.equal((await api(k, 'GET', '/v1/incarnations/motd-web/history')).body.items.length, 1);
 
-    const refused = await api(k, 'POST', '/v1/incarnations/motd-web/runs', { operation: 'create', input: { ...base, greeting: 'x' } });
+    const refused = await api(k, 'POST', '/v1/incarnations/motd-web/runs', {
+      operation: 'create',
+      input: { ...base, greeting: 'x' },
+    });
     assert.equal(refused.status, 409);
     assert.match(refused.body.detail, /error_locked.*unlock/);
 
-    const retry = await api(k, 'POST', '/v1/incarnations/motd-web/unlock', { retry: true, input: { ...base, greeting: 'bye' } });
+    const retry = await api(k, 'POST', '/v1/incarnations/motd-web/unlock', {
+      retry: true,
+      input: { ...base, greeting: 'bye' },
+    });
     assert.equal(retry.status, 202, JSON.stringify(retry.body));
     recorded['unlock-retry-ready'] = retry.body.apply_id;
     const ready = await settled(k, 'motd-web');
@@ -121,12 +155,20 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.deepEqual(ready.state, { greeting: 'bye' });
     assert.equal(motd(souls[0]!.sid), `bye from ${souls[0]!.sid}\n`);
     const hist = (await api(k, 'GET', '/v1/incarnations/motd-web/history')).body;
-    assert.deepEqual(hist.items.map((h: any) => h.state.greeting), ['hello', 'bye']);
+    assert.deepEqual(
+      hist.items.map((h: any) => h.state.greeting),
+      ['hello', 'bye'],
+    );
     assert.equal(hist.items[1].run.apply_id, retry.body.apply_id);
   });
 
   it('a render error fails the run before any soul is contacted', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-broken', service: 'lifecycle', covens: ['web', 'db'], input: { ...base, greeting: 'x', break_render: true } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'motd-broken',
+      service: 'lifecycle',
+      covens: ['web', 'db'],
+      input: { ...base, greeting: 'x', break_render: true },
+    });
     assert.equal(r.status, 202);
     recorded['render-error'] = r.body.apply_id;
     const inc = await settled(k, 'motd-broken');
@@ -169,7 +211,10 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
 
   it('lists incarnations filtered by status and service', async () => {
     const locked = (await api(k, 'GET', '/v1/incarnations?status=error_locked')).body;
-    assert.deepEqual(locked.items.map((i: any) => i.name), ['motd-broken']);
+    assert.deepEqual(
+      locked.items.map((i: any) => i.name),
+      ['motd-broken'],
+    );
     const all = (await api(k, 'GET', '/v1/incarnations?service=lifecycle&limit=1')).body;
     assert.equal(all.items.length, 1);
     assert.ok(all.next_cursor);
@@ -177,7 +222,12 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
 
   it('a soul killed mid-run: error_locked, that host unknown, nothing committed', async () => {
     const victim = souls[2]!;
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'motd-all', service: 'lifecycle', covens: ['web', 'db'], input: { ...base, greeting: 'hi', stall: victim.sid } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'motd-all',
+      service: 'lifecycle',
+      covens: ['web', 'db'],
+      input: { ...base, greeting: 'hi', stall: victim.sid },
+    });
     assert.equal(r.status, 202);
     // Killed while its greeting step is being retried: the file of the first attempt is there, and a
     // retry (1 s apart) is under way. Waiting on the file, not a fixed time, holds on a loaded machine.

@@ -14,7 +14,10 @@ describe('loop: on a task, applied by a real soul', function () {
   let k: TestKeeper;
   let root: string;
   let soul: TestSoul;
-  const two = [{ name: 'api', port: 8081 }, { name: 'web', port: 8082 }];
+  const two = [
+    { name: 'api', port: 8081 },
+    { name: 'web', port: 8082 },
+  ];
   const three = [...two, { name: 'admin', port: 8083 }];
   const sites = () => fs.readdirSync(path.join(root, soul.sid, 'sites')).sort();
   const site = (name: string) => fs.readFileSync(path.join(root, soul.sid, 'sites', name), 'utf8');
@@ -31,9 +34,13 @@ describe('loop: on a task, applied by a real soul', function () {
 
   before(async () => {
     root = tempDir('runs-loop-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'loop'), path.join(root, 'loop.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'loop'),
+      path.join(root, 'loop.git'),
+      'v1',
+    );
     k = await startRunKeeper();
-    [soul] = await startSouls(k, path.join(root, 'souls'), [['web']]) as [TestSoul];
+    [soul] = (await startSouls(k, path.join(root, 'souls'), [['web']])) as [TestSoul];
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'loop', git: url, ref: 'v1' })).status, 201);
   });
   after(async () => {
@@ -43,32 +50,62 @@ describe('loop: on a task, applied by a real soul', function () {
   });
 
   it('creates one file per item, each its own step, and the onchanges: step reads the registered list', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'lp', service: 'loop', covens: ['web'], input: { root, upstreams: two } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'lp',
+      service: 'loop',
+      covens: ['web'],
+      input: { root, upstreams: two },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.equal((await settled(k, 'lp')).status, 'ready');
     assert.deepEqual(sites(), ['0-api.conf', '1-web.conf']);
     assert.equal(site('1-web.conf'), `# site 1 on ${soul.sid}\nupstream web { server 127.0.0.1:8082; }\n`);
-    assert.deepEqual(await steps(r.body.apply_id), [[0, 'site[0]', 'changed', null], [1, 'site[1]', 'changed', null], [2, 'reloaded', 'changed', null]]);
+    assert.deepEqual(await steps(r.body.apply_id), [
+      [0, 'site[0]', 'changed', null],
+      [1, 'site[1]', 'changed', null],
+      [2, 'reloaded', 'changed', null],
+    ]);
     assert.equal(fs.readFileSync(path.join(root, soul.sid, 'reloaded'), 'utf8'), 'changed: 2\n');
   });
 
   it('a plan with one more item shows exactly that file as a change', async () => {
-    const p = await api(k, 'POST', '/v1/incarnations/lp/plans', { operation: 'create', input: { root, upstreams: three } });
+    const p = await api(k, 'POST', '/v1/incarnations/lp/plans', {
+      operation: 'create',
+      input: { root, upstreams: three },
+    });
     assert.equal(p.status, 202, JSON.stringify(p.body));
     const got = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
     assert.equal(got.status, 'ready', JSON.stringify(got));
     const hs = got.hosts[0].steps;
-    assert.deepEqual(hs.map((s: any) => [s.name, s.would_change]), [['site[0]', false], ['site[1]', false], ['site[2]', true], ['reloaded', true]]);
+    assert.deepEqual(
+      hs.map((s: any) => [s.name, s.would_change]),
+      [
+        ['site[0]', false],
+        ['site[1]', false],
+        ['site[2]', true],
+        ['reloaded', true],
+      ],
+    );
     assert.match(hs[2].diff.content.unified, /\+upstream admin \{ server 127\.0\.0\.1:8083; \}/);
     assert.deepEqual(sites(), ['0-api.conf', '1-web.conf'], 'a plan writes nothing');
   });
 
   it('an added item changes its file only; the same input again is a no-op', async () => {
     const added = await run({ root, upstreams: three });
-    assert.deepEqual(await steps(added), [[0, 'site[0]', 'ok', null], [1, 'site[1]', 'ok', null], [2, 'site[2]', 'changed', null], [3, 'reloaded', 'changed', null]]);
+    assert.deepEqual(await steps(added), [
+      [0, 'site[0]', 'ok', null],
+      [1, 'site[1]', 'ok', null],
+      [2, 'site[2]', 'changed', null],
+      [3, 'reloaded', 'changed', null],
+    ]);
     assert.deepEqual(sites(), ['0-api.conf', '1-web.conf', '2-admin.conf']);
     assert.equal(fs.readFileSync(path.join(root, soul.sid, 'reloaded'), 'utf8'), 'changed: 3\n');
     const again = await run({ root, upstreams: three });
-    assert.deepEqual(await steps(again), [[0, 'site[0]', 'ok', null], [1, 'site[1]', 'ok', null], [2, 'site[2]', 'ok', null], [3, 'reloaded', 'skipped', 'onchanges']]);
+    assert.deepEqual(await steps(again), [
+      [0, 'site[0]', 'ok', null],
+      [1, 'site[1]', 'ok', null],
+      [2, 'site[2]', 'ok', null],
+      [3, 'reloaded', 'skipped', 'onchanges'],
+    ]);
   });
 });

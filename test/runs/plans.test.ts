@@ -17,8 +17,11 @@ const installedVersion = () => {
   const r = spawnSync('dpkg-query', ['-W', '-f', '${Status} ${Version}', PACKAGE], { encoding: 'utf8' });
   return r.status === 0 && r.stdout.startsWith('install ok installed') ? r.stdout.split(' ').pop()! : null;
 };
-const removePackage = () => { if (installedVersion() !== null) execFileSync('dpkg', ['--purge', PACKAGE], { stdio: 'pipe' }); };
-const candidate = () => /Candidate:\s*(\S+)/.exec(execFileSync('apt-cache', ['policy', PACKAGE], { encoding: 'utf8' }))![1]!;
+const removePackage = () => {
+  if (installedVersion() !== null) execFileSync('dpkg', ['--purge', PACKAGE], { stdio: 'pipe' });
+};
+const candidate = () =>
+  /Candidate:\s*(\S+)/.exec(execFileSync('apt-cache', ['policy', PACKAGE], { encoding: 'utf8' }))![1]!;
 
 /** Every file under a directory with its content: a soul's ledger before and after must be equal. */
 function snapshot(dir: string): Record<string, string> {
@@ -55,11 +58,20 @@ describe('plans: plan, then apply exactly the plan', function () {
   before(async () => {
     removePackage();
     root = tempDir('plans-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'), path.join(root, 'plan.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'),
+      path.join(root, 'plan.git'),
+      'v1',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web', 'pkg'], ['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'plan', git: url, ref: 'v1' })).status, 201);
-    const c = await api(k, 'POST', '/v1/incarnations', { name: 'shop', service: 'plan', covens: ['web'], input: { root, port: 80, greeting: 'hello' } });
+    const c = await api(k, 'POST', '/v1/incarnations', {
+      name: 'shop',
+      service: 'plan',
+      covens: ['web'],
+      input: { root, port: 80, greeting: 'hello' },
+    });
     assert.equal(c.status, 202, JSON.stringify(c.body));
     assert.equal((await settled(k, 'shop')).status, 'ready');
   });
@@ -72,7 +84,12 @@ describe('plans: plan, then apply exactly the plan', function () {
 
   it('a plan shows the exact diffs of two files and one package, and applies nothing', async () => {
     const [a, b] = souls as [TestSoul, TestSoul];
-    const before = { conf: read(a, 'app.conf'), motd: read(a, 'motd'), ledgers: [ledger(a), ledger(b)], inc: (await api(k, 'GET', '/v1/incarnations/shop')).body };
+    const before = {
+      conf: read(a, 'app.conf'),
+      motd: read(a, 'motd'),
+      ledgers: [ledger(a), ledger(b)],
+      inc: (await api(k, 'GET', '/v1/incarnations/shop')).body,
+    };
     const p = await plan({ operation: 'update', input: { root, port: 8080, greeting: 'welcome' } });
     assert.equal(p.status, 'ready', JSON.stringify(p));
     assert.equal(p.based_on, before.inc.apply_id);
@@ -82,16 +99,40 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.equal(ha.status, 'changed');
     assert.deepEqual([ha.facts.fqdn, ha.facts.covens], [a.sid, ['web', 'pkg']], 'the facts the plan depended on');
     const [conf, motd, pkg] = ha.steps;
-    assert.deepEqual([conf.status, conf.would_change, motd.would_change, pkg.would_change], ['changed', true, true, true]);
-    assert.equal(conf.diff.content.unified, [
-      `--- a${file(a, 'app.conf')}`, `+++ b${file(a, 'app.conf')}`, '@@ -1,4 +1,4 @@', ' # managed by keeper', ' name=app', '-port=80', '+port=8080', ' workers=4', '',
-    ].join('\n'));
-    assert.equal(motd.diff.content.unified, [`--- a${file(a, 'motd')}`, `+++ b${file(a, 'motd')}`, '@@ -1,1 +1,1 @@', '-hello', '+welcome', ''].join('\n'));
+    assert.deepEqual(
+      [conf.status, conf.would_change, motd.would_change, pkg.would_change],
+      ['changed', true, true, true],
+    );
+    assert.equal(
+      conf.diff.content.unified,
+      [
+        `--- a${file(a, 'app.conf')}`,
+        `+++ b${file(a, 'app.conf')}`,
+        '@@ -1,4 +1,4 @@',
+        ' # managed by keeper',
+        ' name=app',
+        '-port=80',
+        '+port=8080',
+        ' workers=4',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(
+      motd.diff.content.unified,
+      [`--- a${file(a, 'motd')}`, `+++ b${file(a, 'motd')}`, '@@ -1,1 +1,1 @@', '-hello', '+welcome', ''].join('\n'),
+    );
     assert.deepEqual(pkg.diff, { package: PACKAGE, from: null, to: candidate() });
     assert.match(pkg.output, /^would install hello with apt \(dry run\)$/);
     // The host outside coven pkg gets the files only: the package step is left out there by `on:`.
     const hb = host(p, b);
-    assert.deepEqual(hb.steps.map((s: any) => [s.status, s.skip_reason]), [['changed', null], ['changed', null], ['skipped', 'on']]);
+    assert.deepEqual(
+      hb.steps.map((s: any) => [s.status, s.skip_reason]),
+      [
+        ['changed', null],
+        ['changed', null],
+        ['skipped', 'on'],
+      ],
+    );
     assert.equal(p.summary.would_change, 5);
 
     // Nothing applied: files, package, ledgers, the incarnation and its runs as they were.
@@ -103,7 +144,10 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.deepEqual([inc.status, inc.apply_id, inc.state], ['ready', before.inc.apply_id, before.inc.state]);
     assert.equal((await api(k, 'GET', '/v1/incarnations/shop/runs')).body.items.length, 1, 'a plan is not a run');
     const listed = (await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items;
-    assert.deepEqual(listed.map((x: any) => [x.plan_id, x.status]), [[p.plan_id, 'ready']]);
+    assert.deepEqual(
+      listed.map((x: any) => [x.plan_id, x.status]),
+      [[p.plan_id, 'ready']],
+    );
 
     // Applying it changes exactly that.
     const run = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
@@ -115,7 +159,10 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.equal(read(b, 'motd'), 'welcome\n');
     assert.equal(installedVersion(), candidate());
     const ra = report.hosts.find((h: any) => h.sid === a.sid);
-    assert.deepEqual(ra.steps.map((s: any) => s.status), ['changed', 'changed', 'changed']);
+    assert.deepEqual(
+      ra.steps.map((s: any) => s.status),
+      ['changed', 'changed', 'changed'],
+    );
     assert.equal((await api(k, 'GET', '/v1/incarnations/shop')).body.state.port, 8080);
 
     // Once only.
@@ -141,8 +188,20 @@ describe('plans: plan, then apply exactly the plan', function () {
     const report = (await api(k, 'GET', run.body.run)).body;
     const rb = report.hosts.find((h: any) => h.sid === b.sid);
     assert.equal(rb.status, 'failed');
-    assert.match(rb.reason, new RegExp(`^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"digest":.*, now .*; nothing was applied on this host$`));
-    assert.deepEqual(rb.steps.map((s: any) => [s.status, s.skip_reason]), [['skipped', 'drift'], ['skipped', 'drift'], ['skipped', 'drift']]);
+    assert.match(
+      rb.reason,
+      new RegExp(
+        `^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"digest":.*, now .*; nothing was applied on this host$`,
+      ),
+    );
+    assert.deepEqual(
+      rb.steps.map((s: any) => [s.status, s.skip_reason]),
+      [
+        ['skipped', 'drift'],
+        ['skipped', 'drift'],
+        ['skipped', 'drift'],
+      ],
+    );
     assert.equal(read(b, 'app.conf'), 'edited by hand\n', 'the drifted host was not touched');
     assert.match(report.error, /1 host\(s\) failed/);
 
@@ -161,16 +220,34 @@ describe('plans: plan, then apply exactly the plan', function () {
 
   it('a plan made before another run committed is stale; bad requests change nothing', async () => {
     // A soul registered in the covens but never onboarded is reported, not targeted: the plan is still ready.
-    assert.equal((await api(k, 'POST', '/v1/souls', { sid: 'never-onboarded.plans.keeper.test', transport: 'agent', covens: ['web'] })).status, 201);
+    assert.equal(
+      (
+        await api(k, 'POST', '/v1/souls', {
+          sid: 'never-onboarded.plans.keeper.test',
+          transport: 'agent',
+          covens: ['web'],
+        })
+      ).status,
+      201,
+    );
     const p = await plan({ operation: 'update', input: { root, port: 7070 } });
     assert.equal(p.status, 'ready', JSON.stringify(p));
-    assert.deepEqual(p.hosts.filter((h: any) => h.status === 'pending').map((h: any) => h.sid), ['never-onboarded.plans.keeper.test']);
-    const other = await api(k, 'POST', '/v1/incarnations/shop/runs', { operation: 'update', input: { root, port: 9090, greeting: 'welcome' } });
+    assert.deepEqual(
+      p.hosts.filter((h: any) => h.status === 'pending').map((h: any) => h.sid),
+      ['never-onboarded.plans.keeper.test'],
+    );
+    const other = await api(k, 'POST', '/v1/incarnations/shop/runs', {
+      operation: 'update',
+      input: { root, port: 9090, greeting: 'welcome' },
+    });
     assert.equal(other.status, 202);
     assert.equal((await settled(k, 'shop')).status, 'ready');
     const stale = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
     assert.equal(stale.status, 409);
-    assert.match(stale.body.detail, /is stale: it was made on the state of run .*, and run .* has committed since; make a new plan/);
+    assert.match(
+      stale.body.detail,
+      /is stale: it was made on the state of run .*, and run .* has committed since; make a new plan/,
+    );
 
     const both = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id, operation: 'update' });
     assert.equal(both.status, 400);
@@ -179,7 +256,11 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.equal((await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: 'shop.update.nope' })).status, 404);
     const unknownOp = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'nope' });
     assert.equal(unknownOp.status, 400);
-    assert.equal((await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items.length, 4, 'no plan recorded for the refused request');
+    assert.equal(
+      (await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items.length,
+      4,
+      'no plan recorded for the refused request',
+    );
   });
 
   it('the plan of a create: nothing exists until it is applied, then the incarnation is made with exactly its steps', async () => {
@@ -187,18 +268,35 @@ describe('plans: plan, then apply exactly the plan', function () {
     const dir = path.join(root, 'created');
     const missing = await api(k, 'POST', '/v1/incarnations/fresh/plans', { operation: 'update' });
     assert.equal(missing.status, 404);
-    assert.match(missing.body.detail, /to plan its create, send operation "create" with service and covens \(missing: service, covens\)/);
-    const p = await api(k, 'POST', '/v1/incarnations/fresh/plans', { operation: 'create', service: 'plan', covens: ['pkg'], input: { root: dir, port: 81 } });
+    assert.match(
+      missing.body.detail,
+      /to plan its create, send operation "create" with service and covens \(missing: service, covens\)/,
+    );
+    const p = await api(k, 'POST', '/v1/incarnations/fresh/plans', {
+      operation: 'create',
+      service: 'plan',
+      covens: ['pkg'],
+      input: { root: dir, port: 81 },
+    });
     assert.equal(p.status, 202, JSON.stringify(p.body));
     const plan = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
     assert.equal(plan.status, 'ready', JSON.stringify(plan));
-    assert.deepEqual(plan.hosts.map((h: any) => [h.sid, h.status]), [[a.sid, 'changed']]);
+    assert.deepEqual(
+      plan.hosts.map((h: any) => [h.sid, h.status]),
+      [[a.sid, 'changed']],
+    );
     const conf = plan.hosts[0].steps[0];
     assert.equal(conf.diff.created, true);
-    assert.match(conf.diff.content.unified, /^@@ -0,0 \+1,4 @@\n\+# managed by keeper\n\+name=app\n\+port=81\n\+workers=4\n$/m);
+    assert.match(
+      conf.diff.content.unified,
+      /^@@ -0,0 \+1,4 @@\n\+# managed by keeper\n\+name=app\n\+port=81\n\+workers=4\n$/m,
+    );
     assert.equal((await api(k, 'GET', '/v1/incarnations/fresh')).status, 404, 'a plan creates nothing');
     assert.equal(fs.existsSync(path.join(dir, a.sid)), false);
-    assert.deepEqual((await api(k, 'GET', '/v1/incarnations/fresh/plans')).body.items.map((x: any) => x.plan_id), [plan.plan_id]);
+    assert.deepEqual(
+      (await api(k, 'GET', '/v1/incarnations/fresh/plans')).body.items.map((x: any) => x.plan_id),
+      [plan.plan_id],
+    );
     const exists = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'update', service: 'plan' });
     assert.equal(exists.status, 400);
     assert.deepEqual(exists.body.errors, [{ path: '/body/service', message: 'only for the plan of a create' }]);
@@ -207,14 +305,21 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.equal(run.status, 202, JSON.stringify(run.body));
     const inc = await settled(k, 'fresh');
     assert.deepEqual([inc.status, inc.service, inc.covens, inc.state.port], ['ready', 'plan', ['pkg'], 81]);
-    assert.equal(fs.readFileSync(path.join(dir, a.sid, 'app.conf'), 'utf8'), '# managed by keeper\nname=app\nport=81\nworkers=4\n');
+    assert.equal(
+      fs.readFileSync(path.join(dir, a.sid, 'app.conf'), 'utf8'),
+      '# managed by keeper\nname=app\nport=81\nworkers=4\n',
+    );
     assert.equal((await api(k, 'GET', run.body.run)).body.plan_id, plan.plan_id);
   });
 
   it('the plan of an upgrade shows the migrations with the state before and after, and the file diffs of the new version', async () => {
     const [a] = souls as [TestSoul];
     const repo = path.join(root, 'plan.git');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: repo, stdio: 'pipe' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
+        cwd: repo,
+        stdio: 'pipe',
+      });
     for (const op of ['create', 'update']) {
       const f = path.join(repo, 'scenario', op, 'main.yml');
       fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('workers=4', 'workers=8'));
@@ -222,24 +327,38 @@ describe('plans: plan, then apply exactly the plan', function () {
     const yml = path.join(repo, 'service.yml');
     fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 2'));
     fs.mkdirSync(path.join(repo, 'migrations'));
-    fs.writeFileSync(path.join(repo, 'migrations', '2.yml'), 'description: Version 2 records the listen address.\nstate_changes:\n  sets:\n    listen: "0.0.0.0:${state.port}"\n');
+    fs.writeFileSync(
+      path.join(repo, 'migrations', '2.yml'),
+      'description: Version 2 records the listen address.\nstate_changes:\n  sets:\n    listen: "0.0.0.0:${state.port}"\n',
+    );
     git('add', '-A');
     git('commit', '-q', '-m', 'v2: 8 workers, schema 2');
     git('tag', 'v2');
     assert.equal((await api(k, 'POST', '/v1/services/plan/versions', { ref: 'v2' })).status, 201);
     const before = (await api(k, 'GET', '/v1/incarnations/shop')).body;
-    assert.equal((await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'upgrade' })).body.errors[0].path, '/body/version');
+    assert.equal(
+      (await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'upgrade' })).body.errors[0].path,
+      '/body/version',
+    );
 
     const p = await plan({ operation: 'upgrade', version: 'v2' });
     assert.equal(p.status, 'ready', JSON.stringify(p));
     assert.equal(p.operation, 'update', 'the last committed operation, at the new version');
     assert.deepEqual(p.upgrade, {
-      version: 'v2', from_version: 1, to_version: 2, migrations: [2],
-      state_before: before.state, state_after: { ...before.state, listen: `0.0.0.0:${before.state.port}` },
+      version: 'v2',
+      from_version: 1,
+      to_version: 2,
+      migrations: [2],
+      state_before: before.state,
+      state_after: { ...before.state, listen: `0.0.0.0:${before.state.port}` },
     });
     assert.match(host(p, a).steps[0].diff.content.unified, /\n-workers=4\n\+workers=8\n$/);
     const now = (await api(k, 'GET', '/v1/incarnations/shop')).body;
-    assert.deepEqual([now.state_schema_version, now.version, now.state], [1, before.version, before.state], 'a plan migrates nothing');
+    assert.deepEqual(
+      [now.state_schema_version, now.version, now.state],
+      [1, before.version, before.state],
+      'a plan migrates nothing',
+    );
 
     const apply = await api(k, 'POST', '/v1/incarnations/shop/runs', { plan_id: p.plan_id });
     assert.equal(apply.status, 409);

@@ -15,7 +15,11 @@ describe('incarnation runs with the real scenario engine (motd example service f
 
   before(async () => {
     root = tempDir('runs-engine-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'), path.join(root, 'motd.git'), 'v3');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'motd'),
+      path.join(root, 'motd.git'),
+      'v3',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['edge']]);
     const r = await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' });
@@ -47,6 +51,9 @@ describe('incarnation runs with the real scenario engine (motd example service f
     assert.equal((await settled(k, 'motd-edge')).status, 'ready');
     const rep = (await api(k, 'GET', `/v1/incarnations/motd-edge/runs/${again.body.apply_id}`)).body;
     assert.equal(rep.summary.changed, false);
-    assert.deepEqual(rep.hosts[0].steps.map((s: any) => s.status), ['ok', 'ok', 'skipped']);
+    assert.deepEqual(
+      rep.hosts[0].steps.map((s: any) => s.status),
+      ['ok', 'ok', 'skipped'],
+    );
   });
 });

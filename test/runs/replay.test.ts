@@ -15,17 +15,27 @@ describe('workflow replay of recorded run histories', function () {
   this.timeout(120_000);
 
   it('replays every recorded history without nondeterminism', async () => {
-    const files = fs.readdirSync(HISTORIES_DIR()).filter((f) => f.endsWith('.json')).sort();
+    const files = fs
+      .readdirSync(HISTORIES_DIR())
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     assert.ok(files.length >= 5, `expected recorded histories in ${HISTORIES_DIR()}, found ${files.length}`);
-    const histories = files.map((f) => JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR(), f), 'utf8')) as { workflowId: string; history: unknown });
+    const histories = files.map(
+      (f) =>
+        JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR(), f), 'utf8')) as { workflowId: string; history: unknown },
+    );
     installTemporalRuntime(silentLogger);
     const bundle = await workflowBundle();
     const failures: string[] = [];
     let replayed = 0;
-    for await (const r of Worker.runReplayHistories({ workflowBundle: bundle }, histories.map((h) => ({
-      // Stored as protobufjs' own JSON (camelCase, enum names): fromObject reads it back losslessly.
-      workflowId: h.workflowId, history: temporal.api.history.v1.History.fromObject(h.history as Record<string, unknown>),
-    })))) {
+    for await (const r of Worker.runReplayHistories(
+      { workflowBundle: bundle },
+      histories.map((h) => ({
+        // Stored as protobufjs' own JSON (camelCase, enum names): fromObject reads it back losslessly.
+        workflowId: h.workflowId,
+        history: temporal.api.history.v1.History.fromObject(h.history as Record<string, unknown>),
+      })),
+    )) {
       replayed++;
       if (r.error) failures.push(`${r.workflowId}: ${r.error.message}`);
     }

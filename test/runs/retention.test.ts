@@ -24,12 +24,22 @@ describe('retention: a Temporal schedule prunes old plans, runs and activity', f
 
   before(async () => {
     // Everything older than an hour goes, checked every second: old rows are made two hours old.
-    k = await startTestKeeper({ mutate: (doc) => { doc.retention = { plans: '1h', runs: '1h', activity: '1h', interval: '1s' }; } });
-    temporal = new Client({ connection: await connectStackTemporal(), namespace: k.doc.temporal?.namespace ?? 'default' });
+    k = await startTestKeeper({
+      mutate: (doc) => {
+        doc.retention = { plans: '1h', runs: '1h', activity: '1h', interval: '1s' };
+      },
+    });
+    temporal = new Client({
+      connection: await connectStackTemporal(),
+      namespace: k.doc.temporal?.namespace ?? 'default',
+    });
   });
   after(async () => {
     // The schedule is the cluster's and outlives keepers; this test's cluster ends here.
-    await temporal?.schedule.getHandle(retentionScheduleId(k.doc.temporal.task_queue)).delete().catch(() => undefined);
+    await temporal?.schedule
+      .getHandle(retentionScheduleId(k.doc.temporal.task_queue))
+      .delete()
+      .catch(() => undefined);
     await temporal?.connection.close();
     await k?.stop();
   });
@@ -46,45 +56,99 @@ describe('retention: a Temporal schedule prunes old plans, runs and activity', f
     const repo = serviceRepo({ tags: ['v1'] });
     assert.equal((await api('POST', '/v1/services', { body: { name: 'motd', git: repo.url, ref: 'v1' } })).status, 201);
     const created = await api('POST', '/v1/incarnations', {
-      body: { name: 'keep', service: 'motd', covens: ['nobody-here'], input: { root: path.join(os.tmpdir(), 'keep') }, allow_empty: true },
+      body: {
+        name: 'keep',
+        service: 'motd',
+        covens: ['nobody-here'],
+        input: { root: path.join(os.tmpdir(), 'keep') },
+        allow_empty: true,
+      },
     });
     assert.equal(created.status, 202, created.text);
     const committed = created.body.apply_id as string;
-    await waitFor('keep to be ready', async () => ((await api('GET', '/v1/incarnations/keep')).body?.status === 'ready' ? true : undefined), 60_000, 200);
+    await waitFor(
+      'keep to be ready',
+      async () => ((await api('GET', '/v1/incarnations/keep')).body?.status === 'ready' ? true : undefined),
+      60_000,
+      200,
+    );
 
     const old = new Date(Date.now() - 2 * 3600_000);
     const row = (applyId: string, kind: 'run' | 'plan', createdAt: Date, status = 'succeeded') => ({
-      apply_id: applyId, incarnation: 'keep', operation: 'create', input: '{}', status, phase: 'done', kind, created_at: createdAt,
+      apply_id: applyId,
+      incarnation: 'keep',
+      operation: 'create',
+      input: '{}',
+      status,
+      phase: 'done',
+      kind,
+      created_at: createdAt,
       ...(kind === 'plan' ? { expires_at: createdAt } : {}),
     });
     await db('incarnation_runs').insert([
-      row('keep.old-run', 'run', old), row('keep.old-plan', 'plan', old), row('keep.new-run', 'run', new Date()),
-      row('keep.new-plan', 'plan', new Date()), row('keep.old-running', 'run', old, 'running'),
+      row('keep.old-run', 'run', old),
+      row('keep.old-plan', 'plan', old),
+      row('keep.new-run', 'run', new Date()),
+      row('keep.new-plan', 'plan', new Date()),
+      row('keep.old-running', 'run', old, 'running'),
     ]);
     await db('run_hosts').insert({ apply_id: 'keep.old-run', sid: 'h1.example.com', status: 'ok' });
     // The committed run is made old too: the incarnation's state refers to it, so it stays.
     await db('incarnation_runs').where({ apply_id: committed }).update({ created_at: old });
-    await appendActivity(db, { actor: 'admin', actorKind: 'operator', via: 'api', action: 'POST /v1/x', target: '/v1/x', status: 201 });
+    await appendActivity(db, {
+      actor: 'admin',
+      actorKind: 'operator',
+      via: 'api',
+      action: 'POST /v1/x',
+      target: '/v1/x',
+      status: 201,
+    });
     await db('activity').where({ target: '/v1/x' }).update({ at: old });
     const recentActivity = Number((await db('activity').count<{ n: string }[]>({ n: '*' }))[0].n) - 1;
 
-    await waitFor('the schedule to prune the old rows', async () => {
-      const left = await db('incarnation_runs').whereIn('apply_id', ['keep.old-run', 'keep.old-plan']).count<{ n: string }[]>({ n: '*' });
-      const act = await db('activity').where({ target: '/v1/x' }).count<{ n: string }[]>({ n: '*' });
-      return Number(left[0].n) === 0 && Number(act[0].n) === 0 ? true : undefined;
-    }, 60_000, 250);
+    await waitFor(
+      'the schedule to prune the old rows',
+      async () => {
+        const left = await db('incarnation_runs')
+          .whereIn('apply_id', ['keep.old-run', 'keep.old-plan'])
+          .count<{ n: string }[]>({ n: '*' });
+        const act = await db('activity').where({ target: '/v1/x' }).count<{ n: string }[]>({ n: '*' });
+        return Number(left[0].n) === 0 && Number(act[0].n) === 0 ? true : undefined;
+      },
+      60_000,
+      250,
+    );
 
     const ids = (await db('incarnation_runs').where({ incarnation: 'keep' }).pluck('apply_id')).sort();
     assert.deepEqual(ids, [committed, 'keep.new-plan', 'keep.new-run', 'keep.old-running'].sort());
-    assert.equal(Number((await db('run_hosts').where({ apply_id: 'keep.old-run' }).count<{ n: string }[]>({ n: '*' }))[0].n), 0, 'its hosts went with it');
-    assert.ok(Number((await db('activity').count<{ n: string }[]>({ n: '*' }))[0].n) >= recentActivity, 'recent activity stays');
+    assert.equal(
+      Number((await db('run_hosts').where({ apply_id: 'keep.old-run' }).count<{ n: string }[]>({ n: '*' }))[0].n),
+      0,
+      'its hosts went with it',
+    );
+    assert.ok(
+      Number((await db('activity').count<{ n: string }[]>({ n: '*' }))[0].n) >= recentActivity,
+      'recent activity stays',
+    );
     // The API still shows the incarnation and its committed run.
     assert.equal((await api('GET', `/v1/incarnations/keep/runs/${committed}`)).status, 200);
   });
 
   it('a retention.plans shorter than plans.ttl, or not a duration, is refused naming the field', async () => {
-    const short = await prepareKeeperConfig({ db: k.db, secretName: k.secretName, mutate: (doc) => { doc.retention = { plans: '30m' }; } });
-    const junk = await prepareKeeperConfig({ db: k.db, secretName: k.secretName, mutate: (doc) => { doc.retention = { runs: 'forever' }; } });
+    const short = await prepareKeeperConfig({
+      db: k.db,
+      secretName: k.secretName,
+      mutate: (doc) => {
+        doc.retention = { plans: '30m' };
+      },
+    });
+    const junk = await prepareKeeperConfig({
+      db: k.db,
+      secretName: k.secretName,
+      mutate: (doc) => {
+        doc.retention = { runs: 'forever' };
+      },
+    });
     try {
       assert.throws(() => loadConfig(short.configFile), /retention\.plans: must be at least plans\.ttl \(1h\)/);
       assert.throws(() => loadConfig(junk.configFile), /retention[./]runs/);

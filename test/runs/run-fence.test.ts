@@ -31,13 +31,30 @@ describe('runs: the apply_id fence and the watch for workflows ended outside the
     await rig?.stop();
   });
 
-  const owner = async (applyId: string) => (await db('incarnation_runs').where({ apply_id: applyId }).first('workflow_run_id')).workflow_run_id as string | null;
-  const runRow = (applyId: string) => db('incarnation_runs').where({ apply_id: applyId }).first('status', 'error', 'workflow_run_id');
+  const owner = async (applyId: string) =>
+    (await db('incarnation_runs').where({ apply_id: applyId }).first('workflow_run_id')).workflow_run_id as
+      | string
+      | null;
+  const runRow = (applyId: string) =>
+    db('incarnation_runs').where({ apply_id: applyId }).first('status', 'error', 'workflow_run_id');
 
   /** Starts a workflow as an outsider would and answers why it failed (it must fail). */
-  async function foreign(type: string, workflowId: string, args: unknown[], extra: Record<string, unknown> = {}): Promise<{ type?: string; message: string }> {
-    const handle = await client.workflow.start(type, { workflowId, taskQueue: rig.k.config.temporal.task_queue, args, ...extra });
-    const err = await handle.result().then(() => undefined, (e: unknown) => e);
+  async function foreign(
+    type: string,
+    workflowId: string,
+    args: unknown[],
+    extra: Record<string, unknown> = {},
+  ): Promise<{ type?: string; message: string }> {
+    const handle = await client.workflow.start(type, {
+      workflowId,
+      taskQueue: rig.k.config.temporal.task_queue,
+      args,
+      ...extra,
+    });
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof WorkflowFailedError, `the foreign ${type} ${workflowId} must fail, got ${String(err)}`);
     // A regular activity's refusal arrives wrapped in an ActivityFailure, a local one's as it is.
     let cause = err.cause as (Error & { type?: string }) | undefined;
@@ -50,7 +67,11 @@ describe('runs: the apply_id fence and the watch for workflows ended outside the
     const applyId = await rig.create(name);
     await midDispatch(rig, applyId);
     const own = await owner(applyId);
-    assert.equal(own, (await client.workflow.getHandle(applyId).describe()).runId, 'the run belongs to the execution the keeper started');
+    assert.equal(
+      own,
+      (await client.workflow.getHandle(applyId).describe()).runId,
+      'the run belongs to the execution the keeper started',
+    );
     const sid = rig.souls[0]!.sid;
     const tag = randomBytes(4).toString('hex');
     const refusals = await Promise.all([
@@ -61,7 +82,10 @@ describe('runs: the apply_id fence and the watch for workflows ended outside the
     ]);
     for (const r of refusals.slice(0, 2)) {
       assert.equal(r.type, 'NotLockHolder', r.message);
-      assert.match(r.message, new RegExp(`^workflow foreign-(run|plan)-${tag} is not run ${applyId.replace(/\./g, '\\.')}'s workflow`));
+      assert.match(
+        r.message,
+        new RegExp(`^workflow foreign-(run|plan)-${tag} is not run ${applyId.replace(/\./g, '\\.')}'s workflow`),
+      );
     }
     // The upgrade workflow reports its refusal through its lock attempt, which is refused too.
     assert.equal(refusals[2]!.type, 'NotLockHolder', refusals[2]!.message);
@@ -76,14 +100,21 @@ describe('runs: the apply_id fence and the watch for workflows ended outside the
     await rig.check(); // every step on the soul exactly once: nobody dispatched twice
   });
 
-  it('refuses the same workflow id started again over the keeper\'s execution; the run is locked with the reason', async () => {
+  it("refuses the same workflow id started again over the keeper's execution; the run is locked with the reason", async () => {
     const name = 'fence-reuse';
     const applyId = await rig.create(name);
     await midDispatch(rig, applyId);
     const own = await owner(applyId);
-    const r = await foreign('incarnationRun', applyId, [{ applyId, incarnation: name, operation: 'create' }], { workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+    const r = await foreign('incarnationRun', applyId, [{ applyId, incarnation: name, operation: 'create' }], {
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    });
     assert.equal(r.type, 'NotLockHolder', r.message);
-    assert.match(r.message, new RegExp(`belongs to workflow execution ${own}; execution [0-9a-f-]+ of the same workflow id was started by someone else`));
+    assert.match(
+      r.message,
+      new RegExp(
+        `belongs to workflow execution ${own}; execution [0-9a-f-]+ of the same workflow id was started by someone else`,
+      ),
+    );
     assert.equal((await settledStatus(rig, name)).status, 'error_locked');
     const row = await runRow(applyId);
     assert.equal(row.status, 'failed');
@@ -100,7 +131,10 @@ describe('runs: the apply_id fence and the watch for workflows ended outside the
     assert.equal(inc.status, 'error_locked');
     const report = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${applyId}`)).body;
     assert.equal(report.status, 'failed');
-    assert.match(report.error, /^the run's workflow was terminated in Temporal by .+: security drill; the run ended without committing$/);
+    assert.match(
+      report.error,
+      /^the run's workflow was terminated in Temporal by .+: security drill; the run ended without committing$/,
+    );
     // The operator's way out is the usual one: unlock with retry runs it again, to ready.
     const retry = await api(rig.k, 'POST', `/v1/incarnations/${name}/unlock`, { retry: true });
     assert.equal(retry.status, 202, JSON.stringify(retry.body));

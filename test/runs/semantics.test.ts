@@ -22,7 +22,9 @@ describe('run semantics with the real scenario engine (semantics example service
   let root: string;
   let out: string;
   let souls: TestSoul[];
-  let a: TestSoul; let b: TestSoul; let quiet: TestSoul;
+  let a: TestSoul;
+  let b: TestSoul;
+  let quiet: TestSoul;
   let unboarded: string;
   let base: Record<string, unknown>;
   const gitVersion = execFileSync('dpkg-query', ['-W', '-f=${Version}', 'git']).toString();
@@ -31,13 +33,20 @@ describe('run semantics with the real scenario engine (semantics example service
     root = tempDir('runs-semantics-');
     out = path.join(root, 'out');
     base = { root: out, git_version: gitVersion, uid: '1234' };
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'semantics'), path.join(root, 'semantics.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'semantics'),
+      path.join(root, 'semantics.git'),
+      'v1',
+    );
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web', 'extra'], ['web', 'quiet']]);
     [a, b, quiet] = souls as [TestSoul, TestSoul, TestSoul];
     // Registered in the coven, never onboarded (no `soul init`).
     unboarded = uniqueSid('fresh');
-    assert.equal((await api(k, 'POST', '/v1/souls', { sid: unboarded, transport: 'agent', covens: ['web'] })).status, 201);
+    assert.equal(
+      (await api(k, 'POST', '/v1/souls', { sid: unboarded, transport: 'agent', covens: ['web'] })).status,
+      201,
+    );
     const r = await api(k, 'POST', '/v1/services', { name: 'semantics', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
@@ -49,34 +58,70 @@ describe('run semantics with the real scenario engine (semantics example service
 
   const file = (sid: string, name: string) => path.join(out, sid, name);
   const report = async (applyId: string) => (await api(k, 'GET', `/v1/incarnations/sem/runs/${applyId}`)).body;
-  const steps = (rep: any, sid: string) => Object.fromEntries(rep.hosts.find((h: any) => h.sid === sid).steps.map((s: any) => [s.name, s]));
+  const steps = (rep: any, sid: string) =>
+    Object.fromEntries(rep.hosts.find((h: any) => h.sid === sid).steps.map((s: any) => [s.name, s]));
 
   it('refuses before starting: a missing required input, covens with no onboarded soul; nothing is created', async () => {
-    const missing = await api(k, 'POST', '/v1/incarnations', { name: 'sem', service: 'semantics', covens: ['web'], input: { git_version: gitVersion } });
+    const missing = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sem',
+      service: 'semantics',
+      covens: ['web'],
+      input: { git_version: gitVersion },
+    });
     assert.equal(missing.status, 400, JSON.stringify(missing.body));
-    assert.deepEqual(missing.body.errors.map((e: any) => e.path), ['/body/input/root']);
+    assert.deepEqual(
+      missing.body.errors.map((e: any) => e.path),
+      ['/body/input/root'],
+    );
     assert.match(missing.body.errors[0].message, /input "root" is required and has no default/);
-    const typo = await api(k, 'POST', '/v1/incarnations', { name: 'sem', service: 'semantics', covens: ['web'], input: { ...base, greting: 'x' } });
+    const typo = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sem',
+      service: 'semantics',
+      covens: ['web'],
+      input: { ...base, greting: 'x' },
+    });
     assert.equal(typo.status, 400);
-    assert.deepEqual(typo.body.errors.map((e: any) => e.path), ['/body/input/greting']);
-    const empty = await api(k, 'POST', '/v1/incarnations', { name: 'sem', service: 'semantics', covens: ['nobody'], input: base });
+    assert.deepEqual(
+      typo.body.errors.map((e: any) => e.path),
+      ['/body/input/greting'],
+    );
+    const empty = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sem',
+      service: 'semantics',
+      covens: ['nobody'],
+      input: base,
+    });
     assert.equal(empty.status, 400);
-    assert.deepEqual(empty.body.errors.map((e: any) => e.path), ['/body/covens']);
+    assert.deepEqual(
+      empty.body.errors.map((e: any) => e.path),
+      ['/body/covens'],
+    );
     assert.match(empty.body.detail, /allow_empty/);
     assert.equal((await api(k, 'GET', '/v1/incarnations/sem')).status, 404, 'nothing was created');
 
-    const asked = await api(k, 'POST', '/v1/incarnations', { name: 'sem-empty', service: 'semantics', covens: ['nobody'], input: base, allow_empty: true });
+    const asked = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sem-empty',
+      service: 'semantics',
+      covens: ['nobody'],
+      input: base,
+      allow_empty: true,
+    });
     assert.equal(asked.status, 202, JSON.stringify(asked.body));
     assert.equal((await settled(k, 'sem-empty')).status, 'ready');
   });
 
   it('creates: every step on every host reported, with skip reasons; registered skipped results; require; defaults seen by failed_when; pending soul', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'sem', service: 'semantics', covens: ['web'], input: base });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sem',
+      service: 'semantics',
+      covens: ['web'],
+      input: base,
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, 'sem');
     const rep = await report(r.body.apply_id);
     assert.equal(inc.status, 'ready', JSON.stringify(rep.hosts, null, 1));
-    assert.equal(rep.input.broken, undefined, 'the run keeps the operator\'s own input');
+    assert.equal(rep.input.broken, undefined, "the run keeps the operator's own input");
     const hosts = Object.fromEntries(rep.hosts.map((h: any) => [h.sid, h]));
     assert.equal(hosts[unboarded].status, 'pending');
     assert.match(hosts[unboarded].reason, /not yet onboarded/);
@@ -88,9 +133,15 @@ describe('run semantics with the real scenario engine (semantics example service
     const sa = steps(rep, a.sid);
     const sb = steps(rep, b.sid);
     assert.deepEqual(Object.keys(sa), ['git', 'conf', 'extra', 'saw extra skipped', 'checked', 'reload']);
-    assert.deepEqual(Object.values(sa).map((s: any) => s.status), ['ok', 'changed', 'skipped', 'changed', 'changed', 'changed']);
+    assert.deepEqual(
+      Object.values(sa).map((s: any) => s.status),
+      ['ok', 'changed', 'skipped', 'changed', 'changed', 'changed'],
+    );
     assert.equal(sa['extra'].skip_reason, 'on');
-    assert.deepEqual(Object.values(sb).map((s: any) => s.status), ['ok', 'changed', 'changed', 'skipped', 'changed', 'changed']);
+    assert.deepEqual(
+      Object.values(sb).map((s: any) => s.status),
+      ['ok', 'changed', 'changed', 'skipped', 'changed', 'changed'],
+    );
     assert.equal(sb['saw extra skipped'].skip_reason, 'when');
     // `when: extra.skipped` with `require: [extra]` ran where extra was left out by `on:`.
     assert.equal(fs.readFileSync(file(a.sid, 'extra-was-skipped'), 'utf8'), 'yes\n');
@@ -101,7 +152,10 @@ describe('run semantics with the real scenario engine (semantics example service
     assert.equal(fs.readFileSync(file(a.sid, 'app.conf'), 'utf8'), 'greeting=hello\n', 'the default of greeting');
 
     const runs = (await api(k, 'GET', '/v1/incarnations/sem/runs?limit=1')).body;
-    assert.deepEqual(runs.items.map((x: any) => [x.apply_id, x.status]), [[r.body.apply_id, 'succeeded']]);
+    assert.deepEqual(
+      runs.items.map((x: any) => [x.apply_id, x.status]),
+      [[r.body.apply_id, 'succeeded']],
+    );
     assert.equal(runs.next_cursor, null);
   });
 
@@ -114,11 +168,17 @@ describe('run semantics with the real scenario engine (semantics example service
     assert.equal(rep.summary.changed, false);
     const unknown = await api(k, 'POST', '/v1/incarnations/sem/runs', { operation: 'destroy' });
     assert.equal(unknown.status, 400);
-    assert.deepEqual(unknown.body.errors.map((e: any) => e.path), ['/body/operation']);
+    assert.deepEqual(
+      unknown.body.errors.map((e: any) => e.path),
+      ['/body/operation'],
+    );
     assert.match(unknown.body.detail, /use one of: create, reconfigure/);
     const up = await api(k, 'POST', '/v1/incarnations/sem/upgrade', { to_version: 5 });
     assert.equal(up.status, 400);
-    assert.deepEqual(up.body.errors.map((e: any) => e.path), ['/body/to_version']);
+    assert.deepEqual(
+      up.body.errors.map((e: any) => e.path),
+      ['/body/to_version'],
+    );
     const list = (await api(k, 'GET', '/v1/incarnations/sem/runs?limit=1')).body;
     assert.equal(list.items[0].apply_id, again.body.apply_id, 'newest first');
     const older = (await api(k, 'GET', `/v1/incarnations/sem/runs?limit=1&cursor=${list.next_cursor}`)).body;
@@ -127,7 +187,10 @@ describe('run semantics with the real scenario engine (semantics example service
   });
 
   it('failed_when locks the run (a failed workflow in Temporal); its retry still runs the onchanges: work the locked run owed', async () => {
-    const bad = await api(k, 'POST', '/v1/incarnations/sem/runs', { operation: 'create', input: { ...base, greeting: 'second', broken: true } });
+    const bad = await api(k, 'POST', '/v1/incarnations/sem/runs', {
+      operation: 'create',
+      input: { ...base, greeting: 'second', broken: true },
+    });
     assert.equal(bad.status, 202);
     assert.equal((await settled(k, 'sem')).status, 'error_locked');
     const rep = await report(bad.body.apply_id);
@@ -136,19 +199,31 @@ describe('run semantics with the real scenario engine (semantics example service
     const s = steps(rep, first.sid);
     assert.equal(s['conf'].status, 'failed');
     // The report names the expression and the values it read.
-    assert.match(s['conf'].output, /failed_when: `input.broken && result.ok` is true \(input.broken = true, result.ok = true\)/);
+    assert.match(
+      s['conf'].output,
+      /failed_when: `input.broken && result.ok` is true \(input.broken = true, result.ok = true\)/,
+    );
     assert.equal(s['reload'].skip_reason, 'earlier_failure');
-    assert.equal(fs.readFileSync(file(first.sid, 'app.conf'), 'utf8'), 'greeting=second\n', 'the change happened before failed_when judged it');
+    assert.equal(
+      fs.readFileSync(file(first.sid, 'app.conf'), 'utf8'),
+      'greeting=second\n',
+      'the change happened before failed_when judged it',
+    );
 
     const connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
     try {
-      const desc = await new Client({ connection, namespace: 'default' }).workflow.getHandle(bad.body.apply_id).describe();
+      const desc = await new Client({ connection, namespace: 'default' }).workflow
+        .getHandle(bad.body.apply_id)
+        .describe();
       assert.equal(desc.status.name, 'FAILED');
     } finally {
       await connection.close();
     }
 
-    const retry = await api(k, 'POST', '/v1/incarnations/sem/unlock', { retry: true, input: { ...base, greeting: 'second' } });
+    const retry = await api(k, 'POST', '/v1/incarnations/sem/unlock', {
+      retry: true,
+      input: { ...base, greeting: 'second' },
+    });
     assert.equal(retry.status, 202, JSON.stringify(retry.body));
     assert.equal((await settled(k, 'sem')).status, 'ready');
     const after = steps(await report(retry.body.apply_id), first.sid);
@@ -158,13 +233,23 @@ describe('run semantics with the real scenario engine (semantics example service
   });
 
   it('validate: refuses a bad candidate file and leaves the live file untouched', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations/sem/runs', { operation: 'create', input: { ...base, greeting: 'second', body: 'broken' } });
+    const r = await api(k, 'POST', '/v1/incarnations/sem/runs', {
+      operation: 'create',
+      input: { ...base, greeting: 'second', body: 'broken' },
+    });
     assert.equal(r.status, 202);
     assert.equal((await settled(k, 'sem')).status, 'error_locked');
     const rep = await report(r.body.apply_id);
     const host = rep.hosts.find((h: any) => h.status === 'failed');
-    assert.match(steps(rep, host.sid)['checked'].output, /validate: grep refused the new content \(exit 1\); the live file is unchanged/);
+    assert.match(
+      steps(rep, host.sid)['checked'].output,
+      /validate: grep refused the new content \(exit 1\); the live file is unchanged/,
+    );
     assert.equal(fs.readFileSync(file(host.sid, 'checked.conf'), 'utf8'), 'ok: fine\n');
-    assert.deepEqual(fs.readdirSync(path.join(out, host.sid)).filter((f) => f.startsWith('.')), [], 'no candidate left behind');
+    assert.deepEqual(
+      fs.readdirSync(path.join(out, host.sid)).filter((f) => f.startsWith('.')),
+      [],
+      'no candidate left behind',
+    );
   });
 });

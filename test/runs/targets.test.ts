@@ -20,9 +20,14 @@ describe('db/repos/targets: the souls a run targets', function () {
     db = connectDb(tdb.dsn, { poolMax: 5 });
     await migrateLatest(db);
     for (const sid of ['a.example.com', 'b.example.com', 'new.example.com', 'other.example.com']) {
-      await registerSoul(db, { sid, transport: 'agent', covens: sid === 'other.example.com' ? ['db'] : ['web'] }, { tokenTtlMs: DAY });
+      await registerSoul(
+        db,
+        { sid, transport: 'agent', covens: sid === 'other.example.com' ? ['db'] : ['web'] },
+        { tokenTtlMs: DAY },
+      );
     }
-    for (const sid of ['a.example.com', 'b.example.com', 'other.example.com']) await markOnboarded(db, sid, `serial-${sid}`);
+    for (const sid of ['a.example.com', 'b.example.com', 'other.example.com'])
+      await markOnboarded(db, sid, `serial-${sid}`);
   });
   after(async () => {
     await db?.destroy();
@@ -31,18 +36,34 @@ describe('db/repos/targets: the souls a run targets', function () {
 
   it('targets the onboarded souls of the covens and reports one never onboarded', async () => {
     const { targets, notTargeted } = await runTargets(db, ['web']);
-    assert.deepEqual(targets.map((t) => t.sid), ['a.example.com', 'b.example.com']);
+    assert.deepEqual(
+      targets.map((t) => t.sid),
+      ['a.example.com', 'b.example.com'],
+    );
     assert.deepEqual(notTargeted, [{ sid: 'new.example.com', reason: NOT_ONBOARDED }]);
   });
 
   it('leaves a revoked soul out with the reason, and takes it back once onboarded again', async () => {
     await revokeSoul(db, 'b.example.com');
     const after = await runTargets(db, ['web']);
-    assert.deepEqual(after.targets.map((t) => t.sid), ['a.example.com']);
-    assert.deepEqual(after.notTargeted, [{ sid: 'b.example.com', reason: REVOKED }, { sid: 'new.example.com', reason: NOT_ONBOARDED }]);
+    assert.deepEqual(
+      after.targets.map((t) => t.sid),
+      ['a.example.com'],
+    );
+    assert.deepEqual(after.notTargeted, [
+      { sid: 'b.example.com', reason: REVOKED },
+      { sid: 'new.example.com', reason: NOT_ONBOARDED },
+    ]);
     await revokeSoul(db, 'a.example.com');
-    assert.deepEqual((await runTargets(db, ['web'])).targets, [], 'a pre-check finds no host to target: the run is refused');
+    assert.deepEqual(
+      (await runTargets(db, ['web'])).targets,
+      [],
+      'a pre-check finds no host to target: the run is refused',
+    );
     await markOnboarded(db, 'b.example.com', 'serial-again');
-    assert.deepEqual((await runTargets(db, ['web'])).targets.map((t) => t.sid), ['b.example.com']);
+    assert.deepEqual(
+      (await runTargets(db, ['web'])).targets.map((t) => t.sid),
+      ['b.example.com'],
+    );
   });
 });

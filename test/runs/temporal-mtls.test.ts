@@ -36,7 +36,11 @@ describe('runs: Temporal behind mutual TLS', function () {
     try {
       connection = await Connection.connect({ address: t.address, tls, connectTimeout: '3s' });
       const client = new Client({ connection, namespace: 'default' });
-      await client.workflow.start('incarnationRun', { workflowId: `intruder-${Date.now()}`, taskQueue: 'keeper', args: [{ applyId: 'x', incarnation: 'x', operation: 'create' }] });
+      await client.workflow.start('incarnationRun', {
+        workflowId: `intruder-${Date.now()}`,
+        taskQueue: 'keeper',
+        args: [{ applyId: 'x', incarnation: 'x', operation: 'create' }],
+      });
       return undefined;
     } catch (err) {
       return err;
@@ -49,7 +53,14 @@ describe('runs: Temporal behind mutual TLS', function () {
     const ca = fs.readFileSync(t.ca);
     const attempts: [string, TLSConfig | false][] = [
       ['no client certificate', { serverRootCACertificate: ca, serverNameOverride: t.serverName }],
-      ['a certificate from another CA', { serverRootCACertificate: ca, serverNameOverride: t.serverName, clientCertPair: { crt: fs.readFileSync(t.rogue.cert), key: fs.readFileSync(t.rogue.key) } }],
+      [
+        'a certificate from another CA',
+        {
+          serverRootCACertificate: ca,
+          serverNameOverride: t.serverName,
+          clientCertPair: { crt: fs.readFileSync(t.rogue.cert), key: fs.readFileSync(t.rogue.key) },
+        },
+      ],
       ['plain text', false],
     ];
     for (const [what, tls] of attempts) {
@@ -60,28 +71,50 @@ describe('runs: Temporal behind mutual TLS', function () {
     assert.equal(fs.statSync(path.join(t.dir, 'temporal.sock')).mode & 0o777, 0o600);
     assert.equal(fs.statSync(t.dir).mode & 0o777, 0o700);
     // The same frontend admits the fixture's client certificate: the refusals above were the certificate's doing.
-    assert.equal(await startWorkflowWith({
-      serverRootCACertificate: ca, serverNameOverride: t.serverName, clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) },
-    }), undefined);
+    assert.equal(
+      await startWorkflowWith({
+        serverRootCACertificate: ca,
+        serverNameOverride: t.serverName,
+        clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) },
+      }),
+      undefined,
+    );
   });
 
   it('runs a real run through it with temporal.tls: client and workers present the keeper certificate', async () => {
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'),
+      path.join(root, 'note.git'),
+      'v1',
+    );
     k = await startTestKeeper({
       mutate: (doc) => {
-        doc.temporal = { ...doc.temporal, address: t.address, tls: { ca: t.ca, cert: t.client.cert, key: t.client.key, server_name: t.serverName } };
+        doc.temporal = {
+          ...doc.temporal,
+          address: t.address,
+          tls: { ca: t.ca, cert: t.client.cert, key: t.client.key, server_name: t.serverName },
+        };
       },
     });
     souls = await startSouls(k, path.join(root, 'souls'), [['web']]);
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'mtls', git: url, ref: 'v1' })).status, 201);
-    const r = await api(k, 'POST', '/v1/incarnations', { name: 'mtls-web', service: 'mtls', covens: ['web'], input: { root, greeting: 'through-tls', file: 'mark' } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'mtls-web',
+      service: 'mtls',
+      covens: ['web'],
+      input: { root, greeting: 'through-tls', file: 'mark' },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, 'mtls-web');
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
     assert.equal(fs.readFileSync(path.join(root, souls[0].sid, 'mark'), 'utf8'), 'through-tls\n');
 
     // The run's workflow is on the mTLS frontend, not on the shared stack's.
-    const tls = { serverRootCACertificate: fs.readFileSync(t.ca), serverNameOverride: t.serverName, clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) } };
+    const tls = {
+      serverRootCACertificate: fs.readFileSync(t.ca),
+      serverNameOverride: t.serverName,
+      clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) },
+    };
     const secured = await Connection.connect({ address: t.address, tls });
     const plain = await connectStackTemporal();
     try {
@@ -90,7 +123,10 @@ describe('runs: Temporal behind mutual TLS', function () {
       await handle.result();
       const d = await handle.describe();
       assert.equal(d.status.name, 'COMPLETED');
-      await assert.rejects(new Client({ connection: plain }).workflow.getHandle(r.body.apply_id).describe(), /not found/i);
+      await assert.rejects(
+        new Client({ connection: plain }).workflow.getHandle(r.body.apply_id).describe(),
+        /not found/i,
+      );
     } finally {
       await secured.close();
       await plain.close();

@@ -39,18 +39,33 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
   const motd = () => fs.readFileSync(path.join(out(), 'etc', 'motd'), 'utf8');
 
   /** Polls until the incarnation leaves `applying` (or is gone: 404 after a committed destroy). */
-  const settle = (name: string) => waitFor(`${name} to settle`, async () => {
-    const r = await api(k, 'GET', `/v1/incarnations/${name}`);
-    if (r.status === 404) return r;
-    return r.status === 200 && r.body.status !== 'applying' ? r : undefined;
-  }, 60_000, 200);
+  const settle = (name: string) =>
+    waitFor(
+      `${name} to settle`,
+      async () => {
+        const r = await api(k, 'GET', `/v1/incarnations/${name}`);
+        if (r.status === 404) return r;
+        return r.status === 200 && r.body.status !== 'applying' ? r : undefined;
+      },
+      60_000,
+      200,
+    );
 
-  const runOf = async (name: string, applyId: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs/${applyId}`)).body;
+  const runOf = async (name: string, applyId: string) =>
+    (await api(k, 'GET', `/v1/incarnations/${name}/runs/${applyId}`)).body;
 
   before(async () => {
     root = tempDir('versions-');
     repo = serviceRepo({ dir: path.join(root, 'motd-src'), tags: [] });
-    v1Commit = repo.commit({ 'service.yml': V1_SERVICE, 'migrations/2.yml': null, 'migrations/3.yml': null, 'scenario/destroy/main.yml': DESTROY }, 'v1');
+    v1Commit = repo.commit(
+      {
+        'service.yml': V1_SERVICE,
+        'migrations/2.yml': null,
+        'migrations/3.yml': null,
+        'scenario/destroy/main.yml': DESTROY,
+      },
+      'v1',
+    );
     repo.tag('v1');
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['edge']]);
@@ -65,12 +80,23 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
 
   it('registration published the ref as the first version, pinned to its commit', async () => {
     const list = (await api(k, 'GET', '/v1/services/motd/versions')).body;
-    assert.deepEqual(list.items.map((v: any) => [v.version, v.commit, v.state_schema_version]), [['v1', v1Commit, 1]]);
+    assert.deepEqual(
+      list.items.map((v: any) => [v.version, v.commit, v.state_schema_version]),
+      [['v1', v1Commit, 1]],
+    );
     const v = (await api(k, 'GET', '/v1/services/motd/versions/v1')).body;
-    assert.deepEqual(v.operations.map((o: any) => o.name), ['create', 'destroy', 'update']);
+    assert.deepEqual(
+      v.operations.map((o: any) => o.name),
+      ['create', 'destroy', 'update'],
+    );
     const create = v.operations.find((o: any) => o.name === 'create');
-    assert.deepEqual(create.inputs.find((i: any) => i.name === 'message'), { name: 'message', type: 'string', required: false, secret: false, default: 'Welcome' });
-    assert.deepEqual(v.operations.find((o: any) => o.name === 'destroy').inputs, [{ name: 'root', type: 'string', required: true, secret: false }]);
+    assert.deepEqual(
+      create.inputs.find((i: any) => i.name === 'message'),
+      { name: 'message', type: 'string', required: false, secret: false, default: 'Welcome' },
+    );
+    assert.deepEqual(v.operations.find((o: any) => o.name === 'destroy').inputs, [
+      { name: 'root', type: 'string', required: true, secret: false },
+    ]);
     assert.equal((await api(k, 'GET', '/v1/services/motd/versions/v7')).status, 404);
   });
 
@@ -80,23 +106,34 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     assert.equal(r.status, 202, JSON.stringify(r.body));
     let inc = (await settle('motd-v')).body;
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
-    assert.deepEqual([inc.version, inc.service_commit, inc.state_schema_version, inc.newer_version], ['v1', v1Commit, 1, null]);
+    assert.deepEqual(
+      [inc.version, inc.service_commit, inc.state_schema_version, inc.newer_version],
+      ['v1', v1Commit, 1, null],
+    );
 
     // v2: a new schema with its migration, and a template that says so. The branch moves and the
     // v1 tag is moved onto it too: neither is published, so nothing changes for the incarnation.
     const template = fs.readFileSync(path.join(repo.dir, 'templates', 'etc', 'motd.tmpl'), 'utf8');
-    v2Commit = repo.commit({
-      'service.yml': V2_SERVICE,
-      'migrations/2.yml': 'description: v2 keeps the message under motd.\nstate_changes:\n  sets:\n    motd.message: "${has(state.message) ? state.message : \'Welcome\'}"\n',
-      'templates/etc/motd.tmpl': `${template}\n(motd v2)\n`,
-    }, 'v2');
+    v2Commit = repo.commit(
+      {
+        'service.yml': V2_SERVICE,
+        'migrations/2.yml':
+          'description: v2 keeps the message under motd.\nstate_changes:\n  sets:\n    motd.message: "${has(state.message) ? state.message : \'Welcome\'}"\n',
+        'templates/etc/motd.tmpl': `${template}\n(motd v2)\n`,
+      },
+      'v2',
+    );
     repo.tag('v2');
     repo.tag('v1', true);
     r = await api(k, 'POST', '/v1/incarnations/motd-v/runs', { operation: 'create' });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     inc = (await settle('motd-v')).body;
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
-    assert.equal((await runOf('motd-v', r.body.apply_id)).service_commit, v1Commit, 'the pinned v1 commit, not what the tag points at now');
+    assert.equal(
+      (await runOf('motd-v', r.body.apply_id)).service_commit,
+      v1Commit,
+      'the pinned v1 commit, not what the tag points at now',
+    );
     assert.doesNotMatch(motd(), /motd v2/);
     assert.deepEqual([inc.version, inc.state_schema_version, inc.newer_version], ['v1', 1, null]);
 
@@ -105,14 +142,19 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.deepEqual([r.body.version, r.body.commit, r.body.state_schema_version], ['v2', v2Commit, 2]);
     assert.equal((await api(k, 'POST', '/v1/services/motd/versions', { ref: 'v2' })).status, 409);
-    const listed = (await api(k, 'GET', '/v1/incarnations?service=motd')).body.items.find((i: any) => i.name === 'motd-v');
+    const listed = (await api(k, 'GET', '/v1/incarnations?service=motd')).body.items.find(
+      (i: any) => i.name === 'motd-v',
+    );
     assert.deepEqual([listed.version, listed.newer_version], ['v1', 'v2']);
 
     r = await api(k, 'POST', '/v1/incarnations/motd-v/upgrade', { version: 'v2' });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     inc = (await settle('motd-v')).body;
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
-    assert.deepEqual([inc.version, inc.service_commit, inc.state_schema_version, inc.newer_version], ['v2', v2Commit, 2, null]);
+    assert.deepEqual(
+      [inc.version, inc.service_commit, inc.state_schema_version, inc.newer_version],
+      ['v2', v2Commit, 2, null],
+    );
     assert.deepEqual(inc.state.motd, { message: 'Hello' }, 'migrations/2.yml ran');
     const history = (await api(k, 'GET', '/v1/incarnations/motd-v/history')).body.items;
     assert.equal(history.filter((h: any) => h.operation === 'upgrade').length, 1, 'the migration ran once');
@@ -127,7 +169,10 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
   it('refuses an upgrade to an older state schema, and a version nobody published', async () => {
     let r = await api(k, 'POST', '/v1/incarnations/motd-v/upgrade', { version: 'v1' });
     assert.equal(r.status, 409, JSON.stringify(r.body));
-    assert.match(r.body.detail, /forward only: incarnation motd-v's state is at state_schema_version 2, version v1 expects 1/);
+    assert.match(
+      r.body.detail,
+      /forward only: incarnation motd-v's state is at state_schema_version 2, version v1 expects 1/,
+    );
     r = await api(k, 'POST', '/v1/incarnations/motd-v/upgrade', { version: 'v3' });
     assert.equal(r.status, 400, JSON.stringify(r.body));
     assert.match(r.body.detail, /version v3 of service motd is not published/);
@@ -158,25 +203,46 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     assert.equal(motd(), 'decommissioned\n', 'destroy ran on the host');
     const report = await runOf('motd-v', r.body.apply_id);
     assert.equal(report.status, 'succeeded');
-    assert.deepEqual(report.hosts.map((h: any) => h.sid), [souls[0]!.sid]);
+    assert.deepEqual(
+      report.hosts.map((h: any) => h.sid),
+      [souls[0]!.sid],
+    );
     assert.ok(!(await api(k, 'GET', '/v1/incarnations')).body.items.some((i: any) => i.name === 'motd-v'));
     const history = (await api(k, 'GET', '/v1/incarnations/motd-v/history')).body.items;
     const ops = new Set(history.map((h: any) => h.operation));
-    assert.ok(ops.has('create') && ops.has('upgrade'), `the deleted incarnation's snapshots are still readable: ${[...ops].join(', ')}`);
+    assert.ok(
+      ops.has('create') && ops.has('upgrade'),
+      `the deleted incarnation's snapshots are still readable: ${[...ops].join(', ')}`,
+    );
 
     // The name is free: a new incarnation takes it with its own (empty) history.
-    const again = await api(k, 'POST', '/v1/incarnations', { name: 'motd-v', service: 'motd', covens: ['nobody-here'], input: { root: path.join(root, 'again') }, allow_empty: true });
+    const again = await api(k, 'POST', '/v1/incarnations', {
+      name: 'motd-v',
+      service: 'motd',
+      covens: ['nobody-here'],
+      input: { root: path.join(root, 'again') },
+      allow_empty: true,
+    });
     assert.equal(again.status, 202, JSON.stringify(again.body));
     const inc = (await settle('motd-v')).body;
     assert.deepEqual([inc.status, inc.version], ['ready', 'v2']);
-    assert.deepEqual((await api(k, 'GET', '/v1/incarnations/motd-v/history')).body.items.map((h: any) => h.apply_id), [again.body.apply_id]);
+    assert.deepEqual(
+      (await api(k, 'GET', '/v1/incarnations/motd-v/history')).body.items.map((h: any) => h.apply_id),
+      [again.body.apply_id],
+    );
   });
 
   it('a service without destroy needs ?force=true, which removes the record at once and touches no host', async () => {
     const plain = serviceRepo({ dir: path.join(root, 'plain-src'), tags: ['v3'] });
     let r = await api(k, 'POST', '/v1/services', { name: 'plain', git: plain.url, ref: 'v3' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    r = await api(k, 'POST', '/v1/incarnations', { name: 'plain-one', service: 'plain', covens: ['nobody-here'], input: { root: path.join(root, 'plain') }, allow_empty: true });
+    r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'plain-one',
+      service: 'plain',
+      covens: ['nobody-here'],
+      input: { root: path.join(root, 'plain') },
+      allow_empty: true,
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.equal((await settle('plain-one')).body.status, 'ready');
     r = await api(k, 'DELETE', '/v1/incarnations/plain-one');
@@ -185,7 +251,12 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     assert.equal((await api(k, 'GET', '/v1/incarnations/plain-one')).body.status, 'ready', 'nothing changed');
     r = await api(k, 'DELETE', '/v1/incarnations/plain-one?force=true');
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body, { name: 'plain-one', removed: true, forced: true, history: '/v1/incarnations/plain-one/history' });
+    assert.deepEqual(r.body, {
+      name: 'plain-one',
+      removed: true,
+      forced: true,
+      history: '/v1/incarnations/plain-one/history',
+    });
     const gone = await api(k, 'GET', '/v1/incarnations/plain-one');
     assert.equal(gone.status, 404);
     assert.match(gone.body.detail, /was deleted at .* \(with force\)/);

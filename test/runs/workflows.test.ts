@@ -45,10 +45,15 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     // The stack's frontend, behind mutual TLS when the stack runs it so (KEEPER_TEMPORAL_MTLS=1).
     const t = stackTemporalTlsConfig();
     const tls = t && {
-      serverRootCACertificate: fs.readFileSync(t.ca), clientCertPair: { crt: fs.readFileSync(t.cert), key: fs.readFileSync(t.key) },
+      serverRootCACertificate: fs.readFileSync(t.ca),
+      clientCertPair: { crt: fs.readFileSync(t.cert), key: fs.readFileSync(t.key) },
       ...(t.server_name ? { serverNameOverride: t.server_name } : {}),
     };
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address: stackEnv().TEMPORAL_ADDRESS, namespace: 'default', ...(tls ? { connectionOptions: { tls } } : {}) });
+    env = await TestWorkflowEnvironment.createFromExistingServer({
+      address: stackEnv().TEMPORAL_ADDRESS,
+      namespace: 'default',
+      ...(tls ? { connectionOptions: { tls } } : {}),
+    });
     bundle = await workflowBundle();
   });
   after(async () => {
@@ -68,7 +73,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
       await fleet.probe?.(name, args.applyId as string);
     };
     const shared = {
-      async renderRun(a: { applyId: string }) { await record('renderRun', a); return fleet.render; },
+      async renderRun(a: { applyId: string }) {
+        await record('renderRun', a);
+        return fleet.render;
+      },
       async resolveRoutes(a: { applyId: string; sids: string[]; batch: number }): Promise<Routes> {
         await record('resolveRoutes', a);
         const unknown = a.sids.filter((s) => fleet.silent?.includes(s));
@@ -76,11 +84,22 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
         const groups: RouteGroup[] = routed.length ? [{ kid: 'k1', queue: dispatchQueue, sids: routed }] : [];
         return { groups, unknown };
       },
-      async markUnknown(a: Record<string, unknown>) { await record('markUnknown', a); },
-      async markSkipped(a: Record<string, unknown>) { await record('markSkipped', a); },
-      async commitRun(a: Record<string, unknown>) { await record('commitRun', a); return fleet.commits ?? true; },
-      async lockRun(a: Record<string, unknown>) { await record('lockRun', a); },
-      async upgradeState() { throw new Error('not in these runs'); },
+      async markUnknown(a: Record<string, unknown>) {
+        await record('markUnknown', a);
+      },
+      async markSkipped(a: Record<string, unknown>) {
+        await record('markSkipped', a);
+      },
+      async commitRun(a: Record<string, unknown>) {
+        await record('commitRun', a);
+        return fleet.commits ?? true;
+      },
+      async lockRun(a: Record<string, unknown>) {
+        await record('lockRun', a);
+      },
+      async upgradeState() {
+        throw new Error('not in these runs');
+      },
     };
     const dispatch = {
       async dispatchHosts(a: { applyId: string; sids: string[]; batch: number }): Promise<DispatchOutcome> {
@@ -91,8 +110,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
           if (o === 'throw') throw ApplicationFailure.nonRetryable(`lost the stream to ${sid}`);
           if (o === 'ok') out.ok++;
           else if (o === 'changed') out.changed++;
-          else if (o === 'moved') { moves.set(sid, (moves.get(sid) ?? 0) + 1); out.moved.push(sid); }
-          else out[o].push(sid);
+          else if (o === 'moved') {
+            moves.set(sid, (moves.get(sid) ?? 0) + 1);
+            out.moved.push(sid);
+          } else out[o].push(sid);
         }
         return out;
       },
@@ -104,7 +125,11 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     const applyId = `wf-${id}.create.test`;
     const running = workers.map((w) => w.run());
     try {
-      const result = await env.client.workflow.execute('incarnationRun', { workflowId: applyId, taskQueue: queue, args: [{ applyId, incarnation: `wf-${id}`, operation: 'create' }] }) as RunResult;
+      const result = (await env.client.workflow.execute('incarnationRun', {
+        workflowId: applyId,
+        taskQueue: queue,
+        args: [{ applyId, incarnation: `wf-${id}`, operation: 'create' }],
+      })) as RunResult;
       return { result, calls };
     } catch (err) {
       if (err instanceof WorkflowFailedError) return { failure: err, calls };
@@ -121,7 +146,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
 
   it('all hosts succeed: one batch dispatched, committed once, nothing locked', async () => {
     const sids = hosts(3);
-    const { result, calls } = await run({ render: { ok: true, sids, serial: null }, outcome: { 'h2.test': 'changed' } });
+    const { result, calls } = await run({
+      render: { ok: true, sids, serial: null },
+      outcome: { 'h2.test': 'changed' },
+    });
     assert.deepEqual(names(calls), ['renderRun', 'resolveRoutes', 'dispatchHosts', 'commitRun']);
     assert.equal(result?.status, 'succeeded');
     assert.deepEqual(result?.hosts, { ok: 2, changed: 1, failed: 0, unknown: 0, skipped: 0 });
@@ -138,7 +166,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
   it('serial: 2 over five hosts, a host failing in the second batch: the third batch is skipped, the run locks, nothing is committed', async () => {
     const sids = hosts(5);
     const { failure, calls } = await run({ render: { ok: true, sids, serial: 2 }, outcome: { 'h4.test': 'failed' } });
-    assert.deepEqual(sidsOf(calls, 'dispatchHosts'), [['h1.test', 'h2.test'], ['h3.test', 'h4.test']]);
+    assert.deepEqual(sidsOf(calls, 'dispatchHosts'), [
+      ['h1.test', 'h2.test'],
+      ['h3.test', 'h4.test'],
+    ]);
     assert.deepEqual(sidsOf(calls, 'markSkipped'), [['h5.test']]);
     assert.ok(!names(calls).includes('commitRun'), 'a failed host means nothing is committed');
     const lock = calls.find(([n]) => n === 'lockRun')!;
@@ -158,7 +189,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
   });
 
   it('a soul that moved between keepers is re-routed once; moved twice, it is unknown with the reason', async () => {
-    const { failure, calls } = await run({ render: { ok: true, sids: hosts(2), serial: null }, outcome: { 'h2.test': 'moved' } });
+    const { failure, calls } = await run({
+      render: { ok: true, sids: hosts(2), serial: null },
+      outcome: { 'h2.test': 'moved' },
+    });
     assert.deepEqual(sidsOf(calls, 'resolveRoutes'), [['h1.test', 'h2.test'], ['h2.test']]);
     const unknown = calls.find(([n]) => n === 'markUnknown')!;
     assert.deepEqual(unknown[1].sids, ['h2.test']);
@@ -167,7 +201,10 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
   });
 
   it('a dispatch activity that fails for good leaves its hosts unknown, never done', async () => {
-    const { failure, calls } = await run({ render: { ok: true, sids: hosts(2), serial: null }, outcome: { 'h1.test': 'throw' } });
+    const { failure, calls } = await run({
+      render: { ok: true, sids: hosts(2), serial: null },
+      outcome: { 'h1.test': 'throw' },
+    });
     assert.ok(!names(calls).includes('commitRun'));
     const details = (failure?.cause as ApplicationFailure).details?.[0] as RunResult;
     assert.deepEqual(details.hosts, { ok: 0, changed: 0, failed: 0, unknown: 2, skipped: 0 });
@@ -178,7 +215,7 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     assert.equal(names(calls).at(-1), 'commitRun');
     assert.match(failure?.cause?.message ?? '', /no longer held the incarnation lock/);
   });
-  it('a batch over SHARD_HOSTS goes to shard workflows whose activities act for the run itself: the fence asks Temporal for the shard\'s parent', async () => {
+  it("a batch over SHARD_HOSTS goes to shard workflows whose activities act for the run itself: the fence asks Temporal for the shard's parent", async () => {
     const seen: { name: string; own: string; acting: { workflowId: string; runId: string } }[] = [];
     const sids = hosts(SHARD_HOSTS + 1);
     const { result, calls } = await run({
@@ -195,6 +232,7 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     const shards = seen.filter((s) => s.own !== applyId);
     assert.deepEqual([...new Set(shards.map((s) => s.own))].sort(), [`${applyId}-b1-s1`, `${applyId}-b1-s2`]);
     assert.ok(shards.some((s) => s.name === 'resolveRoutes') && shards.some((s) => s.name === 'dispatchHosts'));
-    for (const s of seen) assert.deepEqual(s.acting, run0.acting, `${s.name} in ${s.own} acts for the run's own execution`);
+    for (const s of seen)
+      assert.deepEqual(s.acting, run0.acting, `${s.name} in ${s.own} acts for the run's own execution`);
   });
 });

@@ -8,7 +8,11 @@ import path from 'node:path';
 import { repoRoot } from '../support/repo';
 import { secretStoreCall } from '../support/secretstore';
 
-export interface TestAppRole { roleId: string; secretIdFile: string; remove(): Promise<void> }
+export interface TestAppRole {
+  roleId: string;
+  secretIdFile: string;
+  remove(): Promise<void>;
+}
 
 export async function createKeeperAppRole(dir: string): Promise<TestAppRole> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -18,13 +22,19 @@ export async function createKeeperAppRole(dir: string): Promise<TestAppRole> {
 
 async function createRole(dir: string, name: string, policy: string): Promise<TestAppRole> {
   await secretStoreCall('PUT', `sys/policies/acl/${name}`, { policy });
-  await secretStoreCall('POST', `auth/approle/role/${name}`, { token_policies: [name], token_ttl: '1h', token_max_ttl: '24h', token_type: 'service' });
+  await secretStoreCall('POST', `auth/approle/role/${name}`, {
+    token_policies: [name],
+    token_ttl: '1h',
+    token_max_ttl: '24h',
+    token_type: 'service',
+  });
   await secretStoreCall('POST', `auth/approle/role/${name}/role-id`, { role_id: name });
   const secretId = (await secretStoreCall('POST', `auth/approle/role/${name}/secret-id`, {})).data.secret_id as string;
   const secretIdFile = path.join(dir, `${name}.secret-id`);
   fs.writeFileSync(secretIdFile, `${secretId}\n`, { mode: 0o400 });
   return {
-    roleId: name, secretIdFile,
+    roleId: name,
+    secretIdFile,
     async remove() {
       await secretStoreCall('DELETE', `auth/approle/role/${name}`).catch(() => undefined);
       await secretStoreCall('DELETE', `sys/policies/acl/${name}`).catch(() => undefined);
@@ -38,7 +48,9 @@ async function createRole(dir: string, name: string, policy: string): Promise<Te
  */
 export async function createScenarioAppRole(dir: string, prefixes: string[]): Promise<TestAppRole> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { scenarioPolicy } = require(path.join(repoRoot(), 'scripts', 'provision-secretstore.js')) as { scenarioPolicy(p: string[]): string };
+  const { scenarioPolicy } = require(path.join(repoRoot(), 'scripts', 'provision-secretstore.js')) as {
+    scenarioPolicy(p: string[]): string;
+  };
   return createRole(dir, `scenario-t28-${randomBytes(4).toString('hex')}`, scenarioPolicy(prefixes));
 }
 

@@ -47,7 +47,10 @@ describe('secrets: canaries reach the target files and the store, nothing else',
   const inc = `canary-${id}`;
 
   const call = async (token: string, p: string) => {
-    const res = await fetch(`${k.baseUrl}${p}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(20_000) });
+    const res = await fetch(`${k.baseUrl}${p}`, {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(20_000),
+    });
     return { status: res.status, text: await res.text() };
   };
   const noCanary = (where: string, text: string) => {
@@ -60,7 +63,11 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     mcpAddr = `127.0.0.1:${await freePort()}`;
     await putSecret('secret', `keeper/services/canary-${id}/db`, { password: CANARY_DB });
     k = await startTestKeeper({
-      mutate: (doc) => { useAppRole(doc, role); doc.listen.mcp = { addr: mcpAddr }; doc.logging.level = 'debug'; },
+      mutate: (doc) => {
+        useAppRole(doc, role);
+        doc.listen.mcp = { addr: mcpAddr };
+        doc.logging.level = 'debug';
+      },
       log: createLogger({ level: 'debug', write: (l) => keeperLog.push(l) }),
     });
     souls = await startSouls(k, path.join(root, 'souls'), [['canary'], ['canary']]);
@@ -68,7 +75,8 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     writeCanaryService(src, { name: 'canary', prefix, readPath: `${prefix}db` });
     const git = gitRepoFrom(src, path.join(root, 'repo'), 'v1');
     const reg = await fetch(`${k.baseUrl}/v1/services`, {
-      method: 'POST', headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'canary', git, ref: 'v1' }),
     });
     assert.equal(reg.status, 201, await reg.text());
@@ -79,16 +87,25 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     await k?.stop();
     await role?.remove();
     await deleteSecret('secret', `keeper/services/canary-${id}/db`).catch(() => undefined);
-    await secretStoreCall('DELETE', `secret/metadata/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`).catch(() => undefined);
+    await secretStoreCall(
+      'DELETE',
+      `secret/metadata/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`,
+    ).catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('renders both canaries into a 0600 file on two real souls; the run, state and store keep references', async () => {
     const res = await fetch(`${k.baseUrl}/v1/incarnations`, {
-      method: 'POST', headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: inc, service: 'canary', covens: ['canary'], input: { root: path.join(root, 'out'), api_token: CANARY_INPUT } }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: inc,
+        service: 'canary',
+        covens: ['canary'],
+        input: { root: path.join(root, 'out'), api_token: CANARY_INPUT },
+      }),
     });
-    const accepted = await res.json() as { apply_id: string };
+    const accepted = (await res.json()) as { apply_id: string };
     assert.equal(res.status, 202, JSON.stringify(accepted));
     applyId = accepted.apply_id;
     const done = await settled(k, inc, 120_000);
@@ -100,11 +117,20 @@ describe('secrets: canaries reach the target files and the store, nothing else',
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     }
     // The file is reported changed, its content nowhere in the report.
-    assert.deepEqual(report.hosts.map((h: any) => [h.status, h.steps[0].status, h.steps[0].changed]), [['changed', 'changed', true], ['changed', 'changed', true]]);
+    assert.deepEqual(
+      report.hosts.map((h: any) => [h.status, h.steps[0].status, h.steps[0].changed]),
+      [
+        ['changed', 'changed', true],
+        ['changed', 'changed', true],
+      ],
+    );
     const storedAt = `secret/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`;
     assert.equal(report.input.api_token, `secretstore:${storedAt}#api_token`);
     assert.equal(done.state.token_ref, `secretstore:${storedAt}#api_token`);
-    const stored = await secretStoreCall('GET', `secret/data/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`);
+    const stored = await secretStoreCall(
+      'GET',
+      `secret/data/keeper/services/incarnations/${inc}/${applyId}/runs/${applyId}`,
+    );
     assert.equal(stored.data.data.api_token, CANARY_INPUT);
   });
 
@@ -125,14 +151,26 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     // Each soul's directory: ledger, identity, config.
     for (const s of souls) {
       const files = filesUnder(s.dir);
-      assert.ok(files.some((f) => f.text.includes(applyId)), `no ledger entry of the run under ${s.dir}`);
+      assert.ok(
+        files.some((f) => f.text.includes(applyId)),
+        `no ledger entry of the run under ${s.dir}`,
+      );
       for (const f of files) noCanary(f.file, f.text);
     }
     // REST, as viewer and admin (/ui serves static files only and shows these same answers; the
     // run's event stream is what /ui follows a run with, and closes after the run's end).
-    const paths = ['/v1/incarnations', `/v1/incarnations/${inc}`, `/v1/incarnations/${inc}/history`, `/v1/incarnations/${inc}/runs/${applyId}`,
-      `/v1/incarnations/${inc}/runs/${applyId}/events`, '/v1/services'];
-    for (const [who, token] of [['admin', k.adminToken], ['viewer', viewer]] as const) {
+    const paths = [
+      '/v1/incarnations',
+      `/v1/incarnations/${inc}`,
+      `/v1/incarnations/${inc}/history`,
+      `/v1/incarnations/${inc}/runs/${applyId}`,
+      `/v1/incarnations/${inc}/runs/${applyId}/events`,
+      '/v1/services',
+    ];
+    for (const [who, token] of [
+      ['admin', k.adminToken],
+      ['viewer', viewer],
+    ] as const) {
       for (const p of paths) {
         const a = await call(token, p);
         assert.equal(a.status, 200, `${who} GET ${p}: ${a.text}`);
@@ -141,7 +179,12 @@ describe('secrets: canaries reach the target files and the store, nothing else',
       // MCP, the same questions.
       const client: Client = await connectMcp(mcpAddr, token);
       try {
-        for (const [tool, args] of [['list-incarnations', {}], ['get-incarnation', { name: inc }], ['get-incarnation-history', { name: inc }], ['get-run', { name: inc, apply_id: applyId }]] as const) {
+        for (const [tool, args] of [
+          ['list-incarnations', {}],
+          ['get-incarnation', { name: inc }],
+          ['get-incarnation-history', { name: inc }],
+          ['get-run', { name: inc, apply_id: applyId }],
+        ] as const) {
           const r = await callTool(client, tool, args);
           assert.equal(r.isError, false, `${who} ${tool}: ${r.text}`);
           assert.ok(r.text.includes(inc));
@@ -154,21 +197,30 @@ describe('secrets: canaries reach the target files and the store, nothing else',
     // /ui, as each operator sees it: the pages and every answer they fetched.
     const browser = await launch();
     try {
-      for (const [who, token] of [['admin', k.adminToken], ['viewer', viewer]] as const) {
+      for (const [who, token] of [
+        ['admin', k.adminToken],
+        ['viewer', viewer],
+      ] as const) {
         const { context, page } = await newPage(browser, k.baseUrl);
         const fetched: Promise<string>[] = [];
-        page.on('response', (r) => { if (r.url().includes('/v1/')) fetched.push(r.text().catch(() => '')); });
+        page.on('response', (r) => {
+          if (r.url().includes('/v1/')) fetched.push(r.text().catch(() => ''));
+        });
         await signIn(page, token);
         for (const p of ['/ui/incarnations', `/ui/incarnations/${inc}`]) {
           await page.goto(p);
           await page.getByText(inc).first().waitFor({ timeout: 20_000 });
           await page.waitForLoadState('networkidle');
           // Open every collapsed host and step, so their content is rendered too.
-          for (const d of await page.locator('details:not([open]) > summary').all()) await d.click().catch(() => undefined);
+          for (const d of await page.locator('details:not([open]) > summary').all())
+            await d.click().catch(() => undefined);
           noCanary(`${who} ${p}`, await page.content());
         }
         const bodies = await Promise.all(fetched);
-        assert.ok(bodies.some((b) => b.includes(applyId)), `${who}: /ui fetched nothing about the run`);
+        assert.ok(
+          bodies.some((b) => b.includes(applyId)),
+          `${who}: /ui fetched nothing about the run`,
+        );
         noCanary(`${who} /ui fetches`, bodies.join('\n'));
         await context.close();
       }
@@ -176,23 +228,41 @@ describe('secrets: canaries reach the target files and the store, nothing else',
       await browser.close();
     }
     // The canaries are where they belong: the store and the two files.
-    for (const s of souls) assert.ok(fs.readFileSync(path.join(root, 'out', s.sid, 'app.conf'), 'utf8').includes(CANARY_DB));
+    for (const s of souls)
+      assert.ok(fs.readFileSync(path.join(root, 'out', s.sid, 'app.conf'), 'utf8').includes(CANARY_DB));
   });
 
   it('a read outside the declared prefixes is refused at registration with the path and the rule, nothing run; soul-lint reports it', async () => {
     const src = path.join(root, 'bad-src');
     const outside = `secret/keeper/services/other-${id}/db`;
     writeCanaryService(src, { name: 'canary-bad', prefix, readPath: outside });
-    const lint = await run(process.execPath, [path.join(repoRoot(), 'bin', 'soul-lint'), src]).then(() => ({ code: 0, stdout: '' }), (e) => ({ code: e.code as number, stdout: String(e.stdout) }));
+    const lint = await run(process.execPath, [path.join(repoRoot(), 'bin', 'soul-lint'), src]).then(
+      () => ({ code: 0, stdout: '' }),
+      (e) => ({ code: e.code as number, stdout: String(e.stdout) }),
+    );
     assert.equal(lint.code, 1);
-    assert.match(lint.stdout, new RegExp(`scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+.*SL023.*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`));
+    assert.match(
+      lint.stdout,
+      new RegExp(
+        `scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+.*SL023.*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`,
+      ),
+    );
     const git = gitRepoFrom(src, path.join(root, 'bad-repo'), 'v1');
     const headers = { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' };
     // The keeper runs the same checks at registration: refused (422) with the file:line and the rule, nothing stored, nothing run.
-    const reg = await fetch(`${k.baseUrl}/v1/services`, { method: 'POST', headers, body: JSON.stringify({ name: 'canary-bad', git, ref: 'v1' }) });
-    const problem = await reg.json() as { detail: string };
+    const reg = await fetch(`${k.baseUrl}/v1/services`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'canary-bad', git, ref: 'v1' }),
+    });
+    const problem = (await reg.json()) as { detail: string };
     assert.equal(reg.status, 422, JSON.stringify(problem));
-    assert.match(problem.detail, new RegExp(`scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+ SL023: .*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`));
+    assert.match(
+      problem.detail,
+      new RegExp(
+        `scenario/create/main\\.yml:${SECRETSTORE_LINE}:\\d+ SL023: .*${outside.replace(/\//g, '\\/')} is outside the prefixes the service declares`,
+      ),
+    );
     assert.equal((await call(k.adminToken, '/v1/services/canary-bad')).status, 404);
     assert.equal(fs.existsSync(path.join(root, 'bad-out')), false);
   });

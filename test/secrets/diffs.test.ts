@@ -98,10 +98,17 @@ describe('secrets: no secret in any diff, hash or report', function () {
   const conf = () => path.join(root, 'out', soul.sid, 'app.conf');
 
   const clean = (where: string, text: string) => {
-    for (const f of forbidden) assert.ok(!text.includes(f), `${where} holds ${f === CANARY ? 'the canary' : `a plain hash (${f.slice(0, 8)}…)`}`);
+    for (const f of forbidden)
+      assert.ok(
+        !text.includes(f),
+        `${where} holds ${f === CANARY ? 'the canary' : `a plain hash (${f.slice(0, 8)}…)`}`,
+      );
   };
   const get = async (token: string, p: string) => {
-    const res = await fetch(`${k.baseUrl}${p}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(40_000) });
+    const res = await fetch(`${k.baseUrl}${p}`, {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(40_000),
+    });
     return { status: res.status, text: await res.text() };
   };
   const planOf = async (input: Record<string, unknown>) => {
@@ -116,8 +123,11 @@ describe('secrets: no secret in any diff, hash or report', function () {
   const assertSecretChange = (where: string, s: any, created = false) => {
     const c = s.diff?.content;
     assert.ok(c, `${where}: a content change is shown: ${JSON.stringify(s)}`);
-    assert.deepEqual([c.secret, c.note, c.unified, c.unified_withheld, c.before?.size, c.after?.size],
-      [true, 'secret content changed', undefined, undefined, undefined, undefined], `${where}: ${JSON.stringify(c)}`);
+    assert.deepEqual(
+      [c.secret, c.note, c.unified, c.unified_withheld, c.before?.size, c.after?.size],
+      [true, 'secret content changed', undefined, undefined, undefined, undefined],
+      `${where}: ${JSON.stringify(c)}`,
+    );
     if (created) assert.equal(c.before, undefined);
     else assert.match(c.before.digest, /^[0-9a-f]{64}$/, `${where}: a keyed digest`);
     assert.match(c.after.digest, /^[0-9a-f]{64}$/, `${where}: a keyed digest`);
@@ -128,10 +138,13 @@ describe('secrets: no secret in any diff, hash or report', function () {
     mcpAddr = `127.0.0.1:${await freePort()}`;
     await putSecret('secret', `keeper/services/sdiff-${id}/db`, { password: CANARY });
     k = await startTestKeeper({
-      mutate: (doc) => { doc.listen.mcp = { addr: mcpAddr }; doc.logging.level = 'debug'; },
+      mutate: (doc) => {
+        doc.listen.mcp = { addr: mcpAddr };
+        doc.logging.level = 'debug';
+      },
       log: createLogger({ level: 'debug', write: (l) => keeperLog.push(l) }),
     });
-    [soul] = await startSouls(k, path.join(root, 'souls'), [['sdiff']]) as [TestSoul];
+    [soul] = (await startSouls(k, path.join(root, 'souls'), [['sdiff']])) as [TestSoul];
     const src = path.join(root, 'src');
     writeService(src, 'sdiff', prefix);
     const git = gitRepoFrom(src, path.join(root, 'repo'), 'v1');
@@ -148,7 +161,12 @@ describe('secrets: no secret in any diff, hash or report', function () {
   });
 
   it('run 1 writes the secret; a drift check over the hand-edited file says "secret content changed" with keyed digests only', async () => {
-    const created = await api(k, 'POST', '/v1/incarnations', { name: inc, service: 'sdiff', covens: ['sdiff'], input: { root: path.join(root, 'out') } });
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: inc,
+      service: 'sdiff',
+      covens: ['sdiff'],
+      input: { root: path.join(root, 'out') },
+    });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     workflows.push(created.body.apply_id);
     assert.equal((await settled(k, inc, 120_000)).status, 'ready');
@@ -166,10 +184,15 @@ describe('secrets: no secret in any diff, hash or report', function () {
     fs.writeFileSync(conf(), edited);
     forbid(edited);
     assert.equal((await api(k, 'PUT', `/v1/incarnations/${inc}/drift-check`, { interval: '2s' })).status, 200);
-    const d = await waitFor('the edit found as drift', async () => {
-      const x = (await api(k, 'GET', `/v1/incarnations/${inc}`)).body.drift;
-      return x.status === 'drifted' ? x : undefined;
-    }, 60_000, 250);
+    const d = await waitFor(
+      'the edit found as drift',
+      async () => {
+        const x = (await api(k, 'GET', `/v1/incarnations/${inc}`)).body.drift;
+        return x.status === 'drifted' ? x : undefined;
+      },
+      60_000,
+      250,
+    );
     assert.equal((await api(k, 'PUT', `/v1/incarnations/${inc}/drift-check`, { interval: null })).status, 200);
     driftPlan = d.plan_id;
     workflows.push(driftPlan);
@@ -211,9 +234,20 @@ describe('secrets: no secret in any diff, hash or report', function () {
 
   it('leaves neither the canary nor its plain hash in any answer, page, CLI output, row, cache key, history or log', async () => {
     assert.ok(secretPlan && runId && driftPlan, 'the earlier tests ran');
-    const paths = [`/v1/incarnations/${inc}`, `/v1/incarnations/${inc}/plans`, `/v1/incarnations/${inc}/plans/${secretPlan}`, `/v1/incarnations/${inc}/plans/${driftPlan}`,
-      `/v1/incarnations/${inc}/runs`, `/v1/incarnations/${inc}/runs/${runId}`, `/v1/incarnations/${inc}/runs/${runId}/events`, `/v1/incarnations/${inc}/runs/${workflows[0]}`];
-    for (const [who, token] of [['admin', k.adminToken], ['viewer', viewer]] as const) {
+    const paths = [
+      `/v1/incarnations/${inc}`,
+      `/v1/incarnations/${inc}/plans`,
+      `/v1/incarnations/${inc}/plans/${secretPlan}`,
+      `/v1/incarnations/${inc}/plans/${driftPlan}`,
+      `/v1/incarnations/${inc}/runs`,
+      `/v1/incarnations/${inc}/runs/${runId}`,
+      `/v1/incarnations/${inc}/runs/${runId}/events`,
+      `/v1/incarnations/${inc}/runs/${workflows[0]}`,
+    ];
+    for (const [who, token] of [
+      ['admin', k.adminToken],
+      ['viewer', viewer],
+    ] as const) {
       for (const p of paths) {
         const a = await get(token, p);
         assert.equal(a.status, 200, `${who} GET ${p}: ${a.text}`);
@@ -221,7 +255,11 @@ describe('secrets: no secret in any diff, hash or report', function () {
       }
       const client: Client = await connectMcp(mcpAddr, token);
       try {
-        for (const [tool, args] of [['get-plan', { name: inc, plan_id: secretPlan }], ['get-plan', { name: inc, plan_id: driftPlan }], ['get-run', { name: inc, apply_id: runId }]] as const) {
+        for (const [tool, args] of [
+          ['get-plan', { name: inc, plan_id: secretPlan }],
+          ['get-plan', { name: inc, plan_id: driftPlan }],
+          ['get-run', { name: inc, apply_id: runId }],
+        ] as const) {
           const r = await callTool(client, tool, args);
           assert.equal(r.isError, false, `${who} ${tool}: ${r.text}`);
           assert.ok(r.text.includes('secret content changed'), `${who} ${tool} says the secret content changed`);
@@ -234,13 +272,27 @@ describe('secrets: no secret in any diff, hash or report', function () {
 
     // keeperctl plan-report, as the viewer.
     const ctl = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), 'incarnations', 'plan-report', inc, secretPlan], {
-        env: { PATH: process.env['PATH'], HOME: root, XDG_CONFIG_HOME: path.join(root, '.config'), KEEPER_URL: k.baseUrl, KEEPER_TOKEN: viewer },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [path.join(repoRoot(), 'bin', 'keeperctl'), 'incarnations', 'plan-report', inc, secretPlan],
+        {
+          env: {
+            PATH: process.env['PATH'],
+            HOME: root,
+            XDG_CONFIG_HOME: path.join(root, '.config'),
+            KEEPER_URL: k.baseUrl,
+            KEEPER_TOKEN: viewer,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
-      child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-      child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+      child.stdout.on('data', (b: Buffer) => {
+        out += b.toString();
+      });
+      child.stderr.on('data', (b: Buffer) => {
+        out += b.toString();
+      });
       child.on('close', (code) => resolve({ code, out }));
     });
     assert.equal(ctl.code, 0, ctl.out);
@@ -253,13 +305,16 @@ describe('secrets: no secret in any diff, hash or report', function () {
     try {
       const { context, page } = await newPage(browser, k.baseUrl);
       const fetched: Promise<string>[] = [];
-      page.on('response', (r) => { if (r.url().includes('/v1/')) fetched.push(r.text().catch(() => '')); });
+      page.on('response', (r) => {
+        if (r.url().includes('/v1/')) fetched.push(r.text().catch(() => ''));
+      });
       await signIn(page, viewer);
       for (const plan of [secretPlan, driftPlan]) {
         await page.goto(`/ui/incarnations/${inc}/plans/${plan}`);
         await page.getByTestId('diff-withheld').first().waitFor({ state: 'attached', timeout: 20_000 });
         await page.waitForLoadState('networkidle');
-        for (const d of await page.locator('details:not([open]) > summary').all()) await d.click().catch(() => undefined);
+        for (const d of await page.locator('details:not([open]) > summary').all())
+          await d.click().catch(() => undefined);
         const html = await page.content();
         assert.match(html, /secret content changed/);
         clean(`/ui plan ${plan}`, html);
@@ -271,7 +326,10 @@ describe('secrets: no secret in any diff, hash or report', function () {
     }
 
     const dump = await pgDump(k.db.dsn);
-    assert.ok(dump.includes(secretPlan) && dump.includes('secret content changed'), 'the dump is of the right database');
+    assert.ok(
+      dump.includes(secretPlan) && dump.includes('secret content changed'),
+      'the dump is of the right database',
+    );
     clean('pg_dump', dump);
     clean('the cache', await redisDump());
     for (const w of workflows) {

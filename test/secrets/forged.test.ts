@@ -69,18 +69,29 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
   let lines: { cel: number; tmpl: number };
 
   const out = () => path.join(root, 'out');
-  const ledgerHas = (applyId: string) => souls.some((s) => {
-    const dir = path.join(s.dir, 'seed', 'ledger');
-    return fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.startsWith(applyId));
-  });
+  const ledgerHas = (applyId: string) =>
+    souls.some((s) => {
+      const dir = path.join(s.dir, 'seed', 'ledger');
+      return fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.startsWith(applyId));
+    });
   /** The two refusals: SL024 at each forging task's param, neither naming the keeper's secret as readable. */
   const assertRefused = (errors: any[]) => {
-    assert.deepEqual(errors.map((e) => [e.rule, e.file, e.line, e.col]), [
-      ['SL024', 'scenario/create/main.yml', lines.cel, 7],
-      ['SL024', 'scenario/create/main.yml', lines.tmpl, 7],
-    ], JSON.stringify(errors));
-    assert.match(errors[0].message, /^task "forged by cel": core\.file\.present param "content" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text$/);
-    assert.match(errors[1].message, /^task "forged by template": core\.file\.rendered param "content" holds «secret: text that is not a secret this render gave the scenario/);
+    assert.deepEqual(
+      errors.map((e) => [e.rule, e.file, e.line, e.col]),
+      [
+        ['SL024', 'scenario/create/main.yml', lines.cel, 7],
+        ['SL024', 'scenario/create/main.yml', lines.tmpl, 7],
+      ],
+      JSON.stringify(errors),
+    );
+    assert.match(
+      errors[0].message,
+      /^task "forged by cel": core\.file\.present param "content" holds «secret: text that is not a secret this render gave the scenario; a secret reference cannot be made from text$/,
+    );
+    assert.match(
+      errors[1].message,
+      /^task "forged by template": core\.file\.rendered param "content" holds «secret: text that is not a secret this render gave the scenario/,
+    );
   };
 
   before(async () => {
@@ -88,15 +99,26 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
     role = await createKeeperAppRole(root);
     await putSecret('secret', `keeper/services/forge-${id}/db`, { password: `forge-db-${id}` });
     await putSecret('secret', `keeper/services/forge-${id}/api`, { token: `forge-api-${id}` });
-    k = await startTestKeeper({ mutate: (doc) => { useAppRole(doc, role); } });
+    k = await startTestKeeper({
+      mutate: (doc) => {
+        useAppRole(doc, role);
+      },
+    });
     souls = await startSouls(k, path.join(root, 'souls'), [['forge']]);
     const forge = path.join(root, 'forge-src');
     lines = writeForgeService(forge, 'forge', prefix);
     const good = path.join(root, 'good-src');
     writeCanaryService(good, { name: 'good', prefix, readPath: `${prefix}db` });
-    for (const [name, dir] of [['forge', forge], ['good', good]] as const) {
+    for (const [name, dir] of [
+      ['forge', forge],
+      ['good', good],
+    ] as const) {
       // Registration runs soul-lint's checks: the forging scenario passes them (literal reads, declared prefix).
-      const r = await api(k, 'POST', '/v1/services', { name, git: gitRepoFrom(dir, path.join(root, `${name}-repo`), 'v1'), ref: 'v1' });
+      const r = await api(k, 'POST', '/v1/services', {
+        name,
+        git: gitRepoFrom(dir, path.join(root, `${name}-repo`), 'v1'),
+        ref: 'v1',
+      });
       assert.equal(r.status, 201, JSON.stringify(r.body));
     }
   });
@@ -110,7 +132,12 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
   });
 
   it('a run building a marker with CEL or a template fails at render with the rule and position; nothing is sent to the soul', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', { name: `forge-${id}`, service: 'forge', covens: ['forge'], input: { root: out() } });
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: `forge-${id}`,
+      service: 'forge',
+      covens: ['forge'],
+      input: { root: out() },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const inc = await settled(k, `forge-${id}`, 120_000);
     assert.equal(inc.status, 'error_locked');
@@ -123,7 +150,12 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
   });
 
   it('a plan over the same service fails the same way, sending nothing', async () => {
-    const p = await api(k, 'POST', `/v1/incarnations/forge-plan-${id}/plans`, { operation: 'create', service: 'forge', covens: ['forge'], input: { root: out() } });
+    const p = await api(k, 'POST', `/v1/incarnations/forge-plan-${id}/plans`, {
+      operation: 'create',
+      service: 'forge',
+      covens: ['forge'],
+      input: { root: out() },
+    });
     assert.equal(p.status, 202, JSON.stringify(p.body));
     const plan = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
     assert.equal(plan.status, 'failed', JSON.stringify(plan));
@@ -135,7 +167,12 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
 
   it('a plan of legitimate secrets, applied under its own run, delivers them; the stored plan holds handles, no path in text', async () => {
     const input = { root: out(), api_token: `secretstore:${prefix}api#token` };
-    const p = await api(k, 'POST', `/v1/incarnations/good-${id}/plans`, { operation: 'create', service: 'good', covens: ['forge'], input });
+    const p = await api(k, 'POST', `/v1/incarnations/good-${id}/plans`, {
+      operation: 'create',
+      service: 'good',
+      covens: ['forge'],
+      input,
+    });
     assert.equal(p.status, 202, JSON.stringify(p.body));
     const plan = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
     assert.equal(plan.status, 'ready', JSON.stringify(plan));
@@ -145,10 +182,16 @@ describe('secrets: a reference cannot be made from text (issue 28)', function ()
     const inc = await settled(k, `good-${id}`, 120_000);
     assert.equal(inc.status, 'ready', JSON.stringify((await api(k, 'GET', run.body.run)).body));
     assert.notEqual(run.body.apply_id, plan.plan_id);
-    assert.equal(fs.readFileSync(path.join(out(), souls[0]!.sid, 'app.conf'), 'utf8'), `[db]\npassword = forge-db-${id}\n[api]\ntoken = forge-api-${id}\n`);
+    assert.equal(
+      fs.readFileSync(path.join(out(), souls[0]!.sid, 'app.conf'), 'utf8'),
+      `[db]\npassword = forge-db-${id}\n[api]\ntoken = forge-api-${id}\n`,
+    );
     assert.equal(inc.state.token_ref, `secretstore:${prefix}api#token`);
     const dump = await pgDump(k.db.dsn);
-    assert.ok(dump.includes('«secret:0»') && dump.includes('«secret:1»') && dump.includes(`${prefix}db`), 'the stored plan holds handles and its entries');
+    assert.ok(
+      dump.includes('«secret:0»') && dump.includes('«secret:1»') && dump.includes(`${prefix}db`),
+      'the stored plan holds handles and its entries',
+    );
     assert.ok(!dump.includes(`«secret:${prefix}`), 'no path in step text');
   });
 });

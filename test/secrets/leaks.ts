@@ -71,7 +71,8 @@ export async function temporalHistories(applyId: string): Promise<{ count: numbe
 /** Every regular file under `dir` (recursively) with its text. */
 export function filesUnder(dir: string): Array<{ file: string; text: string }> {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name))
     .map((file) => ({ file, text: fs.readFileSync(file).toString('latin1') }));

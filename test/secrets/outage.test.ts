@@ -27,9 +27,11 @@ describe('secrets: a store outage at dispatch', function () {
 
   const api = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(`${k.baseUrl}${p}`, {
-      method, headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      headers: { Authorization: `Bearer ${k.adminToken}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: await res.json() as any };
+    return { status: res.status, body: (await res.json()) as any };
   };
   const conf = () => fs.readFileSync(path.join(root, 'out', souls[0]!.sid, 'app.conf'), 'utf8');
 
@@ -39,17 +41,31 @@ describe('secrets: a store outage at dispatch', function () {
     relay = await startStoreRelay(stackEnv().SECRETSTORE_ADDR);
     await putSecret('secret', `keeper/services/outage-${id}/db`, { password: 'before-outage' });
     await putSecret('secret', `keeper/services/outage-${id}/api`, { token: 'api-token' });
-    k = await startTestKeeper({ mutate: (doc) => { useAppRole(doc, role); doc.secretstore.addr = relay.addr; } });
+    k = await startTestKeeper({
+      mutate: (doc) => {
+        useAppRole(doc, role);
+        doc.secretstore.addr = relay.addr;
+      },
+    });
     souls = await startSouls(k, path.join(root, 'souls'), [['outage']]);
     const src = path.join(root, 'src');
     writeCanaryService(src, { name: 'withsecret', prefix, readPath: `${prefix}db` });
     const plain = path.join(root, 'plain');
     fs.mkdirSync(path.join(plain, 'scenario', 'create'), { recursive: true });
     fs.writeFileSync(path.join(plain, 'service.yml'), 'name: plain\nstate_schema_version: 1\n');
-    fs.writeFileSync(path.join(plain, 'scenario', 'create', 'main.yml'),
-      "input:\n  root: {type: string}\ntasks:\n  - name: plain\n    module: core.file.present\n    params:\n      path: \"${input.root + '/' + soulprint.self.fqdn + '/plain'}\"\n      content: \"no secret\\n\"\n");
-    for (const [name, dir] of [['withsecret', src], ['plain', plain]]) {
-      const r = await api('POST', '/v1/services', { name, git: gitRepoFrom(dir, path.join(root, `${name}-repo`), 'v1'), ref: 'v1' });
+    fs.writeFileSync(
+      path.join(plain, 'scenario', 'create', 'main.yml'),
+      'input:\n  root: {type: string}\ntasks:\n  - name: plain\n    module: core.file.present\n    params:\n      path: "${input.root + \'/\' + soulprint.self.fqdn + \'/plain\'}"\n      content: "no secret\\n"\n',
+    );
+    for (const [name, dir] of [
+      ['withsecret', src],
+      ['plain', plain],
+    ]) {
+      const r = await api('POST', '/v1/services', {
+        name,
+        git: gitRepoFrom(dir, path.join(root, `${name}-repo`), 'v1'),
+        ref: 'v1',
+      });
       assert.equal(r.status, 201, JSON.stringify(r.body));
     }
   });
@@ -66,7 +82,11 @@ describe('secrets: a store outage at dispatch', function () {
 
   it('fails the hosts needing a secret with the reason and commits nothing; a run needing none goes on; a retry succeeds once the store is back', async () => {
     const input = { root: path.join(root, 'out'), api_token: tokenRef };
-    assert.equal((await api('POST', '/v1/incarnations', { name: `sec-${id}`, service: 'withsecret', covens: ['outage'], input })).status, 202);
+    assert.equal(
+      (await api('POST', '/v1/incarnations', { name: `sec-${id}`, service: 'withsecret', covens: ['outage'], input }))
+        .status,
+      202,
+    );
     const ready = await settled(k, `sec-${id}`, 120_000);
     assert.equal(ready.status, 'ready');
     assert.match(conf(), /password = before-outage/);
@@ -74,7 +94,10 @@ describe('secrets: a store outage at dispatch', function () {
     await relay.stop();
     await putSecret('secret', `keeper/services/outage-${id}/db`, { password: 'after-outage' }); // written beside the relay
     // A value for a secret input cannot be stored now: refused, nothing recorded.
-    const refused = await api('POST', `/v1/incarnations/sec-${id}/runs`, { operation: 'create', input: { ...input, api_token: 'plain-value' } });
+    const refused = await api('POST', `/v1/incarnations/sec-${id}/runs`, {
+      operation: 'create',
+      input: { ...input, api_token: 'plain-value' },
+    });
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
     assert.match(refused.body.detail, /secrets store/);
 
@@ -85,13 +108,31 @@ describe('secrets: a store outage at dispatch', function () {
     const report = (await api('GET', `/v1/incarnations/sec-${id}/runs/${run.body.apply_id}`)).body;
     const host = report.hosts[0];
     assert.equal(host.status, 'failed');
-    assert.match(host.reason, new RegExp(`^cannot read secretstore:${prefix}db#password: the secrets store at ${relay.addr} is unreachable .*; nothing was sent to this host$`));
-    assert.deepEqual(host.steps.map((s: any) => s.status), ['skipped']);
+    assert.match(
+      host.reason,
+      new RegExp(
+        `^cannot read secretstore:${prefix}db#password: the secrets store at ${relay.addr} is unreachable .*; nothing was sent to this host$`,
+      ),
+    );
+    assert.deepEqual(
+      host.steps.map((s: any) => s.status),
+      ['skipped'],
+    );
     assert.match(conf(), /password = before-outage/); // nothing applied
     assert.deepEqual(locked.state, ready.state); // nothing committed
 
     // Another incarnation, no secret: goes on while the store is down.
-    assert.equal((await api('POST', '/v1/incarnations', { name: `plain-${id}`, service: 'plain', covens: ['outage'], input: { root: path.join(root, 'out') } })).status, 202);
+    assert.equal(
+      (
+        await api('POST', '/v1/incarnations', {
+          name: `plain-${id}`,
+          service: 'plain',
+          covens: ['outage'],
+          input: { root: path.join(root, 'out') },
+        })
+      ).status,
+      202,
+    );
     assert.equal((await settled(k, `plain-${id}`, 120_000)).status, 'ready');
     assert.equal(fs.readFileSync(path.join(root, 'out', souls[0]!.sid, 'plain'), 'utf8'), 'no secret\n');
 

@@ -21,14 +21,21 @@ describe('migration 20261126100001: the diffs and hashes that leaked are purged'
   const notesHash = createHash('sha256').update('first\n').digest('hex');
   let tdb: TestDatabase;
   let db: Knex;
-  const config = { directory: path.join(__dirname, '..', '..', 'db', 'migrations'), loadExtensions: ['.js'], tableName: 'knex_migrations' };
+  const config = {
+    directory: path.join(__dirname, '..', '..', 'db', 'migrations'),
+    loadExtensions: ['.js'],
+    tableName: 'knex_migrations',
+  };
 
   before(async () => {
     tdb = await createTestDatabase('purge');
     db = knexFactory({ client: 'pg', connection: tdb.dsn, pool: { min: 0, max: 2 } });
     for (;;) {
       const [, pending] = (await db.migrate.list(config)) as [unknown[], { file: string }[]];
-      assert.ok(pending.some((p) => p.file === MIGRATION), 'the migration exists');
+      assert.ok(
+        pending.some((p) => p.file === MIGRATION),
+        'the migration exists',
+      );
       if (pending[0]!.file === MIGRATION) break;
       await db.migrate.up(config);
     }
@@ -42,14 +49,32 @@ describe('migration 20261126100001: the diffs and hashes that leaked are purged'
     const conf = '/srv/app/h1/app.conf';
     const notes = '/srv/app/h1/notes.txt';
     const marker = `«secret:secret/keeper/services/x/db#password@${randomBytes(12).toString('hex')}»`;
-    const runs = [['leak.create.1', 'run', '2026-11-01T00:00:00Z'], ['leak.update.plan.2', 'plan', '2026-11-02T00:00:00Z'], ['leak.update.3', 'run', '2026-11-03T00:00:00Z']];
+    const runs = [
+      ['leak.create.1', 'run', '2026-11-01T00:00:00Z'],
+      ['leak.update.plan.2', 'plan', '2026-11-02T00:00:00Z'],
+      ['leak.update.3', 'run', '2026-11-03T00:00:00Z'],
+    ];
     for (const [apply_id, kind, created_at] of runs) {
-      await db('incarnation_runs').insert({ apply_id, incarnation: 'leak', operation: 'x', status: 'succeeded', phase: 'done', kind, created_at });
+      await db('incarnation_runs').insert({
+        apply_id,
+        incarnation: 'leak',
+        operation: 'x',
+        status: 'succeeded',
+        phase: 'done',
+        kind,
+        created_at,
+      });
     }
-    const steps = (content: string) => JSON.stringify([
-      { index: 0, name: 'app config', module: 'core.file.rendered', params: { path: `${conf.replace('/app.conf', '//app.conf')}`, content, mode: '0600' } },
-      { index: 1, name: 'notes', module: 'core.file.present', params: { path: notes, content: 'second\n' } },
-    ]);
+    const steps = (content: string) =>
+      JSON.stringify([
+        {
+          index: 0,
+          name: 'app config',
+          module: 'core.file.rendered',
+          params: { path: `${conf.replace('/app.conf', '//app.conf')}`, content, mode: '0600' },
+        },
+        { index: 1, name: 'notes', module: 'core.file.present', params: { path: notes, content: 'second\n' } },
+      ]);
     await db('run_plans').insert([
       { apply_id: 'leak.create.1', sid: 'h1', steps: steps(`[db]\npassword = ${marker}\n`) },
       { apply_id: 'leak.update.plan.2', sid: 'h1', steps: steps('plain = one\n') },
@@ -57,21 +82,45 @@ describe('migration 20261126100001: the diffs and hashes that leaked are purged'
     ]);
     const leakedDiff = {
       content: {
-        before: { sha256: plainHash, size: secretFile.length }, after: { sha256: 'a'.repeat(64), size: 12 },
+        before: { sha256: plainHash, size: secretFile.length },
+        after: { sha256: 'a'.repeat(64), size: 12 },
         unified: `--- a${conf}\n+++ b${conf}\n@@ -1,2 +1,1 @@\n-[db]\n-password = ${CANARY}\n+plain = one\n`,
       },
     };
-    const notesDiff = { content: { before: { sha256: notesHash, size: 6 }, after: { sha256: 'b'.repeat(64), size: 7 }, unified: '@@ -1,1 +1,1 @@\n-first\n+second\n' } };
+    const notesDiff = {
+      content: {
+        before: { sha256: notesHash, size: 6 },
+        after: { sha256: 'b'.repeat(64), size: 7 },
+        unified: '@@ -1,1 +1,1 @@\n-first\n+second\n',
+      },
+    };
     const row = (apply_id: string, step_index: number, diff: unknown) => ({
-      apply_id, sid: 'h1', step_index, name: step_index === 0 ? 'app config' : 'notes', module: 'core.file.present', status: 'changed', changed: true, diff: JSON.stringify(diff),
+      apply_id,
+      sid: 'h1',
+      step_index,
+      name: step_index === 0 ? 'app config' : 'notes',
+      module: 'core.file.present',
+      status: 'changed',
+      changed: true,
+      diff: JSON.stringify(diff),
     });
     await db('run_steps').insert([
       row('leak.create.1', 0, { created: true, content: { after: { sha256: plainHash, size: secretFile.length } } }),
-      row('leak.update.plan.2', 0, leakedDiff), row('leak.update.plan.2', 1, notesDiff),
-      row('leak.update.3', 0, { content: { before: { sha256: plainHash, size: secretFile.length }, after: { sha256: 'a'.repeat(64), size: 12 } } }),
+      row('leak.update.plan.2', 0, leakedDiff),
+      row('leak.update.plan.2', 1, notesDiff),
+      row('leak.update.3', 0, {
+        content: {
+          before: { sha256: plainHash, size: secretFile.length },
+          after: { sha256: 'a'.repeat(64), size: 12 },
+        },
+      }),
     ]);
-    await db('run_hosts').insert({ apply_id: 'leak.update.3', sid: 'h1', status: 'failed',
-      reason: `drift since plan leak.update.plan.2: step 0 (app config): the plan saw ${JSON.stringify(leakedDiff)}, now nothing; nothing was applied on this host` });
+    await db('run_hosts').insert({
+      apply_id: 'leak.update.3',
+      sid: 'h1',
+      status: 'failed',
+      reason: `drift since plan leak.update.plan.2: step 0 (app config): the plan saw ${JSON.stringify(leakedDiff)}, now nothing; nothing was applied on this host`,
+    });
     const before = await pgDump(tdb.dsn);
     assert.ok(before.includes(CANARY) && before.includes(plainHash), 'the leak is seeded');
 
@@ -80,17 +129,29 @@ describe('migration 20261126100001: the diffs and hashes that leaked are purged'
     const after = await pgDump(tdb.dsn);
     assert.ok(!after.includes(CANARY), 'the canary is gone from every row');
     assert.ok(!after.includes(plainHash) && !after.includes(notesHash), 'no plain hash is left');
-    const rows = await db('run_steps').select('apply_id', 'step_index', 'path', 'secret', 'diff').orderBy(['apply_id', 'step_index']);
-    assert.deepEqual(rows.map((r) => [r.apply_id, r.step_index, r.path, r.secret, r.diff === null]), [
-      ['leak.create.1', 0, conf, true, true],
-      ['leak.update.3', 0, conf, false, true],
-      ['leak.update.plan.2', 0, conf, false, true],
-      ['leak.update.plan.2', 1, notes, false, false],
-    ]);
+    const rows = await db('run_steps')
+      .select('apply_id', 'step_index', 'path', 'secret', 'diff')
+      .orderBy(['apply_id', 'step_index']);
+    assert.deepEqual(
+      rows.map((r) => [r.apply_id, r.step_index, r.path, r.secret, r.diff === null]),
+      [
+        ['leak.create.1', 0, conf, true, true],
+        ['leak.update.3', 0, conf, false, true],
+        ['leak.update.plan.2', 0, conf, false, true],
+        ['leak.update.plan.2', 1, notes, false, false],
+      ],
+    );
     const kept = rows.find((r) => r.path === notes).diff;
-    assert.equal(kept.content.unified, '@@ -1,1 +1,1 @@\n-first\n+second\n', 'a file that never held a secret keeps its diff');
+    assert.equal(
+      kept.content.unified,
+      '@@ -1,1 +1,1 @@\n-first\n+second\n',
+      'a file that never held a secret keeps its diff',
+    );
     assert.deepEqual(kept.content.before, { size: 6 });
     const host = await db('run_hosts').where({ apply_id: 'leak.update.3' }).first();
-    assert.match(host.reason, /^drift since plan leak\.update\.plan\.2: the host no longer matched the plan \(the details were removed: they could show a secret\); nothing was applied on this host$/);
+    assert.match(
+      host.reason,
+      /^drift since plan leak\.update\.plan\.2: the host no longer matched the plan \(the details were removed: they could show a secret\); nothing was applied on this host$/,
+    );
   });
 });

@@ -24,22 +24,50 @@ function printsPlaceholder(out: string): void {
 
 // Each check feeds a secret through one serializer and returns what it printed.
 const exercise: Record<string, () => string> = {
-  'JSON.stringify (express res.json, database jsonb columns, MCP structured content)': () => JSON.stringify({ a: value(), b: [text()] }),
+  'JSON.stringify (express res.json, database jsonb columns, MCP structured content)': () =>
+    JSON.stringify({ a: value(), b: [text()] }),
   'String() and template literals': () => `${value()} ${String(text())}`,
-  'util.inspect / console.log': () => inspect({ a: value(), b: text() }, { depth: 5 }) + format('%s %o %j', value(), text(), value()),
+  'util.inspect / console.log': () =>
+    inspect({ a: value(), b: text() }, { depth: 5 }) + format('%s %o %j', value(), text(), value()),
   'logger (common/logger.ts)': () => {
     const lines: string[] = [];
-    createLogger({ write: (l) => lines.push(l) }).warn(`step ${value()}`, { content: text(), v: value(), err: new Error(`bad ${value()}`) });
+    createLogger({ write: (l) => lines.push(l) }).warn(`step ${value()}`, {
+      content: text(),
+      v: value(),
+      err: new Error(`bad ${value()}`),
+    });
     return lines.join('\n');
   },
   'problem bodies (api/problems.ts)': () => {
     let sent = '';
-    const res = { headersSent: false, setHeader() {}, status() { return this; }, type() { return this; }, send(b: string) { sent = b; return this; } };
-    sendProblem(res as never, new ApiProblem(400, 'invalid-request', `bad input ${value()}`, { errors: [{ path: '/body/x', message: `${text()}` }] }));
+    const res = {
+      headersSent: false,
+      setHeader() {},
+      status() {
+        return this;
+      },
+      type() {
+        return this;
+      },
+      send(b: string) {
+        sent = b;
+        return this;
+      },
+    };
+    sendProblem(
+      res as never,
+      new ApiProblem(400, 'invalid-request', `bad input ${value()}`, {
+        errors: [{ path: '/body/x', message: `${text()}` }],
+      }),
+    );
     return sent;
   },
-  'MCP results (mcp/invoke.ts)': () => JSON.stringify(problemResult(new ApiProblem(400, 'invalid-request', `bad ${value()}`))),
-  'Error messages and stacks': () => { const e = new Error(`failed with ${text()}`); return `${e.message}\n${e.stack}`; },
+  'MCP results (mcp/invoke.ts)': () =>
+    JSON.stringify(problemResult(new ApiProblem(400, 'invalid-request', `bad ${value()}`))),
+  'Error messages and stacks': () => {
+    const e = new Error(`failed with ${text()}`);
+    return `${e.message}\n${e.stack}`;
+  },
 };
 
 // Files whose code serializes (the patterns below), and why a secret there prints as its placeholder.
@@ -58,9 +86,10 @@ const HANDLED: Record<string, string> = {
   'ui/app/src/diff.ts': 'browser side: formats JSON it received',
   'ui/app/src/views/history.tsx': 'browser side: shows state from the API (references at most)',
   'ui/app/src/views/incarnation.tsx': 'browser side: shows state and input from the API (references at most)',
-  'ui/app/src/views/plan.tsx': 'browser side: shows the plan from the API (render errors and diffs: placeholders and hashes at most)',
+  'ui/app/src/views/plan.tsx':
+    'browser side: shows the plan from the API (render errors and diffs: placeholders and hashes at most)',
   'ui/app/src/views/run-report.tsx': 'browser side: shows the run report from the API (placeholders at most)',
-  'ui/app/src/views/signin.tsx': 'browser side: the operator\'s own token form',
+  'ui/app/src/views/signin.tsx': "browser side: the operator's own token form",
   'ui/app/src/views/souls.tsx': 'browser side: soul records, no run data',
   'db/repos/incarnations.ts': 'jsonb columns: JSON.stringify; state holds references, never values',
   'db/repos/runs.ts': 'jsonb columns: JSON.stringify; plans hold secret handles, never values',
@@ -69,13 +98,18 @@ const HANDLED: Record<string, string> = {
   'platform/listen.ts': 'listener errors: no run data',
   'keeper/readiness.ts': 'readiness JSON: no run data',
   'keeper/server.ts': 'metrics text and problem answers: no run data',
-  'hub/session.ts': 'the step encoding for the soul\'s own stream: the one caller of revealJson',
-  'hub/ssh/apply-session.ts': 'the step encoding for `soul apply` on an SSH host, over that host\'s own connection: the second caller of revealJson',
-  'runs/activities/expression-values.ts': 'the values a failed_when read, for the step output: JSON.stringify; the context holds references, never values, and a SecretValue prints its placeholder',
-  'db/repos/souls.ts': 'jsonb of soulprints and the ssh block: the key\'s reference, never key material',
-  'db/repos/plans.ts': 'jsonb of plans (docs/plans.md): input and state hold references, steps hold secret handles, never values',
-  'runs/activities/secrets.ts': 'a soul\'s diff, scrubbed of the host\'s secret values before it is kept: JSON.stringify of what the soul sent (plain text, no SecretValue)',
-  'runs/activities/plan-drift.ts': 'the drift lines of a refused host: JSON.stringify of stored diffs (hashes and diffs of steps without secrets)',
+  'hub/session.ts': "the step encoding for the soul's own stream: the one caller of revealJson",
+  'hub/ssh/apply-session.ts':
+    "the step encoding for `soul apply` on an SSH host, over that host's own connection: the second caller of revealJson",
+  'runs/activities/expression-values.ts':
+    'the values a failed_when read, for the step output: JSON.stringify; the context holds references, never values, and a SecretValue prints its placeholder',
+  'db/repos/souls.ts': "jsonb of soulprints and the ssh block: the key's reference, never key material",
+  'db/repos/plans.ts':
+    'jsonb of plans (docs/plans.md): input and state hold references, steps hold secret handles, never values',
+  'runs/activities/secrets.ts':
+    "a soul's diff, scrubbed of the host's secret values before it is kept: JSON.stringify of what the soul sent (plain text, no SecretValue)",
+  'runs/activities/plan-drift.ts':
+    'the drift lines of a refused host: JSON.stringify of stored diffs (hashes and diffs of steps without secrets)',
 };
 const SOUL_SIDE = /^agent\//; // the soul receives values as plain text over its stream, never the type
 const SINK = /JSON\.stringify\(|\.json\(|\binspect\(|\.send\(|revealJson\(/;
@@ -84,8 +118,15 @@ const DIRS = ['api', 'mcp', 'ui', 'common', 'hub', 'keeper', 'runs', 'platform',
 function sources(dir: string): string[] {
   const abs = path.join(repoRoot(), dir);
   if (!fs.existsSync(abs)) return [];
-  return fs.readdirSync(abs, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.test\.tsx?$|\.d\.ts$/.test(e.name) && !e.parentPath.includes('node_modules'))
+  return fs
+    .readdirSync(abs, { recursive: true, withFileTypes: true })
+    .filter(
+      (e) =>
+        e.isFile() &&
+        /\.tsx?$/.test(e.name) &&
+        !/\.test\.tsx?$|\.d\.ts$/.test(e.name) &&
+        !e.parentPath.includes('node_modules'),
+    )
     .map((e) => path.relative(repoRoot(), path.join(e.parentPath, e.name)).split(path.sep).join('/'));
 }
 
@@ -103,13 +144,23 @@ describe('secrets are redacted by type in every serializer', function () {
 
   it('only the step encodings of the two transports (agent stream, SSH) reveal values', function () {
     assert.equal(revealJson({ content: text() }), JSON.stringify({ content: `user=app password=${CANARY}\n` }));
-    const callers = DIRS.flatMap(sources).filter((f) => f !== 'common/secret.ts' && fs.readFileSync(path.join(repoRoot(), f), 'utf8').includes('revealJson('));
+    const callers = DIRS.flatMap(sources).filter(
+      (f) => f !== 'common/secret.ts' && fs.readFileSync(path.join(repoRoot(), f), 'utf8').includes('revealJson('),
+    );
     assert.deepEqual(callers, ['hub/session.ts', 'hub/ssh/apply-session.ts']);
   });
 
   it('every file of the keeper that serializes is listed with how it handles the type', function () {
-    const files = DIRS.flatMap(sources).filter((f) => !SOUL_SIDE.test(f) && !f.startsWith('scenario/') && !f.startsWith('lint/'));
-    const unlisted = files.filter((f) => SINK.test(fs.readFileSync(path.join(repoRoot(), f), 'utf8')) && !(f in HANDLED));
-    assert.deepEqual(unlisted, [], 'a new serializer: check that it prints SecretValue/SecretText as their placeholder, then list it in HANDLED');
+    const files = DIRS.flatMap(sources).filter(
+      (f) => !SOUL_SIDE.test(f) && !f.startsWith('scenario/') && !f.startsWith('lint/'),
+    );
+    const unlisted = files.filter(
+      (f) => SINK.test(fs.readFileSync(path.join(repoRoot(), f), 'utf8')) && !(f in HANDLED),
+    );
+    assert.deepEqual(
+      unlisted,
+      [],
+      'a new serializer: check that it prints SecretValue/SecretText as their placeholder, then list it in HANDLED',
+    );
   });
 });

@@ -27,7 +27,11 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
 
   before(async () => {
     rig = await startSshRig(tempDir('ssh-push-'));
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'), path.join(rig.root, 'fleet.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'),
+      path.join(rig.root, 'fleet.git'),
+      'v1',
+    );
     assert.equal((await rig.api('POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' })).status, 201);
     agents = await startSouls(rig.k, path.join(rig.root, 'souls'), [['mixed'], ['mixed']]);
     sshSids = (await Promise.all([1, 2, 3].map(() => rig.host({ covens: ['mixed'] })))).map((h) => h.sid);
@@ -39,7 +43,8 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     await rig?.stop();
   });
 
-  const report = async (name: string, applyId: string) => (await rig.api('GET', `/v1/incarnations/${name}/runs/${applyId}`)).body;
+  const report = async (name: string, applyId: string) =>
+    (await rig.api('GET', `/v1/incarnations/${name}/runs/${applyId}`)).body;
 
   it('applies one run to three SSH hosts and two agents: ready, files and modes right everywhere; the second run changes nothing', async () => {
     const input = { root: out(), message: 'pushed' };
@@ -52,7 +57,11 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     assert.equal(first.hosts.length, 5);
     for (const sid of [...sshSids, ...agents.map((a) => a.sid)]) {
       const host = first.hosts.find((h: any) => h.sid === sid);
-      assert.deepEqual(host.steps.map((s: any) => s.status), ['ok', 'changed', 'changed'], `${sid}: ${JSON.stringify(host)}`);
+      assert.deepEqual(
+        host.steps.map((s: any) => s.status),
+        ['ok', 'changed', 'changed'],
+        `${sid}: ${JSON.stringify(host)}`,
+      );
       const dir = path.join(out(), sid);
       assert.equal(fs.statSync(path.join(dir, 'private.conf')).mode & 0o777, 0o600);
       assert.equal(fs.readFileSync(path.join(dir, 'private.conf'), 'utf8'), `token for ${sid}\n`);
@@ -60,7 +69,8 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
       assert.equal(fs.readFileSync(path.join(dir, 'app.conf'), 'utf8'), `message = pushed\nhost = ${sid}\n`);
     }
     // The ledger of an SSH host lives on the host, as for an agent.
-    for (const sid of sshSids) assert.ok(fs.existsSync(path.join(rig.root, 'ledgers', sid, 'ledger')), `ledger of ${sid}`);
+    for (const sid of sshSids)
+      assert.ok(fs.existsSync(path.join(rig.root, 'ledgers', sid, 'ledger')), `ledger of ${sid}`);
 
     const again = await rig.api('POST', '/v1/incarnations/mixed/runs', { operation: 'create', input });
     assert.equal(again.status, 202, JSON.stringify(again.body));
@@ -68,8 +78,14 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     assert.equal((await settled(rig.k, 'mixed', 120_000)).status, 'ready');
     const second = await report('mixed', again.body.apply_id);
     assert.equal(second.summary.changed, false, JSON.stringify(second.hosts));
-    for (const h of second.hosts) assert.deepEqual(h.steps.map((s: any) => s.status), ['ok', 'ok', 'ok'], h.sid);
-    for (const sid of sshSids) assert.ok((await rig.api('GET', `/v1/souls/${sid}`)).body.last_contact_at, 'last contact recorded');
+    for (const h of second.hosts)
+      assert.deepEqual(
+        h.steps.map((s: any) => s.status),
+        ['ok', 'ok', 'ok'],
+        h.sid,
+      );
+    for (const sid of sshSids)
+      assert.ok((await rig.api('GET', `/v1/souls/${sid}`)).body.last_contact_at, 'last contact recorded');
   });
 
   it('a changed host key, a wrong host, a refused key and a stopped sshd: each host unknown with its reason, nothing run there, error_locked, nothing committed', async () => {
@@ -83,19 +99,33 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     const refused = await rig.host({ covens: ['faulty'] });
     try {
       // Facts first, while every host is still itself.
-      for (const h of [good, changed, wrong, stopped, refused]) assert.equal((await rig.api('POST', `/v1/souls/${h.sid}/check`)).body.reachable, true, h.sid);
+      for (const h of [good, changed, wrong, stopped, refused])
+        assert.equal((await rig.api('POST', `/v1/souls/${h.sid}/check`)).body.reachable, true, h.sid);
       // Then each goes wrong in its own way: the host presents a key other than the pinned one; the
       // address now leads to another machine (the good host's sshd, which is not this SID); the
       // credential is a key the host does not accept; sshd stops.
       const db = rig.k.keeper.runtime.db;
       const other = keygen(rig.root, 'rotated-host-key').publicKey.split(' ').slice(0, 2).join(' ');
-      await db.raw(`update souls set ssh = jsonb_set(ssh, '{host_key}', to_jsonb(?::text)) where sid = ?`, [other, changed.sid]);
-      await db.raw(`update souls set ssh = jsonb_set(jsonb_set(ssh, '{port}', to_jsonb(?::int)), '{host_key}', to_jsonb(?::text)) where sid = ?`,
-        [good.sshd.port, good.sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '), wrong.sid]);
-      await db.raw(`update souls set ssh = jsonb_set(ssh, '{credential_ref}', to_jsonb(?::text)) where sid = ?`, [strangerRef, refused.sid]);
+      await db.raw(`update souls set ssh = jsonb_set(ssh, '{host_key}', to_jsonb(?::text)) where sid = ?`, [
+        other,
+        changed.sid,
+      ]);
+      await db.raw(
+        `update souls set ssh = jsonb_set(jsonb_set(ssh, '{port}', to_jsonb(?::int)), '{host_key}', to_jsonb(?::text)) where sid = ?`,
+        [good.sshd.port, good.sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '), wrong.sid],
+      );
+      await db.raw(`update souls set ssh = jsonb_set(ssh, '{credential_ref}', to_jsonb(?::text)) where sid = ?`, [
+        strangerRef,
+        refused.sid,
+      ]);
       await stopped.sshd.stop();
 
-      const r = await rig.api('POST', '/v1/incarnations', { name: 'faulty', service: 'fleet', covens: ['faulty'], input: { root: out(), message: 'faulty' } });
+      const r = await rig.api('POST', '/v1/incarnations', {
+        name: 'faulty',
+        service: 'fleet',
+        covens: ['faulty'],
+        input: { root: out(), message: 'faulty' },
+      });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       applyIds.push(r.body.apply_id);
       const inc = await settled(rig.k, 'faulty', 120_000);
@@ -104,17 +134,39 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
       assert.deepEqual(inc.state ?? {}, {}, 'nothing committed: the state is as before the run');
       const host = (sid: string) => rep.hosts.find((h: any) => h.sid === sid);
       const expect: [string, RegExp, RegExp][] = [
-        [changed.sid, /^host key changed: .* presented SHA256:.*, the registration pins SHA256:.*; nothing was run on this host$/, /^host key changed/],
-        [wrong.sid, new RegExp(`^wrong host: 127\\.0\\.0\\.1:${good.sshd.port} says its FQDN is "${good.sid.replace(/\./g, '\\.')}", not ${wrong.sid.replace(/\./g, '\\.')}`), /^wrong host/],
-        [refused.sid, /^authentication failed for user soul-push-test .*credential_ref is not accepted/, /^authentication failed/],
+        [
+          changed.sid,
+          /^host key changed: .* presented SHA256:.*, the registration pins SHA256:.*; nothing was run on this host$/,
+          /^host key changed/,
+        ],
+        [
+          wrong.sid,
+          new RegExp(
+            `^wrong host: 127\\.0\\.0\\.1:${good.sshd.port} says its FQDN is "${good.sid.replace(/\./g, '\\.')}", not ${wrong.sid.replace(/\./g, '\\.')}`,
+          ),
+          /^wrong host/,
+        ],
+        [
+          refused.sid,
+          /^authentication failed for user soul-push-test .*credential_ref is not accepted/,
+          /^authentication failed/,
+        ],
         [stopped.sid, /^connection refused at 127\.0\.0\.1:\d+ \(is sshd running\?\)/, /^connection refused/],
       ];
       for (const [sid, reason, lastError] of expect) {
         assert.equal(host(sid).status, 'unknown', JSON.stringify(host(sid)));
         assert.match(host(sid).reason, reason);
-        assert.equal(host(sid).steps.filter((s: any) => s.status !== 'pending' && s.status !== 'skipped').length, 0, `no step ran on ${sid}`);
+        assert.equal(
+          host(sid).steps.filter((s: any) => s.status !== 'pending' && s.status !== 'skipped').length,
+          0,
+          `no step ran on ${sid}`,
+        );
         assert.ok(!fs.existsSync(path.join(out(), sid)), `nothing written for ${sid}`);
-        assert.match((await rig.api('GET', `/v1/souls/${sid}`)).body.last_error, lastError, 'the registry shows the last error');
+        assert.match(
+          (await rig.api('GET', `/v1/souls/${sid}`)).body.last_error,
+          lastError,
+          'the registry shows the last error',
+        );
       }
       assert.equal(host(good.sid).status, 'changed', 'the good host was applied (its changes are not committed)');
     } finally {
@@ -129,7 +181,11 @@ describe('push mode over SSH: SSH hosts and agent souls in one run', function ()
     assert.ok(!leaked(rig.logs.join('\n')), 'logs');
     assert.ok(!leaked(rig.answers.join('\n')), 'API answers');
     const db = rig.k.keeper.runtime.db;
-    const tables = (await db.raw(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`)).rows as { table_name: string }[];
+    const tables = (
+      await db.raw(
+        `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+      )
+    ).rows as { table_name: string }[];
     for (const { table_name } of tables) {
       const rows = (await db.raw(`select t::text as row from "${table_name}" t`)).rows as { row: string }[];
       assert.ok(!leaked(rows.map((x) => x.row).join('\n')), `table ${table_name}`);

@@ -12,11 +12,25 @@ describe('SSH souls: registration, views and the reachability check', function (
   this.timeout(120_000);
   let rig: SshRig;
 
-  before(async () => { rig = await startSshRig(tempDir('ssh-reg-')); });
-  after(async () => { await rig?.stop(); });
+  before(async () => {
+    rig = await startSshRig(tempDir('ssh-reg-'));
+  });
+  after(async () => {
+    await rig?.stop();
+  });
 
-  const body = (ssh: Record<string, unknown>, sid = uniqueSid('bad')) => ({ sid, transport: 'ssh', covens: ['x'], ssh });
-  const good = () => ({ address: '127.0.0.1', user: TEST_USER, host_key: keygen(rig.root, `k-${Math.random().toString(16).slice(2)}`).publicKey, credential_ref: rig.keyRef });
+  const body = (ssh: Record<string, unknown>, sid = uniqueSid('bad')) => ({
+    sid,
+    transport: 'ssh',
+    covens: ['x'],
+    ssh,
+  });
+  const good = () => ({
+    address: '127.0.0.1',
+    user: TEST_USER,
+    host_key: keygen(rig.root, `k-${Math.random().toString(16).slice(2)}`).publicKey,
+    credential_ref: rig.keyRef,
+  });
 
   it('answers 400 naming the field for each broken rule, and registers nothing', async () => {
     const cases: [Record<string, unknown> | undefined, string][] = [
@@ -31,12 +45,24 @@ describe('SSH souls: registration, views and the reachability check', function (
     ];
     for (const [ssh, field] of cases) {
       const sid = uniqueSid('bad');
-      const r = await rig.api('POST', '/v1/souls', ssh === undefined ? { sid, transport: 'ssh', covens: [] } : body(ssh, sid));
+      const r = await rig.api(
+        'POST',
+        '/v1/souls',
+        ssh === undefined ? { sid, transport: 'ssh', covens: [] } : body(ssh, sid),
+      );
       assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body)}`);
-      assert.ok(r.body.errors.some((e: { path: string }) => e.path === field), `${field} named: ${JSON.stringify(r.body.errors)}`);
+      assert.ok(
+        r.body.errors.some((e: { path: string }) => e.path === field),
+        `${field} named: ${JSON.stringify(r.body.errors)}`,
+      );
       assert.equal((await rig.api('GET', `/v1/souls/${sid}`)).status, 404, 'nothing registered');
     }
-    const agent = await rig.api('POST', '/v1/souls', { sid: uniqueSid('agent'), transport: 'agent', covens: [], ssh: good() });
+    const agent = await rig.api('POST', '/v1/souls', {
+      sid: uniqueSid('agent'),
+      transport: 'agent',
+      covens: [],
+      ssh: good(),
+    });
     assert.equal(agent.status, 400);
     assert.equal(agent.body.errors[0].path, '/body/ssh');
   });
@@ -48,8 +74,13 @@ describe('SSH souls: registration, views and the reachability check', function (
     assert.equal(soul.status, 'pending');
     assert.equal(soul.bootstrap_token_expires_at, null);
     assert.deepEqual(soul.ssh, {
-      address: '127.0.0.1', port: sshd.port, user: TEST_USER, host_key: sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '),
-      credential_ref: rig.keyRef, sudo: false, trust_on_first_use: false,
+      address: '127.0.0.1',
+      port: sshd.port,
+      user: TEST_USER,
+      host_key: sshd.hostKey.publicKey.split(' ').slice(0, 2).join(' '),
+      credential_ref: rig.keyRef,
+      sudo: false,
+      trust_on_first_use: false,
     });
     assert.equal(soul.last_contact_at, null);
     for (const force of [false, true]) {
@@ -57,7 +88,7 @@ describe('SSH souls: registration, views and the reachability check', function (
       assert.equal(t.status, 409, JSON.stringify(t.body));
       assert.match(t.body.detail, /transport ssh: it has no bootstrap token/);
     }
-    const doc = await (await fetch(`${rig.k.baseUrl}/openapi.json`)).json() as any;
+    const doc = (await (await fetch(`${rig.k.baseUrl}/openapi.json`)).json()) as any;
     assert.ok(doc.components.schemas.SoulSsh, 'the OpenAPI document describes the ssh block');
     assert.ok(doc.paths['/v1/souls/{sid}/check'].post, 'and the check route');
   });
@@ -96,13 +127,28 @@ describe('SSH souls: registration, views and the reachability check', function (
     const sid = uniqueSid('tofu');
     const d = await startSshd(rig.root, sid, rig.client.publicKey);
     try {
-      const r = await rig.api('POST', '/v1/souls', { sid, transport: 'ssh', covens: [], ssh: { address: '127.0.0.1', port: d.port, user: TEST_USER, credential_ref: rig.keyRef, trust_on_first_use: true } });
+      const r = await rig.api('POST', '/v1/souls', {
+        sid,
+        transport: 'ssh',
+        covens: [],
+        ssh: {
+          address: '127.0.0.1',
+          port: d.port,
+          user: TEST_USER,
+          credential_ref: rig.keyRef,
+          trust_on_first_use: true,
+        },
+      });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       assert.equal(r.body.ssh.host_key, null);
       assert.equal(r.body.ssh.trust_on_first_use, true);
       assert.equal((await rig.api('POST', `/v1/souls/${sid}/check`)).body.reachable, true);
       const soul = (await rig.api('GET', `/v1/souls/${sid}`)).body;
-      assert.equal(soul.ssh.host_key, d.hostKey.publicKey.split(' ').slice(0, 2).join(' '), 'the key seen is now pinned');
+      assert.equal(
+        soul.ssh.host_key,
+        d.hostKey.publicKey.split(' ').slice(0, 2).join(' '),
+        'the key seen is now pinned',
+      );
       assert.equal(soul.ssh.trust_on_first_use, true, 'and the flag stays shown');
     } finally {
       await d.stop();

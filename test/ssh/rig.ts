@@ -23,22 +23,40 @@ export interface SshRig {
   answers: string[];
   api(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Starts an sshd as `hostname` authorizing the client key (or `authorized`), and registers it as `sid`. */
-  host(opts: { sid?: string; hostname?: string; covens: string[]; authorized?: string; hostKey?: string; credentialRef?: string }): Promise<{ sid: string; sshd: TestSshd }>;
+  host(opts: {
+    sid?: string;
+    hostname?: string;
+    covens: string[];
+    authorized?: string;
+    hostKey?: string;
+    credentialRef?: string;
+  }): Promise<{ sid: string; sshd: TestSshd }>;
   stop(): Promise<void>;
 }
 
-export async function startSshRig(root: string, keeperOpts: { mutateSsh?: Record<string, unknown> } = {}): Promise<SshRig> {
+export async function startSshRig(
+  root: string,
+  keeperOpts: { mutateSsh?: Record<string, unknown> } = {},
+): Promise<SshRig> {
   const client = keygen(root, 'client');
   const secretName = `keeper/services/ssh-test/t-${randomBytes(4).toString('hex')}`;
   const keyRef = `${await putSecret('secret', secretName, { private_key: client.privateKey })}#private_key`;
   const logs: string[] = [];
   const answers: string[] = [];
   const k = await startTestKeeper({
-    log: createLogger({ level: 'debug', write: (l) => { logs.push(l); } }),
+    log: createLogger({
+      level: 'debug',
+      write: (l) => {
+        logs.push(l);
+      },
+    }),
     mutate: (doc) => {
       doc.ssh = {
-        soul_command: `${process.execPath} ${path.join(repoRoot(), 'bin', 'soul')}`, state_dir: path.join(root, 'ledgers'),
-        connect_timeout: '5s', command_timeout: '20s', ...keeperOpts.mutateSsh,
+        soul_command: `${process.execPath} ${path.join(repoRoot(), 'bin', 'soul')}`,
+        state_dir: path.join(root, 'ledgers'),
+        connect_timeout: '5s',
+        command_timeout: '20s',
+        ...keeperOpts.mutateSsh,
       };
     },
   });
@@ -49,14 +67,28 @@ export async function startSshRig(root: string, keeperOpts: { mutateSsh?: Record
     return r;
   };
   return {
-    k, root, client, keyRef, logs, answers, api,
+    k,
+    root,
+    client,
+    keyRef,
+    logs,
+    answers,
+    api,
     async host(o) {
       const sid = o.sid ?? uniqueSid('ssh');
       const sshd = await startSshd(root, o.hostname ?? sid, o.authorized ?? client.publicKey);
       sshds.push(sshd);
       const r = await api('POST', '/v1/souls', {
-        sid, transport: 'ssh', covens: o.covens,
-        ssh: { address: '127.0.0.1', port: sshd.port, user: TEST_USER, host_key: o.hostKey ?? sshd.hostKey.publicKey, credential_ref: o.credentialRef ?? keyRef },
+        sid,
+        transport: 'ssh',
+        covens: o.covens,
+        ssh: {
+          address: '127.0.0.1',
+          port: sshd.port,
+          user: TEST_USER,
+          host_key: o.hostKey ?? sshd.hostKey.publicKey,
+          credential_ref: o.credentialRef ?? keyRef,
+        },
       });
       if (r.status !== 201) throw new Error(`POST /v1/souls (ssh): ${r.status} ${JSON.stringify(r.body)}`);
       return { sid, sshd };

@@ -7,7 +7,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../support/ports';
 
-export interface KeyPair { privateKey: string; publicKey: string }
+export interface KeyPair {
+  privateKey: string;
+  publicKey: string;
+}
 
 /**
  * The test user the keeper logs in as: uid 0 (the steps write under root-owned folders and the
@@ -30,7 +33,27 @@ export function ensureTestUser(): void {
     execFileSync('id', ['-u', TEST_USER], { stdio: 'pipe' });
   } catch {
     try {
-      execFileSync('useradd', ['-o', '-u', '0', '-g', '0', '-M', '-p', '*', '-d', TEST_HOME, '-s', '/bin/sh', '-c', 'Keeper SSH push tests', TEST_USER], { stdio: 'pipe' });
+      execFileSync(
+        'useradd',
+        [
+          '-o',
+          '-u',
+          '0',
+          '-g',
+          '0',
+          '-M',
+          '-p',
+          '*',
+          '-d',
+          TEST_HOME,
+          '-s',
+          '/bin/sh',
+          '-c',
+          'Keeper SSH push tests',
+          TEST_USER,
+        ],
+        { stdio: 'pipe' },
+      );
     } catch (err) {
       // Another test process created it meanwhile: useradd exits 9 (the name is taken).
       if ((err as { status?: number }).status !== 9) throw err;
@@ -61,7 +84,10 @@ function listening(port: number, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const attempt = () => {
       const s = net.connect({ port, host: '127.0.0.1' });
-      s.once('connect', () => { s.destroy(); resolve(); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve();
+      });
       s.once('error', () => {
         s.destroy();
         if (Date.now() > deadline) reject(new Error(`sshd did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`));
@@ -80,18 +106,41 @@ export async function startSshd(root: string, hostname: string, authorized: stri
   fs.writeFileSync(path.join(dir, 'authorized_keys'), `${authorized}\n`, { mode: 0o600 });
   const port = await freePort();
   const config = path.join(dir, 'sshd_config');
-  fs.writeFileSync(config, [
-    `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${path.join(dir, 'host_ed25519')}`,
-    `AuthorizedKeysFile ${path.join(dir, 'authorized_keys')}`, `PidFile ${path.join(dir, 'sshd.pid')}`,
-    'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'UsePAM no',
-    'StrictModes no', 'MaxSessions 32', 'MaxStartups 100:30:200', 'LogLevel VERBOSE', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${path.join(dir, 'host_ed25519')}`,
+      `AuthorizedKeysFile ${path.join(dir, 'authorized_keys')}`,
+      `PidFile ${path.join(dir, 'sshd.pid')}`,
+      'PermitRootLogin prohibit-password',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      'MaxSessions 32',
+      'MaxStartups 100:30:200',
+      'LogLevel VERBOSE',
+      '',
+    ].join('\n'),
+  );
   fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const logFile = path.join(dir, 'sshd.log');
   // $0 is the host name, $1 the config and $2 the log: no value is parsed by the shell.
-  const child = spawn('unshare', ['--uts', 'sh', '-c', 'hostname "$0" && exec /usr/sbin/sshd -D -f "$1" -E "$2"', hostname, config, logFile], { stdio: 'ignore' });
+  const child = spawn(
+    'unshare',
+    ['--uts', 'sh', '-c', 'hostname "$0" && exec /usr/sbin/sshd -D -f "$1" -E "$2"', hostname, config, logFile],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const log = () => { try { return fs.readFileSync(logFile, 'utf8'); } catch { return ''; } };
+  const log = () => {
+    try {
+      return fs.readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
   try {
     await listening(port, 10_000);
   } catch (err) {
@@ -100,7 +149,12 @@ export async function startSshd(root: string, hostname: string, authorized: stri
     throw err;
   }
   return {
-    hostname, port, dir, hostKey, child, log,
+    hostname,
+    port,
+    dir,
+    hostKey,
+    child,
+    log,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -13,7 +13,11 @@ import { repoRoot } from '../support/repo';
 
 const script = path.join(repoRoot(), 'scripts', 'build-tools.sh');
 
-interface Run { code: number; out: string; err: string }
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
 
 describe('build-tools: the tool cache', function () {
   let dir: string;
@@ -86,7 +90,10 @@ describe('build-tools: the tool cache', function () {
   });
 
   it('reuses a matching tool that runs', () => {
-    plant(toolPath('temporal'), '#!/bin/sh\n[ "$1" = --version ] && echo "temporal version 1.5.1 (Server 1.27.1, UI 2.36.0)"\n');
+    plant(
+      toolPath('temporal'),
+      '#!/bin/sh\n[ "$1" = --version ] && echo "temporal version 1.5.1 (Server 1.27.1, UI 2.36.0)"\n',
+    );
     plant(toolPath('bao'), '#!/bin/sh\n[ "$1" = version ] && echo "Vault v1.13.0, built 2023-03-01"\n');
     assert.equal(run('check', 'temporal').code, 0);
     assert.equal(run('check', 'bao').code, 0);

@@ -4,7 +4,11 @@ import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { stackEnv } from './stack-env';
 
-export interface TestDatabase { name: string; dsn: string; drop(): Promise<void> }
+export interface TestDatabase {
+  name: string;
+  dsn: string;
+  drop(): Promise<void>;
+}
 
 function dsnFor(db: string): string {
   const e = stackEnv();
@@ -20,7 +24,8 @@ export async function createTestDatabase(prefix = 't'): Promise<TestDatabase> {
     await admin.destroy();
   }
   return {
-    name, dsn: dsnFor(name),
+    name,
+    dsn: dsnFor(name),
     async drop() {
       const a = knexFactory({ client: 'pg', connection: dsnFor('keeper'), pool: { min: 0, max: 1 } });
       try {

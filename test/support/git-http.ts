@@ -33,9 +33,15 @@ export async function startGitHttpServer(root: string, user: string, password: s
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const cgi = spawn('git', ['http-backend'], {
       env: {
-        PATH: process.env.PATH, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REMOTE_USER: user,
-        REQUEST_METHOD: req.method ?? 'GET', PATH_INFO: decodeURIComponent(url.pathname), QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers['content-type'] ?? '', ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
+        PATH: process.env.PATH,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        REMOTE_USER: user,
+        REQUEST_METHOD: req.method ?? 'GET',
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.slice(1),
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
       stdio: ['pipe', 'pipe', 'ignore'],
@@ -45,7 +51,10 @@ export async function startGitHttpServer(root: string, user: string, password: s
     let head = Buffer.alloc(0);
     let headersDone = false;
     cgi.stdout.on('data', (d: Buffer) => {
-      if (headersDone) { res.write(d); return; }
+      if (headersDone) {
+        res.write(d);
+        return;
+      }
       head = Buffer.concat([head, d]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
@@ -66,7 +75,12 @@ export async function startGitHttpServer(root: string, user: string, password: s
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/`, stats,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `http://127.0.0.1:${port}/`,
+    stats,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -17,16 +17,34 @@ import { freePort } from './ports';
 import { SCENARIO_AUTH, deleteSecret, putSecret } from './secretstore';
 import { stackEnv, stackFile, stackTemporalTlsConfig } from './stack-env';
 
-export interface TestKeeperFiles { dir: string; configFile: string; secretName: string; db: TestDatabase; doc: Record<string, any> }
+export interface TestKeeperFiles {
+  dir: string;
+  configFile: string;
+  secretName: string;
+  db: TestDatabase;
+  doc: Record<string, any>;
+}
 
 /** Writes a keeper.yml for a fresh database and secret; `mutate` may change the document first. */
-export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?: string; mutate?: (doc: Record<string, any>) => void; db?: TestDatabase; secretName?: string } = {}): Promise<TestKeeperFiles> {
+export async function prepareKeeperConfig(
+  opts: {
+    mount?: 'secret' | 'kv1';
+    kid?: string;
+    mutate?: (doc: Record<string, any>) => void;
+    db?: TestDatabase;
+    secretName?: string;
+  } = {},
+): Promise<TestKeeperFiles> {
   const env = stackEnv();
   const db = opts.db ?? (await createTestDatabase());
   const mount = opts.mount ?? 'secret';
   const secretName = opts.secretName ?? `keeper/t-${randomBytes(5).toString('hex')}`;
   if (!opts.secretName) {
-    await putSecret(mount, secretName, { dsn: db.dsn, password: env.REDIS_PASSWORD, signing_key: randomBytes(32).toString('base64') });
+    await putSecret(mount, secretName, {
+      dsn: db.dsn,
+      password: env.REDIS_PASSWORD,
+      signing_key: randomBytes(32).toString('base64'),
+    });
   }
   const ref = `secretstore:${mount}/${secretName}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-test-'));
@@ -37,7 +55,10 @@ export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?
       openapi: { addr: `127.0.0.1:${await freePort()}` },
       metrics: { addr: `127.0.0.1:${await freePort()}` },
       grpc: {
-        bootstrap: { addr: `127.0.0.1:${await freePort()}`, tls: { cert: path.join(tls, 'keeper.crt'), key: path.join(tls, 'keeper.key') } },
+        bootstrap: {
+          addr: `127.0.0.1:${await freePort()}`,
+          tls: { cert: path.join(tls, 'keeper.crt'), key: path.join(tls, 'keeper.key') },
+        },
         event_stream: {
           addr: `127.0.0.1:${await freePort()}`,
           tls: { cert: path.join(tls, 'keeper.crt'), key: path.join(tls, 'keeper.key'), ca: path.join(tls, 'ca.pem') },
@@ -51,16 +72,22 @@ export async function prepareKeeperConfig(opts: { mount?: 'secret' | 'kv1'; kid?
       auth: { method: 'approle', role_id: 'keeper', secret_id_file: stackFile('approle-secret-id') },
       // Scenario secrets and credential_refs: the stack's second role (scripts/provision-secretstore.js).
       scenario_auth: SCENARIO_AUTH(),
-      pki_mount: 'pki', pki_role: 'soul',
+      pki_mount: 'pki',
+      pki_role: 'soul',
     },
     auth: { jwt: { signing_key_ref: ref, issuer: 'keeper-test', ttl_default: '24h', ttl_bootstrap: '720h' } },
     temporal: {
-      address: env.TEMPORAL_ADDRESS, namespace: 'default', task_queue: `keeper-test-${randomBytes(4).toString('hex')}`,
+      address: env.TEMPORAL_ADDRESS,
+      namespace: 'default',
+      task_queue: `keeper-test-${randomBytes(4).toString('hex')}`,
       ...(stackTemporalTlsConfig() ? { tls: stackTemporalTlsConfig() } : {}),
     },
     // Tests register local repositories (file://) and catalog entries on made-up hosts; the policy
     // itself is tested with keepers that narrow this (test/api/git-sources.test.ts).
-    services: { cache_dir: path.join(dir, 'services'), git: { schemes: ['https', 'http', 'ssh', 'git', 'file'], hosts: ['*'] } },
+    services: {
+      cache_dir: path.join(dir, 'services'),
+      git: { schemes: ['https', 'http', 'ssh', 'git', 'file'], hosts: ['*'] },
+    },
     reaper: { interval: '500ms', lease_ttl: '3s' },
     // Tests drive the API far faster than an operator would; the limiter has tests of its own.
     api: { rate_limit: { requests_per_second: 100000, burst: 100000 } },
@@ -84,18 +111,28 @@ export interface TestKeeper extends TestKeeperFiles {
 export type InitializedKeeper = Omit<TestKeeper, 'keeper' | 'stop'>;
 
 /** A keeper's files, database and secret with its first operator (`admin`) created by keeper init; not started. */
-export async function initTestKeeper(opts: Parameters<typeof prepareKeeperConfig>[0] & { log?: Logger } = {}): Promise<InitializedKeeper> {
+export async function initTestKeeper(
+  opts: Parameters<typeof prepareKeeperConfig>[0] & { log?: Logger } = {},
+): Promise<InitializedKeeper> {
   const files = await prepareKeeperConfig(opts);
   const config = loadConfig(files.configFile);
   const core = await openCore(config, opts.log ?? silentLogger);
   const credential = path.join(files.dir, 'admin.jwt');
   try {
-    await keeperInit({ db: core.db, signingKey: core.signingKey, issuer: config.auth.jwt.issuer, ttlMs: config.auth.jwt.ttl_bootstrap_ms, aid: 'admin', credentialOut: credential });
+    await keeperInit({
+      db: core.db,
+      signingKey: core.signingKey,
+      issuer: config.auth.jwt.issuer,
+      ttlMs: config.auth.jwt.ttl_bootstrap_ms,
+      aid: 'admin',
+      credentialOut: credential,
+    });
   } finally {
     await core.close();
   }
   return {
-    ...files, config,
+    ...files,
+    config,
     baseUrl: `http://${config.listen.openapi.addr}`,
     metricsUrl: `http://${config.listen.metrics.addr}`,
     adminToken: fs.readFileSync(credential, 'utf8').trim(),
@@ -103,11 +140,18 @@ export async function initTestKeeper(opts: Parameters<typeof prepareKeeperConfig
 }
 
 /** Initializes the first operator (`admin`) through keeper init, then starts the keeper in-process. */
-export async function startTestKeeper(opts: Parameters<typeof initTestKeeper>[0] & KeeperOverrides = {}): Promise<TestKeeper> {
+export async function startTestKeeper(
+  opts: Parameters<typeof initTestKeeper>[0] & KeeperOverrides = {},
+): Promise<TestKeeper> {
   const k = await initTestKeeper(opts);
-  const keeper = await startKeeper(k.config, opts.log ?? silentLogger, opts.scenario ? { scenario: opts.scenario } : {});
+  const keeper = await startKeeper(
+    k.config,
+    opts.log ?? silentLogger,
+    opts.scenario ? { scenario: opts.scenario } : {},
+  );
   return {
-    ...k, keeper,
+    ...k,
+    keeper,
     async stop() {
       await keeper.stop();
       await cleanupKeeperFiles(k);

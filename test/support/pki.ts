@@ -9,17 +9,35 @@ const TEST_POLICY = 'keeper-test-pki';
 /** What the stack's `soul` role is (scripts/provision-secretstore.js), with `over` applied. */
 export function soulRoleParams(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    allowed_domains: ['keeper.test', 'localhost'], allow_subdomains: true, allow_bare_domains: true,
-    max_ttl: '720h', ttl: '720h', key_type: 'any', use_csr_common_name: false, use_csr_sans: false,
-    allow_ip_sans: false, enforce_hostnames: true, require_cn: true, server_flag: false, client_flag: true,
+    allowed_domains: ['keeper.test', 'localhost'],
+    allow_subdomains: true,
+    allow_bare_domains: true,
+    max_ttl: '720h',
+    ttl: '720h',
+    key_type: 'any',
+    use_csr_common_name: false,
+    use_csr_sans: false,
+    allow_ip_sans: false,
+    enforce_hostnames: true,
+    require_cn: true,
+    server_flag: false,
+    client_flag: true,
     // The PKI backdates certificates by 30 s by default; with lifetimes of seconds that would be
     // most of the lifetime.
-    not_before_duration: '1s', ...over,
+    not_before_duration: '1s',
+    ...over,
   };
 }
 
 export function serverRoleParams(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return soulRoleParams({ key_type: 'ec', key_bits: 256, server_flag: true, client_flag: false, allow_ip_sans: true, ...over });
+  return soulRoleParams({
+    key_type: 'ec',
+    key_bits: 256,
+    server_flag: true,
+    client_flag: false,
+    allow_ip_sans: true,
+    ...over,
+  });
 }
 
 /** Creates (or rewrites) pki/roles/<name>; names start with t- so the test policy covers them. */
@@ -38,14 +56,22 @@ export function roleName(what: string): string {
 /** A token with the keeper's policy plus signing and issuing on the t-* roles. */
 export async function keeperToken(): Promise<string> {
   await secretStoreCall('PUT', `sys/policies/acl/${TEST_POLICY}`, {
-    policy: 'path "pki/sign/t-*" { capabilities = ["create", "update"] }\npath "pki/issue/t-*" { capabilities = ["create", "update"] }\n',
+    policy:
+      'path "pki/sign/t-*" { capabilities = ["create", "update"] }\npath "pki/issue/t-*" { capabilities = ["create", "update"] }\n',
   });
-  const res = await secretStoreCall('POST', 'auth/token/create', { policies: ['keeper', TEST_POLICY], ttl: '2h', renewable: false });
+  const res = await secretStoreCall('POST', 'auth/token/create', {
+    policies: ['keeper', TEST_POLICY],
+    ttl: '2h',
+    renewable: false,
+  });
   return res.auth.client_token as string;
 }
 
 /** Issues a certificate from a role with the root token (a leaf to start a keeper with). */
-export async function issue(role: string, body: Record<string, unknown>): Promise<{ certificate: string; private_key: string; serial_number: string }> {
+export async function issue(
+  role: string,
+  body: Record<string, unknown>,
+): Promise<{ certificate: string; private_key: string; serial_number: string }> {
   return (await secretStoreCall('POST', `pki/issue/${role}`, body)).data;
 }
 

@@ -23,29 +23,46 @@ export interface ServiceRepo {
 const made: string[] = [];
 // A root-level hook (this module is loaded while mocha loads the test files): one place removes
 // every repository the suites made, whichever suite made it and however it ended.
-after(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
 
-export function serviceRepo(opts: { fixture?: string; dir?: string; tags?: string[]; branch?: string } = {}): ServiceRepo {
+export function serviceRepo(
+  opts: { fixture?: string; dir?: string; tags?: string[]; branch?: string } = {},
+): ServiceRepo {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'service-repo-'));
   if (opts.dir === undefined) made.push(dir);
   fs.cpSync(fixtureService(opts.fixture ?? 'motd'), dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], { cwd: dir, stdio: 'pipe' }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    })
+      .toString()
+      .trim();
   git('init', '-q', '-b', opts.branch ?? 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
   const repo: ServiceRepo = {
-    url: `file://${dir}`, dir, git,
+    url: `file://${dir}`,
+    dir,
+    git,
     commit(files, message = 'change') {
       for (const [rel, content] of Object.entries(files)) {
         const p = path.join(dir, rel);
         if (content === null) fs.rmSync(p, { force: true });
-        else { fs.mkdirSync(path.dirname(p), { recursive: true }); fs.writeFileSync(p, content); }
+        else {
+          fs.mkdirSync(path.dirname(p), { recursive: true });
+          fs.writeFileSync(p, content);
+        }
       }
       git('add', '-A');
       git('commit', '-q', '-m', message);
       return git('rev-parse', 'HEAD');
     },
-    tag(name, force = false) { git('tag', ...(force ? ['-f'] : []), name); },
+    tag(name, force = false) {
+      git('tag', ...(force ? ['-f'] : []), name);
+    },
   };
   for (const t of opts.tags ?? ['v1']) repo.tag(t);
   return repo;

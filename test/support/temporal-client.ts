@@ -7,7 +7,8 @@ import { stackEnv, stackTemporalTlsConfig } from './stack-env';
 export function connectStackTemporal(): Promise<Connection> {
   const t = stackTemporalTlsConfig();
   const tls = t && {
-    serverRootCACertificate: fs.readFileSync(t.ca), clientCertPair: { crt: fs.readFileSync(t.cert), key: fs.readFileSync(t.key) },
+    serverRootCACertificate: fs.readFileSync(t.ca),
+    clientCertPair: { crt: fs.readFileSync(t.cert), key: fs.readFileSync(t.key) },
     ...(t.server_name ? { serverNameOverride: t.server_name } : {}),
   };
   return Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS, ...(tls ? { tls } : {}) });

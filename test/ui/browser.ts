@@ -7,14 +7,25 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { repoRoot } from '../support/repo';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export const SHOTS = path.join(repoRoot(), 'test-results', 'ui');
 
 export async function launch(): Promise<Browser> {
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install the Debian package chromium (make test does)`);
-  assert.ok(fs.existsSync(path.join(repoRoot(), 'dist', 'ui-app', 'index.html')), 'the web UI is not built: run make build');
+  assert.ok(
+    fs.existsSync(path.join(repoRoot(), 'dist', 'ui-app', 'index.html')),
+    'the web UI is not built: run make build',
+  );
   fs.mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }

@@ -25,7 +25,11 @@ describe('web UI: incarnations', function () {
 
   before(async () => {
     root = tempDir('ui-runs-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'), path.join(root, 'note.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'note'),
+      path.join(root, 'note.git'),
+      'v1',
+    );
     execFileSync('git', ['tag', 'v2'], { cwd: path.join(root, 'note.git'), stdio: 'pipe' });
     k = await startRunKeeper();
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
@@ -57,7 +61,10 @@ describe('web UI: incarnations', function () {
     await form.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL('**/ui/incarnations/motd-ui');
     await badge('ready').waitFor({ timeout: 60_000 });
-    assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), { greeting: 'hello', motd: { lines: 1, by: 'note' } });
+    assert.deepEqual(JSON.parse(await page.getByTestId('current-state').innerText()), {
+      greeting: 'hello',
+      motd: { lines: 1, by: 'note' },
+    });
 
     // Hosts are grouped by outcome; a group that is not a failure is collapsed until opened.
     await page.getByTestId('run-counts').filter({ hasText: 'changed 2' }).waitFor({ timeout: 10_000 });
@@ -70,9 +77,13 @@ describe('web UI: incarnations', function () {
     const text = await steps.innerText();
     for (const s of souls) assert.ok(text.includes(s.sid), `${s.sid} is in the report`);
     assert.equal(await steps.locator('tbody tr').count(), 4, 'two hosts x two steps');
-    assert.equal(await steps.locator('tbody .badge', { hasText: /^changed$/ }).count() >= 2, true, 'the motd step changed on both hosts');
+    assert.equal(
+      (await steps.locator('tbody .badge', { hasText: /^changed$/ }).count()) >= 2,
+      true,
+      'the motd step changed on both hosts',
+    );
     const link = page.getByRole('link', { name: 'Open in Temporal Web UI' });
-    assert.match(await link.getAttribute('href') ?? '', /\/namespaces\/default\/workflows\/motd-ui\.create\./);
+    assert.match((await link.getAttribute('href')) ?? '', /\/namespaces\/default\/workflows\/motd-ui\.create\./);
     assert.equal(fs.readFileSync(path.join(root, souls[0]!.sid, 'motd'), 'utf8'), 'hello\n');
     await shot(page, '10-incarnation-ready');
   });
@@ -82,17 +93,32 @@ describe('web UI: incarnations', function () {
     await form.getByLabel('Operation').fill('create');
     // One field per declared input, prefilled with the last run's input, defaults shown (issue 35).
     const field = (n: string) => form.locator(`[name="input-${n}"]`);
-    await page.waitForFunction(() => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hello');
+    await page.waitForFunction(
+      () => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hello',
+    );
     assert.equal(await field('root').inputValue(), root);
     assert.equal(await field('file').getAttribute('placeholder'), 'default: motd');
     assert.equal(await field('broken').isChecked(), false);
     assert.equal(await field('broken').getAttribute('type'), 'checkbox');
     const version = await api(k, 'GET', '/v1/services/motd/versions/v1');
-    const declared = version.body.operations.find((o: { name: string }) => o.name === 'create').inputs as { name: string; required: boolean }[];
-    assert.deepEqual(await form.locator('[data-testid="input-fields"] [name^="input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
-      declared.map((i) => `input-${i.name}`), 'one field per declared input');
-    assert.deepEqual(await form.locator('label:has(abbr.required) [name^="input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
-      declared.filter((i) => i.required).map((i) => `input-${i.name}`), 'required inputs are marked');
+    const declared = version.body.operations.find((o: { name: string }) => o.name === 'create').inputs as {
+      name: string;
+      required: boolean;
+    }[];
+    assert.deepEqual(
+      await form
+        .locator('[data-testid="input-fields"] [name^="input-"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
+      declared.map((i) => `input-${i.name}`),
+      'one field per declared input',
+    );
+    assert.deepEqual(
+      await form
+        .locator('label:has(abbr.required) [name^="input-"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('name'))),
+      declared.filter((i) => i.required).map((i) => `input-${i.name}`),
+      'required inputs are marked',
+    );
     await field('greeting').fill('hi there');
     await shot(page, '13-run-form-fields');
     await form.getByRole('button', { name: 'Run' }).click();
@@ -110,7 +136,11 @@ describe('web UI: incarnations', function () {
     // Against the empty state every key is an addition.
     await page.getByRole('combobox', { name: 'From' }).selectOption('');
     await diff.locator('tr.diff-added').nth(2).waitFor();
-    assert.deepEqual(await diff.locator('tr.diff-added td:first-child').allInnerTexts(), ['greeting', 'motd.by', 'motd.lines']);
+    assert.deepEqual(await diff.locator('tr.diff-added td:first-child').allInnerTexts(), [
+      'greeting',
+      'motd.by',
+      'motd.lines',
+    ]);
     await shot(page, '11-history-diff');
   });
 
@@ -118,14 +148,19 @@ describe('web UI: incarnations', function () {
     const form = page.getByRole('form', { name: 'Run an operation' });
     await form.getByLabel('Operation').fill('create');
     // The raw JSON is one click away, holding what the fields hold.
-    await page.waitForFunction(() => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hi there');
+    await page.waitForFunction(
+      () => (document.querySelector('[name="input-greeting"]') as HTMLInputElement | null)?.value === 'hi there',
+    );
     await form.getByRole('button', { name: 'Edit as JSON' }).click();
     assert.deepEqual(JSON.parse(await form.getByLabel('Input (JSON)').inputValue()), { root, greeting: 'hi there' });
     await form.getByLabel('Input (JSON)').fill(input({ greeting: 'bye', dir: '/proc/keeper-nope' }));
     await form.getByRole('button', { name: 'Run' }).click();
     await badge('error_locked').waitFor({ timeout: 60_000 });
     const steps = page.getByTestId('run-steps');
-    await steps.locator('.badge', { hasText: /^failed$/ }).first().waitFor();
+    await steps
+      .locator('.badge', { hasText: /^failed$/ })
+      .first()
+      .waitFor();
     assert.match(await page.getByTestId('current-state').innerText(), /hi there/, 'nothing was committed');
     await shot(page, '12-incarnation-locked');
 
@@ -133,10 +168,14 @@ describe('web UI: incarnations', function () {
     await page.getByRole('button', { name: 'Unlock and retry' }).click();
     // The retry is a new run of the same failing input; the page switches to its report.
     const retryRegion = page.getByRole('region', { name: /^Run motd-ui\.create\./ });
-    await page.waitForFunction((old) => {
-      const r = document.querySelector('section.run-report');
-      return r !== null && !(r.getAttribute('aria-label') ?? '').endsWith(old);
-    }, failedRun, { timeout: 20_000 });
+    await page.waitForFunction(
+      (old) => {
+        const r = document.querySelector('section.run-report');
+        return r !== null && !(r.getAttribute('aria-label') ?? '').endsWith(old);
+      },
+      failedRun,
+      { timeout: 20_000 },
+    );
     const retryRun = (await retryRegion.getAttribute('aria-label'))!.slice('Run '.length);
     await badge('error_locked').waitFor({ timeout: 60_000 });
     const after = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body;
@@ -145,7 +184,11 @@ describe('web UI: incarnations', function () {
 
     await page.getByRole('button', { name: 'Unlock', exact: true }).click();
     await badge('ready').waitFor({ timeout: 20_000 });
-    assert.equal(await page.getByRole('button', { name: 'Unlock', exact: true }).count(), 0, 'the unlock buttons are gone');
+    assert.equal(
+      await page.getByRole('button', { name: 'Unlock', exact: true }).count(),
+      0,
+      'the unlock buttons are gone',
+    );
     assert.deepEqual((await api(k, 'GET', '/v1/incarnations/motd-ui')).body.state.greeting, 'hi there');
     await shot(page, '13-incarnation-unlocked');
   });

@@ -29,7 +29,11 @@ describe('web UI: plans and drift', function () {
 
   before(async () => {
     root = tempDir('ui-plans-');
-    const url = gitRepoFrom(path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'), path.join(root, 'plan.git'), 'v1');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'),
+      path.join(root, 'plan.git'),
+      'v1',
+    );
     k = await startRunKeeper();
     // Coven web only: the fixture's package step runs on coven pkg, so no package is installed here.
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web']]);
@@ -102,7 +106,10 @@ describe('web UI: plans and drift', function () {
       assert.equal(await diff.count(), 1, 'only app.conf would change: the motd keeps its greeting');
       assert.deepEqual(await diff.locator('.line.del').allInnerTexts(), ['-port=80']);
       assert.deepEqual(await diff.locator('.line.add').allInnerTexts(), ['+port=8080']);
-      assert.match(await diff.locator('.line.header').first().innerText(), new RegExp(`^--- a.*/${s.sid.replace(/\./g, '\\.')}/app\\.conf$`));
+      assert.match(
+        await diff.locator('.line.header').first().innerText(),
+        new RegExp(`^--- a.*/${s.sid.replace(/\./g, '\\.')}/app\\.conf$`),
+      );
       assert.match(await host.innerText(), /app config/);
     }
     assert.match(await page.getByTestId('plan-counts').innerText(), /2 steps would change[\s\S]*2 hosts changed/);
@@ -139,7 +146,7 @@ describe('web UI: plans and drift', function () {
     await page.getByRole('link', { name: applyId }).waitFor();
   });
 
-  it('shows the keeper\'s 409 when a plan went stale because another run committed since', async () => {
+  it("shows the keeper's 409 when a plan went stale because another run committed since", async () => {
     await page.getByRole('link', { name: '← shop' }).click();
     await badge('ready').waitFor();
     const planId = await makePlan('update', { root, port: 9090 });
@@ -168,14 +175,24 @@ describe('web UI: plans and drift', function () {
     const refused = page.locator(`details.run-host[data-sid="${a.sid}"]`);
     await refused.waitFor();
     assert.equal(await refused.getAttribute('data-drift-refused'), 'true');
-    assert.match(await refused.locator('> summary').innerText(), /drifted since the plan: nothing applied[\s\S]*drift since plan/);
+    assert.match(
+      await refused.locator('> summary').innerText(),
+      /drifted since the plan: nothing applied[\s\S]*drift since plan/,
+    );
     assert.match(await refused.locator('tbody').innerText(), /skipped \(host drifted since the plan\)/);
-    assert.match(await page.getByTestId('drift-refused').innerText(), /^1 host was refused because it changed since the plan was made; nothing was applied there\./);
+    assert.match(
+      await page.getByTestId('drift-refused').innerText(),
+      /^1 host was refused because it changed since the plan was made; nothing was applied there\./,
+    );
     // The other host still matched the plan, so it was applied (its group is collapsed until opened).
     await page.locator('details.outcome-group[data-outcome="changed"] > summary').click();
     assert.equal(await page.locator(`details.run-host[data-sid="${b.sid}"]`).getAttribute('data-drift-refused'), null);
     assert.match(conf(b), /^port=7070$/m);
-    assert.equal(fs.readFileSync(path.join(root, a.sid, 'app.conf'), 'utf8'), '# edited by hand\nport=1\n', 'nothing was applied on the drifted host');
+    assert.equal(
+      fs.readFileSync(path.join(root, a.sid, 'app.conf'), 'utf8'),
+      '# edited by hand\nport=1\n',
+      'nothing was applied on the drifted host',
+    );
     await shot(page, '35-run-drift-refused');
   });
 
@@ -184,10 +201,15 @@ describe('web UI: plans and drift', function () {
     assert.equal((await api(k, 'POST', '/v1/incarnations/shop/unlock')).status, 200);
     assert.equal((await api(k, 'PUT', '/v1/incarnations/shop/drift-check', { interval: '2s' })).status, 200);
     // a was edited by hand, b holds what the refused run applied: neither is as last committed (port 8081).
-    await waitFor('a check that finds both hosts drifted', async () => {
-      const d = (await api(k, 'GET', '/v1/incarnations/shop')).body.drift;
-      return d.status === 'drifted' && d.drifted_sids.length === 2;
-    }, 60_000, 250);
+    await waitFor(
+      'a check that finds both hosts drifted',
+      async () => {
+        const d = (await api(k, 'GET', '/v1/incarnations/shop')).body.drift;
+        return d.status === 'drifted' && d.drifted_sids.length === 2;
+      },
+      60_000,
+      250,
+    );
     await page.goto(`${k.baseUrl}/ui/incarnations/shop`);
     const onPage = page.getByTestId('drift').getByTestId('drift-badge');
     assert.equal(await onPage.innerText(), 'drifted: 2 hosts');
@@ -210,12 +232,18 @@ describe('web UI: plans and drift', function () {
     const rows = page.getByTestId('runs-table').locator('tbody tr');
     await rows.first().waitFor({ timeout: 10_000 });
     const runs = (await api(k, 'GET', '/v1/incarnations/shop/runs')).body.items;
-    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run'))), runs.map((r: any) => r.apply_id));
+    assert.deepEqual(
+      await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run'))),
+      runs.map((r: any) => r.apply_id),
+    );
     const refused = runs.find((r: any) => r.status === 'failed' && r.plan_id);
     const row = page.locator(`tr[data-run="${refused.apply_id}"]`);
     assert.equal(await row.getAttribute('data-status'), 'failed');
     assert.match(await row.innerText(), /1 changed, 1 failed/);
-    assert.equal(await row.getByRole('link', { name: refused.plan_id }).getAttribute('href'), `/ui/incarnations/shop/plans/${encodeURIComponent(refused.plan_id)}`);
+    assert.equal(
+      await row.getByRole('link', { name: refused.plan_id }).getAttribute('href'),
+      `/ui/incarnations/shop/plans/${encodeURIComponent(refused.plan_id)}`,
+    );
     await row.getByRole('link', { name: refused.apply_id }).click();
     await page.waitForURL(`**/ui/incarnations/shop/runs/${encodeURIComponent(refused.apply_id)}`);
     await shot(page, '37-runs-list');

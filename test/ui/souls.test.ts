@@ -24,7 +24,7 @@ describe('web UI: sign-in, souls and services', function () {
     await tk?.stop();
   });
 
-  it('refuses a bad token with the keeper\'s reason, then signs in with a good one kept out of every URL', async () => {
+  it("refuses a bad token with the keeper's reason, then signs in with a good one kept out of every URL", async () => {
     const { context, page } = await newPage(browser, tk.baseUrl);
     const urls = recordUrls(page);
     try {
@@ -33,13 +33,20 @@ describe('web UI: sign-in, souls and services', function () {
       await page.getByLabel('Operator token (JWT)').fill('not-a-jwt');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'not a valid operator token' }).waitFor();
-      assert.equal(await page.evaluate(() => sessionStorage.getItem('keeper.token')), null, 'a refused token is not kept');
+      assert.equal(
+        await page.evaluate(() => sessionStorage.getItem('keeper.token')),
+        null,
+        'a refused token is not kept',
+      );
       await shot(page, '01-signin-refused');
 
       await signIn(page, tk.adminToken);
       assert.equal(await page.evaluate(() => sessionStorage.getItem('keeper.token')), tk.adminToken);
       assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in local storage');
-      assert.ok(urls.every((u) => !u.includes(tk.adminToken)), 'the token is in no URL');
+      assert.ok(
+        urls.every((u) => !u.includes(tk.adminToken)),
+        'the token is in no URL',
+      );
     } finally {
       await context.close();
     }
@@ -52,15 +59,28 @@ describe('web UI: sign-in, souls and services', function () {
       await signIn(page, tk.adminToken);
       await page.getByText('No souls registered yet.').waitFor();
       const navigations: string[] = [];
-      page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations.push(f.url()); });
+      page.on('framenavigated', (f) => {
+        if (f === page.mainFrame()) navigations.push(f.url());
+      });
 
-      assert.equal((await api('POST', '/v1/souls', { body: { sid: 'live-1.example.com', transport: 'agent', covens: ['web', 'eu'] } })).status, 201);
+      assert.equal(
+        (
+          await api('POST', '/v1/souls', {
+            body: { sid: 'live-1.example.com', transport: 'agent', covens: ['web', 'eu'] },
+          })
+        ).status,
+        201,
+      );
       const row = page.locator('tr[data-sid="live-1.example.com"]');
       await row.waitFor({ timeout: 10_000 });
       assert.match(await row.innerText(), /pending[\s\S]*web[\s\S]*eu[\s\S]*never/);
 
       // A second registration while the page is open: the table follows, still without a reload.
-      assert.equal((await api('POST', '/v1/souls', { body: { sid: 'live-2.example.com', transport: 'agent', covens: [] } })).status, 201);
+      assert.equal(
+        (await api('POST', '/v1/souls', { body: { sid: 'live-2.example.com', transport: 'agent', covens: [] } }))
+          .status,
+        201,
+      );
       await page.locator('tr[data-sid="live-2.example.com"]').waitFor({ timeout: 10_000 });
       assert.deepEqual(navigations, [], 'the page was not reloaded');
       await shot(page, '02-souls-live');
@@ -72,8 +92,17 @@ describe('web UI: sign-in, souls and services', function () {
   it('shows an SSH host by how it is reached (user, address, port, trust on first use), with no token to reissue', async () => {
     const api = clientFor(tk);
     const body = {
-      sid: 'pushed-1.example.com', transport: 'ssh', covens: ['build'],
-      ssh: { address: '10.0.4.7', port: 2222, user: 'deploy', credential_ref: 'secretstore:secret/keeper/services/ssh/build#private_key', sudo: true, trust_on_first_use: true },
+      sid: 'pushed-1.example.com',
+      transport: 'ssh',
+      covens: ['build'],
+      ssh: {
+        address: '10.0.4.7',
+        port: 2222,
+        user: 'deploy',
+        credential_ref: 'secretstore:secret/keeper/services/ssh/build#private_key',
+        sudo: true,
+        trust_on_first_use: true,
+      },
     };
     assert.equal((await api('POST', '/v1/souls', { body })).status, 201);
     const { context, page } = await newPage(browser, tk.baseUrl);
@@ -81,8 +110,15 @@ describe('web UI: sign-in, souls and services', function () {
       await signIn(page, tk.adminToken);
       const row = page.locator('tr[data-sid="pushed-1.example.com"]');
       await row.waitFor({ timeout: 10_000 });
-      assert.match(await row.getByTestId('ssh').innerText(), /ssh deploy@10\.0\.4\.7:2222 \(sudo\)[\s\S]*trust on first use/);
-      assert.equal(await row.getByRole('button', { name: 'Reissue token' }).count(), 0, 'an SSH host has no token to reissue');
+      assert.match(
+        await row.getByTestId('ssh').innerText(),
+        /ssh deploy@10\.0\.4\.7:2222 \(sudo\)[\s\S]*trust on first use/,
+      );
+      assert.equal(
+        await row.getByRole('button', { name: 'Reissue token' }).count(),
+        0,
+        'an SSH host has no token to reissue',
+      );
     } finally {
       await context.close();
     }
@@ -127,7 +163,7 @@ describe('web UI: sign-in, souls and services', function () {
     }
   });
 
-  it('shows the problem body\'s message when the keeper refuses an action', async () => {
+  it("shows the problem body's message when the keeper refuses an action", async () => {
     const { context, page } = await newPage(browser, tk.baseUrl);
     try {
       await signIn(page, tk.adminToken);
@@ -136,7 +172,10 @@ describe('web UI: sign-in, souls and services', function () {
       await form.getByRole('button', { name: 'Register' }).click();
       const alert = form.getByRole('alert');
       await alert.waitFor();
-      assert.match(await alert.innerText(), /400 Bad Request: the request body is not valid[\s\S]*\/body\/sid[\s\S]*fully qualified domain name/);
+      assert.match(
+        await alert.innerText(),
+        /400 Bad Request: the request body is not valid[\s\S]*\/body\/sid[\s\S]*fully qualified domain name/,
+      );
       await shot(page, '05-error-problem');
     } finally {
       await context.close();
@@ -170,7 +209,13 @@ describe('web UI: sign-in, souls and services', function () {
   });
 
   it('sends the operator back to sign in with the reason when the token expires', async () => {
-    const { token } = await issueOperatorToken(tk.keeper.runtime.signingKey, tk.config.auth.jwt.issuer, 'admin', 'cluster-admin', 8000);
+    const { token } = await issueOperatorToken(
+      tk.keeper.runtime.signingKey,
+      tk.config.auth.jwt.issuer,
+      'admin',
+      'cluster-admin',
+      8000,
+    );
     const { context, page } = await newPage(browser, tk.baseUrl);
     try {
       // 8 s of life: signing in passes the overview on the way to the souls table (issue 35).

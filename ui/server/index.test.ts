@@ -42,7 +42,9 @@ describe('ui/server', () => {
         assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'.*connect-src 'self'/);
         assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
       }
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 
   it('serves hashed assets as immutable and a missing one as 404, never the shell', async () => {
@@ -55,7 +57,9 @@ describe('ui/server', () => {
       const missing = await fetch(`${s.url}/ui/assets/gone.js`);
       assert.equal(missing.status, 404);
       assert.match(missing.headers.get('content-type') ?? '', /problem\+json/);
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 
   it('answers 503 with a problem naming the fix when the UI was not built', async () => {
@@ -65,6 +69,8 @@ describe('ui/server', () => {
       assert.equal(res.status, 503);
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
       assert.match((await res.json()).detail, /make build/);
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 });

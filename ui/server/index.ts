@@ -14,8 +14,15 @@ import { silentLogger, type Logger } from '../../common/logger';
 export const DEFAULT_UI_DIR = path.resolve(__dirname, '..', '..', 'ui-app');
 
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
@@ -30,7 +37,10 @@ export function createUiRouter(opts: { dir?: string; log?: Logger } = {}): expre
   const index = path.join(dir, 'index.html');
   const router = express.Router();
   router.use(securityHeaders);
-  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
+  );
   router.get('/{*rest}', (_req: Request, res: Response, next: NextFunction) => {
     // Read per request (a few KB): a rebuild while the keeper runs is picked up without a restart.
     fs.readFile(index, (err, html) => {

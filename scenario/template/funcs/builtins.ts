@@ -53,7 +53,9 @@ function index(item: unknown, ...indexes: unknown[]): unknown {
   if (isNil(v)) throw new FuncError('index of untyped nil');
   for (const i of indexes) {
     switch (kindOf(v)) {
-      case 'slice': v = (v as unknown[])[indexArg(i, (v as unknown[]).length, 'slice/array')]; break;
+      case 'slice':
+        v = (v as unknown[])[indexArg(i, (v as unknown[]).length, 'slice/array')];
+        break;
       case 'string': {
         const bytes = Buffer.from(v as string, 'utf8');
         v = bytes[indexArg(i, bytes.length, 'slice/array')];
@@ -63,8 +65,10 @@ function index(item: unknown, ...indexes: unknown[]): unknown {
         if (kindOf(i) !== 'string') throw new FuncError(`value has type ${typeName(i)}; should be string`);
         v = Object.prototype.hasOwnProperty.call(v, i as string) ? (v as Record<string, unknown>)[i as string] : null;
         break;
-      case 'nil': throw new FuncError('index of nil pointer');
-      default: throw new FuncError(`can't index item of type ${typeName(v)}`);
+      case 'nil':
+        throw new FuncError('index of nil pointer');
+      default:
+        throw new FuncError(`can't index item of type ${typeName(v)}`);
     }
   }
   return v;
@@ -86,21 +90,31 @@ function slice(item: unknown, ...idx: unknown[]): unknown {
   const hi = ns[1] ?? len;
   if (lo > hi) throw new FuncError(`invalid slice index: ${lo} > ${hi}`);
   if (ns[2] !== undefined && hi > ns[2]) throw new FuncError(`invalid slice index: ${hi} > ${ns[2]}`);
-  return k === 'string' ? Buffer.from(item as string, 'utf8').subarray(lo, hi).toString('utf8') : (item as unknown[]).slice(lo, hi);
+  return k === 'string'
+    ? Buffer.from(item as string, 'utf8')
+        .subarray(lo, hi)
+        .toString('utf8')
+    : (item as unknown[]).slice(lo, hi);
 }
 
 function len(v: unknown): number {
   switch (kindOf(v)) {
-    case 'string': return byteLength(v as string);
-    case 'slice': return (v as unknown[]).length;
-    case 'map': return Object.keys(v as object).length;
-    case 'nil': throw new FuncError('len of nil pointer');
-    default: throw new FuncError(`len of type ${typeName(v)}`);
+    case 'string':
+      return byteLength(v as string);
+    case 'slice':
+      return (v as unknown[]).length;
+    case 'map':
+      return Object.keys(v as object).length;
+    case 'nil':
+      throw new FuncError('len of nil pointer');
+    default:
+      throw new FuncError(`len of type ${typeName(v)}`);
   }
 }
 
 /** html/js/urlquery take the single string as is, else fmt.Sprint of all arguments. */
-const evalArgs = (args: unknown[]): string => (args.length === 1 && typeof args[0] === 'string' ? args[0] : sprint(args));
+const evalArgs = (args: unknown[]): string =>
+  args.length === 1 && typeof args[0] === 'string' ? args[0] : sprint(args);
 
 export const BUILTINS: Record<string, TemplateFunc> = {
   and: { params: ['value'], variadic: 'value', lazy: true, fn: () => undefined },

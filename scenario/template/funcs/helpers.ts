@@ -55,12 +55,16 @@ export function toJson(v: unknown): string {
     if (typeof x === 'number' && !Number.isFinite(x)) throw new FuncError(`json: unsupported value: ${formatValue(x)}`);
     return x;
   };
-  return (JSON.stringify(norm(v ?? null)) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return (JSON.stringify(norm(v ?? null)) ?? 'null').replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+  );
 }
 
 function b64dec(s: unknown): string {
   const t = (s as string).replace(/[\r\n]/g, '');
-  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(t)) throw new FuncError('illegal base64 data');
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(t))
+    throw new FuncError('illegal base64 data');
   return Buffer.from(t, 'base64').toString('utf8');
 }
 
@@ -96,9 +100,20 @@ export const HELPERS: Record<string, TemplateFunc> = {
   upper: { params: [S], fn: (s) => (s as string).toUpperCase() },
   lower: { params: [S], fn: (s) => (s as string).toLowerCase() },
   trim: { params: [S], fn: (s) => (s as string).replace(/^[\s\u0085\u00a0]+|[\s\u0085\u00a0]+$/g, '') },
-  trimPrefix: { params: [S, S], fn: (p, s) => ((s as string).startsWith(p as string) ? (s as string).slice((p as string).length) : s) },
-  trimSuffix: { params: [S, S], fn: (p, s) => ((p as string) !== '' && (s as string).endsWith(p as string) ? (s as string).slice(0, -(p as string).length) : s) },
-  replace: { params: [S, S, S], fn: (o, n, s) => (o === '' ? (s as string).replace(/(?:)/gu, n as string) : (s as string).split(o as string).join(n as string)) },
+  trimPrefix: {
+    params: [S, S],
+    fn: (p, s) => ((s as string).startsWith(p as string) ? (s as string).slice((p as string).length) : s),
+  },
+  trimSuffix: {
+    params: [S, S],
+    fn: (p, s) =>
+      (p as string) !== '' && (s as string).endsWith(p as string) ? (s as string).slice(0, -(p as string).length) : s,
+  },
+  replace: {
+    params: [S, S, S],
+    fn: (o, n, s) =>
+      o === '' ? (s as string).replace(/(?:)/gu, n as string) : (s as string).split(o as string).join(n as string),
+  },
   contains: { params: [S, S], fn: (sub, s) => (s as string).includes(sub as string) },
   hasPrefix: { params: [S, S], fn: (p, s) => (s as string).startsWith(p as string) },
   hasSuffix: { params: [S, S], fn: (p, s) => (s as string).endsWith(p as string) },

@@ -7,7 +7,10 @@ import { BUILTINS } from './builtins';
 import { HELPERS } from './helpers';
 import type { FuncMap, TemplateFunc } from './types';
 
-export const TEMPLATE_FUNCS: FuncMap = new Map<string, TemplateFunc>([...Object.entries(BUILTINS), ...Object.entries(HELPERS)]);
+export const TEMPLATE_FUNCS: FuncMap = new Map<string, TemplateFunc>([
+  ...Object.entries(BUILTINS),
+  ...Object.entries(HELPERS),
+]);
 
 export function hasTemplateFunction(name: string): boolean {
   return TEMPLATE_FUNCS.has(name);

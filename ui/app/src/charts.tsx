@@ -7,8 +7,16 @@ const W = 360;
 const H = 140;
 const PAD = { top: 8, right: 8, bottom: 20, left: 34 };
 
-export interface Series { name: string; cls: string }
-export interface Point { label: string; values: number[]; title?: string; tick?: string }
+export interface Series {
+  name: string;
+  cls: string;
+}
+export interface Point {
+  label: string;
+  values: number[];
+  title?: string;
+  tick?: string;
+}
 
 /** A rounded-up axis maximum (1, 2, 5 x 10^n), so the gridline labels read as round numbers. */
 export function niceMax(v: number): number {
@@ -25,7 +33,10 @@ function Axis({ max, unit }: { max: number; unit?: string }) {
       {[0, max / 2, max].map((v) => (
         <g key={v}>
           <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
-          <text x={PAD.left - 4} y={y(v) + 4} text-anchor="end">{fmt(v)}{unit ?? ''}</text>
+          <text x={PAD.left - 4} y={y(v) + 4} text-anchor="end">
+            {fmt(v)}
+            {unit ?? ''}
+          </text>
         </g>
       ))}
     </g>
@@ -36,22 +47,49 @@ const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
 
 function Legend({ series }: { series: Series[] }) {
   if (series.length < 2) return null;
-  return <p class="legend">{series.map((s) => <span key={s.name}><i class={`swatch ${s.cls}`} />{s.name}</span>)}</p>;
+  return (
+    <p class="legend">
+      {series.map((s) => (
+        <span key={s.name}>
+          <i class={`swatch ${s.cls}`} />
+          {s.name}
+        </span>
+      ))}
+    </p>
+  );
 }
 
 /** Bars per point: stacked (parts of one total) or side by side (e.g. median and p95). */
-export function BarChart({ id, title, series, points, stacked = false, unit, scale = 1, empty }: {
-  id: string; title: string; series: Series[]; points: Point[]; stacked?: boolean; unit?: string; scale?: number; empty: string;
+export function BarChart({
+  id,
+  title,
+  series,
+  points,
+  stacked = false,
+  unit,
+  scale = 1,
+  empty,
+}: {
+  id: string;
+  title: string;
+  series: Series[];
+  points: Point[];
+  stacked?: boolean;
+  unit?: string;
+  scale?: number;
+  empty: string;
 }) {
   const totals = points.map((p) => (stacked ? p.values.reduce((a, b) => a + b, 0) : Math.max(0, ...p.values)) / scale);
   const max = niceMax(Math.max(0, ...totals));
   const plotH = H - PAD.top - PAD.bottom;
   const slot = (W - PAD.left - PAD.right) / Math.max(1, points.length);
-  const barW = Math.max(1, slot * 0.8 / (stacked ? 1 : series.length));
+  const barW = Math.max(1, (slot * 0.8) / (stacked ? 1 : series.length));
   return (
     <figure class="chart" data-testid={`chart-${id}`}>
       <figcaption>{title}</figcaption>
-      {points.length === 0 ? <p class="muted">{empty}</p> : (
+      {points.length === 0 ? (
+        <p class="muted">{empty}</p>
+      ) : (
         <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
           <Axis max={max} unit={unit} />
           {points.map((p, i) => {
@@ -59,7 +97,10 @@ export function BarChart({ id, title, series, points, stacked = false, unit, sca
             const x0 = PAD.left + i * slot + slot * 0.1;
             return (
               <g key={p.label} data-point={p.label} data-values={p.values.join(',')}>
-                <title>{p.title ?? `${p.label}: ${series.map((s, j) => `${s.name} ${fmt(p.values[j] / scale)}${unit ?? ''}`).join(', ')}`}</title>
+                <title>
+                  {p.title ??
+                    `${p.label}: ${series.map((s, j) => `${s.name} ${fmt(p.values[j] / scale)}${unit ?? ''}`).join(', ')}`}
+                </title>
                 {series.map((s, j) => {
                   const h = (p.values[j] / scale / max) * plotH;
                   const x = stacked ? x0 : x0 + j * barW;
@@ -67,7 +108,11 @@ export function BarChart({ id, title, series, points, stacked = false, unit, sca
                   if (stacked) base += h;
                   return h > 0 ? <rect key={s.name} class={s.cls} x={x} y={y} width={barW} height={h} /> : null;
                 })}
-                {i % Math.ceil(points.length / 6) === 0 && <text class="tick" x={x0} y={H - 6}>{p.tick ?? p.label}</text>}
+                {i % Math.ceil(points.length / 6) === 0 && (
+                  <text class="tick" x={x0} y={H - 6}>
+                    {p.tick ?? p.label}
+                  </text>
+                )}
               </g>
             );
           })}
@@ -87,7 +132,9 @@ export function LineChart({ id, title, points, empty }: { id: string; title: str
   return (
     <figure class="chart" data-testid={`chart-${id}`}>
       <figcaption>{title}</figcaption>
-      {points.length === 0 ? <p class="muted">{empty}</p> : (
+      {points.length === 0 ? (
+        <p class="muted">{empty}</p>
+      ) : (
         <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
           <Axis max={max} />
           <polyline class="line" points={xy.map(([x, y]) => `${x},${y}`).join(' ')} />
@@ -95,7 +142,11 @@ export function LineChart({ id, title, points, empty }: { id: string; title: str
             <g key={p.label} data-point={p.label} data-values={String(p.values[0])}>
               <title>{p.title ?? `${p.label}: ${p.values[0]}`}</title>
               <circle cx={xy[i][0]} cy={xy[i][1]} r={2.5} />
-              {i % 6 === 0 && <text class="tick" x={xy[i][0]} y={H - 6} text-anchor="middle">{p.tick ?? p.label}</text>}
+              {i % 6 === 0 && (
+                <text class="tick" x={xy[i][0]} y={H - 6} text-anchor="middle">
+                  {p.tick ?? p.label}
+                </text>
+              )}
             </g>
           ))}
         </svg>

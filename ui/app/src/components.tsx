@@ -11,14 +11,28 @@ export function ErrorBox({ error }: { error: unknown }) {
   const message = p ? p.detail : error instanceof Error ? error.message : String(error);
   return (
     <div class="error" role="alert">
-      <strong>{p && p.status > 0 ? `${p.status} ${p.title}: ` : ''}</strong>{message}
-      {p && p.errors.length > 0 && <ul>{p.errors.map((e) => <li key={e.path}><code>{e.path}</code> {e.message}</li>)}</ul>}
+      <strong>{p && p.status > 0 ? `${p.status} ${p.title}: ` : ''}</strong>
+      {message}
+      {p && p.errors.length > 0 && (
+        <ul>
+          {p.errors.map((e) => (
+            <li key={e.path}>
+              <code>{e.path}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
 
 export function Busy({ busy, label = 'Working…' }: { busy: boolean; label?: string }) {
-  return busy ? <span class="busy" role="status" aria-live="polite"><span class="spinner" aria-hidden="true" />{label}</span> : null;
+  return busy ? (
+    <span class="busy" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </span>
+  ) : null;
 }
 
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
@@ -38,15 +52,25 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirm: string; onConfirm(): void; onCancel(): void }) {
+export function ConfirmDialog(props: {
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
   return (
     <div class="overlay">
       <div class="dialog" role="dialog" aria-modal="true" aria-label={props.title}>
         <h3>{props.title}</h3>
         <div>{props.children}</div>
         <div class="actions">
-          <button type="button" class="danger" onClick={props.onConfirm}>{props.confirm}</button>
-          <button type="button" onClick={props.onCancel}>Cancel</button>
+          <button type="button" class="danger" onClick={props.onConfirm}>
+            {props.confirm}
+          </button>
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
         </div>
       </div>
     </div>
@@ -61,41 +85,82 @@ export function StatusBadge({ status }: { status: string }) {
 export function Ago({ at, now = new Date() }: { at: string | null | undefined; now?: Date }) {
   if (!at) return <span class="muted">never</span>;
   const s = Math.max(0, Math.round((now.getTime() - new Date(at).getTime()) / 1000));
-  const text = s < 60 ? `${s}s ago` : s < 3600 ? `${Math.floor(s / 60)}m ago` : s < 86400 ? `${Math.floor(s / 3600)}h ago` : new Date(at).toLocaleString();
-  return <time dateTime={at} title={at}>{text}</time>;
+  const text =
+    s < 60
+      ? `${s}s ago`
+      : s < 3600
+        ? `${Math.floor(s / 60)}m ago`
+        : s < 86400
+          ? `${Math.floor(s / 3600)}h ago`
+          : new Date(at).toLocaleString();
+  return (
+    <time dateTime={at} title={at}>
+      {text}
+    </time>
+  );
 }
 
 export function Link({ href, children, class: cls }: { href: string; children: ComponentChildren; class?: string }) {
   return (
-    <a href={href} class={cls} onClick={(e) => {
-      if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
-      e.preventDefault();
-      navigate(href);
-    }}>{children}</a>
+    <a
+      href={href}
+      class={cls}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
   );
 }
 
 export function splitList(text: string): string[] {
-  return text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** The JSON object typed into an "Input" field; a clear message instead of a request when it is not one. */
 export function parseInput(text: string): Record<string, unknown> {
   let v: unknown;
-  try { v = JSON.parse(text.trim() === '' ? '{}' : text); } catch { throw new Error('the input is not valid JSON'); }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('the input must be a JSON object, e.g. {"greeting": "hello"}');
+  try {
+    v = JSON.parse(text.trim() === '' ? '{}' : text);
+  } catch {
+    throw new Error('the input is not valid JSON');
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new Error('the input must be a JSON object, e.g. {"greeting": "hello"}');
   return v as Record<string, unknown>;
 }
 
 /** Previous / page N / Next over a keyset-paged list. */
-export function PagerBar({ page, hasPrevious, nextCursor, onPrevious, onNext, label }: {
-  page: number; hasPrevious: boolean; nextCursor: string | null | undefined; onPrevious(): void; onNext(cursor: string): void; label: string;
+export function PagerBar({
+  page,
+  hasPrevious,
+  nextCursor,
+  onPrevious,
+  onNext,
+  label,
+}: {
+  page: number;
+  hasPrevious: boolean;
+  nextCursor: string | null | undefined;
+  onPrevious(): void;
+  onNext(cursor: string): void;
+  label: string;
 }) {
   return (
     <nav class="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={!hasPrevious} onClick={onPrevious}>Previous</button>
+      <button type="button" disabled={!hasPrevious} onClick={onPrevious}>
+        Previous
+      </button>
       <span data-testid={`${label}-page`}>page {page}</span>
-      <button type="button" disabled={!nextCursor} onClick={() => nextCursor && onNext(nextCursor)}>Next</button>
+      <button type="button" disabled={!nextCursor} onClick={() => nextCursor && onNext(nextCursor)}>
+        Next
+      </button>
     </nav>
   );
 }

@@ -23,7 +23,8 @@ export function diffStates(before: unknown, after: unknown): Change[] {
   for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
     if (!b.has(path)) changes.push({ path, kind: 'removed', before: a.get(path) });
     else if (!a.has(path)) changes.push({ path, kind: 'added', after: b.get(path) });
-    else if (JSON.stringify(a.get(path)) !== JSON.stringify(b.get(path))) changes.push({ path, kind: 'changed', before: a.get(path), after: b.get(path) });
+    else if (JSON.stringify(a.get(path)) !== JSON.stringify(b.get(path)))
+      changes.push({ path, kind: 'changed', before: a.get(path), after: b.get(path) });
   }
   return changes;
 }

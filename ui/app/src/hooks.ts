@@ -2,7 +2,12 @@
 // with visible progress and the keeper's error message.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
-export interface Polled<T> { data: T | undefined; error: unknown; updatedAt: Date | undefined; refresh(): void }
+export interface Polled<T> {
+  data: T | undefined;
+  error: unknown;
+  updatedAt: Date | undefined;
+  refresh(): void;
+}
 
 /** Loads now and every `intervalMs`; never overlaps two loads; stops when the view goes away. */
 export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[] = []): Polled<T> {
@@ -28,18 +33,26 @@ export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unk
       if (alive) timer = window.setTimeout(run, intervalMs);
     };
     void run();
-    return () => { alive = false; window.clearTimeout(timer); };
+    return () => {
+      alive = false;
+      window.clearTimeout(timer);
+    };
   }, [intervalMs, tick, ...deps]);
   return { data, error, updatedAt, refresh: useCallback(() => setTick((t) => t + 1), []) };
 }
 
-export interface Action { busy: boolean; error: unknown; run<T>(fn: () => Promise<T>): Promise<T | undefined>; clear(): void }
+export interface Action {
+  busy: boolean;
+  error: unknown;
+  run<T>(fn: () => Promise<T>): Promise<T | undefined>;
+  clear(): void;
+}
 
 /** One action at a time: `busy` while it runs, the error it ended with (cleared on the next run). */
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const run = useCallback(async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+  const run = useCallback(async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
     setBusy(true);
     setError(undefined);
     try {
@@ -54,7 +67,13 @@ export function useAction(): Action {
   return { busy, error, run, clear: useCallback(() => setError(undefined), []) };
 }
 
-export interface Pager { cursor: string | undefined; page: number; next(cursor: string): void; previous(): void; reset(): void }
+export interface Pager {
+  cursor: string | undefined;
+  page: number;
+  next(cursor: string): void;
+  previous(): void;
+  reset(): void;
+}
 
 /**
  * Keyset paging over the API's cursors: the cursors of the pages walked so far are kept, so

@@ -16,7 +16,9 @@ import './style.css';
 
 function Nav({ active }: { active: string }) {
   const item = (href: string, label: string, view: string) => (
-    <Link href={href} class={active.startsWith(view) ? 'active' : undefined}>{label}</Link>
+    <Link href={href} class={active.startsWith(view) ? 'active' : undefined}>
+      {label}
+    </Link>
   );
   return (
     <header class="top">
@@ -27,7 +29,9 @@ function Nav({ active }: { active: string }) {
         {item('/ui/services', 'Services', 'services')}
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
       </nav>
-      <button type="button" class="link" onClick={() => signOut()}>Sign out</button>
+      <button type="button" class="link" onClick={() => signOut()}>
+        Sign out
+      </button>
     </header>
   );
 }
@@ -41,14 +45,33 @@ function App() {
   if (route.view === 'signin' || !signedIn) return <SignIn />;
   let view;
   switch (route.view) {
-    case 'overview': view = <Overview />; break;
-    case 'souls': view = <Souls />; break;
-    case 'services': view = <Services />; break;
-    case 'incarnations': view = <Incarnations />; break;
-    case 'incarnation': view = <Incarnation key={route.name} name={route.name} />; break;
-    case 'incarnation-plan': view = <PlanView key={route.planId} incarnation={route.name} planId={route.planId} />; break;
-    case 'incarnation-run': view = <RunPage key={route.applyId} incarnation={route.name} applyId={route.applyId} />; break;
-    default: view = <p>Nothing here. <Link href="/ui/souls">Go to souls</Link>.</p>;
+    case 'overview':
+      view = <Overview />;
+      break;
+    case 'souls':
+      view = <Souls />;
+      break;
+    case 'services':
+      view = <Services />;
+      break;
+    case 'incarnations':
+      view = <Incarnations />;
+      break;
+    case 'incarnation':
+      view = <Incarnation key={route.name} name={route.name} />;
+      break;
+    case 'incarnation-plan':
+      view = <PlanView key={route.planId} incarnation={route.name} planId={route.planId} />;
+      break;
+    case 'incarnation-run':
+      view = <RunPage key={route.applyId} incarnation={route.name} applyId={route.applyId} />;
+      break;
+    default:
+      view = (
+        <p>
+          Nothing here. <Link href="/ui/souls">Go to souls</Link>.
+        </p>
+      );
   }
   return (
     <>

@@ -52,7 +52,9 @@ export function matchRoute(path: string): Route {
   if (sub) {
     const name = decodeURIComponent(sub[1]);
     const id = decodeURIComponent(sub[3]);
-    return sub[2] === 'plans' ? { view: 'incarnation-plan', name, planId: id } : { view: 'incarnation-run', name, applyId: id };
+    return sub[2] === 'plans'
+      ? { view: 'incarnation-plan', name, planId: id }
+      : { view: 'incarnation-run', name, applyId: id };
   }
   return { view: 'not-found' };
 }

@@ -5,14 +5,21 @@
 // an empty diff.
 import { UnifiedDiff } from './unified-diff';
 
-interface Hash { digest?: string; size?: number }
-interface Change { from?: unknown; to?: unknown }
+interface Hash {
+  digest?: string;
+  size?: number;
+}
+interface Change {
+  from?: unknown;
+  to?: unknown;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const short = (h: Hash | undefined) => (h?.digest ? `${h.digest.slice(0, 12)}…${h.size === undefined ? '' : ` (${h.size} bytes)`}` : 'none');
+const short = (h: Hash | undefined) =>
+  h?.digest ? `${h.digest.slice(0, 12)}…${h.size === undefined ? '' : ` (${h.size} bytes)`}` : 'none';
 const shown = (v: unknown) => (v === null || v === undefined ? 'none' : String(v));
 
 /** mode/owner/group come as {from, to} on an existing file, as the plain value on a new one. */
@@ -20,20 +27,29 @@ function Attribute({ label, value }: { label: string; value: unknown }) {
   if (value === undefined || value === null) return null;
   if (isObject(value)) {
     const c = value as Change;
-    return <li data-testid={`diff-${label}`}>{label} <code>{shown(c.from)}</code> → <code>{shown(c.to)}</code></li>;
+    return (
+      <li data-testid={`diff-${label}`}>
+        {label} <code>{shown(c.from)}</code> → <code>{shown(c.to)}</code>
+      </li>
+    );
   }
-  return <li data-testid={`diff-${label}`}>{label} <code>{String(value)}</code></li>;
+  return (
+    <li data-testid={`diff-${label}`}>
+      {label} <code>{String(value)}</code>
+    </li>
+  );
 }
 
 function Content({ content, created }: { content: Record<string, unknown>; created: boolean }) {
   if (typeof content.unified === 'string') return <UnifiedDiff text={content.unified} />;
-  const before = isObject(content.before) ? content.before as Hash : undefined;
-  const after = isObject(content.after) ? content.after as Hash : undefined;
-  const why = content.secret === true
-    ? 'secret content changed'
-    : typeof content.unified_withheld === 'string'
-      ? `diff withheld (the file is ${content.unified_withheld})`
-      : 'diff withheld (the file may hold a secret)';
+  const before = isObject(content.before) ? (content.before as Hash) : undefined;
+  const after = isObject(content.after) ? (content.after as Hash) : undefined;
+  const why =
+    content.secret === true
+      ? 'secret content changed'
+      : typeof content.unified_withheld === 'string'
+        ? `diff withheld (the file is ${content.unified_withheld})`
+        : 'diff withheld (the file may hold a secret)';
   return (
     <p class="withheld" data-testid="diff-withheld">
       {why}: content {created ? 'new' : short(before)} → {short(after)}
@@ -46,7 +62,8 @@ export function StepDiff({ diff }: { diff: unknown }) {
   if (typeof diff.package === 'string') {
     return (
       <p class="package-diff" data-testid="diff-package">
-        package <code>{diff.package}</code>: <code>{diff.from == null ? 'not installed' : String(diff.from)}</code> → <code>{diff.to == null ? 'none' : String(diff.to)}</code>
+        package <code>{diff.package}</code>: <code>{diff.from == null ? 'not installed' : String(diff.from)}</code> →{' '}
+        <code>{diff.to == null ? 'none' : String(diff.to)}</code>
       </p>
     );
   }

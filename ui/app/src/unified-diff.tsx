@@ -18,7 +18,11 @@ export function UnifiedDiff({ text }: { text: string }) {
   return (
     <pre class="unified-diff" data-testid="unified-diff">
       {/* Each line is a block (style.css), so no newline characters are needed between them. */}
-      {lines.map((line, i) => <span key={i} class={`line ${kindOf(line)}`}>{line === '' ? ' ' : line}</span>)}
+      {lines.map((line, i) => (
+        <span key={i} class={`line ${kindOf(line)}`}>
+          {line === '' ? ' ' : line}
+        </span>
+      ))}
     </pre>
   );
 }

@@ -14,29 +14,68 @@ import { RunList } from './run-list';
 import { RunReportView } from './run-report';
 
 export interface IncarnationRecord {
-  name: string; service: string; covens: string[]; status: string; state: Record<string, unknown>;
+  name: string;
+  service: string;
+  covens: string[];
+  status: string;
+  state: Record<string, unknown>;
   /** The published service version it runs with, and the service's newest when that is another one. */
-  version: string | null; newer_version: string | null; state_schema_version: number | null;
+  version: string | null;
+  newer_version: string | null;
+  state_schema_version: number | null;
   /** The incarnation's latest run (running, or the last one that ended). */
-  apply_id: string | null; last_run: { apply_id: string; status: string; operation: string; error: string | null } | null; updated_at?: string;
+  apply_id: string | null;
+  last_run: { apply_id: string; status: string; operation: string; error: string | null } | null;
+  updated_at?: string;
   /** Absent on a keeper without drift checks: read as "unchecked". */
   drift?: Drift | null;
 }
 
-interface VersionDetail { operations: { name: string; inputs: InputInfo[] }[] }
+interface VersionDetail {
+  operations: { name: string; inputs: InputInfo[] }[];
+}
 
 /**
  * Run an operation: the operation (suggesting the version's operations), then one field per input
  * of the chosen operation, prefilled with the last run's input (secrets only as references); raw
  * JSON one click away, and the only editor when the keeper cannot list the operation's inputs.
  */
-function RunOperation({ name, service, version, lastRunId, disabled, onAccepted }: {
-  name: string; service: string; version: string | null; lastRunId: string | undefined; disabled: boolean; onAccepted(applyId: string): void;
+function RunOperation({
+  name,
+  service,
+  version,
+  lastRunId,
+  disabled,
+  onAccepted,
+}: {
+  name: string;
+  service: string;
+  version: string | null;
+  lastRunId: string | undefined;
+  disabled: boolean;
+  onAccepted(applyId: string): void;
 }) {
-  const ops = usePoll(async () => (version === null ? [] : (await api<VersionDetail>('GET', `/v1/services/${enc(service)}/versions/${enc(version)}`)).operations),
-    300_000, [service, version]);
-  const last = usePoll(async () => (lastRunId ? (await api<{ input?: Record<string, unknown> }>('GET', `/v1/incarnations/${enc(name)}/runs/${enc(lastRunId)}`)).input ?? {} : {}),
-    300_000, [name, lastRunId]);
+  const ops = usePoll(
+    async () =>
+      version === null
+        ? []
+        : (await api<VersionDetail>('GET', `/v1/services/${enc(service)}/versions/${enc(version)}`)).operations,
+    300_000,
+    [service, version],
+  );
+  const last = usePoll(
+    async () =>
+      lastRunId
+        ? ((
+            await api<{ input?: Record<string, unknown> }>(
+              'GET',
+              `/v1/incarnations/${enc(name)}/runs/${enc(lastRunId)}`,
+            )
+          ).input ?? {})
+        : {},
+    300_000,
+    [name, lastRunId],
+  );
   const [operation, setOperation] = useState('');
   const [edited, setEdited] = useState<FieldValues>();
   const [raw, setRaw] = useState<string>();
@@ -48,22 +87,73 @@ function RunOperation({ name, service, version, lastRunId, disabled, onAccepted 
     e.preventDefault();
     const r = await action.run(() => {
       const input = rawMode ? parseInput(raw ?? '{}') : inputOf(inputs!, values);
-      return api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, { operation: operation.trim(), input });
+      return api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, {
+        operation: operation.trim(),
+        input,
+      });
     });
     if (r) onAccepted(r.apply_id);
   };
-  const toRaw = () => { let v: Record<string, unknown> = {}; try { v = inputOf(inputs!, values); } catch { /* keep what parses */ } setRaw(JSON.stringify(v)); };
-  const toFields = () => { try { setEdited(fieldsOf(inputs!, parseInput(raw ?? '{}'))); setRaw(undefined); action.clear(); } catch (err) { void action.run(() => Promise.reject(err)); } };
+  const toRaw = () => {
+    let v: Record<string, unknown> = {};
+    try {
+      v = inputOf(inputs!, values);
+    } catch {
+      /* keep what parses */
+    }
+    setRaw(JSON.stringify(v));
+  };
+  const toFields = () => {
+    try {
+      setEdited(fieldsOf(inputs!, parseInput(raw ?? '{}')));
+      setRaw(undefined);
+      action.clear();
+    } catch (err) {
+      void action.run(() => Promise.reject(err));
+    }
+  };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Run an operation">
-      <label>Operation <input name="operation" required value={operation} placeholder="scale" list="run-operations"
-        onInput={(e) => { setOperation((e.target as HTMLInputElement).value); setEdited(undefined); }} /></label>
-      <datalist id="run-operations">{(ops.data ?? []).map((o) => <option key={o.name} value={o.name} />)}</datalist>
-      {rawMode
-        ? <label class="raw-input">Input (JSON) <textarea name="input" rows={2} value={raw ?? '{}'} onInput={(e) => setRaw((e.target as HTMLTextAreaElement).value)} /></label>
-        : <InputFields inputs={inputs!} values={values} onChange={setEdited} />}
-      {inputs !== undefined && <button type="button" class="link" onClick={rawMode ? toFields : toRaw}>{rawMode ? 'Edit as fields' : 'Edit as JSON'}</button>}
-      <button type="submit" disabled={disabled || action.busy}>Run</button>
+      <label>
+        Operation{' '}
+        <input
+          name="operation"
+          required
+          value={operation}
+          placeholder="scale"
+          list="run-operations"
+          onInput={(e) => {
+            setOperation((e.target as HTMLInputElement).value);
+            setEdited(undefined);
+          }}
+        />
+      </label>
+      <datalist id="run-operations">
+        {(ops.data ?? []).map((o) => (
+          <option key={o.name} value={o.name} />
+        ))}
+      </datalist>
+      {rawMode ? (
+        <label class="raw-input">
+          Input (JSON){' '}
+          <textarea
+            name="input"
+            rows={2}
+            value={raw ?? '{}'}
+            onInput={(e) => setRaw((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+      ) : (
+        <InputFields inputs={inputs!} values={values} onChange={setEdited} />
+      )}
+      {inputs !== undefined && (
+        <button type="button" class="link" onClick={rawMode ? toFields : toRaw}>
+          {rawMode ? 'Edit as fields' : 'Edit as JSON'}
+        </button>
+      )}
+      <button type="submit" disabled={disabled || action.busy}>
+        Run
+      </button>
       <Busy busy={action.busy} label="Starting the run…" />
       <ErrorBox error={action.error} />
     </form>
@@ -74,7 +164,9 @@ function RunOperation({ name, service, version, lastRunId, disabled, onAccepted 
 function Version({ inc, onAccepted }: { inc: IncarnationRecord; onAccepted(applyId: string): void }) {
   const action = useAction();
   const upgrade = async () => {
-    const r = await action.run(() => api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(inc.name)}/upgrade`, { version: inc.newer_version }));
+    const r = await action.run(() =>
+      api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(inc.name)}/upgrade`, { version: inc.newer_version }),
+    );
     if (r) onAccepted(r.apply_id);
   };
   return (
@@ -82,8 +174,11 @@ function Version({ inc, onAccepted }: { inc: IncarnationRecord; onAccepted(apply
       Version <strong>{inc.version ?? '—'}</strong> (state schema {inc.state_schema_version ?? '—'})
       {inc.newer_version && (
         <>
-          {' '}<span class="tag">{inc.newer_version} is published</span>
-          <button type="button" disabled={inc.status !== 'ready' || action.busy} onClick={() => void upgrade()}>Upgrade to {inc.newer_version}</button>
+          {' '}
+          <span class="tag">{inc.newer_version} is published</span>
+          <button type="button" disabled={inc.status !== 'ready' || action.busy} onClick={() => void upgrade()}>
+            Upgrade to {inc.newer_version}
+          </button>
         </>
       )}
       <Busy busy={action.busy} label="Starting the upgrade…" />
@@ -100,7 +195,9 @@ export function Incarnation({ name }: { name: string }) {
   const runId = shownRun ?? i?.apply_id ?? undefined;
 
   const doUnlock = async (retry: boolean) => {
-    const r = await unlock.run(() => api<{ apply_id?: string }>('POST', `/v1/incarnations/${enc(name)}/unlock`, retry ? { retry: true } : undefined));
+    const r = await unlock.run(() =>
+      api<{ apply_id?: string }>('POST', `/v1/incarnations/${enc(name)}/unlock`, retry ? { retry: true } : undefined),
+    );
     if (r) {
       // With retry the answer is the new run (202); without, the unlocked incarnation.
       if (retry && r.apply_id) setShownRun(r.apply_id);
@@ -110,28 +207,63 @@ export function Incarnation({ name }: { name: string }) {
 
   return (
     <section>
-      <p><Link href="/ui/incarnations">← Incarnations</Link></p>
-      <h2>{name} {i && <StatusBadge status={i.status} />}</h2>
+      <p>
+        <Link href="/ui/incarnations">← Incarnations</Link>
+      </p>
+      <h2>
+        {name} {i && <StatusBadge status={i.status} />}
+      </h2>
       <ErrorBox error={inc.error} />
       {!i && !inc.error && <Busy busy label="Loading…" />}
       {i && (
         <>
-          <p>Service <strong>{i.service}</strong> · covens {i.covens.map((c) => <span class="tag" key={c}>{c}</span>)} · updated <Ago at={i.updated_at} /></p>
-          <Version inc={i} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          <p>
+            Service <strong>{i.service}</strong> · covens{' '}
+            {i.covens.map((c) => (
+              <span class="tag" key={c}>
+                {c}
+              </span>
+            ))}{' '}
+            · updated <Ago at={i.updated_at} />
+          </p>
+          <Version
+            inc={i}
+            onAccepted={(id) => {
+              setShownRun(id);
+              inc.refresh();
+            }}
+          />
           <DriftPanel incarnation={name} drift={i.drift} />
           {i.status === 'applying' && <Busy busy label={`Applying (run ${i.apply_id ?? ''})…`} />}
           {i.status === 'error_locked' && (
             <div class="locked" role="alert">
-              <p>Locked: run {i.last_run?.apply_id} ({i.last_run?.operation}) failed and nothing was committed{i.last_run?.error ? `: ${i.last_run.error}` : ''}. Fix the cause, then unlock.</p>
-              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>Unlock</button>
-              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>Unlock and retry</button>
+              <p>
+                Locked: run {i.last_run?.apply_id} ({i.last_run?.operation}) failed and nothing was committed
+                {i.last_run?.error ? `: ${i.last_run.error}` : ''}. Fix the cause, then unlock.
+              </p>
+              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>
+                Unlock
+              </button>
+              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>
+                Unlock and retry
+              </button>
             </div>
           )}
           <Busy busy={unlock.busy} label="Unlocking…" />
           <ErrorBox error={unlock.error} />
           <h3>Current state</h3>
           <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
-          <RunOperation name={name} service={i.service} version={i.version} lastRunId={i.last_run?.apply_id} disabled={i.status !== 'ready'} onAccepted={(id) => { setShownRun(id); inc.refresh(); }} />
+          <RunOperation
+            name={name}
+            service={i.service}
+            version={i.version}
+            lastRunId={i.last_run?.apply_id}
+            disabled={i.status !== 'ready'}
+            onAccepted={(id) => {
+              setShownRun(id);
+              inc.refresh();
+            }}
+          />
           <PlanForm name={name} service={i.service} version={i.version} lastOperation={i.last_run?.operation} />
           {runId && <RunReportView incarnation={name} applyId={runId} />}
           <RunList incarnation={name} />

@@ -8,7 +8,14 @@ import { navigate } from '../router';
 import { DriftBadge, type Drift } from './drift';
 import type { Service } from './services';
 
-export interface IncarnationSummary { name: string; service: string; covens: string[]; status: string; updated_at?: string; drift?: Drift | null }
+export interface IncarnationSummary {
+  name: string;
+  service: string;
+  covens: string[];
+  status: string;
+  updated_at?: string;
+  drift?: Drift | null;
+}
 
 function CreateIncarnation({ services }: { services: Service[] }) {
   const [form, setForm] = useState({ name: '', service: '', covens: '', input: '{}' });
@@ -16,23 +23,62 @@ function CreateIncarnation({ services }: { services: Service[] }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     const name = form.name.trim();
-    const accepted = await action.run(() => api<{ apply_id: string }>('POST', '/v1/incarnations', {
-      name, service: form.service || services[0]?.name, covens: splitList(form.covens), input: parseInput(form.input),
-    }));
+    const accepted = await action.run(() =>
+      api<{ apply_id: string }>('POST', '/v1/incarnations', {
+        name,
+        service: form.service || services[0]?.name,
+        covens: splitList(form.covens),
+        input: parseInput(form.input),
+      }),
+    );
     if (accepted) navigate(`/ui/incarnations/${encodeURIComponent(name)}`);
   };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Create an incarnation">
       <h3>Create an incarnation</h3>
-      <label>Name <input name="name" required value={form.name} onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })} /></label>
-      <label>Service
-        <select name="service" value={form.service} onChange={(e) => setForm({ ...form, service: (e.target as HTMLSelectElement).value })}>
-          {services.map((s) => <option key={s.name} value={s.name}>{s.name} ({s.ref})</option>)}
+      <label>
+        Name{' '}
+        <input
+          name="name"
+          required
+          value={form.name}
+          onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })}
+        />
+      </label>
+      <label>
+        Service
+        <select
+          name="service"
+          value={form.service}
+          onChange={(e) => setForm({ ...form, service: (e.target as HTMLSelectElement).value })}
+        >
+          {services.map((s) => (
+            <option key={s.name} value={s.name}>
+              {s.name} ({s.ref})
+            </option>
+          ))}
         </select>
       </label>
-      <label>Covens <input name="covens" value={form.covens} placeholder="web" onInput={(e) => setForm({ ...form, covens: (e.target as HTMLInputElement).value })} /></label>
-      <label>Input (JSON) <input name="input" value={form.input} onInput={(e) => setForm({ ...form, input: (e.target as HTMLInputElement).value })} /></label>
-      <button type="submit" disabled={action.busy || services.length === 0}>Create</button>
+      <label>
+        Covens{' '}
+        <input
+          name="covens"
+          value={form.covens}
+          placeholder="web"
+          onInput={(e) => setForm({ ...form, covens: (e.target as HTMLInputElement).value })}
+        />
+      </label>
+      <label>
+        Input (JSON){' '}
+        <input
+          name="input"
+          value={form.input}
+          onInput={(e) => setForm({ ...form, input: (e.target as HTMLInputElement).value })}
+        />
+      </label>
+      <button type="submit" disabled={action.busy || services.length === 0}>
+        Create
+      </button>
       <Busy busy={action.busy} label="Creating…" />
       {services.length === 0 && <p class="muted">Register a service first.</p>}
       <ErrorBox error={action.error} />
@@ -54,20 +100,43 @@ export function Incarnations() {
   const path = `/v1/incarnations?${query.toString()}`;
   const list = usePoll(() => api<Page<IncarnationSummary>>('GET', path), 3000, [path]);
   const services = usePoll(() => listAll<Service>('/v1/services'), 30_000);
-  const setFilterAndReset = (f: Partial<typeof filter>) => { pager.reset(); setFilter({ ...filter, ...f }); };
+  const setFilterAndReset = (f: Partial<typeof filter>) => {
+    pager.reset();
+    setFilter({ ...filter, ...f });
+  };
   return (
     <section>
       <h2>Incarnations</h2>
       <CreateIncarnation services={services.data ?? []} />
       <form class="filters" aria-label="Filter incarnations" onSubmit={(e) => e.preventDefault()}>
-        <label>Status
-          <select name="status-filter" value={filter.status} onChange={(e) => setFilterAndReset({ status: (e.target as HTMLSelectElement).value })}>
-            <option value="">any</option>{STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+        <label>
+          Status
+          <select
+            name="status-filter"
+            value={filter.status}
+            onChange={(e) => setFilterAndReset({ status: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">any</option>
+            {STATUSES.map((st) => (
+              <option key={st} value={st}>
+                {st}
+              </option>
+            ))}
           </select>
         </label>
-        <label>Service
-          <select name="service-filter" value={filter.service} onChange={(e) => setFilterAndReset({ service: (e.target as HTMLSelectElement).value })}>
-            <option value="">any</option>{(services.data ?? []).map((sv) => <option key={sv.name} value={sv.name}>{sv.name}</option>)}
+        <label>
+          Service
+          <select
+            name="service-filter"
+            value={filter.service}
+            onChange={(e) => setFilterAndReset({ service: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">any</option>
+            {(services.data ?? []).map((sv) => (
+              <option key={sv.name} value={sv.name}>
+                {sv.name}
+              </option>
+            ))}
           </select>
         </label>
       </form>
@@ -75,20 +144,61 @@ export function Incarnations() {
       {!list.data && !list.error && <Busy busy label="Loading…" />}
       {list.data && (
         <table class="grid" data-testid="incarnations-table">
-          <thead><tr><th>Name</th><th>Service</th><th>Status</th><th>Drift</th><th>Covens</th><th>Updated</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Service</th>
+              <th>Status</th>
+              <th>Drift</th>
+              <th>Covens</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
           <tbody>
-            {list.data.items.length === 0 && <tr><td colSpan={6} class="muted">{filter.status || filter.service ? 'No incarnation matches these filters.' : 'No incarnations yet.'}</td></tr>}
+            {list.data.items.length === 0 && (
+              <tr>
+                <td colSpan={6} class="muted">
+                  {filter.status || filter.service ? 'No incarnation matches these filters.' : 'No incarnations yet.'}
+                </td>
+              </tr>
+            )}
             {list.data.items.map((i) => (
               <tr key={i.name} data-name={i.name}>
-                <td><Link href={`/ui/incarnations/${encodeURIComponent(i.name)}`}>{i.name}</Link></td>
-                <td>{i.service}</td><td><StatusBadge status={i.status} /></td><td><DriftBadge drift={i.drift} /></td>
-                <td>{i.covens.map((c) => <span class="tag" key={c}>{c}</span>)}</td><td><Ago at={i.updated_at} /></td>
+                <td>
+                  <Link href={`/ui/incarnations/${encodeURIComponent(i.name)}`}>{i.name}</Link>
+                </td>
+                <td>{i.service}</td>
+                <td>
+                  <StatusBadge status={i.status} />
+                </td>
+                <td>
+                  <DriftBadge drift={i.drift} />
+                </td>
+                <td>
+                  {i.covens.map((c) => (
+                    <span class="tag" key={c}>
+                      {c}
+                    </span>
+                  ))}
+                </td>
+                <td>
+                  <Ago at={i.updated_at} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {list.data && <PagerBar label="incarnations" page={pager.page} hasPrevious={pager.page > 1} nextCursor={list.data.next_cursor} onPrevious={pager.previous} onNext={pager.next} />}
+      {list.data && (
+        <PagerBar
+          label="incarnations"
+          page={pager.page}
+          hasPrevious={pager.page > 1}
+          nextCursor={list.data.next_cursor}
+          onPrevious={pager.previous}
+          onNext={pager.next}
+        />
+      )}
     </section>
   );
 }

@@ -11,14 +11,34 @@ import { StepDiff } from '../step-diff';
 import { planHref } from './plan';
 
 export interface RunStep {
-  index?: number; step_index?: number; name: string | null; module: string; status: string; changed: boolean; output: string;
+  index?: number;
+  step_index?: number;
+  name: string | null;
+  module: string;
+  status: string;
+  changed: boolean;
+  output: string;
   /** Why the step did not run; `drift`: its host no longer matched the applied plan. */
-  skip_reason?: string | null; diff?: unknown;
+  skip_reason?: string | null;
+  diff?: unknown;
 }
-export interface RunHost { sid: string; status: string; reason?: string | null; steps: RunStep[] }
+export interface RunHost {
+  sid: string;
+  status: string;
+  reason?: string | null;
+  steps: RunStep[];
+}
 export interface RunReport {
-  apply_id: string; operation: string; status: string; phase?: string; error?: string | null;
-  render_errors?: unknown; hosts: RunHost[]; temporal_ui?: string | null; created_at?: string; finished_at?: string | null;
+  apply_id: string;
+  operation: string;
+  status: string;
+  phase?: string;
+  error?: string | null;
+  render_errors?: unknown;
+  hosts: RunHost[];
+  temporal_ui?: string | null;
+  created_at?: string;
+  finished_at?: string | null;
   /** The plan this run applied, when it applied one. */
   plan_id?: string | null;
 }
@@ -40,15 +60,49 @@ function Steps({ host }: { host: RunHost }) {
   if (host.steps.length === 0) return <p class="muted">{host.reason ?? 'no steps'}</p>;
   return (
     <table class="grid steps">
-      <thead><tr><th>#</th><th>Step</th><th>Module</th><th>Result</th><th>Output</th></tr></thead>
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Step</th>
+          <th>Module</th>
+          <th>Result</th>
+          <th>Output</th>
+        </tr>
+      </thead>
       <tbody>
         {host.steps.map((s, i) => (
           <tr key={i}>
-            <td>{s.index ?? s.step_index ?? i}</td><td>{s.name ?? ''}</td><td><code>{s.module}</code></td>
-            <td><StatusBadge status={stepOutcome(s)} />{s.skip_reason ? <span class="muted"> ({s.skip_reason === 'drift' ? 'host drifted since the plan' : s.skip_reason})</span> : ''}</td>
+            <td>{s.index ?? s.step_index ?? i}</td>
+            <td>{s.name ?? ''}</td>
             <td>
-              {s.output ? <details><summary>output</summary><pre>{s.output}</pre></details> : ''}
-              {s.diff != null && <details><summary>changes</summary><StepDiff diff={s.diff} /></details>}
+              <code>{s.module}</code>
+            </td>
+            <td>
+              <StatusBadge status={stepOutcome(s)} />
+              {s.skip_reason ? (
+                <span class="muted">
+                  {' '}
+                  ({s.skip_reason === 'drift' ? 'host drifted since the plan' : s.skip_reason})
+                </span>
+              ) : (
+                ''
+              )}
+            </td>
+            <td>
+              {s.output ? (
+                <details>
+                  <summary>output</summary>
+                  <pre>{s.output}</pre>
+                </details>
+              ) : (
+                ''
+              )}
+              {s.diff != null && (
+                <details>
+                  <summary>changes</summary>
+                  <StepDiff diff={s.diff} />
+                </details>
+              )}
             </td>
           </tr>
         ))}
@@ -62,8 +116,25 @@ function HostEntry({ host, open }: { host: RunHost; open: boolean }) {
   const changed = host.steps.filter((s) => s.changed).length;
   const refused = driftRefused(host);
   return (
-    <details class={`run-host${refused ? ' drift-refused' : ''}`} data-sid={host.sid} data-drift-refused={refused ? 'true' : undefined} open={open} onToggle={(e) => setShown((e.target as HTMLDetailsElement).open)}>
-      <summary>{host.sid} <StatusBadge status={host.status} />{refused && <> <span class="badge drift drift-drifted">drifted since the plan: nothing applied</span></>} <span class="muted">{host.steps.length} steps, {changed} changed{host.reason ? ` · ${host.reason}` : ''}</span></summary>
+    <details
+      class={`run-host${refused ? ' drift-refused' : ''}`}
+      data-sid={host.sid}
+      data-drift-refused={refused ? 'true' : undefined}
+      open={open}
+      onToggle={(e) => setShown((e.target as HTMLDetailsElement).open)}
+    >
+      <summary>
+        {host.sid} <StatusBadge status={host.status} />
+        {refused && (
+          <>
+            {' '}
+            <span class="badge drift drift-drifted">drifted since the plan: nothing applied</span>
+          </>
+        )}{' '}
+        <span class="muted">
+          {host.steps.length} steps, {changed} changed{host.reason ? ` · ${host.reason}` : ''}
+        </span>
+      </summary>
       {shown && <Steps host={host} />}
     </details>
   );
@@ -74,8 +145,15 @@ function OutcomeGroup({ status, hosts }: { status: string; hosts: RunHost[] }) {
   const expanded = EXPANDED.has(status);
   const [open, setOpen] = useState(expanded);
   return (
-    <details class="outcome-group" data-outcome={status} open={expanded} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary><StatusBadge status={status} /> {hosts.length} host{hosts.length === 1 ? '' : 's'}</summary>
+    <details
+      class="outcome-group"
+      data-outcome={status}
+      open={expanded}
+      onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}
+    >
+      <summary>
+        <StatusBadge status={status} /> {hosts.length} host{hosts.length === 1 ? '' : 's'}
+      </summary>
       {open && hosts.map((h) => <HostEntry key={h.sid} host={h} open={expanded} />)}
     </details>
   );
@@ -93,19 +171,25 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
         if (ac.signal.aborted) return;
         setReport(first);
         if (first.status !== 'running') return;
-        await followEvents(`${path}/events`, (e) => {
-          if (e.event === 'phase') setReport((r) => (r ? { ...r, phase: e.data.phase } : r));
-          if (e.event === 'host') {
-            setReport((r) => {
-              if (!r) return r;
-              const hosts = r.hosts.some((h) => h.sid === e.data.sid)
-                ? r.hosts.map((h) => (h.sid === e.data.sid ? { ...h, status: e.data.status, reason: e.data.reason } : h))
-                : [...r.hosts, { sid: e.data.sid, status: e.data.status, reason: e.data.reason, steps: [] }];
-              return { ...r, hosts };
-            });
-          }
-          return e.event === 'end';
-        }, ac.signal);
+        await followEvents(
+          `${path}/events`,
+          (e) => {
+            if (e.event === 'phase') setReport((r) => (r ? { ...r, phase: e.data.phase } : r));
+            if (e.event === 'host') {
+              setReport((r) => {
+                if (!r) return r;
+                const hosts = r.hosts.some((h) => h.sid === e.data.sid)
+                  ? r.hosts.map((h) =>
+                      h.sid === e.data.sid ? { ...h, status: e.data.status, reason: e.data.reason } : h,
+                    )
+                  : [...r.hosts, { sid: e.data.sid, status: e.data.status, reason: e.data.reason, steps: [] }];
+                return { ...r, hosts };
+              });
+            }
+            return e.event === 'end';
+          },
+          ac.signal,
+        );
         if (!ac.signal.aborted) setReport(await api<RunReport>('GET', path));
       } catch (err) {
         if (!ac.signal.aborted) setError(err);
@@ -125,32 +209,59 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
   const refusedCount = r?.hosts.filter(driftRefused).length ?? 0;
   return (
     <section class="run-report" aria-label={`Run ${applyId}`}>
-      <h3>Run <code>{applyId}</code></h3>
+      <h3>
+        Run <code>{applyId}</code>
+      </h3>
       <ErrorBox error={error} />
       {!r && !error && <Busy busy label="Loading the run report…" />}
       {r && (
         <>
           <p>
-            {r.operation} · <StatusBadge status={r.status} />{r.phase && r.status === 'running' ? ` · phase ${r.phase}` : ''}
-            {r.temporal_ui && <> · <a href={r.temporal_ui} target="_blank" rel="noopener noreferrer">Open in Temporal Web UI</a></>}
+            {r.operation} · <StatusBadge status={r.status} />
+            {r.phase && r.status === 'running' ? ` · phase ${r.phase}` : ''}
+            {r.temporal_ui && (
+              <>
+                {' '}
+                ·{' '}
+                <a href={r.temporal_ui} target="_blank" rel="noopener noreferrer">
+                  Open in Temporal Web UI
+                </a>
+              </>
+            )}
           </p>
           {r.plan_id && (
-            <p data-testid="applied-plan">Applied plan <Link href={planHref(incarnation, r.plan_id)}><code>{r.plan_id}</code></Link></p>
+            <p data-testid="applied-plan">
+              Applied plan{' '}
+              <Link href={planHref(incarnation, r.plan_id)}>
+                <code>{r.plan_id}</code>
+              </Link>
+            </p>
           )}
           {refusedCount > 0 && (
             <div class="notice" role="alert" data-testid="drift-refused">
-              {refusedCount} host{refusedCount === 1 ? ' was' : 's were'} refused because {refusedCount === 1 ? 'it' : 'they'} changed since the plan was made; nothing was applied there.
-              Unlock the incarnation, make a new plan (it shows the hosts as they are now) and apply that.
+              {refusedCount} host{refusedCount === 1 ? ' was' : 's were'} refused because{' '}
+              {refusedCount === 1 ? 'it' : 'they'} changed since the plan was made; nothing was applied there. Unlock
+              the incarnation, make a new plan (it shows the hosts as they are now) and apply that.
             </div>
           )}
           <p class="counts" data-testid="run-counts">
-            {groups.map(([status, hosts]) => <span key={status} class="tag">{status} {hosts.length}</span>)}
+            {groups.map(([status, hosts]) => (
+              <span key={status} class="tag">
+                {status} {hosts.length}
+              </span>
+            ))}
           </p>
-          {r.error && <div class="error" role="alert">{r.error}</div>}
+          {r.error && (
+            <div class="error" role="alert">
+              {r.error}
+            </div>
+          )}
           {r.render_errors != null && <pre class="error">{JSON.stringify(r.render_errors, null, 2)}</pre>}
           <div data-testid="run-steps">
             {r.hosts.length === 0 && <p class="muted">No host was targeted.</p>}
-            {groups.map(([status, hosts]) => <OutcomeGroup key={status} status={status} hosts={hosts} />)}
+            {groups.map(([status, hosts]) => (
+              <OutcomeGroup key={status} status={status} hosts={hosts} />
+            ))}
           </div>
         </>
       )}

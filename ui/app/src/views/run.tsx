@@ -7,7 +7,9 @@ import { RunReportView } from './run-report';
 export function RunPage({ incarnation, applyId }: { incarnation: string; applyId: string }) {
   return (
     <section>
-      <p><Link href={`/ui/incarnations/${enc(incarnation)}`}>← {incarnation}</Link></p>
+      <p>
+        <Link href={`/ui/incarnations/${enc(incarnation)}`}>← {incarnation}</Link>
+      </p>
       <RunReportView incarnation={incarnation} applyId={applyId} />
     </section>
   );

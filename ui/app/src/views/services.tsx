@@ -4,18 +4,34 @@ import { api, listAll } from '../api';
 import { Ago, Busy, ErrorBox } from '../components';
 import { useAction, usePoll } from '../hooks';
 
-export interface Service { name: string; git: string; ref: string; created_by: string | null; created_at: string }
+export interface Service {
+  name: string;
+  git: string;
+  ref: string;
+  created_by: string | null;
+  created_at: string;
+}
 
 function RegisterService({ onDone }: { onDone(): void }) {
   const [form, setForm] = useState({ name: '', git: '', ref: '' });
   const action = useAction();
   const field = (k: keyof typeof form, label: string, placeholder: string) => (
-    <label>{label} <input name={k} required value={form[k]} placeholder={placeholder}
-      onInput={(e) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value })} /></label>
+    <label>
+      {label}{' '}
+      <input
+        name={k}
+        required
+        value={form[k]}
+        placeholder={placeholder}
+        onInput={(e) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value })}
+      />
+    </label>
   );
   const submit = async (e: Event) => {
     e.preventDefault();
-    const ok = await action.run(() => api<Service>('POST', '/v1/services', { name: form.name.trim(), git: form.git.trim(), ref: form.ref.trim() }));
+    const ok = await action.run(() =>
+      api<Service>('POST', '/v1/services', { name: form.name.trim(), git: form.git.trim(), ref: form.ref.trim() }),
+    );
     if (ok) {
       setForm({ name: '', git: '', ref: '' });
       onDone();
@@ -27,7 +43,9 @@ function RegisterService({ onDone }: { onDone(): void }) {
       {field('name', 'Name', 'nginx')}
       {field('git', 'Git URL', 'https://git.example.com/ops/nginx.git')}
       {field('ref', 'Ref (version)', 'v1.4.0')}
-      <button type="submit" disabled={action.busy}>Register</button>
+      <button type="submit" disabled={action.busy}>
+        Register
+      </button>
       <Busy busy={action.busy} label="Registering…" />
       <ErrorBox error={action.error} />
     </form>
@@ -44,11 +62,35 @@ export function Services() {
       {!services.data && !services.error && <Busy busy label="Loading…" />}
       {services.data && (
         <table class="grid" data-testid="services-table">
-          <thead><tr><th>Name</th><th>Git</th><th>Ref (version)</th><th>Registered by</th><th>Registered</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Git</th>
+              <th>Ref (version)</th>
+              <th>Registered by</th>
+              <th>Registered</th>
+            </tr>
+          </thead>
           <tbody>
-            {services.data.length === 0 && <tr><td colSpan={5} class="muted">The catalog is empty.</td></tr>}
+            {services.data.length === 0 && (
+              <tr>
+                <td colSpan={5} class="muted">
+                  The catalog is empty.
+                </td>
+              </tr>
+            )}
             {services.data.map((s) => (
-              <tr key={s.name}><td>{s.name}</td><td><code>{s.git}</code></td><td>{s.ref}</td><td>{s.created_by ?? '—'}</td><td><Ago at={s.created_at} /></td></tr>
+              <tr key={s.name}>
+                <td>{s.name}</td>
+                <td>
+                  <code>{s.git}</code>
+                </td>
+                <td>{s.ref}</td>
+                <td>{s.created_by ?? '—'}</td>
+                <td>
+                  <Ago at={s.created_at} />
+                </td>
+              </tr>
             ))}
           </tbody>
         </table>

@@ -13,7 +13,11 @@ async function checkToken(token: string): Promise<void> {
   try {
     res = await fetch('/v1/souls?limit=1', { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
   } catch (err) {
-    throw new Problem(0, 'Network error', `the keeper is not reachable (${err instanceof Error ? err.message : String(err)})`);
+    throw new Problem(
+      0,
+      'Network error',
+      `the keeper is not reachable (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   if (res.status === 401) {
     const body = (await res.json().catch(() => ({}))) as { detail?: string };
@@ -28,7 +32,10 @@ export function SignIn() {
   const submit = async (e: Event) => {
     e.preventDefault();
     const t = token.trim();
-    const ok = await action.run(async () => { await checkToken(t); return true; });
+    const ok = await action.run(async () => {
+      await checkToken(t);
+      return true;
+    });
     if (ok) {
       signIn(t);
       navigate('/ui/', { replace: true });
@@ -37,13 +44,29 @@ export function SignIn() {
   return (
     <main class="signin">
       <h1>Keeper</h1>
-      {reason && !action.error && <div class="notice" role="alert" data-testid="signin-reason">You were signed out: {reason}</div>}
+      {reason && !action.error && (
+        <div class="notice" role="alert" data-testid="signin-reason">
+          You were signed out: {reason}
+        </div>
+      )}
       <form onSubmit={submit}>
         <label for="token">Operator token (JWT)</label>
-        <textarea id="token" name="token" rows={5} autocomplete="off" spellcheck={false} value={token}
-          placeholder="eyJhbGciOiJIUzI1NiIs…" onInput={(e) => setToken((e.target as HTMLTextAreaElement).value)} />
-        <p class="muted">Kept in this tab only (session storage) and sent as a Bearer header; it never appears in a URL.</p>
-        <button type="submit" disabled={action.busy || token.trim() === ''}>Sign in</button>
+        <textarea
+          id="token"
+          name="token"
+          rows={5}
+          autocomplete="off"
+          spellcheck={false}
+          value={token}
+          placeholder="eyJhbGciOiJIUzI1NiIs…"
+          onInput={(e) => setToken((e.target as HTMLTextAreaElement).value)}
+        />
+        <p class="muted">
+          Kept in this tab only (session storage) and sent as a Bearer header; it never appears in a URL.
+        </p>
+        <button type="submit" disabled={action.busy || token.trim() === ''}>
+          Sign in
+        </button>
         <Busy busy={action.busy} label="Checking the token…" />
       </form>
       <ErrorBox error={action.error} />

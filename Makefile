@@ -12,6 +12,7 @@ help:
 	@echo "make stack       start PostgreSQL, Redis, the secrets store and Temporal only"
 	@echo "make stack-down  stop them (and the demo's keeper and souls)"
 	@echo "make build       compile TypeScript into dist/"
+	@echo "make format      format the tree with Biome (make test fails on unformatted files)"
 	@echo "make tools       build the stack's Go tools into ~/.cache/keeper-tools (first time only)"
 	@echo "make bench       run the benchmarks (results in bench/results/*.json)"
 	@echo "make package     build the Debian packages keeper, soul, soul-lint into build/packages (docs/install.md)"
@@ -54,8 +55,15 @@ prepare:
 stack-down:
 	scripts/stack.sh down
 
-test: prepare
+# Unformatted files fail the run before any test starts (Biome, biome.json; `make format` fixes them).
+test: prepare format-check
 	node scripts/run-tests.js
+
+format-check: deps
+	@npx biome format . >/dev/null 2>&1 || { npx biome format . 2>&1 | tail -n 30; echo "format: unformatted files (above); fix them with: make format"; exit 1; }
+
+format: deps
+	npx biome format --write .
 
 test-unit: build
 	node scripts/run-tests.js --unit
@@ -73,4 +81,4 @@ bench: prepare
 package: build
 	@scripts/package.sh
 
-.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit demo bench package
+.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit format format-check demo bench package

@@ -11,6 +11,7 @@ import { checkRunBudget } from './budget';
 import { newApplyId } from '../apply-id';
 import { startUpgradeWorkflow } from '../client';
 import { loadChecked, precheck } from './checks';
+import { checkAndSeal, inputOver } from './prepare';
 import { temporalOf, type RunServiceDeps } from './context';
 import { launch, sealInputs, startRun } from './launch';
 import { refuse, type RunAccepted } from './outcome';
@@ -35,23 +36,20 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
     notYanked: true,
   });
   const applyId = newApplyId(body.name, 'create');
-  const loaded = await precheck(deps, service, {
-    operation: 'create',
-    input: body.input ?? {},
-    covens: body.covens,
-    allowEmpty: body.allowEmpty ?? false,
-    covensPath: '/body/covens',
-    version: { name: version.version, commit: version.commit },
-  });
   // The create run's apply_id keys the new incarnation's secret inputs for its whole life.
-  const input = await sealInputs(
+  const { input } = await checkAndSeal(
     deps,
-    { ...service, ref: version.commit },
-    { name: body.name, secrets_key: applyId },
-    'create',
-    applyId,
-    body.input ?? {},
-    loaded,
+    service,
+    version,
+    { created: { name: body.name, secrets_key: applyId } },
+    {
+      operation: 'create',
+      id: applyId,
+      input: body.input ?? {},
+      covens: body.covens,
+      allowEmpty: body.allowEmpty ?? false,
+      covensPath: '/body/covens',
+    },
   );
   const run = {
     applyId,
@@ -122,23 +120,25 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const applyId = newApplyId(inc.name, operation);
   // The input is merged over the last committed run's (it holds references only), so a re-run does
-  // not forget what the incarnation was made with (docs/runs.md "Input: one key at a time").
-  const given = mergeInput(
-    await lastCommittedInput(deps.db, inc.last_committed_apply_id),
-    body.input,
-    body.inputMode,
-  ).input;
-  const loaded = await precheck(deps, service, {
-    operation: operation,
-    input: given,
-    covens: inc.covens,
-    allowEmpty: body.allowEmpty ?? false,
-    covensPath: '/body/allow_empty',
-    version: { name: version.version, commit: version.commit },
-    incarnation: inc,
-  });
-  const maxFailed = checkRunBudget(loaded, operation, body.maxFailed);
-  const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, operation, applyId, given, loaded);
+  // not forget what the incarnation was made with.
+  let maxFailed: string | undefined;
+  const { input } = await checkAndSeal(
+    deps,
+    service,
+    version,
+    { existing: inc },
+    {
+      operation,
+      id: applyId,
+      input: await inputOver(deps, inc, body.input, body.inputMode),
+      covens: inc.covens,
+      allowEmpty: body.allowEmpty ?? false,
+      covensPath: '/body/allow_empty',
+    },
+    (loaded) => {
+      maxFailed = checkRunBudget(loaded, operation, body.maxFailed);
+    },
+  );
   const run = {
     applyId,
     incarnation: inc.name,

@@ -6,11 +6,12 @@ import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnati
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan } from '../../db/repos/plans';
 import { lastCommittedInput } from '../../db/repos/runs';
-import { mergeInput, type InputMode } from '../../scenario/input-merge';
+import type { InputMode } from '../../scenario/input-merge';
 import { newApplyId } from '../apply-id';
 import { precheck } from './checks';
 import type { RunServiceDeps } from './context';
-import { startPlan, sealInputs } from './launch';
+import { startPlan } from './launch';
+import { checkAndSeal, inputOver } from './prepare';
 import { refuse, type RunAccepted } from './outcome';
 import { pinned, serviceOf, versionToApply } from './source';
 
@@ -46,21 +47,20 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
   const service = await serviceOf(deps, inc.service);
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const planId = newApplyId(inc.name, `${body.operation}.plan`);
-  const given = mergeInput(
-    await lastCommittedInput(deps.db, inc.last_committed_apply_id),
-    body.input,
-    body.inputMode,
-  ).input;
-  const loaded = await precheck(deps, service, {
-    operation: body.operation,
-    input: given,
-    covens: inc.covens,
-    allowEmpty: body.allowEmpty ?? false,
-    covensPath: '/body/allow_empty',
-    version: { name: version.version, commit: version.commit },
-    incarnation: inc,
-  });
-  const input = await sealInputs(deps, { ...service, ref: version.commit }, inc, body.operation, planId, given, loaded);
+  const { input } = await checkAndSeal(
+    deps,
+    service,
+    version,
+    { existing: inc },
+    {
+      operation: body.operation,
+      id: planId,
+      input: await inputOver(deps, inc, body.input, body.inputMode),
+      covens: inc.covens,
+      allowEmpty: body.allowEmpty ?? false,
+      covensPath: '/body/allow_empty',
+    },
+  );
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
   const plan = {
     applyId: planId,
@@ -96,22 +96,19 @@ async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest,
     notYanked: true,
   });
   const planId = newApplyId(name, 'create.plan');
-  const loaded = await precheck(deps, service, {
-    operation: 'create',
-    input: body.input ?? {},
-    covens: body.covens,
-    allowEmpty: body.allowEmpty ?? false,
-    covensPath: '/body/covens',
-    version: { name: version.version, commit: version.commit },
-  });
-  const input = await sealInputs(
+  const { input } = await checkAndSeal(
     deps,
-    { ...service, ref: version.commit },
-    { name, secrets_key: planId },
-    'create',
-    planId,
-    body.input ?? {},
-    loaded,
+    service,
+    version,
+    { created: { name, secrets_key: planId } },
+    {
+      operation: 'create',
+      id: planId,
+      input: body.input ?? {},
+      covens: body.covens,
+      allowEmpty: body.allowEmpty ?? false,
+      covensPath: '/body/covens',
+    },
   );
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
   const plan = {

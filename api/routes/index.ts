@@ -17,7 +17,7 @@ import { soulCovenRoutes } from './soul-covens';
 import { soulRoutes } from './souls';
 
 export const allRoutes: readonly RouteDef[] = [
-  ...overviewRoutes,
+  // Souls first: the API reference opens on its first tag, and registering a host is where a reader starts.
   ...soulRoutes,
   ...soulCovenRoutes,
   ...serviceRoutes,
@@ -30,6 +30,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...executionRoutes,
   ...archonRoutes,
   ...activityRoutes,
+  ...overviewRoutes,
 ];
 
 export { archonRoutes, serviceRoutes, soulRoutes };

@@ -23,6 +23,18 @@ function view(a: ActivityRecord) {
   };
 }
 
+/** RFC 3339 allows what a Date cannot hold (a leap second `23:59:60`): refused, naming the field, never a 500. */
+function timeOf(value: string | undefined, field: 'since' | 'until'): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) {
+    throw problems.invalid(`${field} is not a time this keeper can compare`, [
+      { path: `/query/${field}`, message: 'must be an RFC 3339 time without a leap second' },
+    ]);
+  }
+  return at;
+}
+
 export const activityRoutes = [
   defineRoute<Record<string, never>, ActivityQuery>({
     method: 'get',
@@ -37,8 +49,8 @@ export const activityRoutes = [
     query: activityQuerySchema,
     responses: { 200: { description: 'rows newest first', schema: activityListSchema } },
     async handler({ query, deps }) {
-      const since = query.since === undefined ? undefined : new Date(query.since);
-      const until = query.until === undefined ? undefined : new Date(query.until);
+      const since = timeOf(query.since, 'since');
+      const until = timeOf(query.until, 'until');
       if (since && until && since.getTime() > until.getTime()) {
         throw problems.invalid('since lies after until', [
           { path: '/query/since', message: 'must not lie after until' },

@@ -40,14 +40,17 @@ export const activityQuerySchema = {
       type: 'string',
       minLength: 1,
       maxLength: 200,
+      // No control characters: PostgreSQL text refuses NUL, and no actor name holds one.
+      pattern: '^[^\\x00-\\x1f\\x7f]+$',
       description: 'only this actor (an AID, keeper:<kid>, keeper:drift-check)',
     },
     target: {
       type: 'string',
       minLength: 1,
       maxLength: 1000,
-      pattern: '^/',
-      description: 'a path starting with /: only this target and what lies under it (e.g. /v1/incarnations/web)',
+      pattern: '^/[^\\x00-\\x1f\\x7f]*$',
+      description:
+        'a path starting with / (no control characters): only this target and what lies under it (e.g. /v1/incarnations/web)',
     },
     since: { type: 'string', format: 'date-time', description: 'an RFC 3339 time: only rows at or after it' },
     until: { type: 'string', format: 'date-time', description: 'an RFC 3339 time: only rows before it' },

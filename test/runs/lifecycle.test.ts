@@ -144,9 +144,11 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
     assert.equal(refused.status, 409);
     assert.match(refused.body.detail, /error_locked.*unlock/);
 
+    // A retry's input merges over the failed run's (docs/runs.md "Input: one key at a time"): the
+    // bad `dir` is taken out with null, back to its default; the rest stays as the failed run had it.
     const retry = await api(k, 'POST', '/v1/incarnations/motd-web/unlock', {
       retry: true,
-      input: { ...base, greeting: 'bye' },
+      input: { greeting: 'bye', dir: null },
     });
     assert.equal(retry.status, 202, JSON.stringify(retry.body));
     recorded['unlock-retry-ready'] = retry.body.apply_id;

@@ -35,6 +35,10 @@ describe('retention: a Temporal schedule prunes old plans, runs and activity', f
     });
   });
   after(async () => {
+    await temporal?.workflow
+      .getHandle('keep.old-running')
+      .terminate('test over')
+      .catch(() => undefined);
     // The schedule is the cluster's and outlives keepers; this test's cluster ends here.
     await temporal?.schedule
       .getHandle(retentionScheduleId(k.doc.temporal.task_queue))
@@ -84,6 +88,13 @@ describe('retention: a Temporal schedule prunes old plans, runs and activity', f
       kind,
       created_at: createdAt,
       ...(kind === 'plan' ? { expires_at: createdAt } : {}),
+    });
+    // The old running run has a live workflow (started on a queue no worker polls), or the keeper's
+    // run watch would rightly end it as orphaned before the schedule looks (runs/run-watch.ts).
+    await temporal.workflow.start('incarnationRun', {
+      workflowId: 'keep.old-running',
+      taskQueue: `${k.doc.temporal.task_queue}-idle`,
+      args: [],
     });
     await db('incarnation_runs').insert([
       row('keep.old-run', 'run', old),

@@ -1,6 +1,7 @@
 // How keeperctl shows an incarnation on the terminal: the columns of `incarnations list` and the
 // fields of `incarnations get`, including the version it runs (and a newer published one) and its
-// drift checks (docs/versions.md, docs/drift.md). JSON and YAML print the API's body unchanged.
+// drift checks with the count of checks in sync (docs/versions.md, docs/drift.md). JSON and YAML
+// print the API's body unchanged.
 import { details, table } from './output';
 
 export interface Drift {
@@ -10,6 +11,8 @@ export interface Drift {
   checked_at: string | null;
   plan_id: string | null;
   drifted_sids: string[];
+  checks_in_sync?: number;
+  last_in_sync_at?: string | null;
 }
 
 /** "every 10m, auto repair: drifted (web-1) at <time>", or "off". */
@@ -17,6 +20,14 @@ export function driftText(d: Drift | undefined): string {
   if (!d || d.interval === null) return 'off';
   const outcome = d.status === 'drifted' ? `drifted (${d.drifted_sids.join(', ')})` : d.status;
   return `every ${d.interval}${d.auto_repair ? ', auto repair' : ''}: ${outcome}${d.checked_at ? ` at ${d.checked_at}` : ''}`;
+}
+
+/** "12 checks, the last at <time>": checks in sync keep no plan, so this count is their record. */
+export function inSyncText(d: Drift | undefined): string | null {
+  if (!d || d.checks_in_sync === undefined) return null;
+  const n = d.checks_in_sync;
+  if (n === 0) return 'none yet';
+  return `${n} check${n === 1 ? '' : 's'}${d.last_in_sync_at ? `, the last at ${d.last_in_sync_at}` : ''}`;
 }
 
 /** The list's short form: the outcome only, with the number of drifted hosts. */
@@ -53,6 +64,7 @@ export function incarnationDetails(i: any): string {
       last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
       drift: driftText(i.drift),
       drift_plan: i.drift?.plan_id ?? null,
+      drift_in_sync: inSyncText(i.drift),
       // Hosts a run within its failure budget left behind (docs/runs.md); the converger brings them in.
       pending_hosts:
         Array.isArray(i.pending_hosts) && i.pending_hosts.length > 0
@@ -74,6 +86,7 @@ export function incarnationDetails(i: any): string {
       'last_run',
       'drift',
       'drift_plan',
+      'drift_in_sync',
       'pending_hosts',
       'state',
       'updated_at',

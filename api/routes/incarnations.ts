@@ -156,6 +156,8 @@ export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | un
       checked_at: inc.drift_checked_at ? inc.drift_checked_at.toISOString() : null,
       plan_id: inc.drift_plan_id ?? null,
       drifted_sids: inc.drifted_sids ?? [],
+      checks_in_sync: inc.drift_checks_in_sync ?? 0,
+      last_in_sync_at: inc.drift_in_sync_at ? inc.drift_in_sync_at.toISOString() : null,
     },
     created_at: inc.created_at.toISOString(),
     updated_at: inc.updated_at.toISOString(),

@@ -26,7 +26,16 @@ export interface DriftCheckInput {
 export const driftSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['interval', 'auto_repair', 'status', 'checked_at', 'plan_id', 'drifted_sids'],
+  required: [
+    'interval',
+    'auto_repair',
+    'status',
+    'checked_at',
+    'plan_id',
+    'drifted_sids',
+    'checks_in_sync',
+    'last_in_sync_at',
+  ],
   description: 'scheduled drift checks: the setting and the last check',
   properties: {
     interval: { type: ['string', 'null'], description: 'null: not checked on a schedule' },
@@ -42,6 +51,16 @@ export const driftSchema = {
       type: 'array',
       items: { type: 'string' },
       description: 'hosts that no longer match the committed state',
+    },
+    checks_in_sync: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'how many checks found every host in sync (never reset); such a check keeps its plan only while it is the last check',
+    },
+    last_in_sync_at: {
+      ...nullableTimestampSchema,
+      description: 'when the last check that found every host in sync ended',
     },
   },
 } as const;

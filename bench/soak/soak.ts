@@ -140,6 +140,12 @@ async function operations(pg: PgClient): Promise<Record<string, number>> {
     FROM incarnation_runs GROUP BY 1`);
   const out: Record<string, number> = { runs: 0, plans: 0, runs_by_drift_check: 0, plans_by_drift_check: 0 };
   for (const x of r.rows) out[x.what] = Number(x.n);
+  // Drift checks in sync keep no row once a later check is recorded (docs/drift.md): they are
+  // counted on the incarnation, less the last one of each, which still has its plan row above.
+  const dropped = await pg.query<{ n: string }>(
+    `SELECT coalesce(sum(drift_checks_in_sync - (CASE WHEN drift_status = 'in_sync' THEN 1 ELSE 0 END)), 0) AS n FROM incarnations`,
+  );
+  out['drift_checks_in_sync_dropped'] = Math.max(0, Number(dropped.rows[0]?.n ?? 0));
   return out;
 }
 
@@ -456,7 +462,11 @@ function verdicts(o: SoakOptions, samples: Sample[]): Pick<SoakResult, 'verdicts
   const first = samples[0]!;
   const last = samples[samples.length - 1]!;
   const opsOf = (s: Sample) =>
-    s.operations.runs + s.operations.plans + s.operations.runs_by_drift_check + s.operations.plans_by_drift_check;
+    s.operations.runs +
+    s.operations.plans +
+    s.operations.runs_by_drift_check +
+    s.operations.plans_by_drift_check +
+    (s.operations.drift_checks_in_sync_dropped ?? 0);
   const ops = opsOf(last) - opsOf(first);
   // One apply per host per run: a soul's journals grow by one per run that targets it.
   const journals = last.souls.map((s, i) => s.ledger_journals - first.souls[i]!.ledger_journals);

@@ -34,6 +34,9 @@ export interface IncarnationRecord {
   drift_checked_at: Date | null;
   drift_plan_id: string | null;
   drifted_sids: string[];
+  /** Checks that found every host in sync (they keep no plan once a later check is recorded) and the last one's end. */
+  drift_checks_in_sync: number;
+  drift_in_sync_at: Date | null;
   /** Where its secret inputs' values are stored (common/secret.ts incarnationSecretPrefix); null: made before keys. */
   secrets_key: string | null;
 }

@@ -65,6 +65,8 @@ export async function incarnationOf(db: Knex, run: RunRecord): Promise<Incarnati
     drift_checked_at: null,
     drift_plan_id: null,
     drifted_sids: [],
+    drift_checks_in_sync: 0,
+    drift_in_sync_at: null,
     // Applying the plan creates the incarnation with the plan's id as its key (runs/start/plan-apply.ts).
     secrets_key: run.apply_id,
   };

@@ -2,11 +2,15 @@
 // Temporal Schedule: a short interval; an edited file is reported as drift on the next check with
 // its diff, and stays edited while auto_repair is off; with auto_repair on the check's plan is
 // applied and the host is back as committed; turned off, the schedule is gone. The metric counts
-// the drifted hosts.
+// the drifted hosts. Checks that find nothing keep a count and only the last one's plan (issues 31, 36).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Client, ScheduleNotFoundError } from '@temporalio/client';
+import { incarnationDetails } from '../../cli/incarnation-view';
+import { sharedQueue } from '../../runs/queues';
+import type { DriftCheckResult } from '../../runs/workflows/drift';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { connectStackTemporal } from '../support/temporal-client';
@@ -53,6 +57,66 @@ describe('drift: scheduled checks of an incarnation against its committed state'
     }
     assert.deepEqual((await drift()).interval, null);
     assert.equal((await api(k, 'PUT', '/v1/incarnations/nobody/drift-check', { interval: '5m' })).status, 404);
+  });
+
+  it('N checks in sync leave one plan and a count of N; a check that found drift keeps its plan', async () => {
+    const [, b] = souls as [TestSoul, TestSoul];
+    // A schedule that does not fire during the test: the checks are started here, one after the
+    // other, through the same workflow the schedule starts, so N is known.
+    assert.equal((await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: '30d' })).status, 200);
+    const conn = await connectStackTemporal();
+    const client = new Client({ connection: conn, namespace: k.doc.temporal?.namespace ?? 'default' });
+    const check = async () => {
+      const r = (await client.workflow.execute('incarnationDriftCheck', {
+        taskQueue: sharedQueue(k.doc.temporal.task_queue),
+        workflowId: `drift-test-${randomUUID()}`,
+        args: [{ incarnation: 'drifty' }],
+      })) as DriftCheckResult;
+      assert.ok(r.planId, `a check that ran: ${JSON.stringify(r)}`);
+      return r.planId;
+    };
+    const driftPlans = async () =>
+      ((await api(k, 'GET', '/v1/incarnations/drifty/plans')).body.items as { plan_id: string }[])
+        .map((p) => p.plan_id)
+        .filter((id) => /^drifty\.create\.drift\./.test(id))
+        .sort();
+    const planStatus = async (id: string) => (await api(k, 'GET', `/v1/incarnations/drifty/plans/${id}`)).status;
+    try {
+      const before = (await drift()).checks_in_sync;
+      assert.equal(before, 0, 'a new incarnation has no check in sync');
+      const inSync = [await check(), await check(), await check()];
+      const d = await drift();
+      assert.deepEqual(
+        [d.status, d.checks_in_sync, d.plan_id, d.last_in_sync_at],
+        ['in_sync', 3, inSync[2], d.checked_at],
+        JSON.stringify(d),
+      );
+      assert.deepEqual(await driftPlans(), [inSync[2]], 'only the newest check in sync keeps its plan');
+      assert.equal(await planStatus(inSync[0] as string), 404);
+      assert.equal(await planStatus(inSync[2] as string), 200, 'the last check is still shown');
+      assert.match(
+        incarnationDetails((await api(k, 'GET', '/v1/incarnations/drifty')).body),
+        new RegExp(`^drift_in_sync:\\s+3 checks, the last at ${d.last_in_sync_at}$`, 'm'),
+      );
+
+      // Drift found: the plan is kept (with its diff), and the last check in sync before it goes.
+      fs.writeFileSync(motd(b), 'edited by hand\n');
+      const drifted = [await check(), await check()];
+      const x = await drift();
+      assert.deepEqual([x.status, x.drifted_sids, x.checks_in_sync], ['drifted', [b.sid], 3]);
+      assert.equal(x.last_in_sync_at, d.last_in_sync_at, 'the last time it was in sync stays');
+      assert.deepEqual(await driftPlans(), [...drifted].sort());
+
+      // Put back: counted again; the drifted checks' plans stay for retention.plans.
+      fs.writeFileSync(motd(b), 'hello\n');
+      const after = [await check(), await check()];
+      const y = await drift();
+      assert.deepEqual([y.status, y.checks_in_sync, y.plan_id], ['in_sync', 5, after[1]]);
+      assert.deepEqual(await driftPlans(), [...drifted, after[1]].sort());
+    } finally {
+      fs.writeFileSync(motd(b), 'hello\n');
+      await conn.close();
+    }
   });
 
   it('reports an edited file as drift with the diff on the next check, and leaves it while auto_repair is off', async () => {
@@ -115,12 +179,16 @@ describe('drift: scheduled checks of an incarnation against its committed state'
     );
     assert.equal((await api(k, 'GET', `/v1/incarnations/drifty/runs/${repair.apply_id}`)).body.status, 'succeeded');
 
+    const lastInSync = (await drift()).plan_id;
     const off = await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: null });
     assert.equal(off.status, 200);
     assert.deepEqual(
       [off.body.drift.interval, off.body.drift.status, off.body.drift.drifted_sids],
       [null, 'unchecked', []],
     );
+    // The check in sync shown until now is not kept once checks are off; their count is.
+    assert.equal((await api(k, 'GET', `/v1/incarnations/drifty/plans/${lastInSync}`)).status, 404);
+    assert.ok(off.body.drift.checks_in_sync > 5, JSON.stringify(off.body.drift));
     const conn = await connectStackTemporal();
     try {
       const client = new Client({ connection: conn, namespace: k.doc.temporal?.namespace ?? 'default' });

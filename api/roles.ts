@@ -42,8 +42,14 @@ export const EXECUTION_MODULES: Record<string, readonly string[]> = {
   ],
 };
 
-export function executionModulesOf(role: string): readonly string[] {
-  return Object.prototype.hasOwnProperty.call(EXECUTION_MODULES, role) ? EXECUTION_MODULES[role]! : [];
+/** The role's allow-list: the keeper config's `executions.modules` for a role it names, else the built-in one. */
+export function executionModulesOf(
+  role: string,
+  configured: Readonly<Record<string, readonly string[]>> = {},
+): readonly string[] {
+  const own = Object.prototype.hasOwnProperty;
+  if (own.call(configured, role)) return configured[role]!;
+  return own.call(EXECUTION_MODULES, role) ? EXECUTION_MODULES[role]! : [];
 }
 
 /**

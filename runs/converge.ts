@@ -35,6 +35,7 @@ import {
 import { incarnationsWithReturnedHosts, returnedPendingHosts } from '../db/repos/pending-hosts';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
+import { closeOrphanedExecutions } from './execution-orphans';
 import { endOrphanedRuns } from './run-watch';
 import type { RunService } from './start/service';
 
@@ -152,12 +153,15 @@ export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Log
 /** How often running runs are checked against their workflows: "within seconds" of a terminate. */
 export const RUN_WATCH_EVERY_MS = 2000;
 
-/** Locks the runs whose workflow closed outside the keeper (runs/run-watch.ts). */
+/** Locks the runs whose workflow closed outside the keeper (runs/run-watch.ts) and closes such executions (runs/execution-orphans.ts). */
 export async function watchRuns(deps: ConvergeDeps, log: Logger): Promise<void> {
   const temporal = deps.runs.temporal;
   if (!temporal?.client) return;
   for (const applyId of await endOrphanedRuns(deps.db, temporal.client, temporal.namespace)) {
     log.warn("run watch: the run's workflow closed outside the keeper; the run is locked", { apply_id: applyId });
+  }
+  for (const id of await closeOrphanedExecutions(deps.db, temporal.client)) {
+    log.warn("run watch: the execution's workflow is gone; its unanswered hosts are unknown", { execution: id });
   }
 }
 

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { createExecution, finishExecution, runningExecutions } from '../db/repos/executions';
 import { MODULES, checkModuleParams } from '../scenario/modules';
 import type { TemporalClientHolder } from './connection';
+import { closeOrphanedExecutions, executionWorkflowId } from './execution-orphans';
 import { sharedQueue } from './queues';
 import { selectSouls } from './soul-query';
 import { oneOffExecution } from './workflows/execution';
@@ -87,12 +88,15 @@ export async function startExecution(
       message: `the target selects ${souls.length} hosts, more than ${policy.confirmAbove}: send again with confirm: true`,
     });
   }
-  if ((await runningExecutions(db, aid)) >= policy.perOperator)
+  if (!temporal.client) throw new Error('the Temporal client is not connected');
+  const client = temporal.client;
+  const atLimit = async () => (await runningExecutions(db, aid)) >= policy.perOperator;
+  // At the limit, first close the executions whose workflow is gone: they will never answer.
+  if ((await atLimit()) && ((await closeOrphanedExecutions(db, client, aid)).length === 0 || (await atLimit())))
     refuse({
       kind: 'busy',
       message: `you have ${policy.perOperator} executions running, the most one operator may have at once`,
     });
-  if (!temporal.client) throw new Error('the Temporal client is not connected');
   const id = newExecutionId();
   const sids = souls.map((s) => s.sid);
   const timeoutMs = (req.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
@@ -109,8 +113,8 @@ export async function startExecution(
     batch: req.batch ?? sids.length,
   });
   try {
-    await temporal.client.workflow.start(oneOffExecution, {
-      workflowId: `execution-${id}`,
+    await client.workflow.start(oneOffExecution, {
+      workflowId: executionWorkflowId(id),
       taskQueue: sharedQueue(temporal.taskQueue),
       args: [{ executionId: id, sids, batch: req.batch ?? sids.length, timeoutMs }],
     });

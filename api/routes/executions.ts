@@ -17,11 +17,6 @@ import { defineRoute } from '../route';
 import { executionBody, executionParams, executionSchema, startedExecutionSchema } from '../schemas/executions';
 import { operatorSlots } from './run-watch-limits';
 
-/** Above this many selected hosts an execution needs `confirm: true` (keeperctl asks). */
-export const CONFIRM_ABOVE = 10;
-/** Executions one operator may have running at once. */
-export const PER_OPERATOR = 4;
-
 // jsonb keeps its own key order: the summary is always shown ok, changed, failed, unknown.
 const summaryView = (s: ExecutionRecord['summary']) =>
   s === null ? null : { ok: s.ok, changed: s.changed, failed: s.failed, unknown: s.unknown };
@@ -126,17 +121,19 @@ export const executionRoutes = [
       'Runs one module of the core library once on the hosts `target` selects (covens, sids, a `where` over the stored facts), ' +
       'outside any incarnation: no state is committed and no lock taken. A durable workflow; a host that does not answer within `timeout` ' +
       `seconds is \`unknown\`. \`dry_run\` sends it in check mode (nothing changes). Refused with 403 when the caller's role may not run the module, ` +
-      `428 above ${CONFIRM_ABOVE} hosts without \`confirm: true\`, 429 with ${PER_OPERATOR} executions of the caller running.`,
+      '428 above `executions.confirm_above` hosts (keeper config, 10 by default) without `confirm: true`, ' +
+      '429 with `executions.per_operator` (4) executions of the caller running.',
     body: { schema: executionBody, required: true },
     responses: { 202: { description: 'started; follow it at `events`', schema: startedExecutionSchema } },
     async handler({ body, caller, deps }) {
       const temporal = deps.runs.temporal;
       if (!temporal?.client) throw problems.unavailable('the workflow engine (Temporal)');
       try {
+        const limits = deps.runtime.config.executions;
         const { id, sids } = await startExecution(deps.runtime.db, temporal, caller.aid, body, {
-          modules: executionModulesOf(caller.role),
-          confirmAbove: CONFIRM_ABOVE,
-          perOperator: PER_OPERATOR,
+          modules: executionModulesOf(caller.role, limits.modules),
+          confirmAbove: limits.confirm_above,
+          perOperator: limits.per_operator,
         });
         return {
           status: 202,

@@ -62,6 +62,14 @@ export async function runningExecutions(db: Knex, aid: string): Promise<number> 
   return Number(r?.n ?? 0);
 }
 
+/** The running executions (of one operator, or the 200 oldest of all), oldest first, with when each was recorded. */
+export async function runningExecutionsOf(db: Knex, aid?: string): Promise<{ id: string; created_at: Date }[]> {
+  const q = db('executions').where({ status: 'running' });
+  if (aid !== undefined) q.where({ aid });
+  else q.limit(200);
+  return q.orderBy('created_at').select('id', 'created_at');
+}
+
 /** Records answers (first answer wins), numbered in commit order under one advisory lock. */
 export async function recordExecutionHosts(db: Knex, executionId: string, rows: ExecutionHostRow[]): Promise<void> {
   if (rows.length === 0) return;

@@ -236,4 +236,23 @@ describe('keeper configuration', () => {
       'hub.accept_rate.burst: must be >= 1',
     ]);
   });
+
+  it('defaults the execution limits as documented and refuses an unknown role, a module outside the core library, a limit below 1', () => {
+    assert.deepEqual(loadConfig(write(valid())).executions, { confirm_above: 10, per_operator: 4, modules: {} });
+    const tuned = {
+      confirm_above: 50,
+      per_operator: 2,
+      modules: { responder: ['core.service.restarted', 'core.cmd.run'] },
+    };
+    assert.deepEqual(loadConfig(write({ ...valid(), executions: tuned })).executions, tuned);
+    assert.deepEqual(problems({ ...valid(), executions: { modules: { oncall: ['core.cmd.run'] } } }), [
+      'executions.modules.oncall: must be one of cluster-admin, operator, viewer, responder',
+    ]);
+    const [bad] = problems({ ...valid(), executions: { modules: { responder: ['core.cmd.rn'] } } });
+    assert.match(bad!, /^executions\.modules\.responder\.0: must be one of \*, core\.cmd\.run, /);
+    assert.deepEqual(problems({ ...valid(), executions: { per_operator: 0, confirm_above: -1 } }), [
+      'executions.confirm_above: must be >= 0',
+      'executions.per_operator: must be >= 1',
+    ]);
+  });
 });

@@ -26,6 +26,8 @@ const validate: ((doc: unknown) => boolean) & { errors?: ErrorObject[] | null } 
 
 function keyOf(err: ErrorObject): string {
   const base = err.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // A key refused by `propertyNames` (e.g. an unknown role under executions.modules) is named itself.
+  if (err.propertyName !== undefined) return [base, err.propertyName].filter(Boolean).join('.');
   if (err.keyword === 'required')
     return [base, (err.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
   if (err.keyword === 'additionalProperties') {
@@ -65,6 +67,8 @@ export function describeErrors(errors: ErrorObject[]): string[] {
       continue;
     }
     if (errors.some((e) => e.keyword === 'anyOf' && keyOf(e) === key)) continue;
+    // Its `enum` error names the key; this one only says "property name must be valid".
+    if (err.keyword === 'propertyNames') continue;
     if (!lines.has(key)) lines.set(key, `${key}: ${ruleOf(err)}`);
   }
   return [...lines.values()];
@@ -265,6 +269,11 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       command_timeout_ms: parseDuration(raw.ssh.command_timeout),
       soul_command: raw.ssh.soul_command,
       state_dir: raw.ssh.state_dir,
+    },
+    executions: {
+      confirm_above: raw.executions.confirm_above,
+      per_operator: raw.executions.per_operator,
+      modules: raw.executions.modules,
     },
     otel: raw.otel,
   };

@@ -3,6 +3,10 @@
 // the running process and docs/configuration.md agree on one source.
 import { DURATION_PATTERN } from '../../common/duration';
 import { GIT_SCHEMES } from '../../scenario/load/git-policy';
+import { MODULES } from '../../scenario/modules';
+
+/** The roles of api/roles.ts (a test there keeps the two lists equal): the keys of executions.modules. */
+export const EXECUTION_ROLES = ['cluster-admin', 'operator', 'viewer', 'responder'] as const;
 
 const addr = { type: 'string', pattern: '^[^\\s:]+:\\d{1,5}$', description: '<host>:<port>' } as const;
 const duration = { type: 'string', pattern: DURATION_PATTERN, description: 'duration such as 30s, 15m, 24h' } as const;
@@ -332,6 +336,28 @@ export const configSchema = {
         command_timeout: { ...duration, default: '30s' },
         soul_command: { type: 'string', minLength: 1, maxLength: 1024, default: 'soul' },
         state_dir: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^/', default: '/var/lib/soul/ssh' },
+      },
+    },
+    // One-off executions (docs/executions.md): the safety limits an organisation tunes to its fleet.
+    executions: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        // Ten hosts is a handful an operator can name; above it a typo in a target reaches a fleet.
+        confirm_above: { type: 'integer', minimum: 0, maximum: 1000000, default: 10 },
+        per_operator: { type: 'integer', minimum: 1, maximum: 1000, default: 4 },
+        modules: {
+          type: 'object',
+          default: {},
+          description: 'per role, the modules it may run; a role named here replaces its built-in list',
+          propertyNames: { enum: [...EXECUTION_ROLES] },
+          additionalProperties: {
+            type: 'array',
+            uniqueItems: true,
+            items: { enum: ['*', ...[...MODULES.keys()].sort()] },
+          },
+        },
       },
     },
     otel: {

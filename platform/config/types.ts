@@ -73,5 +73,7 @@ export interface KeeperConfig {
     soul_command: string;
     state_dir: string;
   };
+  /** One-off executions' limits (docs/executions.md); `modules` overrides the built-in allow-list per role. */
+  executions: { confirm_above: number; per_operator: number; modules: Record<string, string[]> };
   otel: { enabled: boolean; endpoint?: string };
 }

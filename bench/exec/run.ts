@@ -1,0 +1,224 @@
+// Benchmark (not a test): `exec --cmd -- true` on N real souls (issue 34), time to the last result.
+//   node dist/bench/exec/run.js [N ...]   (default: 10 50)
+// One keeper as its own process (bin/keeper run, its own database, secret, queue and ports); souls are
+// real `soul init` + `soul run` processes (bench/fleet/souls.ts: each in its own UTS namespace named
+// after its SID), grown to each N in turn (a soul carries coven `n<N>` of every size it belongs to).
+// Per N, REPS times: POST /v1/executions (core.cmd.run argv [true], confirm) and follow its events
+// (SSE, as keeperctl does): POST -> 202, POST -> the first and the last `host` event, POST -> `end`.
+// Then once: `keeperctl exec --coven n<N> --yes --cmd -- true` as an operator types it, wall time
+// including node's start-up. Figures on stdout and in bench/results/exec.json. Needs the stack and a
+// build; run as root (unshare).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { api, endpointOf, uniqueSid, waitFor } from '../../test/agents/harness';
+import { spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
+import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../../test/support/keeper';
+import { repoRoot } from '../../test/support/repo';
+import { median } from '../fleet/timeline';
+import { SoulProcesses } from '../fleet/souls';
+import { pool } from '../pool';
+
+const REPS = 5;
+const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once only queue on 2 cores
+const round = (x: number, d = 0) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
+const progress = (line: string) => process.stderr.write(`exec: ${line}\n`);
+const stats = (xs: number[]) => ({ median: round(median(xs)), max: round(Math.max(...xs)) });
+
+interface Rig {
+  k: InitializedKeeper;
+  keeper: KeeperProcess;
+  souls: SoulProcesses;
+  root: string;
+}
+
+/** One execution, timed from the POST; the summary must be every host changed. */
+async function once(rig: Rig, n: number) {
+  const t0 = performance.now();
+  const r = await api(rig.k, 'POST', '/v1/executions', {
+    module: 'core.cmd.run',
+    params: { argv: ['true'] },
+    target: { covens: [`n${n}`] },
+    confirm: true,
+  });
+  const answered = performance.now() - t0;
+  if (r.status !== 202) throw new Error(`POST /v1/executions: ${r.status} ${JSON.stringify(r.body)}`);
+  const res = await fetch(`${rig.k.baseUrl}${r.body.events as string}`, {
+    headers: { Authorization: `Bearer ${rig.k.adminToken}` },
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  let hosts = 0;
+  let first = NaN;
+  let last = NaN;
+  let end: any;
+  while (!end) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let i: number;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      if (/^event: host$/m.test(block)) {
+        hosts++;
+        last = performance.now() - t0;
+        if (hosts === 1) first = last;
+      } else if (/^event: end$/m.test(block)) end = JSON.parse(/^data: (.*)$/m.exec(block)![1]!);
+    }
+  }
+  const ended = performance.now() - t0;
+  await reader.cancel().catch(() => undefined);
+  if (!end || end.summary.changed !== n || hosts !== n)
+    throw new Error(`execution ${r.body.id}: ${hosts} host events, end ${JSON.stringify(end)}`);
+  return { answered, first, last, ended };
+}
+
+/** `keeperctl exec --yes --cmd -- true` on the coven: wall time of the command, node start-up included. */
+function keeperctl(rig: Rig, n: number): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot(), 'bin', 'keeperctl'), 'exec', '--coven', `n${n}`, '--yes', '--cmd', '--', 'true'],
+      {
+        env: { PATH: process.env['PATH'], HOME: rig.root, KEEPER_URL: rig.k.baseUrl, KEEPER_TOKEN: rig.k.adminToken },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (code) => {
+      if (code === 0 && new RegExp(`^ok 0, changed ${n}, failed 0, unknown 0$`, 'm').test(out))
+        resolve(performance.now() - t0);
+      else reject(new Error(`keeperctl exec exited ${code}: ${out.slice(-2000)}`));
+    });
+  });
+}
+
+async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<void> {
+  await pool(
+    Array.from({ length: to - from }, (_, i) => from + i),
+    ONBOARD_CONCURRENCY,
+    async (i) => {
+      const sid = uniqueSid(`exec${i + 1}`);
+      const r = await api(rig.k, 'POST', '/v1/souls', {
+        sid,
+        transport: 'agent',
+        covens: sizes.filter((n) => i < n).map((n) => `n${n}`),
+      });
+      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
+      await rig.souls.init(sid, r.body.bootstrap_token as string);
+      rig.souls.run(sid);
+      progress(`onboarding ${i + 1}/${to}`);
+    },
+  );
+  await waitFor(
+    `${to} souls connected`,
+    async () => {
+      const r = await api(rig.k, 'GET', `/v1/souls?coven=n${to}&counts=true&limit=1`);
+      return ((r.body?.counts?.connected as number | undefined) ?? 0) >= to;
+    },
+    600_000,
+    250,
+  );
+}
+
+async function main(): Promise<void> {
+  const sizes = [
+    ...new Set(
+      process.argv
+        .slice(2)
+        .map(Number)
+        .filter((x) => Number.isInteger(x) && x > 0),
+    ),
+  ].sort((a, b) => a - b);
+  if (sizes.length === 0) sizes.push(10, 50);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-exec-'));
+  const rig: Partial<Rig> = { root };
+  process.on('exit', () => {
+    rig.souls?.killNow();
+    rig.keeper?.child.kill('SIGKILL');
+  });
+  const loadStart = os.loadavg().map((x) => round(x, 2));
+  try {
+    // A 15 s presence lease as bench/fleet: N souls share two cores with the keeper here.
+    rig.k = await initTestKeeper({
+      mutate: (doc) => {
+        doc.reaper = { lease_ttl: '15s' };
+        doc.logging = { level: 'warn' };
+      },
+    });
+    rig.keeper = await spawnKeeper(rig.k);
+    rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
+    const r = rig as Rig;
+    const results: Record<string, unknown>[] = [];
+    let have = 0;
+    for (const n of sizes) {
+      await grow(r, have, n, sizes);
+      have = n;
+      progress(`N=${n}: every soul connected; settling 5 s`);
+      await new Promise((res) => setTimeout(res, 5000));
+      await once(r, n); // warm-up: the first execution loads the workflow code and opens pools
+      const runs = [];
+      for (let i = 0; i < REPS; i++) runs.push(await once(r, n));
+      const cli = await keeperctl(r, n);
+      const row = {
+        n,
+        reps: REPS,
+        post_answered_ms: stats(runs.map((x) => x.answered)),
+        first_result_ms: stats(runs.map((x) => x.first)),
+        last_result_ms: stats(runs.map((x) => x.last)),
+        end_event_ms: stats(runs.map((x) => x.ended)),
+        keeperctl_wall_ms: round(cli),
+        loadavg_1m: round(os.loadavg()[0]!, 2),
+      };
+      console.log(JSON.stringify(row));
+      results.push(row);
+    }
+    const out = path.join(repoRoot(), 'bench', 'results', 'exec.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    const doc = {
+      benchmark: 'exec',
+      date: new Date().toISOString(),
+      machine: {
+        cpus: os.cpus().length,
+        cpu_model: os.cpus()[0]?.model,
+        memory_gb: Math.round(os.totalmem() / 2 ** 30),
+        loadavg_start: loadStart,
+        loadavg_end: os.loadavg().map((x) => round(x, 2)),
+        note: 'the keeper, the souls, PostgreSQL and the Temporal dev server share the machine (and other work on it)',
+      },
+      measured: {
+        what: 'POST /v1/executions {module: core.cmd.run, params: {argv: [true]}, target: {covens: [n<N>]}} on N connected souls, followed over SSE',
+        post_answered_ms: 'POST -> its 202 (selection, audit record, workflow started)',
+        first_result_ms: 'POST -> the first `host` event on the stream',
+        last_result_ms: 'POST -> the last `host` event: every host has answered',
+        end_event_ms: 'POST -> the `end` event with the summary',
+        keeperctl_wall_ms: '`keeperctl exec --coven n<N> --yes --cmd -- true`, wall time including node start-up',
+      },
+      sizes: results,
+    };
+    fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
+    progress(`wrote ${out}`);
+  } finally {
+    await rig.souls?.stop().catch(() => undefined);
+    if (rig.keeper) {
+      rig.keeper.child.kill('SIGTERM');
+      await rig.keeper.exited;
+    }
+    if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -60,6 +60,8 @@ describe('web UI: plans and drift', function () {
     // The operations come from the service version; the select replaces the text field once loaded.
     await form.locator('select[name="plan-operation"]').waitFor({ timeout: 10_000 });
     await form.getByLabel('Operation').selectOption(operation);
+    // The fields are generated from the input schema (test/ui/forms.test.ts); the raw JSON is one click away.
+    await form.getByRole('button', { name: 'Edit as JSON' }).click();
     await form.getByLabel('Input (JSON)').fill(JSON.stringify(input));
     await form.getByRole('button', { name: 'Plan' }).click();
     await page.waitForURL('**/ui/incarnations/shop/plans/**');

@@ -41,18 +41,32 @@ export function fieldsOf(inputs: InputInfo[], input: Record<string, unknown>): F
   return out;
 }
 
-/** The input object the fields describe; an Error naming the input and the rule when one is wrong. */
-export function inputOf(inputs: InputInfo[], values: FieldValues): Record<string, unknown> {
+/**
+ * The input object the fields describe; an Error naming the input and the rule when one is wrong.
+ * The keeper merges a run's or plan's input over the last one (docs/runs.md), so an optional field
+ * the operator emptied, or a checkbox put back to its default, is sent as `null` when the last
+ * input had it: left out, the last value would stay. An empty secret field is left out: the
+ * stored reference stays, and a secret's value is never read back.
+ */
+export function inputOf(
+  inputs: InputInfo[],
+  values: FieldValues,
+  last: Record<string, unknown> = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const had = (name: string) => last[name] !== undefined && last[name] !== null;
   for (const i of inputs) {
     const v = values[i.name];
     if (i.type === 'boolean') {
       if (i.required || v !== (i.default === true)) out[i.name] = v === true;
+      else if (had(i.name)) out[i.name] = null;
       continue;
     }
     const text = typeof v === 'string' ? v : '';
     if (text.trim() === '') {
+      if (i.secret && had(i.name)) continue;
       if (i.required) throw new Error(`input ${i.name}: required (it has no default)`);
+      if (had(i.name)) out[i.name] = null;
       continue;
     }
     if (i.type === 'integer' || i.type === 'number') {

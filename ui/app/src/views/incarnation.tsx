@@ -3,13 +3,14 @@
 // operation), recent plans, history with a diff between two snapshots, and a run report.
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Ago, Busy, ErrorBox, Link, StatusBadge, parseInput } from '../components';
+import { Ago, Busy, ErrorBox, Link, StatusBadge } from '../components';
 import { useAction, usePoll } from '../hooks';
-import { fieldsOf, inputOf, InputFields, type FieldValues, type InputInfo } from '../input-fields';
 import { DriftPanel, type Drift } from './drift';
 import { History } from './history';
 import { PlanForm } from './plan-form';
+import { PendingHosts, type PendingHost } from './pending-hosts';
 import { PlanList } from './plan-list';
+import { RunOperation } from './run-form';
 import { RunList } from './run-list';
 import { RunReportView } from './run-report';
 
@@ -29,135 +30,8 @@ export interface IncarnationRecord {
   updated_at?: string;
   /** Absent on a keeper without drift checks: read as "unchecked". */
   drift?: Drift | null;
-}
-
-interface VersionDetail {
-  operations: { name: string; inputs: InputInfo[] }[];
-}
-
-/**
- * Run an operation: the operation (suggesting the version's operations), then one field per input
- * of the chosen operation, prefilled with the last run's input (secrets only as references); raw
- * JSON one click away, and the only editor when the keeper cannot list the operation's inputs.
- */
-function RunOperation({
-  name,
-  service,
-  version,
-  lastRunId,
-  disabled,
-  onAccepted,
-}: {
-  name: string;
-  service: string;
-  version: string | null;
-  lastRunId: string | undefined;
-  disabled: boolean;
-  onAccepted(applyId: string): void;
-}) {
-  const ops = usePoll(
-    async () =>
-      version === null
-        ? []
-        : (await api<VersionDetail>('GET', `/v1/services/${enc(service)}/versions/${enc(version)}`)).operations,
-    300_000,
-    [service, version],
-  );
-  const last = usePoll(
-    async () =>
-      lastRunId
-        ? ((
-            await api<{ input?: Record<string, unknown> }>(
-              'GET',
-              `/v1/incarnations/${enc(name)}/runs/${enc(lastRunId)}`,
-            )
-          ).input ?? {})
-        : {},
-    300_000,
-    [name, lastRunId],
-  );
-  const [operation, setOperation] = useState('');
-  const [edited, setEdited] = useState<FieldValues>();
-  const [raw, setRaw] = useState<string>();
-  const action = useAction();
-  const inputs = ops.data?.find((o) => o.name === operation.trim())?.inputs;
-  const values = edited ?? (inputs ? fieldsOf(inputs, last.data ?? {}) : {});
-  const rawMode = raw !== undefined || inputs === undefined;
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const r = await action.run(() => {
-      const input = rawMode ? parseInput(raw ?? '{}') : inputOf(inputs!, values);
-      return api<{ apply_id: string }>('POST', `/v1/incarnations/${enc(name)}/runs`, {
-        operation: operation.trim(),
-        input,
-      });
-    });
-    if (r) onAccepted(r.apply_id);
-  };
-  const toRaw = () => {
-    let v: Record<string, unknown> = {};
-    try {
-      v = inputOf(inputs!, values);
-    } catch {
-      /* keep what parses */
-    }
-    setRaw(JSON.stringify(v));
-  };
-  const toFields = () => {
-    try {
-      setEdited(fieldsOf(inputs!, parseInput(raw ?? '{}')));
-      setRaw(undefined);
-      action.clear();
-    } catch (err) {
-      void action.run(() => Promise.reject(err));
-    }
-  };
-  return (
-    <form class="inline-form" onSubmit={submit} aria-label="Run an operation">
-      <label>
-        Operation{' '}
-        <input
-          name="operation"
-          required
-          value={operation}
-          placeholder="scale"
-          list="run-operations"
-          onInput={(e) => {
-            setOperation((e.target as HTMLInputElement).value);
-            setEdited(undefined);
-          }}
-        />
-      </label>
-      <datalist id="run-operations">
-        {(ops.data ?? []).map((o) => (
-          <option key={o.name} value={o.name} />
-        ))}
-      </datalist>
-      {rawMode ? (
-        <label class="raw-input">
-          Input (JSON){' '}
-          <textarea
-            name="input"
-            rows={2}
-            value={raw ?? '{}'}
-            onInput={(e) => setRaw((e.target as HTMLTextAreaElement).value)}
-          />
-        </label>
-      ) : (
-        <InputFields inputs={inputs!} values={values} onChange={setEdited} />
-      )}
-      {inputs !== undefined && (
-        <button type="button" class="link" onClick={rawMode ? toFields : toRaw}>
-          {rawMode ? 'Edit as fields' : 'Edit as JSON'}
-        </button>
-      )}
-      <button type="submit" disabled={disabled || action.busy}>
-        Run
-      </button>
-      <Busy busy={action.busy} label="Starting the run…" />
-      <ErrorBox error={action.error} />
-    </form>
-  );
+  /** Hosts a run within its failure budget left behind (docs/runs.md "Failure budget"). */
+  pending_hosts?: PendingHost[];
 }
 
 /** "version v1" and, when the service published a newer one, the button that upgrades to it (docs/versions.md). */
@@ -234,6 +108,7 @@ export function Incarnation({ name }: { name: string }) {
             }}
           />
           <DriftPanel incarnation={name} drift={i.drift} />
+          <PendingHosts incarnation={name} hosts={i.pending_hosts ?? []} />
           {i.status === 'applying' && <Busy busy label={`Applying (run ${i.apply_id ?? ''})…`} />}
           {i.status === 'error_locked' && (
             <div class="locked" role="alert">
@@ -264,7 +139,13 @@ export function Incarnation({ name }: { name: string }) {
               inc.refresh();
             }}
           />
-          <PlanForm name={name} service={i.service} version={i.version} lastOperation={i.last_run?.operation} />
+          <PlanForm
+            name={name}
+            service={i.service}
+            version={i.version}
+            lastOperation={i.last_run?.operation}
+            lastRunId={i.last_run?.apply_id}
+          />
           {runId && <RunReportView incarnation={name} applyId={runId} />}
           <RunList incarnation={name} />
           <PlanList incarnation={name} />

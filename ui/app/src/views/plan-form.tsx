@@ -1,17 +1,14 @@
 // "Make a plan" on the incarnation page: pick the operation (the service version's operations when
-// the keeper can list them, else typed), optionally give the input, and open the plan being made.
-// Without an input the keeper plans with the input of the last committed run, so a plan of "the
-// same again" needs nothing typed.
+// the keeper can list them, else typed) and its input, as the run form does (input-editor.tsx):
+// one field per declared input, prefilled with the last run's input, the raw JSON one click away.
+// An empty raw input sends none, and the keeper plans with the input of the last committed run.
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Busy, ErrorBox, parseInput } from '../components';
-import { useAction, usePoll } from '../hooks';
+import { Busy, ErrorBox } from '../components';
+import { useAction } from '../hooks';
+import { useInputEditor, useLastInput, useOperations } from '../input-editor';
 import { navigate } from '../router';
 import { planHref } from './plan';
-
-interface VersionDetail {
-  operations: { name: string }[];
-}
 
 /** `upgrade` is not a scenario (it migrates state): the keeper refuses to plan it. */
 const plannable = (op: string | undefined) => (op && op !== 'upgrade' ? op : undefined);
@@ -21,42 +18,41 @@ export function PlanForm({
   service,
   version,
   lastOperation,
+  lastRunId,
 }: {
   name: string;
   service: string;
   version: string | null;
   lastOperation: string | undefined;
+  lastRunId: string | undefined;
 }) {
   // The operations of the version the incarnation runs; a keeper that cannot list them leaves a text field.
-  const ops = usePoll(
-    async () =>
-      version === null
-        ? []
-        : (await api<VersionDetail>('GET', `/v1/services/${enc(service)}/versions/${enc(version)}`)).operations.map(
-            (o) => o.name,
-          ),
-    300_000,
-    [service, version],
-  );
-  const names = ops.data ?? [];
+  const ops = useOperations(service, version);
+  const last = useLastInput(name, lastRunId);
+  const names = (ops.data ?? []).map((o) => o.name);
   const [chosen, setChosen] = useState<string>();
-  const [input, setInput] = useState('');
   const action = useAction();
   const fallback = plannable(lastOperation);
   const known = (op: string | undefined): op is string =>
     op !== undefined && (names.length === 0 || names.includes(op));
   const operation = known(chosen) ? chosen : known(fallback) ? fallback : (names[0] ?? '');
+  const inputs = ops.data?.find((o) => o.name === operation.trim())?.inputs;
+  const editor = useInputEditor('plan-', inputs, last.data ?? {}, (err) => void action.run(() => Promise.reject(err)));
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: { operation: string; input?: Record<string, unknown> } = { operation: operation.trim() };
-    const r = await action.run(async () => {
-      if (input.trim() !== '') body.input = parseInput(input);
+    const r = await action.run(() => {
+      const body: { operation: string; input?: Record<string, unknown> } = { operation: operation.trim() };
+      const input = editor.value();
+      if (input !== undefined) body.input = input;
       return api<{ plan_id: string }>('POST', `/v1/incarnations/${enc(name)}/plans`, body);
     });
     if (r) navigate(planHref(name, r.plan_id));
   };
-  const set = (e: Event) => setChosen((e.target as HTMLInputElement | HTMLSelectElement).value);
+  const set = (e: Event) => {
+    setChosen((e.target as HTMLInputElement | HTMLSelectElement).value);
+    editor.reset();
+  };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Make a plan">
       <h3>Make a plan</h3>
@@ -79,15 +75,7 @@ export function PlanForm({
           Operation <input name="plan-operation" required value={operation} placeholder="update" onInput={set} />
         </label>
       )}
-      <label>
-        Input (JSON){' '}
-        <input
-          name="plan-input"
-          value={input}
-          placeholder="the last run's input"
-          onInput={(e) => setInput((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      {editor.view}
       <button type="submit" disabled={action.busy || operation.trim() === ''}>
         Plan
       </button>

@@ -271,6 +271,43 @@ export class KeeperClient {
 
 export type ServerEvent = SseEvent;
 
+/**
+ * What keeperctl command resolves a 409, read from the keeper's detail (the API's wording is stable:
+ * tests pin it); each names a command and flag that exist. Else the detail itself says what holds it.
+ */
+const CONFLICT_HINTS: Array<[RegExp, (m: RegExpExecArray) => string]> = [
+  [
+    /incarnation (\S+) is error_locked/,
+    (m) => `fix the cause, then keeperctl incarnations unlock ${m[1]} (add --retry to run the failed operation again)`,
+  ],
+  [
+    /incarnation (\S+) is applying run ([^\s;]+)/,
+    (m) => `follow it with: keeperctl incarnations run-report ${m[1]} ${m[2]}`,
+  ],
+  [/remove the record of incarnation (\S+)/, (m) => `keeperctl incarnations delete ${m[1]} --force`],
+  [
+    /plan \S+ (?:is stale|expired|was applied|cannot be applied)[^]*POST \/v1\/incarnations\/([^/]+)\/plans/,
+    (m) => `make a new plan: keeperctl incarnations plan ${m[1]} <operation>`,
+  ],
+  [
+    /upgrade with POST \/v1\/incarnations\/([^/]+)\/upgrade \{"version": "([^"]+)"\}/,
+    (m) => `keeperctl incarnations upgrade ${m[1]} --version ${m[2]}`,
+  ],
+  [
+    /soul (\S+) (?:is revoked|is already onboarded|has an active bootstrap token)/,
+    (m) => `keeperctl souls issue-token ${m[1]} --force`,
+  ],
+  [/version \S+ of service (\S+) was yanked/, (m) => `choose another version: keeperctl services versions ${m[1]}`],
+];
+
+export function conflictHint(detail: string): string {
+  for (const [re, hint] of CONFLICT_HINTS) {
+    const m = re.exec(detail);
+    if (m) return hint(m);
+  }
+  return "the detail says what holds the change back; keeperctl incarnations get <name> shows an incarnation's status and lock";
+}
+
 /** A problem answer as an error: title and detail, each field with its rule, and the exit code of its class. */
 export function problemError(r: Response): CliError {
   const p = (typeof r.body === 'object' && r.body !== null ? r.body : {}) as Problem;
@@ -285,7 +322,7 @@ export function problemError(r: Response): CliError {
       'the token was not accepted (expired or for another cluster); get a new one with `keeperctl archons token <aid>` from an admin and `keeperctl login` again';
   else if (r.status === 403 && p.missing_permission)
     hint = `your role lacks the permission ${p.missing_permission}; ask a cluster-admin`;
-  else if (r.status === 409) hint = 'see the detail; where the API allows it, --force overrides';
+  else if (r.status === 409) hint = conflictHint(p.detail ?? '');
   else if (r.status === 429 || r.status === 503)
     hint = `retry${r.headers['retry-after'] ? ` after ${String(r.headers['retry-after'])} s` : ' shortly'}`;
   return new CliError(exitCodeForStatus(r.status), lines.join('\n'), hint, p);

@@ -18,6 +18,8 @@ export interface RunReport {
   status: 'running' | 'succeeded' | 'failed';
   phase: string;
   error: string | null;
+  created_at?: string;
+  finished_at?: string | null;
   render_errors: { file: string; line: number; col: number; rule: string; message: string }[] | null;
   hosts: {
     sid: string;
@@ -37,6 +39,8 @@ export interface Progress {
   /** Hosts the render planned (0 until known). */
   planned: number;
   hosts: Map<string, { status: string; reason: string | null; steps: number; changed: number }>;
+  /** How long the run took, from the report's created_at to finished_at (not how long we watched). */
+  tookMs?: number;
 }
 
 function fromReport(r: RunReport): Progress {
@@ -47,6 +51,7 @@ function fromReport(r: RunReport): Progress {
     status: r.status,
     phase: r.phase,
     planned: r.hosts.length,
+    ...(r.created_at && r.finished_at ? { tookMs: Date.parse(r.finished_at) - Date.parse(r.created_at) } : {}),
     hosts: new Map(
       r.hosts.map((h) => [
         h.sid,
@@ -105,7 +110,7 @@ class Display {
   show(p: Progress): void {
     if (this.quiet) return;
     if (this.tty) {
-      const lines = block(p, Date.now() - this.started, process.stderr.rows ?? 24);
+      const lines = block(p, p.tookMs ?? Date.now() - this.started, process.stderr.rows ?? 24);
       // Move up over the previous block and clear it, then draw the new one.
       process.stderr.write((this.drawn > 0 ? `\x1b[${this.drawn}F\x1b[J` : '') + lines.join('\n') + '\n');
       this.drawn = lines.length;
@@ -130,7 +135,7 @@ class Display {
       return;
     }
     this.ctx.note(
-      `run ${p.apply_id}: ${p.status} after ${((Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}`,
+      `run ${p.apply_id}: ${p.status} after ${((p.tookMs ?? Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}`,
     );
   }
 }
@@ -226,6 +231,12 @@ export function failureLines(r: RunReport): string[] {
     for (const s of bad)
       out.push(
         `${h.sid} step ${s.index}${s.name ? ` (${s.name})` : ''}: ${s.status}${s.output ? `: ${s.output.split('\n')[0]}` : ''}${h.reason ? ` [${h.reason}]` : ''}`,
+        // A failed_when verdict follows the module's answer in the output (runs/activities/apply-host.ts): it is the reason.
+        ...s.output
+          .split('\n')
+          .slice(1)
+          .filter((l) => l.startsWith('failed_when: '))
+          .map((l) => `  ${l}`),
       );
   }
   return out;

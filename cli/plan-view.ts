@@ -27,6 +27,57 @@ export interface Plan {
   expires_at: string;
   summary: any;
   hosts: PlanHost[];
+  /** The plan of an upgrade (docs/plans.md): the migrations, the state before and after, what it previews. */
+  upgrade?: {
+    version: string;
+    from_version: number | null;
+    to_version: number;
+    migrations?: number[];
+    state_before?: Record<string, unknown>;
+    state_after?: Record<string, unknown>;
+    operation?: string;
+  } | null;
+  render_errors?: Array<{
+    file: string;
+    line: number;
+    col: number;
+    rule: string;
+    message: string;
+    fix?: string;
+  }> | null;
+}
+
+const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
+
+/** Top-level state keys whose value differs between before and after, one line each. */
+function stateLines(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): string[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const changed = keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+  if (changed.length === 0) return ['  state: unchanged by the migrations'];
+  return changed.map((k) => `  state ${k}: ${show(before[k])} -> ${show(after[k])}`);
+}
+
+/** What an upgrade plan shows first: the version, the migrations and what they do to the state. */
+function upgradeLines(p: Plan): string[] {
+  const u = p.upgrade!;
+  const migrations = u.migrations ?? [];
+  return [
+    `upgrade to ${u.version}: state_schema_version ${u.from_version ?? '(none)'} -> ${u.to_version}, ` +
+      `${migrations.length > 0 ? `migrations ${migrations.join(', ')}` : 'no migration'}; ` +
+      `the hosts show what ${u.operation ?? 'the last operation'} at ${u.version} would change`,
+    ...(u.state_before || u.state_after ? stateLines(u.state_before, u.state_after) : []),
+  ];
+}
+
+/** What to run after a ready plan: apply it, or (an upgrade plan) upgrade then run the operation. */
+export function nextSteps(p: Plan): string {
+  if (p.status !== 'ready') return '';
+  if (p.upgrade)
+    return (
+      `this plan is a preview and is not applied: upgrade the state with: keeperctl incarnations upgrade ${p.incarnation} --version ${p.upgrade.version}\n` +
+      `then apply the files of ${p.upgrade.version} with: keeperctl run ${p.incarnation} ${p.upgrade.operation ?? '<operation>'}\n`
+    );
+  return `apply exactly this plan with: keeperctl incarnations apply-plan ${p.incarnation} ${p.plan_id}\n`;
 }
 
 function stepLines(s: PlanStep): string[] {
@@ -57,6 +108,10 @@ function stepLines(s: PlanStep): string[] {
 
 export function planText(p: Plan): string {
   const lines = [`plan ${p.plan_id} of ${p.incarnation} (${p.operation}): ${p.status}${p.error ? `: ${p.error}` : ''}`];
+  if (p.upgrade) lines.push(...upgradeLines(p));
+  // A plan that failed to render has no hosts: its render errors are the whole answer.
+  for (const e of p.render_errors ?? [])
+    lines.push(`  ${e.file}:${e.line}:${e.col} ${e.rule}: ${e.message}${e.fix ? ` (fix: ${e.fix})` : ''}`);
   const quiet: string[] = [];
   for (const h of p.hosts) {
     const changing = h.steps.filter((s) => s.would_change || s.status === 'failed' || s.status === 'unknown');

@@ -1,14 +1,18 @@
 /**
- * State migrations: `migrations/<version>.yml` holds `state_changes.sets`
- * whose expressions read `state.*` (the state as migrated so far). Applied
- * in order from the current version to the target, forward only; the
- * keeper commits the result in one transaction.
+ * State migrations: `migrations/<version>.yml` holds `state_changes` with
+ * `moves` (rename keys), `unsets` (drop keys) and `sets` (expressions reading
+ * `state.*`, the state as the previous migration left it). Within one
+ * migration every part reads that same state, and they are applied in that
+ * order: moves, unsets, sets. Migrations run in order from the current
+ * version to the target, forward only; the keeper commits the result in one
+ * transaction.
  */
 import { makeError, ScenarioError, type RenderError } from './errors';
 import type { LoadedService } from './model';
 import { toCel } from './cel/values';
 import { resolveNode } from './render/resolve';
 import { setPath } from './render/targets';
+import { getPath, unsetPath } from './state-paths';
 
 export type MigrationResult =
   | { ok: true; state: Record<string, unknown>; applied: number[] }
@@ -71,8 +75,15 @@ export function applyMigrations(
       label: `in migration ${v}: `,
     };
     try {
-      // All sets of one migration read the state as it was before that migration.
+      // Every part of one migration reads the state as it was before that migration.
       let next = current;
+      for (const mv of m.moves) {
+        const found = getPath(current, mv.from.key);
+        next = unsetPath(next, mv.from.key);
+        // A key that is not there moves nothing: the migration also runs on states that never had it.
+        if (found.present) next = setPath(next, mv.to.key, found.value);
+      }
+      for (const u of m.unsets) next = unsetPath(next, u.key);
       for (const s of m.stateSets) next = setPath(next, s.key, resolveNode(s.node, env));
       current = next;
     } catch (e) {

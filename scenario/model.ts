@@ -80,10 +80,22 @@ export interface Scenario {
   where?: ExprSource;
 }
 
+/** A state key a migration names (`unsets` item, `moves` key or target), where it is written. */
+export interface StateKeyRef {
+  key: string;
+  pos: Position;
+}
+
 export interface Migration {
   version: number;
   file: string;
   stateSets: StateSet[];
+  /** `state_changes.unsets`: keys removed from the state. */
+  unsets: StateKeyRef[];
+  /** `state_changes.moves`: each `from` key's value moves to `to` (renamed), `from` is removed. */
+  moves: Array<{ from: StateKeyRef; to: StateKeyRef }>;
+  /** Where `state_changes` is (or the file's start): a migration that changes nothing is reported there. */
+  pos: Position;
 }
 
 export interface TemplateFile {

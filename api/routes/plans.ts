@@ -32,11 +32,27 @@ function planStatus(p: RunRecord, now = Date.now()): PlanStatus {
   return p.expires_at && p.expires_at.getTime() <= now ? 'expired' : 'ready';
 }
 
+/**
+ * The plan of an upgrade is labelled `upgrade`: its steps preview the last committed operation at the
+ * new version, but applying it is refused (the upgrade migrates state only), so it says what to run.
+ */
+function upgradeOf(p: RunRecord) {
+  if (!p.plan_upgrade) return null;
+  const base = `/v1/incarnations/${p.incarnation}`;
+  return {
+    ...p.plan_upgrade,
+    operation: p.operation,
+    next:
+      `upgrade the state with POST ${base}/upgrade {"version": "${p.plan_upgrade.version}"}, then apply the files of ` +
+      `${p.plan_upgrade.version} with a run of ${p.operation} (POST ${base}/runs {"operation": "${p.operation}"}): an upgrade changes no host`,
+  };
+}
+
 function planSummary(p: RunRecord) {
   return {
     plan_id: p.apply_id,
     incarnation: p.incarnation,
-    operation: p.operation,
+    operation: p.plan_upgrade ? 'upgrade' : p.operation,
     status: planStatus(p),
     error: p.error,
     service_ref: p.service_ref,
@@ -47,7 +63,7 @@ function planSummary(p: RunRecord) {
     finished_at: iso(p.finished_at),
     expires_at: (p.expires_at ?? p.created_at).toISOString(),
     applied_by: p.applied_by,
-    upgrade: p.plan_upgrade ?? null,
+    upgrade: upgradeOf(p),
     ...attribution(p),
   };
 }

@@ -69,7 +69,7 @@ export const serviceRoutes = [
       const source = { name: body.name, git: body.git, credential_ref: body.credential_ref ?? null };
       if (await getService(deps.runtime.db, body.name))
         throw problems.conflict(`service ${body.name} is already registered`);
-      const loaded = await deps.runs.checkedLoad(source, body.ref, '/body/ref');
+      const loaded = await deps.runs.checkedLoad(source, body.ref, '/body/ref', '/body/git');
       const service = await deps.runtime.db.transaction(async (trx) => {
         const created = await createService(trx, {
           name: body.name,

@@ -93,7 +93,11 @@ export const planSummarySchema = named('PlanSummary', {
     ...attributionProperties,
     plan_id: { type: 'string', description: 'also the Temporal workflow id of the check' },
     incarnation: { type: 'string' },
-    operation: { type: 'string' },
+    operation: {
+      type: 'string',
+      description:
+        'the planned operation; `upgrade` for the plan of an upgrade (its steps preview `upgrade.operation`)',
+    },
     status: {
       type: 'string',
       enum: [...PLAN_STATUSES],
@@ -118,7 +122,7 @@ export const planSummarySchema = named('PlanSummary', {
     upgrade: {
       type: ['object', 'null'],
       description:
-        'the plan of an upgrade: `version` it moves to, `from_version`/`to_version` (state_schema_version), `migrations` it would run, `state_before`/`state_after`; its hosts show what the last committed operation at that version would change on the migrated state',
+        'the plan of an upgrade: `version` it moves to, `from_version`/`to_version` (state_schema_version), `migrations` it would run, `state_before`/`state_after`, `operation` (the last committed operation, whose steps at that version the hosts show on the migrated state) and `next` (what to run: the upgrade, then a run of that operation)',
     },
   },
 } as const satisfies ObjectSchema);

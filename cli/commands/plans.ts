@@ -7,7 +7,7 @@ import { type Ctx, listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
 import { inputModeBody, keptLine, parseInput, replaceInputOption } from '../input';
 import { table } from '../output';
-import { planText, type Plan } from '../plan-view';
+import { nextSteps, planText, type Plan } from '../plan-view';
 import { confirm } from '../prompt';
 import { afterAccepted } from './accepted';
 import type { Handler } from './types';
@@ -19,11 +19,17 @@ export async function makePlan(
   operation: string,
   input: Record<string, unknown> | undefined,
   replace = false,
+  version?: string,
 ): Promise<Plan> {
   const accepted = (
     await ctx.client().call('createPlan', {
       params: { name },
-      body: { operation, ...(input ? { input } : {}), ...inputModeBody(replace) },
+      body: {
+        operation,
+        ...(input ? { input } : {}),
+        ...inputModeBody(replace),
+        ...(version !== undefined ? { version } : {}),
+      },
     })
   ).body as { plan_id: string };
   const plan = await readPlan(ctx, name, accepted.plan_id, true);
@@ -77,20 +83,31 @@ export function planCommands(y: Argv, run: Handler): Argv {
             describe: 'YAML/JSON file with the input mapping (--input values go on top)',
           })
           .option('replace-input', replaceInputOption)
+          // --version names the service version (as in upgrade): keeperctl's own --version is off here.
+          .version(false)
+          .option('version', {
+            type: 'string',
+            describe:
+              'with operation upgrade: the published version to move to (keeperctl services versions <service>)',
+          })
           .example(
             '$0 incarnations plan motd-demo create --input message=hello',
             'per host what would change; then apply it with apply-plan',
+          )
+          .example(
+            '$0 incarnations plan motd-demo upgrade --version v2',
+            'the migrations, the state before and after, and what v2 would change on the hosts',
           ),
       run(async (ctx, a) => {
-        const plan = await makePlan(ctx, a.name, a.operation, parseInput(a.input, a['input-file']), a['replace-input']);
-        ctx.show(
-          plan,
-          () =>
-            planText(plan) +
-            (plan.status === 'ready'
-              ? `apply exactly this plan with: keeperctl incarnations apply-plan ${plan.incarnation} ${plan.plan_id}\n`
-              : ''),
+        const plan = await makePlan(
+          ctx,
+          a.name,
+          a.operation,
+          parseInput(a.input, a['input-file']),
+          a['replace-input'],
+          a.version,
         );
+        ctx.show(plan, () => planText(plan) + nextSteps(plan));
         // A plan that cannot be applied is what this command drove failing: exit 1, as a failed run.
         if (plan.status === 'failed') process.exitCode = ExitCode.Failed;
       }),
@@ -126,7 +143,7 @@ export function planCommands(y: Argv, run: Handler): Argv {
           ),
       run(async (ctx, a) => {
         const plan = await readPlan(ctx, a.name, a.plan_id, true);
-        ctx.show(plan, () => planText(plan));
+        ctx.show(plan, () => planText(plan) + nextSteps(plan));
       }),
     )
     .command(
@@ -154,6 +171,13 @@ export function planCommands(y: Argv, run: Handler): Argv {
         // Shown before the question: what is confirmed is this plan, not an operation by name.
         const plan = await readPlan(ctx, a.name, a.plan_id, false);
         if (ctx.format === 'table') ctx.note(planText(plan));
+        if (plan.upgrade) {
+          throw new CliError(
+            ExitCode.Conflict,
+            `plan ${plan.plan_id} previews an upgrade to ${plan.upgrade.version}; it is not applied as such`,
+            `keeperctl incarnations upgrade ${a.name} --version ${plan.upgrade.version}, then keeperctl run ${a.name} ${plan.upgrade.operation ?? '<operation>'}`,
+          );
+        }
         if (plan.status !== 'ready') {
           throw new CliError(
             ExitCode.Conflict,

@@ -70,6 +70,26 @@ describe('plan-drift re-check', () => {
     );
   });
 
+  it('names each diff field that differs in readable words: digests shortened, no JSON, no unified text', async () => {
+    const diffRow = (digest: string, mode: string): StepRow => ({
+      ...row(0, true),
+      diff: {
+        content: { before: { digest, size: 12 }, after: { digest: 'b'.repeat(64), size: 20 }, unified: '-x\n+y\n' },
+        mode: { from: mode, to: '0644' },
+        owner: { from: 'root', to: 'root' },
+      },
+    });
+    const c = check({ now: [diffRow('c'.repeat(64), '0600'), row(1, true)] });
+    c.planned = [diffRow('a'.repeat(64), '0640'), row(1, true)];
+    const r = await refuseOnPlanDrift(c);
+    assert.equal(
+      r?.reason,
+      'drift since plan plan-1: step 0 (s0): ' +
+        `content.before.digest: the plan saw ${'a'.repeat(12)}…, now ${'c'.repeat(12)}…, ` +
+        'mode.from: the plan saw "0640", now "0600"; nothing was applied on this host',
+    );
+  });
+
   it('refuses a host whose facts changed since render', async () => {
     const r = await refuseOnPlanDrift(check({ now: [row(0, false), row(1, true)], factsNow: { os_family: 'rhel' } }));
     assert.match(r?.reason ?? '', /fact os_family: the plan rendered with "debian", now "rhel"/);

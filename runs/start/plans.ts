@@ -187,5 +187,6 @@ async function planUpgrade(deps: RunServiceDeps, inc: IncarnationRecord, body: P
       to_version: target.state_schema_version,
     },
   });
-  return startPlan(deps, plan, expiresAt);
+  // Answered as what was asked for: the plan of an upgrade (its steps preview `last.operation`).
+  return { ...(await startPlan(deps, plan, expiresAt)), operation: 'upgrade' };
 }

@@ -38,8 +38,12 @@ export function createRunService(deps: RunServiceDeps) {
     /** The incarnation, or not_found naming when a deleted one had the name. */
     incarnation: (name: string) => mustIncarnation(deps, name),
     /** Loads a ref and lints it (registration, publishing); unprocessable naming `field` when unusable. */
-    checkedLoad: (service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>, ref: string, field: string) =>
-      checkedLoad(deps, service, ref, field),
+    checkedLoad: (
+      service: Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>,
+      ref: string,
+      field: string,
+      gitField?: string,
+    ) => checkedLoad(deps, service, ref, field, gitField),
     /** Resolves, checks and pins a ref as a published version (in `db`, a transaction when the caller has one). */
     publishChecked: (
       db: Knex | Knex.Transaction,

@@ -16,16 +16,31 @@ const MAX_LISTED = 20;
 
 type Source = Pick<ServiceRecord, 'name' | 'git' | 'credential_ref'>;
 
-/** Loads `ref` and lints it; 422 naming `field` when the repository, the ref or the content is not usable. */
-export async function checkedLoad(deps: RunServiceDeps, service: Source, ref: string, field: string) {
+/** git's summarized failures (scenario/load/git.ts) that are about the repository URL, not the ref. */
+const REPOSITORY_PROBLEM =
+  /the repository was not found|the repository host could not be reached|answered with a redirect|transport is not allowed/;
+
+/**
+ * Loads `ref` and lints it; 422 naming `field` when the ref or the content is not usable, and
+ * `gitField` (when the request carried the URL, as a registration does) when the repository itself
+ * cannot be found or reached: the URL is what to fix then.
+ */
+export async function checkedLoad(
+  deps: RunServiceDeps,
+  service: Source,
+  ref: string,
+  field: string,
+  gitField?: string,
+) {
   let loaded;
   try {
     loaded = await loadSerialized(deps, { ...service, ref }, ref);
   } catch (err) {
     const why = (err as Error).message;
+    const path = gitField !== undefined && REPOSITORY_PROBLEM.test(why) ? gitField : field;
     throw refuse.unprocessable(
       `service ${service.name} cannot be loaded from ${displayGitUrl(service.git)}@${ref}: ${why}`,
-      [{ path: field, message: why }],
+      [{ path, message: why }],
     );
   }
   const errors = loaded.errors ?? [];

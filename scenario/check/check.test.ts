@@ -348,6 +348,43 @@ const CASES: Case[] = [
     message: /missing required key "state_changes"/,
   },
   {
+    name: 'migration that changes nothing',
+    files: { 'service.yml': 'name: demo\nstate_schema_version: 2\n', 'migrations/2.yml': 'state_changes: {}\n' },
+    rule: 'SL018',
+    at: ['migrations/2.yml', 1, 16],
+    message: /migrations\/2.yml changes nothing: state_changes has no sets, unsets or moves/,
+  },
+  {
+    name: 'migration that unsets a key and sets one inside it',
+    files: {
+      'service.yml': 'name: demo\nstate_schema_version: 2\n',
+      'migrations/2.yml': 'state_changes:\n  unsets: [motd]\n  sets:\n    motd.message: hi\n',
+    },
+    rule: 'SL018',
+    at: ['migrations/2.yml', 4, 5],
+    message: /state key "motd.message" is set and "motd" is unset in the same migration/,
+  },
+  {
+    name: 'migration that moves a key onto one it sets',
+    files: {
+      'service.yml': 'name: demo\nstate_schema_version: 2\n',
+      'migrations/2.yml': 'state_changes:\n  moves:\n    message: motd.message\n  sets:\n    motd.message: hi\n',
+    },
+    rule: 'SL018',
+    at: ['migrations/2.yml', 5, 5],
+    message: /state key "motd.message" is set and "motd.message" is moved to in the same migration/,
+  },
+  {
+    name: 'migration that unsets a key that is no key name',
+    files: {
+      'service.yml': 'name: demo\nstate_schema_version: 2\n',
+      'migrations/2.yml': 'state_changes:\n  unsets: ["a..b"]\n',
+    },
+    rule: 'SL018',
+    at: ['migrations/2.yml', 2, 12],
+    message: /state_changes.unsets\[0\] must match pattern/,
+  },
+  {
     name: 'when that is not a boolean',
     files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: x\n', '    when: "1 + 2"\n') },
     rule: 'SL022',

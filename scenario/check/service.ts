@@ -6,7 +6,7 @@
  * docs/soul-lint.md), position and fix.
  */
 import { makeError, type RenderError } from '../errors';
-import type { LoadedService, Scenario, Task } from '../model';
+import type { LoadedService, Migration, Scenario, Task } from '../model';
 import { matchesType, describeValue, inputTypes } from '../inputs';
 import { checkValue, schemaProblems } from '../input-schema';
 import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressions';
@@ -19,6 +19,7 @@ export const RULES = {
   references: 'SL016',
   selector: 'SL007',
   budget: 'SL031',
+  migration: 'SL018',
 } as const;
 
 const RESERVED = new Set(['input', 'state', 'soulprint', 'result', 'self', 'item', 'index']);
@@ -34,6 +35,53 @@ export function checkService(service: LoadedService): RenderError[] {
       where: 'in a migration',
     };
     for (const set of m.stateSets) out.push(...checkInterpolations(set.node, info));
+    out.push(...checkMigrationKeys(m));
+  }
+  return out;
+}
+
+const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+
+/**
+ * SL018: a migration changes something, and no two of its parts touch the same key (or one inside
+ * the other): `unsets: [a]` with `sets: {a.b: ...}`, a move onto a key that is set, two moves to
+ * one key, a key moved into itself. Each would depend on the order the parts run in.
+ */
+function checkMigrationKeys(m: Migration): RenderError[] {
+  if (m.stateSets.length + m.unsets.length + m.moves.length === 0)
+    return [
+      makeError(
+        m.pos,
+        RULES.migration,
+        `${m.file} changes nothing: state_changes has no sets, unsets or moves`,
+        'add state_changes.sets, unsets or moves',
+      ),
+    ];
+  const named: Array<{ key: string; role: string; pos: Migration['pos'] }> = [
+    ...m.moves.flatMap((mv) => [
+      { key: mv.from.key, role: 'moved from', pos: mv.from.pos },
+      { key: mv.to.key, role: 'moved to', pos: mv.to.pos },
+    ]),
+    ...m.unsets.map((u) => ({ key: u.key, role: 'unset', pos: u.pos })),
+    ...m.stateSets.map((x) => ({ key: x.key, role: 'set', pos: x.pos })),
+  ];
+  const out: RenderError[] = [];
+  for (let i = 0; i < named.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = named[j]!;
+      const b = named[i]!;
+      // Sets among themselves may fill one mapping key by key (a.x, a.y), as they always could.
+      if ((a.role === 'set' && b.role === 'set') || !overlaps(a.key, b.key)) continue;
+      out.push(
+        makeError(
+          b.pos,
+          RULES.migration,
+          `state key "${b.key}" is ${b.role} and "${a.key}" is ${a.role} in the same migration`,
+          'touch each key once per migration (moves run first, then unsets, then sets); split it into two migrations if both are needed',
+        ),
+      );
+      break;
+    }
   }
   return out;
 }

@@ -111,5 +111,20 @@ function buildTask(t: YNode, index: number): Task {
 }
 
 export function buildMigration(version: number, file: string, root: YNode): Migration {
-  return { version, file, stateSets: stateSets(child(root, 'state_changes')) };
+  const changes = child(root, 'state_changes');
+  const unsetsNode = child(changes, 'unsets');
+  const movesNode = child(changes, 'moves');
+  return {
+    version,
+    file,
+    stateSets: stateSets(changes),
+    unsets: (unsetsNode?.kind === 'seq' ? unsetsNode.items : [])
+      .filter((n): n is YScalar => n.kind === 'scalar')
+      .map((n) => ({ key: n.text, pos: n.pos })),
+    moves: (movesNode?.kind === 'map' ? movesNode.pairs : []).map((p) => ({
+      from: { key: String(p.key.value), pos: p.key.pos },
+      to: { key: p.value.kind === 'scalar' ? (p.value as YScalar).text : '', pos: p.value.pos },
+    })),
+    pos: (changes ?? root).pos,
+  };
 }

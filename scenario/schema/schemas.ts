@@ -10,11 +10,27 @@ const stringOrList = {
   ],
 };
 const expression = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'boolean' }] };
+const STATE_KEY = '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$';
 const stateSets = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    sets: { type: 'object', propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' } },
+    sets: { type: 'object', propertyNames: { pattern: STATE_KEY } },
+  },
+};
+// A migration may also drop keys (`unsets: [key, ...]`) and rename them (`moves: {from: to}`):
+// a key a version no longer uses does not stay in the state for good (docs/versions.md).
+const migrationChanges = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...stateSets.properties,
+    unsets: { type: 'array', items: { type: 'string', pattern: STATE_KEY } },
+    moves: {
+      type: 'object',
+      propertyNames: { pattern: STATE_KEY },
+      additionalProperties: { type: 'string', pattern: STATE_KEY },
+    },
   },
 };
 
@@ -136,6 +152,6 @@ export const migrationSchema = {
   required: ['state_changes'],
   properties: {
     description: { type: 'string' },
-    state_changes: { ...stateSets, required: ['sets'] },
+    state_changes: migrationChanges,
   },
 };

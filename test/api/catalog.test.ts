@@ -58,6 +58,7 @@ describe('Operator API: services and operators', function () {
       body: { name: 'ghost', git: `file://${repo.dir}-does-not-exist`, ref: 'v1' },
     });
     assertProblem(missing, 422, /service ghost cannot be loaded from .*: git clone: the repository was not found/);
+    assert.equal(missing.body.errors[0].path, '/body/git', 'the URL is what to fix');
     const unresolved = await api('POST', '/v1/services', { body: { name: 'ghost', git: repo.url, ref: 'v9.9.9' } });
     assertProblem(unresolved, 422, /ref "v9\.9\.9" not found in the repository/);
     assert.equal(unresolved.body.errors[0].path, '/body/ref');

@@ -149,7 +149,7 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const conflict = await ctl(['souls', 'issue-token', sid]);
     assert.equal(conflict.code, 5, conflict.stderr);
     assert.match(conflict.stderr, /Conflict: /);
-    assert.match(conflict.stderr, /--force/);
+    assert.match(conflict.stderr, new RegExp(`keeperctl souls issue-token ${sid.replace(/\./g, '\\.')} --force`));
     const forced = await ctl(['souls', 'issue-token', sid, '--force', '-o', 'json']);
     ok(forced);
     assert.match(JSON.parse(forced.stdout).bootstrap_token, /^kbt_/);
@@ -330,6 +330,15 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     );
     assert.equal(rep.status, 'succeeded');
     assert.equal(rep.hosts[0].sid, souls[0]!.sid);
+    // Table mode: how long the run took (created_at to finished_at), not how long keeperctl watched.
+    const table = await ctl(['incarnations', 'run-report', 'motd-edge', last.apply_id]);
+    ok(table);
+    const took = ((Date.parse(rep.finished_at) - Date.parse(rep.created_at)) / 1000).toFixed(1);
+    assert.ok(Number(took) > 0, took);
+    assert.match(
+      table.stderr,
+      new RegExp(`run ${last.apply_id.replace(/\./g, '\\.')}: succeeded after ${took.replace('.', '\\.')}s;`),
+    );
     const up = await ctl(['incarnations', 'upgrade', 'motd-edge', '-o', 'json']);
     ok(up);
     assert.equal(JSON.parse(up.stdout).status, 'succeeded');
@@ -503,6 +512,8 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const stale = await ctl(['incarnations', 'apply-plan', 'motd-edge', other.plan_id, '--yes']);
     assert.equal(stale.code, 5, stale.stderr);
     assert.match(stale.stderr, /Conflict: /);
+    assert.match(stale.stderr, /make a new plan: keeperctl incarnations plan motd-edge <operation>/);
+    assert.doesNotMatch(stale.stderr, /--force/);
 
     const plans = JSON.parse((await ctl(['incarnations', 'plans', 'motd-edge', '-o', 'json', '--all'])).stdout);
     assert.deepEqual(
@@ -606,6 +617,7 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     const noDestroy = await ctl(['incarnations', 'delete', 'motd-edge', '--yes']);
     assert.equal(noDestroy.code, 5, noDestroy.stderr);
     assert.match(noDestroy.stderr, /Conflict: service motd@v4 has no destroy operation/);
+    assert.match(noDestroy.stderr, /keeperctl incarnations delete motd-edge --force/);
     assert.equal(JSON.parse((await ctl(['incarnations', 'get', 'motd-edge', '-o', 'json'])).stdout).status, 'ready');
 
     // A service with destroy: the fixture plus a destroy scenario that leaves a visible farewell.

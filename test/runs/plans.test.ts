@@ -4,7 +4,7 @@
 // a file edited on one host between plan and apply refuses that host with the drift and commits
 // nothing; a fresh plan then applies. A plan is applied once, only while it is fresh.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
@@ -54,6 +54,25 @@ describe('plans: plan, then apply exactly the plan', function () {
     return got.body;
   };
   const host = (p: any, s: TestSoul) => p.hosts.find((h: any) => h.sid === s.sid);
+  /** keeperctl against the test keeper, as an operator runs it. */
+  const ctl = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const env = { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken };
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.stdin.end('');
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
 
   before(async () => {
     removePackage();
@@ -191,9 +210,10 @@ describe('plans: plan, then apply exactly the plan', function () {
     assert.match(
       rb.reason,
       new RegExp(
-        `^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): the plan saw .*"digest":.*, now .*; nothing was applied on this host$`,
+        `^drift since plan ${p.plan_id.replace(/\./g, '\\.')}: step 0 \\(app config\\): content\\.before\\.digest: the plan saw [0-9a-f]{12}…, now [0-9a-f]{12}…(, [^;]*)?; nothing was applied on this host$`,
       ),
     );
+    assert.doesNotMatch(rb.reason, /[{}]|edited by hand/, 'readable words, no JSON and no file content');
     assert.deepEqual(
       rb.steps.map((s: any) => [s.status, s.skip_reason]),
       [
@@ -341,9 +361,11 @@ describe('plans: plan, then apply exactly the plan', function () {
       '/body/version',
     );
 
+    const accepted = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'upgrade', version: 'v2' });
+    assert.equal(accepted.body.operation, 'upgrade', JSON.stringify(accepted.body));
     const p = await plan({ operation: 'upgrade', version: 'v2' });
     assert.equal(p.status, 'ready', JSON.stringify(p));
-    assert.equal(p.operation, 'update', 'the last committed operation, at the new version');
+    assert.equal(p.operation, 'upgrade', 'labelled as what was planned');
     assert.deepEqual(p.upgrade, {
       version: 'v2',
       from_version: 1,
@@ -351,7 +373,40 @@ describe('plans: plan, then apply exactly the plan', function () {
       migrations: [2],
       state_before: before.state,
       state_after: { ...before.state, listen: `0.0.0.0:${before.state.port}` },
+      operation: 'update',
+      next:
+        'upgrade the state with POST /v1/incarnations/shop/upgrade {"version": "v2"}, then apply the files of v2 ' +
+        'with a run of update (POST /v1/incarnations/shop/runs {"operation": "update"}): an upgrade changes no host',
     });
+    const listed = (await api(k, 'GET', '/v1/incarnations/shop/plans')).body.items.find(
+      (x: any) => x.plan_id === p.plan_id,
+    );
+    assert.equal(listed.operation, 'upgrade');
+
+    // keeperctl: plan-report shows the upgrade, the migration, the state it changes and what to run next.
+    const report = await ctl(['incarnations', 'plan-report', 'shop', p.plan_id]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(
+      report.stdout,
+      new RegExp(`^plan ${p.plan_id.replace(/\./g, '\\.')} of shop \\(upgrade\\): ready$`, 'm'),
+    );
+    assert.match(
+      report.stdout,
+      /^upgrade to v2: state_schema_version 1 -> 2, migrations 2; the hosts show what update at v2 would change$/m,
+    );
+    assert.match(
+      report.stdout,
+      new RegExp(`^  state listen: \\(none\\) -> "0\\.0\\.0\\.0:${before.state.port}"$`, 'm'),
+    );
+    assert.match(report.stdout, /upgrade the state with: keeperctl incarnations upgrade shop --version v2\n/);
+    assert.match(report.stdout, /then apply the files of v2 with: keeperctl run shop update\n/);
+    assert.doesNotMatch(report.stdout, /apply-plan/);
+    const made = await ctl(['incarnations', 'plan', 'shop', 'upgrade', '--version', 'v2']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /\(upgrade\): ready\n[^]*keeperctl incarnations upgrade shop --version v2\n/);
+    const applied = await ctl(['incarnations', 'apply-plan', 'shop', p.plan_id, '--yes']);
+    assert.equal(applied.code, 5, applied.stderr);
+    assert.match(applied.stderr, /keeperctl incarnations upgrade shop --version v2, then keeperctl run shop update/);
     assert.match(host(p, a).steps[0].diff.content.unified, /\n-workers=4\n\+workers=8\n$/);
     const now = (await api(k, 'GET', '/v1/incarnations/shop')).body;
     assert.deepEqual(

@@ -117,8 +117,10 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     v2Commit = repo.commit(
       {
         'service.yml': V2_SERVICE,
+        // A renamed key and a dropped one (docs/versions.md): nothing of v1's layout stays behind.
         'migrations/2.yml':
-          'description: v2 keeps the message under motd.\nstate_changes:\n  sets:\n    motd.message: "${has(state.message) ? state.message : \'Welcome\'}"\n',
+          'description: v2 keeps the message under motd and no longer counts revisions.\nstate_changes:\n' +
+          '  moves:\n    message: motd.message\n  unsets: [revision]\n  sets:\n    motd.since: "v2"\n',
         'templates/etc/motd.tmpl': `${template}\n(motd v2)\n`,
       },
       'v2',
@@ -155,7 +157,11 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
       [inc.version, inc.service_commit, inc.state_schema_version, inc.newer_version],
       ['v2', v2Commit, 2, null],
     );
-    assert.deepEqual(inc.state.motd, { message: 'Hello' }, 'migrations/2.yml ran');
+    assert.deepEqual(
+      inc.state,
+      { motd: { message: 'Hello', since: 'v2' }, root: input.root },
+      'migrations/2.yml moved message under motd, dropped revision and kept root',
+    );
     const history = (await api(k, 'GET', '/v1/incarnations/motd-v/history')).body.items;
     assert.equal(history.filter((h: any) => h.operation === 'upgrade').length, 1, 'the migration ran once');
 

@@ -6,6 +6,7 @@
 // for one execution. Check mode sends it as a dry run (nothing changes, `changed` = would change).
 // No incarnation state is read or written and no lock is taken. A host that does not answer within
 // the per-host timeout, or whose stream is gone, is `unknown`: silence is never success.
+import { locateWaiting } from './locate-wait';
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import {
@@ -139,9 +140,15 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
 
 export function createExecutionSharedActivities(deps: SharedActivityDeps) {
   return {
-    /** Groups hosts by the keeper holding their stream (SSH souls: this keeper); `unknown` for none. */
-    async routeExecution({ sids }: { sids: string[] }): Promise<{ groups: RouteGroup[]; unknown: string[] }> {
-      const kids = await deps.locate(sids);
+    /** Groups hosts by the keeper holding their stream (SSH souls: this keeper); `unknown` for none after `waitMs`. */
+    async routeExecution({
+      sids,
+      waitMs = 0,
+    }: {
+      sids: string[];
+      waitMs?: number;
+    }): Promise<{ groups: RouteGroup[]; unknown: string[] }> {
+      const kids = await locateWaiting(deps.locate, sids, waitMs);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
       sids.forEach((sid, i) => {

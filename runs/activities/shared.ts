@@ -16,6 +16,7 @@ import { finishPlan } from '../../db/repos/plans';
 import { createDriftActivities } from './drift';
 import { createRetentionActivities } from './retention';
 import { logRunEdge } from './run-log';
+import { locateWaiting } from './locate-wait';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -35,10 +36,20 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       return renderRun(deps, applyId);
     },
 
-    /** Groups hosts by the keeper holding their stream; hosts with no live stream are `unknown`. */
-    async resolveRoutes({ applyId, sids, batch }: { applyId: string; sids: string[]; batch: number }): Promise<Routes> {
+    /** Groups hosts by the keeper holding their stream; hosts with no live stream after `waitMs` are `unknown`. */
+    async resolveRoutes({
+      applyId,
+      sids,
+      batch,
+      waitMs = 0,
+    }: {
+      applyId: string;
+      sids: string[];
+      batch: number;
+      waitMs?: number;
+    }): Promise<Routes> {
       await guard(applyId, 'refuse', 'allow');
-      const kids = await deps.locate(sids);
+      const kids = await locateWaiting(deps.locate, sids, waitMs);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
       sids.forEach((sid, i) => {

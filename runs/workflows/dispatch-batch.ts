@@ -10,6 +10,12 @@ import type { BatchOutcome, DispatchOutcome, RouteGroup, ShardInput } from '../m
 /** Hosts per dispatch activity: bounds one activity's memory, heartbeat detail and retry cost. */
 export const HOSTS_PER_ACTIVITY = 250;
 
+/**
+ * How long re-routing waits for hosts that moved (their keeper died mid-dispatch) to reconnect
+ * somewhere: a soul's backoff after a keeper restart can exceed the dispatch's own grace.
+ */
+export const RELOCATE_WAIT_MS = 30_000;
+
 type Shared = Pick<SharedActivities, 'resolveRoutes' | 'markUnknown'>;
 
 function dispatcher(queue: string) {
@@ -62,7 +68,12 @@ export async function dispatchBatch(shared: Shared, input: ShardInput): Promise<
   const total: BatchOutcome = { ok: 0, changed: 0, failed: 0, unknown: 0 };
   let pending = input.sids;
   for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
-    const routes = await shared.resolveRoutes({ applyId: input.applyId, sids: pending, batch: input.batch });
+    const routes = await shared.resolveRoutes({
+      applyId: input.applyId,
+      sids: pending,
+      batch: input.batch,
+      waitMs: attempt > 1 ? RELOCATE_WAIT_MS : 0,
+    });
     total.unknown += routes.unknown.length;
     const results = await Promise.all(routes.groups.map((g) => sendGroup(g, input)));
     pending = [];

@@ -6,6 +6,7 @@
 import { ActivityFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
 import type { ExecutionDispatchActivities, ExecutionSharedActivities } from '../activities/execute';
 import { splitBatches } from './batches';
+import { RELOCATE_WAIT_MS } from './dispatch-batch';
 
 export interface ExecutionInput {
   executionId: string;
@@ -44,7 +45,7 @@ export async function oneOffExecution(input: ExecutionInput) {
   for (const batch of splitBatches(input.sids, input.batch)) {
     let pending = batch;
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
-      const routes = await shared.routeExecution({ sids: pending });
+      const routes = await shared.routeExecution({ sids: pending, waitMs: attempt > 1 ? RELOCATE_WAIT_MS : 0 });
       if (routes.unknown.length > 0) {
         await shared.markExecutionUnknown({
           executionId: input.executionId,

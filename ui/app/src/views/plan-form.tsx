@@ -53,8 +53,10 @@ export function PlanForm({
     setChosen((e.target as HTMLInputElement | HTMLSelectElement).value);
     editor.reset();
   };
+  // noValidate: the fields' own checks answer ("input root: required", as the API words it); the
+  // browser's validation bubble would stop the submit before them, worded per browser.
   return (
-    <form class="inline-form" onSubmit={submit} aria-label="Make a plan">
+    <form class="inline-form" onSubmit={submit} aria-label="Make a plan" noValidate>
       <h3>Make a plan</h3>
       <p class="muted hint">
         See what an operation would change on every host before anything changes; then apply exactly that.

@@ -51,8 +51,10 @@ export function RunOperation({
     });
     if (r) onAccepted(r.apply_id);
   };
+  // noValidate: the fields' own checks answer ("input root: required", as the API words it); the
+  // browser's validation bubble would stop the submit before them, worded per browser.
   return (
-    <form class="inline-form" onSubmit={submit} aria-label="Run an operation">
+    <form class="inline-form" onSubmit={submit} aria-label="Run an operation" noValidate>
       <label>
         Operation{' '}
         <input

@@ -1,7 +1,7 @@
 // The /ui execution form's live preview (issue 34, docs/executions.md "In /ui"): how many hosts a
 // target selects (the very selection POST /v1/executions would make, runs/soul-query.ts), the first
 // SIDs, and what the caller may run: the modules of its role's allow-list and the confirmation
-// threshold. Read-only: nothing is recorded, no host is contacted.
+// threshold. Nothing is recorded, no host is contacted.
 import { MODULES } from '../../scenario/modules';
 import { QueryError, selectSouls } from '../../runs/soul-query';
 import { problems } from '../problems';
@@ -21,7 +21,8 @@ export const executionPreviewRoutes = [
     path: '/v1/executions/preview',
     operationId: 'previewExecution',
     tag: 'Executions',
-    permission: 'souls:read',
+    // The first step of running one (a POST, so not a viewer's): whoever may run executions may preview them.
+    permission: 'executions:run',
     summary: 'Preview the hosts an execution would select',
     description:
       'Answers how many hosts `target` selects (as POST /v1/executions would: covens, sids, `where` over the stored facts; ' +

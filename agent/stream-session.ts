@@ -1,5 +1,5 @@
 // One attempt at holding the EventStream to one endpoint: Hello with the soulprint, wait for
-// Welcome, heartbeat at the keeper's interval, send Facts when they change, run step requests
+// Welcome, heartbeat at the keeper's interval, send Facts when they change (or when asked), run step requests
 // through the StepHandler (cancellable), and report how the stream ended.
 import type { Logger } from '../common/logger';
 import { EVENT_STREAM_CONNECT } from '../proto/codec';
@@ -192,6 +192,12 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
           return;
         case 'renewal_refused':
           o.rotation?.onRefused(m.renewal_refused);
+          return;
+        case 'refresh_facts':
+          // Asked for fresh facts (`souls list --refresh`): collected now and sent even when unchanged,
+          // since the keeper waits for this answer.
+          sent = o.soulprint();
+          send({ facts: { soulprint: sent } });
           return;
         default:
           return;

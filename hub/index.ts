@@ -9,6 +9,7 @@ import { leafRenewalComponent } from './leaf-renewal';
 import { createHubMetrics } from './metrics';
 import { Presence } from './presence';
 import { reconcilerComponent } from './reconciler';
+import { factsRefreshListener } from './facts-refresh';
 import { publishRetired, revocationListener } from './revocations';
 import { ServerLeaf } from './server-leaf';
 import { Sessions } from './sessions';
@@ -81,6 +82,7 @@ export function createHubComponents(runtime: RuntimeWithCache, metrics: Metrics)
           : {}),
       }),
       revocationListener(cache, sessions, log),
+      factsRefreshListener(cache, sessions, log),
     ],
   };
 }

@@ -89,6 +89,8 @@ export class Session {
   private closedReason: string | null = null;
   private readonly pending = new Map<string, Pending>();
   private idleWaiters: (() => void)[] = [];
+  /** Waiting for the soul's next Facts to be recorded (asked with refresh_facts). */
+  private factsWaiters: ((recorded: boolean) => void)[] = [];
 
   constructor(
     readonly id: string,
@@ -122,6 +124,32 @@ export class Session {
 
   write(msg: KeeperMessage): void {
     if (!this.closed) this.sink.write(msg);
+  }
+
+  /**
+   * Asks the soul for its facts now; resolves true once its answer is in the registry, false when
+   * it did not answer within `timeoutMs` (a soul that predates refresh_facts ignores it) or the
+   * stream ended.
+   */
+  refreshFacts(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = (recorded: boolean) => {
+        clearTimeout(timer);
+        resolve(recorded);
+      };
+      const timer = setTimeout(() => {
+        this.factsWaiters = this.factsWaiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.factsWaiters.push(waiter);
+      this.write({ refresh_facts: {} });
+    });
+  }
+
+  /** The soul's Facts were written to the registry (or the write failed): answers the waiters. */
+  factsRecorded(recorded: boolean): void {
+    for (const w of this.factsWaiters.splice(0)) w(recorded);
   }
 
   sendStep(step: StepOrder, opts: SendStepOptions): Promise<StepReport> {
@@ -215,6 +243,7 @@ export class Session {
     this.closedReason = reason;
     for (const [id, p] of this.pending) p.reject(new StepInterrupted(this.sid, id, reason));
     for (const w of this.idleWaiters.splice(0)) w();
+    this.factsRecorded(false);
     this.sink.end();
   }
 }

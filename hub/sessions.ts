@@ -203,6 +203,14 @@ export class Sessions {
     session.soulprint = soulprint;
     session.recorded = false; // the next tick writes it if this write fails
     await this.record(session);
+    session.factsRecorded(session.recorded);
+  }
+
+  /** Asks the soul's stream on this keeper for fresh facts (hub/facts-refresh.ts); false when not held here. */
+  refreshFacts(sid: string, timeoutMs: number): Promise<boolean> {
+    const s = this.bySid.get(sid);
+    if (!s || s.closed) return Promise.resolve(false);
+    return s.refreshFacts(timeoutMs);
   }
 
   private async record(session: Session): Promise<void> {

@@ -152,7 +152,7 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     name: 'query-souls',
     method: 'get',
     path: '/v1/souls',
-    hint: 'A fact query: `where` is CEL over soulprint.self (e.g. `soulprint.self.os_release == "12"`), `fields` the facts to show, `count_by` a fact to count matches by. Answered from stored facts with their age (`soulprint_age_s`); no host is contacted.',
+    hint: 'A fact query: `where` is CEL over soulprint.self (e.g. `soulprint.self.os_release == "12"`), `fields` the facts to show, `count_by` a fact to count matches by. Answered from stored facts with their age (`soulprint_age_s`); no host is contacted unless `refresh: true` (the connected souls are asked for their facts first, up to 5 s).',
   },
   {
     name: 'run-module',

@@ -8,6 +8,7 @@ import { createExecution, finishExecution, runningExecutions } from '../db/repos
 import { MODULES, checkModuleParams } from '../scenario/modules';
 import type { TemporalClientHolder } from './connection';
 import { closeOrphanedExecutions, executionWorkflowId } from './execution-orphans';
+import { paramSecretProblem } from './execution-secrets';
 import { sharedQueue } from './queues';
 import { selectSouls } from './soul-query';
 import { oneOffExecution } from './workflows/execution';
@@ -30,6 +31,8 @@ export interface ExecutionPolicy {
   confirmAbove: number;
   /** Executions one operator may have running at once. */
   perOperator: number;
+  /** secretstore.scenario_prefix: references in the params must lie under it (runs/execution-secrets.ts). */
+  scenarioPrefix: string;
 }
 
 export type ExecutionRefusal =
@@ -76,6 +79,8 @@ export async function startExecution(
   const problems = checkModuleParams(req.module, req.params) ?? [];
   if (problems.length > 0)
     refuse({ kind: 'invalid', path: `/body/params${problems[0]!.pointer}`, message: problems[0]!.message });
+  const secret = paramSecretProblem(req.params, policy.scenarioPrefix);
+  if (secret) refuse({ kind: 'invalid', path: `/body/params${secret.pointer}`, message: secret.message });
   const t = req.target;
   if (!t.covens?.length && !t.sids?.length && t.where === undefined)
     refuse({ kind: 'invalid', path: '/body/target', message: 'name at least one of covens, sids or where' });

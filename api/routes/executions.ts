@@ -134,6 +134,7 @@ export const executionRoutes = [
           modules: executionModulesOf(caller.role, limits.modules),
           confirmAbove: limits.confirm_above,
           perOperator: limits.per_operator,
+          scenarioPrefix: deps.runtime.config.secretstore.scenario_prefix,
         });
         return {
           status: 202,

@@ -8,6 +8,7 @@ import { incarnationEdgeRoutes } from './incarnation-edges';
 import { incarnationRoutes } from './incarnations';
 import { overviewRoutes } from './overview';
 import { driftRoutes } from './drift';
+import { executionPreviewRoutes } from './execution-preview';
 import { executionRoutes } from './executions';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
@@ -27,6 +28,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...planRoutes,
   ...driftRoutes,
   ...runEventRoutes,
+  ...executionPreviewRoutes,
   ...executionRoutes,
   ...archonRoutes,
   ...activityRoutes,

@@ -11,8 +11,10 @@ import {
 } from '../../db/repos/souls';
 import { registerSshHost, soulCheckSchema } from './souls-ssh';
 import { publishRevoked } from '../../hub/revocations';
+import { refreshFacts } from '../../hub/facts-refresh';
 import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
+import type { Cache } from '../../platform/cache';
 import { TickBatcher } from '../batch';
 import { QueryError, factAt, factsAt, selectSouls } from '../../runs/soul-query';
 import { decodeCursor, pageBody } from '../pagination';
@@ -75,6 +77,27 @@ export function soulView(s: SoulRecord) {
     last_contact_at: iso(s.last_contact_at),
     last_error: s.last_error,
   };
+}
+
+/** How long `refresh=true` waits for the souls' fresh facts before answering with what it has. */
+const REFRESH_WAIT_MS = 5000;
+const UNANSWERED_LISTED = 100;
+
+/**
+ * `refresh=true`: asks the connected agent souls the other filters select for their facts now (the
+ * `where` is evaluated afterwards, on the fresh facts, so a host whose facts just changed is found).
+ * SSH souls are not contacted: their facts are those of their last SSH contact.
+ */
+async function refreshSelection(deps: { db: Knex; cache: Cache }, query: ListSoulsQuery) {
+  const souls = await selectSouls(deps.db, {
+    covens: query.coven ? [query.coven] : undefined,
+    status: query.status,
+    sid: query.sid,
+  });
+  const asked = souls.filter((s) => s.transport === 'agent' && s.status === 'connected').map((s) => s.sid);
+  const answered = await refreshFacts(deps.cache, asked, REFRESH_WAIT_MS);
+  const unanswered = asked.filter((sid) => !answered.has(sid));
+  return { asked: asked.length, answered: answered.size, unanswered: unanswered.slice(0, UNANSWERED_LISTED) };
 }
 
 /** `where`, `fields`, `count_by` (docs/executions.md "Fact queries"): read from the stored soulprints only. */
@@ -174,6 +197,10 @@ export const soulRoutes = [
     responses: { 200: { description: 'a page of souls', schema: soulListSchema } },
     async handler({ query, deps }) {
       const after = decodeCursor(query.cursor, SID_KEY);
+      if (query.refresh) {
+        const refresh = await refreshSelection(deps.runtime, query);
+        return { status: 200, body: { ...(await factQuery(deps.runtime.db, query, after)), refresh } };
+      }
       if (query.where !== undefined || query.fields !== undefined || query.count_by !== undefined)
         return { status: 200, body: await factQuery(deps.runtime.db, query, after) };
       const filter = { coven: query.coven, sid: query.sid };

@@ -63,6 +63,24 @@ export const executionBody = named('StartExecution', {
   },
 } as const satisfies ObjectSchema);
 
+export const executionPreviewBody = named('ExecutionPreview', {
+  type: 'object',
+  additionalProperties: false,
+  required: ['target'],
+  properties: { target: executionBody.properties.target },
+} as const satisfies ObjectSchema);
+
+export const executionPreviewSchema = named('ExecutionSelection', {
+  type: 'object',
+  required: ['selected', 'sids', 'modules', 'confirm_above'],
+  properties: {
+    selected: { type: 'integer', description: 'hosts the target selects (0 for an empty target)' },
+    sids: { type: 'array', items: { type: 'string' }, description: 'the first 50, by SID' },
+    modules: { type: 'array', items: { type: 'string' }, description: "the core modules the caller's role may run" },
+    confirm_above: { type: 'integer', description: 'above this many hosts an execution needs `confirm: true`' },
+  },
+} as const satisfies ObjectSchema);
+
 export const startedExecutionSchema = named('StartedExecution', {
   type: 'object',
   required: ['id', 'selected', 'sids', 'execution', 'events'],

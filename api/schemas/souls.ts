@@ -171,6 +171,17 @@ export const soulListSchema = named('SoulList', {
       description: 'with `?counts=true`: souls per status matching the other filters',
       properties: Object.fromEntries(SOUL_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])),
     },
+    refresh: {
+      type: 'object',
+      description:
+        'with `?refresh=true`: `asked` (connected agent souls asked for their facts), `answered` (their fresh facts are in this answer), ' +
+        '`unanswered` (SIDs asked that did not answer in time; their stored facts and age are shown)',
+      properties: {
+        asked: { type: 'integer', minimum: 0 },
+        answered: { type: 'integer', minimum: 0 },
+        unanswered: { type: 'array', items: { type: 'string' } },
+      },
+    },
   },
 });
 
@@ -264,6 +275,13 @@ export const listSoulsQuery = {
       description:
         'a fact path: also answer `count_by`, the number of matching souls (all pages) per value of that fact',
     },
+    refresh: {
+      type: 'boolean',
+      default: false,
+      description:
+        'first ask the connected agent souls the other filters select (coven, status, sid; `where` is evaluated after) for their facts now, ' +
+        'wait up to 5 s for their answers, then answer as a fact query; `refresh` in the answer says how many were asked and answered',
+    },
   },
 } as const satisfies ObjectSchema;
 
@@ -310,4 +328,5 @@ export interface ListSoulsQuery {
   where?: string;
   fields?: string;
   count_by?: string;
+  refresh: boolean;
 }

@@ -39,7 +39,16 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
             describe: 'comma-separated facts to show instead of the registry columns (os_release,architecture)',
           })
           .option('count-by', { type: 'string', describe: 'a fact: also count the matching souls per value of it' })
+          .option('refresh', {
+            type: 'boolean',
+            default: false,
+            describe: 'first ask the connected souls for their facts now (waits up to 5 s), then answer',
+          })
           .example('$0 souls list --coven web --status connected', 'connected souls of coven web')
+          .example(
+            '$0 souls list --coven web --refresh --fields os_release,architecture',
+            'facts asked of the hosts now',
+          )
           .example(
             '$0 souls list --where \'soulprint.self.os_release == "12"\' --fields os_release,architecture --count-by architecture',
             'a fact query',
@@ -53,12 +62,17 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
           fields: a.fields,
           count_by: a.countBy,
         };
+        // --refresh asks the hosts once, before the pages are read (the pages then read the fresh facts).
+        const first = a.refresh
+          ? ((await ctx.client().call('listSouls', { query: { ...query, limit: 1, refresh: true } })).body as any)
+          : undefined;
+        const refresh = first?.refresh;
         const page = await listAll(ctx, 'listSouls', query, a.all);
         // count_by covers every match (not one page): it comes from the first answer.
         const counts = a.countBy
-          ? ((await ctx.client().call('listSouls', { query: { ...query, limit: 1 } })).body as any).count_by
+          ? (first ?? ((await ctx.client().call('listSouls', { query: { ...query, limit: 1 } })).body as any)).count_by
           : undefined;
-        const data = counts ? { ...page, count_by: counts } : page;
+        const data = { ...page, ...(counts ? { count_by: counts } : {}), ...(refresh ? { refresh } : {}) };
         ctx.show(data, () => {
           const columns = a.fields
             ? [
@@ -78,6 +92,11 @@ export function soulsCommand(y: Argv, run: Handler): Argv {
                 { header: 'COUNT', value: (v: any) => v.count },
               ]) +
               `total ${counts.total}\n`;
+          if (refresh)
+            out +=
+              `refreshed: ${refresh.answered} of ${refresh.asked} connected souls answered` +
+              (refresh.unanswered.length > 0 ? ` (stored facts shown for ${refresh.unanswered.join(', ')})` : '') +
+              '\n';
           return out + (page.next_cursor ? `(more: --all, or the API's cursor ${page.next_cursor})\n` : '');
         });
       }),

@@ -91,7 +91,8 @@ export type KeeperMessage =
   | { msg: 'cancel'; cancel: Cancel }
   | { msg: 'goodbye'; goodbye: Goodbye }
   | { msg: 'certificate_renewed'; certificate_renewed: CertificateRenewed }
-  | { msg: 'renewal_refused'; renewal_refused: RenewalRefused };
+  | { msg: 'renewal_refused'; renewal_refused: RenewalRefused }
+  | { msg: 'refresh_facts'; refresh_facts: RefreshFacts };
 
 /** A KeeperMessage as written by its sender (the member set, no `msg`). */
 export type KeeperMessageToSend =
@@ -100,7 +101,17 @@ export type KeeperMessageToSend =
   | { cancel: Cancel }
   | { goodbye: Goodbye }
   | { certificate_renewed: CertificateRenewed }
-  | { renewal_refused: RenewalRefused };
+  | { renewal_refused: RenewalRefused }
+  | { refresh_facts: RefreshFacts };
+
+/**
+ * Asks the soul for its facts now (`keeperctl souls list --refresh`, docs/executions.md): the soul
+ * collects its soulprint and sends Facts even when nothing changed. A soul that predates this
+ * message ignores it (the keeper then answers from the stored facts).
+ */
+export interface RefreshFacts {
+
+}
 
 export interface Welcome {
   session_id: string;
@@ -337,6 +348,13 @@ export const RENEWAL_REFUSED: MessageSpec = {
   ],
 };
 
+export const REFRESH_FACTS: MessageSpec = {
+  type: 'keeper.stream.v1.RefreshFacts',
+  fields: [
+
+  ],
+};
+
 export const KEEPER_MESSAGE: MessageSpec = {
   type: 'keeper.stream.v1.KeeperMessage',
   oneof: 'msg',
@@ -347,5 +365,6 @@ export const KEEPER_MESSAGE: MessageSpec = {
     { name: 'goodbye', no: 4, kind: 'message', fields: GOODBYE },
     { name: 'certificate_renewed', no: 5, kind: 'message', fields: CERTIFICATE_RENEWED },
     { name: 'renewal_refused', no: 6, kind: 'message', fields: RENEWAL_REFUSED },
+    { name: 'refresh_facts', no: 7, kind: 'message', fields: REFRESH_FACTS },
   ],
 };

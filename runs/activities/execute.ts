@@ -20,6 +20,8 @@ import type { DispatchActivityDeps, SharedActivityDeps, StepSender } from './dep
 import type { RouteGroup } from '../messages';
 import { dispatchQueue } from '../queues';
 import { cleanStepOutput } from './step-output';
+import { resolveParamSecrets } from '../execution-secrets';
+import { secretSender } from './secrets';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -42,6 +44,26 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
       setMaxListeners(0, signal);
       const e = await getExecution(deps.db, executionId);
       if (!e) throw new Error(`execution ${executionId} is gone`);
+      // `secretstore:` references in the params are read now, just before sending (runs/execution-secrets.ts):
+      // the values exist only in this activity's memory, as SecretValues, and are scrubbed from answers.
+      const resolved = await resolveParamSecrets(deps.secrets?.reader, deps.secrets?.scenarioPrefix, e.params);
+      if ('error' in resolved) {
+        const now = new Date();
+        await recordExecutionHosts(
+          deps.db,
+          executionId,
+          sids.map((sid) => ({
+            sid,
+            status: 'failed',
+            changed: false,
+            output: cleanStepOutput(resolved.error),
+            diff: null,
+            started_at: null,
+            finished_at: now,
+          })),
+        );
+        return { moved: [] };
+      }
       const pushed = deps.push ? await deps.push.owns(sids) : new Set<string>();
       const moved: string[] = [];
       let rows: ExecutionHostRow[] = [];
@@ -91,14 +113,15 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
             }
             const started = new Date();
             try {
-              const a = await (channel ?? deps.sessions).sendStep(
+              const a = await secretSender(channel ?? deps.sessions, resolved.values).sendStep(
                 sid,
                 {
                   applyId: executionKey(executionId),
                   stepIndex: 0,
                   module: e.module,
-                  params: e.params,
-                  ...(e.dry_run ? { dryRun: true, showContent: true } : {}),
+                  params: resolved.params,
+                  // A file's content is shown in check mode only when the step holds no secret.
+                  ...(e.dry_run ? { dryRun: true, showContent: resolved.values.length === 0 } : {}),
                 },
                 { timeoutMs: e.timeout_ms, signal },
               );

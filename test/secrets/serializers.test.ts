@@ -82,11 +82,12 @@ const HANDLED: Record<string, string> = {
   'api/routes/executions.ts':
     "SSE frames of an execution's host answers: JSON.stringify (params are request JSON, never a SecretValue)",
   'api/routes/souls.ts': 'count_by keys of stored facts: JSON.stringify of soulprint values (no secret is a fact)',
+  'hub/facts-refresh.ts': 'the facts refresh request on Redis: JSON.stringify of an id, SIDs and a timeout (no secret)',
+  'db/repos/executions.ts':
+    'jsonb columns of an execution (params, target, summary): JSON.stringify; params hold secretstore: references only (resolved at dispatch, runs/execution-secrets.ts)',
   'ui/app/src/input-fields.tsx':
     "the browser's input editor: JSON.stringify of values the operator typed (a secret input is a password field, sent as typed)",
   'runs/start/budget.ts': "a refusal quoting the operator's max_failed: JSON.stringify of a number or string",
-  'db/repos/executions.ts':
-    'jsonb columns of an execution (params, target, summary): JSON.stringify; params hold secretstore() references only',
   'mcp/invoke.ts': 'tool results: JSON.stringify and template literals (exercised above)',
   'mcp/server.ts': 'the MCP transport: JSON of tool results',
   'ui/server/index.ts': 'serves the /ui bundle; the UI reads the REST API (JSON)',

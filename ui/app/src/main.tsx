@@ -4,6 +4,8 @@ import { useEffect } from 'preact/hooks';
 import { Link } from './components';
 import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
+import { ExecutionPage } from './views/execution';
+import { ExecutionForm } from './views/execution-form';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
 import { Overview } from './views/overview';
@@ -28,6 +30,7 @@ function Nav({ active }: { active: string }) {
         {item('/ui/souls', 'Souls', 'souls')}
         {item('/ui/services', 'Services', 'services')}
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
+        {item('/ui/executions', 'Run a module', 'execution')}
       </nav>
       <button type="button" class="link" onClick={() => signOut()}>
         Sign out
@@ -65,6 +68,12 @@ function App() {
       break;
     case 'incarnation-run':
       view = <RunPage key={route.applyId} incarnation={route.name} applyId={route.applyId} />;
+      break;
+    case 'executions':
+      view = <ExecutionForm />;
+      break;
+    case 'execution':
+      view = <ExecutionPage key={route.id} id={route.id} />;
       break;
     default:
       view = (

@@ -36,6 +36,8 @@ export type Route =
   | { view: 'incarnation'; name: string }
   | { view: 'incarnation-plan'; name: string; planId: string }
   | { view: 'incarnation-run'; name: string; applyId: string }
+  | { view: 'executions' }
+  | { view: 'execution'; id: string }
   | { view: 'not-found' };
 
 export function matchRoute(path: string): Route {
@@ -45,6 +47,9 @@ export function matchRoute(path: string): Route {
   if (p === '/ui/signin') return { view: 'signin' };
   if (p === '/ui/services') return { view: 'services' };
   if (p === '/ui/incarnations') return { view: 'incarnations' };
+  if (p === '/ui/executions') return { view: 'executions' };
+  const ex = /^\/ui\/executions\/([^/]+)$/.exec(p);
+  if (ex) return { view: 'execution', id: decodeURIComponent(ex[1]) };
   const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
   if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
   // Plans and runs sit under their incarnation, so the Incarnations tab stays the active one.

@@ -87,6 +87,10 @@ const HANDLED: Record<string, string> = {
     'jsonb columns of an execution (params, target, summary): JSON.stringify; params hold secretstore: references only (resolved at dispatch, runs/execution-secrets.ts)',
   'ui/app/src/input-fields.tsx':
     "the browser's input editor: JSON.stringify of values the operator typed (a secret input is a password field, sent as typed)",
+  'ui/app/src/input-editor.tsx':
+    "the browser's raw JSON editor: JSON.stringify of the input the operator typed or the API gave (secrets as references at most)",
+  'ui/app/src/views/execution.tsx':
+    "browser side: shows an execution's params and target from the API (secretstore: references, never values)",
   'runs/start/budget.ts': "a refusal quoting the operator's max_failed: JSON.stringify of a number or string",
   'mcp/invoke.ts': 'tool results: JSON.stringify and template literals (exercised above)',
   'mcp/server.ts': 'the MCP transport: JSON of tool results',

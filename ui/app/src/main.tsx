@@ -4,6 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { Link } from './components';
 import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
+import { Activity } from './views/activity';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
 import { Overview } from './views/overview';
@@ -28,6 +29,7 @@ function Nav({ active }: { active: string }) {
         {item('/ui/souls', 'Souls', 'souls')}
         {item('/ui/services', 'Services', 'services')}
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
+        {item('/ui/activity', 'Activity', 'activity')}
       </nav>
       <button type="button" class="link" onClick={() => signOut()}>
         Sign out
@@ -56,6 +58,9 @@ function App() {
       break;
     case 'incarnations':
       view = <Incarnations />;
+      break;
+    case 'activity':
+      view = <Activity />;
       break;
     case 'incarnation':
       view = <Incarnation key={route.name} name={route.name} />;

@@ -33,6 +33,7 @@ export type Route =
   | { view: 'souls' }
   | { view: 'services' }
   | { view: 'incarnations' }
+  | { view: 'activity' }
   | { view: 'incarnation'; name: string }
   | { view: 'incarnation-plan'; name: string; planId: string }
   | { view: 'incarnation-run'; name: string; applyId: string }
@@ -45,6 +46,7 @@ export function matchRoute(path: string): Route {
   if (p === '/ui/signin') return { view: 'signin' };
   if (p === '/ui/services') return { view: 'services' };
   if (p === '/ui/incarnations') return { view: 'incarnations' };
+  if (p === '/ui/activity') return { view: 'activity' };
   const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
   if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
   // Plans and runs sit under their incarnation, so the Incarnations tab stays the active one.

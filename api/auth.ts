@@ -2,7 +2,8 @@
 //   1. registry gate: while no operator exists, every call is 403 (spec 5 rule 1);
 //   2. authenticate: a bearer JWT verified with the pinned algorithm, issuer and expiry (401);
 //   3. the caller's role is read from the archons table (a deleted operator gets 401), with the
-//      moment its tokens were revoked: a token issued before it gets 401, at every keeper at once;
+//      moment its tokens were revoked (a token issued before it gets 401) and the ids of its tokens
+//      revoked one by one (that token gets 401), at every keeper at once;
 //   4. authorize: the route's permission against the role's permissions (403, default deny).
 // Neither the token nor the Authorization header is ever logged or echoed.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -147,6 +148,11 @@ export function authenticate(
       if (tokenRevoked(iat, a.tokensValidAfter)) {
         throw problems.unauthorized(
           `the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`,
+        );
+      }
+      if (jti !== null && a.revokedJtis.has(jti)) {
+        throw problems.unauthorized(
+          `token ${jti} of operator ${aid} was revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`,
         );
       }
       res.locals.caller = { aid, role: a.role, jti, source: req.ip ?? null } satisfies Caller;

@@ -25,7 +25,15 @@ export interface RunReport {
     sid: string;
     status: string;
     reason: string | null;
-    steps: { index: number; name: string | null; status: string; changed: boolean; output: string }[];
+    steps: {
+      index: number;
+      name: string | null;
+      status: string;
+      changed: boolean;
+      output: string;
+      /** Set when the step's changed_when overrode the module's answer. */
+      changed_when?: string | null;
+    }[];
   }[];
 }
 
@@ -217,6 +225,18 @@ export async function followRun(
   if (opts.timeoutMs === undefined && (await ctx.client().operation('streamRunEvents')))
     return followEvents(ctx, name, applyId, display);
   return followPolling(ctx, name, applyId, display, opts.timeoutMs);
+}
+
+/** Steps whose changed_when overrode the module's answer: the report says so, as the API does. */
+export function changedWhenLines(r: RunReport): string[] {
+  const out: string[] = [];
+  for (const h of r.hosts)
+    for (const s of h.steps)
+      if (s.changed_when)
+        out.push(
+          `${h.sid} step ${s.index}${s.name ? ` (${s.name})` : ''}: ${s.changed ? 'changed' : 'not changed'} by changed_when \`${s.changed_when}\` (the module said ${s.changed ? 'unchanged' : 'changed'})`,
+        );
+  return out;
 }
 
 /** The failures of a run as lines: render errors with file:line:col, else host, step and reason. */

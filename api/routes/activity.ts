@@ -45,7 +45,7 @@ export const activityRoutes = [
     summary: 'List the activity stream',
     description:
       'Every change made through the API or MCP (whatever its outcome), every run the converger or a drift repair started and every drift check that found drift, newest first. ' +
-      'Filters: actor, target (a path and what lies under it), since/until. Kept for retention.activity (docs/configuration.md).',
+      'Filters: actor, target (a path and what lies under it), outcome (ok, refused, failed), since/until. Kept for retention.activity (docs/configuration.md).',
     query: activityQuerySchema,
     responses: { 200: { description: 'rows newest first', schema: activityListSchema } },
     async handler({ query, deps }) {
@@ -59,7 +59,7 @@ export const activityRoutes = [
       const after = decodeCursor(query.cursor, /^[1-9][0-9]{0,18}$/);
       const page = await listActivity(
         deps.runtime.db,
-        { actor: query.actor, target: query.target, since, until },
+        { actor: query.actor, target: query.target, outcome: query.outcome, since, until },
         { limit: query.limit, ...(after ? { after } : {}) },
       );
       return { status: 200, body: pageBody(page, view) };

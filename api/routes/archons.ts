@@ -8,6 +8,7 @@ import {
   deleteArchon,
   getArchon,
   listArchons,
+  revokeArchonToken,
   revokeArchonTokens,
   setArchonRole,
   type ArchonRecord,
@@ -22,8 +23,10 @@ import {
   archonSchema,
   createArchonBody,
   operatorTokenSchema,
+  revokeTokensBody,
   updateArchonBody,
   type CreateArchonInput,
+  type RevokeTokensInput,
   type UpdateArchonInput,
 } from '../schemas/archons';
 
@@ -157,20 +160,35 @@ export const archonRoutes = [
       };
     },
   }),
-  defineRoute<{ aid: string }>({
+  defineRoute<{ aid: string }, Record<string, never>, RevokeTokensInput | undefined>({
     method: 'post',
     path: '/v1/archons/{aid}/revoke-tokens',
     operationId: 'revokeArchonTokens',
     tag: 'Operators',
     permission: 'archons:revoke-tokens',
-    summary: "Revoke all of an operator's tokens",
+    summary: "Revoke an operator's tokens, or one of them",
     description:
       'Every token of the operator issued before now is refused (401) from the next request on, by every keeper of the cluster: ' +
-      "each request reads the operator's revocation moment with its role. The operator stays; issue a fresh token with POST /v1/archons/{aid}/tokens. " +
+      'each request reads the operator\'s revocation moment with its role. With `{"jti"}` only that token is refused, likewise ' +
+      '(the activity stream names the jti of every call). The operator stays; issue a fresh token with POST /v1/archons/{aid}/tokens. ' +
       'Revoking your own tokens ends your session too.',
     params: aidParams,
-    responses: { 200: { description: 'the operator, with tokens_valid_after set to now', schema: archonSchema } },
-    async handler({ params, deps }) {
+    body: { schema: revokeTokensBody, required: false },
+    responses: {
+      200: {
+        description: 'the operator: tokens_valid_after set to now, or unchanged when one token was revoked by its jti',
+        schema: archonSchema,
+      },
+    },
+    async handler({ params, body, deps }) {
+      if (body?.jti !== undefined) {
+        // Kept until the longest-lived token this keeper issues would have expired; refused for its age after.
+        const { ttl_default_ms, ttl_bootstrap_ms } = deps.runtime.config.auth.jwt;
+        const keepUntil = new Date(Date.now() + Math.max(ttl_default_ms, ttl_bootstrap_ms));
+        const one = await revokeArchonToken(deps.runtime.db, params.aid, body.jti, keepUntil);
+        if (!one) throw problems.notFound(`operator ${params.aid} does not exist`);
+        return { status: 200, body: view(one) };
+      }
       const archon = await revokeArchonTokens(deps.runtime.db, params.aid);
       if (!archon) throw problems.notFound(`operator ${params.aid} does not exist`);
       return { status: 200, body: view(archon) };

@@ -384,6 +384,7 @@ export const incarnationRoutes = [
               output: s.output,
               attempts: s.attempts,
               replayed: s.replayed,
+              changed_when: s.changed_when ?? null,
               skip_reason: s.skip_reason ?? null,
               diff: s.diff ?? null,
               started_at: iso(s.started_at),

@@ -1,4 +1,5 @@
 // Schemas of the activity stream (GET /v1/activity).
+import type { ActivityOutcome } from '../../db/repos/activity';
 import { listSchema, named, pageQueryProperties, type JsonSchema, type ObjectSchema } from './common';
 
 const nullableString = { type: ['string', 'null'] } as const satisfies JsonSchema;
@@ -52,6 +53,11 @@ export const activityQuerySchema = {
       description:
         'a path starting with / (no control characters): only this target and what lies under it (e.g. /v1/incarnations/web)',
     },
+    outcome: {
+      type: 'string',
+      enum: ['ok', 'refused', 'failed'],
+      description: 'only calls that succeeded (status below 400), were refused (4xx) or failed in the keeper (5xx)',
+    },
     since: { type: 'string', format: 'date-time', description: 'an RFC 3339 time: only rows at or after it' },
     until: { type: 'string', format: 'date-time', description: 'an RFC 3339 time: only rows before it' },
   },
@@ -62,6 +68,7 @@ export interface ActivityQuery {
   cursor?: string;
   actor?: string;
   target?: string;
+  outcome?: ActivityOutcome;
   since?: string;
   until?: string;
 }

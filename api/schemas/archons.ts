@@ -43,6 +43,22 @@ export const updateArchonBody = named('UpdateArchon', {
   properties: { role: roleSchema },
 } as const satisfies ObjectSchema);
 
+export const revokeTokensBody = named('RevokeTokens', {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    jti: {
+      type: 'string',
+      pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+      description:
+        "revoke only this token: its id (a UUID; the activity stream's `jti` of a call made with it). Absent: every token issued before now",
+    },
+  },
+} as const satisfies ObjectSchema);
+export interface RevokeTokensInput {
+  jti?: string;
+}
+
 export const aidParams = {
   type: 'object',
   additionalProperties: false,

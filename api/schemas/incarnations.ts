@@ -356,6 +356,11 @@ const stepSchema = {
     output: { type: 'string' },
     attempts: { type: 'integer' },
     replayed: { type: 'boolean', description: "answered from the soul's ledger: applied by an earlier delivery" },
+    changed_when: {
+      ...nullableString,
+      description:
+        "the step's changed_when expression when it overrode the module's answer: `changed` is its verdict and the module said the opposite; null when the module's answer stands",
+    },
     skip_reason: {
       type: ['string', 'null'],
       enum: [

@@ -4,7 +4,7 @@
 import type { Argv } from 'yargs';
 import type { Ctx } from '../context';
 import { CliError, ExitCode } from '../errors';
-import { failureLines, followRun, type RunReport } from '../follow';
+import { changedWhenLines, failureLines, followRun, type RunReport } from '../follow';
 
 export const followOptions = (c: Argv) =>
   c
@@ -50,13 +50,17 @@ export async function afterAccepted(
 
 export function finish(ctx: Ctx, report: RunReport, success: SuccessLine = readyLine): void {
   ctx.show(report, () => {
-    if (report.status === 'succeeded') return success(report);
-    return [
-      `run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`,
-      ...failureLines(report).map((l) => `  ${l}`),
-      ...nextStep(report),
-      '',
-    ].join('\n');
+    const flagged = changedWhenLines(report).map((l) => `  ${l}\n`);
+    const overrides = flagged.length > 0 ? `changed_when overrode the module's answer:\n${flagged.join('')}` : '';
+    if (report.status === 'succeeded') return success(report) + overrides;
+    return (
+      [
+        `run ${report.apply_id} failed; ${report.incarnation} is error_locked. Failures:`,
+        ...failureLines(report).map((l) => `  ${l}`),
+        ...nextStep(report),
+        '',
+      ].join('\n') + overrides
+    );
   });
   if (report.status === 'failed')
     throw new CliError(ExitCode.Failed, `run ${report.apply_id} of ${report.incarnation} failed (error_locked)`);

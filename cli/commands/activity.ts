@@ -11,6 +11,11 @@ export function activityOptions(y: Argv): Argv {
       describe: 'only this actor: an AID, keeper:<kid> (converger) or keeper:drift-check',
     })
     .option('target', { type: 'string', describe: 'only this path and what lies under it, e.g. /v1/incarnations/web' })
+    .option('outcome', {
+      type: 'string',
+      choices: ['ok', 'refused', 'failed'],
+      describe: 'only calls that succeeded (status below 400), were refused (4xx) or failed (5xx)',
+    })
     .option('since', { type: 'string', describe: 'only at or after this RFC 3339 time' })
     .option('until', { type: 'string', describe: 'only before this RFC 3339 time' })
     .option('limit', { type: 'number', describe: 'rows per page (the API allows up to 1000)' })
@@ -25,7 +30,8 @@ export function activityOptions(y: Argv): Argv {
 export function activityHandler(run: Handler) {
   return run(async (ctx, a) => {
     const query: Record<string, unknown> = {};
-    for (const k of ['actor', 'target', 'since', 'until', 'limit'] as const) if (a[k] !== undefined) query[k] = a[k];
+    for (const k of ['actor', 'target', 'outcome', 'since', 'until', 'limit'] as const)
+      if (a[k] !== undefined) query[k] = a[k];
     const page = await listAll(ctx, 'listActivity', query, a.all);
     ctx.show(
       page,

@@ -104,20 +104,31 @@ export function archonsCommand(y: Argv, run: Handler): Argv {
     )
     .command(
       'revoke-tokens <aid>',
-      'revoke every token of an operator issued before now (every keeper refuses them at once)',
+      'revoke every token of an operator issued before now, or one token by its id (every keeper refuses them at once)',
       (c) =>
         c
           .positional('aid', { type: 'string', demandOption: true })
+          .option('jti', {
+            type: 'string',
+            describe: 'revoke only this token: its id (the jti of a call made with it in keeperctl activity -o json)',
+          })
+          .example('$0 archons revoke-tokens alice', "alice's tokens stop working; then: keeperctl archons token alice")
           .example(
-            '$0 archons revoke-tokens alice',
-            "alice's tokens stop working; then: keeperctl archons token alice",
+            '$0 archons revoke-tokens alice --jti 0b6f9c1e-5d2a-4c39-9a57-3e8f1d2c4b6a',
+            "only that token of alice's stops working (e.g. one that leaked); her others keep working",
           ),
       run(async (ctx, a) => {
-        const x = (await ctx.client().call('revokeArchonTokens', { params: { aid: a.aid } })).body as any;
-        ctx.show(
-          x,
-          () =>
-            `revoked the tokens of ${x.aid} issued before ${x.tokens_valid_after}; issue a new one with: keeperctl archons token ${x.aid}\n`,
+        const one = a.jti !== undefined;
+        const x = (
+          await ctx.client().call('revokeArchonTokens', {
+            params: { aid: a.aid },
+            ...(one ? { body: { jti: a.jti } } : {}),
+          })
+        ).body as any;
+        ctx.show(x, () =>
+          one
+            ? `revoked token ${a.jti} of ${x.aid}; its other tokens keep working\n`
+            : `revoked the tokens of ${x.aid} issued before ${x.tokens_valid_after}; issue a new one with: keeperctl archons token ${x.aid}\n`,
         );
       }),
     )

@@ -20,6 +20,7 @@ export async function makePlan(
   input: Record<string, unknown> | undefined,
   replace = false,
   version?: string,
+  create: { service?: string; covens?: string[] } = {},
 ): Promise<Plan> {
   const accepted = (
     await ctx.client().call('createPlan', {
@@ -29,6 +30,8 @@ export async function makePlan(
         ...(input ? { input } : {}),
         ...inputModeBody(replace),
         ...(version !== undefined ? { version } : {}),
+        ...(create.service !== undefined ? { service: create.service } : {}),
+        ...(create.covens !== undefined ? { covens: create.covens } : {}),
       },
     })
   ).body as { plan_id: string };
@@ -88,17 +91,37 @@ export function planCommands(y: Argv, run: Handler): Argv {
           .option('version', {
             type: 'string',
             describe:
-              'with operation upgrade: the published version to move to (keeperctl services versions <service>)',
+              'with operation upgrade: the published version to move to; with --service: the version to create with (default: the newest published; keeperctl services versions <service>)',
+          })
+          // The plan of a create: the incarnation does not exist yet, so it needs what `create` needs.
+          .option('service', {
+            type: 'string',
+            describe: 'plan the create of an incarnation that does not exist yet: the catalog service',
+          })
+          .option('coven', {
+            type: 'string',
+            array: true,
+            describe: 'with --service: a coven of the incarnation to make (repeatable)',
           })
           .example(
             '$0 incarnations plan motd-demo create --input message=hello',
             'per host what would change; then apply it with apply-plan',
           )
           .example(
+            '$0 incarnations plan motd-new create --service motd --coven edge --input message=hi',
+            'the plan of a create: nothing exists until apply-plan creates the incarnation with exactly this plan',
+          )
+          .example(
             '$0 incarnations plan motd-demo upgrade --version v2',
             'the migrations, the state before and after, and what v2 would change on the hosts',
           ),
       run(async (ctx, a) => {
+        if ((a.service === undefined) !== (a.coven === undefined))
+          throw new CliError(
+            ExitCode.Usage,
+            '--service and --coven go together: the plan of a create needs both',
+            `for example: keeperctl incarnations plan ${a.name} create --service <service> --coven <coven>`,
+          );
         const plan = await makePlan(
           ctx,
           a.name,
@@ -106,6 +129,7 @@ export function planCommands(y: Argv, run: Handler): Argv {
           parseInput(a.input, a['input-file']),
           a['replace-input'],
           a.version,
+          { service: a.service, covens: a.coven },
         );
         ctx.show(plan, () => planText(plan) + nextSteps(plan));
         // A plan that cannot be applied is what this command drove failing: exit 1, as a failed run.

@@ -62,9 +62,18 @@ export async function appendActivity(db: Knex | Knex.Transaction, a: NewActivity
   });
 }
 
+/** A row's outcome by its status: succeeded (below 400), refused (4xx) or failed in the keeper (5xx). */
+export type ActivityOutcome = 'ok' | 'refused' | 'failed';
+const OUTCOME_STATUS: Record<ActivityOutcome, [number, number]> = {
+  ok: [0, 399],
+  refused: [400, 499],
+  failed: [500, 599],
+};
+
 export interface ActivityFilter {
   actor?: string;
   target?: string;
+  outcome?: ActivityOutcome;
   since?: Date;
   until?: Date;
 }
@@ -87,6 +96,7 @@ export async function listActivity(
       w.where('target', t).orWhere('target', 'like', `${like}/%`);
     });
   }
+  if (filter.outcome !== undefined) q.whereBetween('status', OUTCOME_STATUS[filter.outcome]);
   if (filter.since !== undefined) q.where('at', '>=', filter.since);
   if (filter.until !== undefined) q.where('at', '<', filter.until);
   return fetchPageDesc<ActivityRecord>(q, 'id', page, (r) => String(r.id));

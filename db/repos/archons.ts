@@ -46,10 +46,14 @@ export async function getArchonRole(db: Knex, aid: string): Promise<string | und
   return rows[0]?.role;
 }
 
-/** What a request needs of its operator: the role and since when its tokens are valid (null: never revoked). */
+/**
+ * What a request needs of its operator: the role, since when its tokens are valid (null: never
+ * revoked), and the ids (`jti`) of its tokens revoked one by one.
+ */
 export interface ArchonAccess {
   role: string;
   tokensValidAfter: Date | null;
+  revokedJtis: ReadonlySet<string>;
 }
 
 /**
@@ -58,10 +62,40 @@ export interface ArchonAccess {
  * An AID that does not exist is absent from the map.
  */
 export async function getArchonAccess(db: Knex, aids: readonly string[]): Promise<Map<string, ArchonAccess>> {
-  const { rows } = (await db.raw('select aid, role, tokens_valid_after from archons where aid = any(?)', [
-    aids as string[],
-  ])) as { rows: { aid: string; role: string; tokens_valid_after: Date | null }[] };
-  return new Map(rows.map((r) => [r.aid, { role: r.role, tokensValidAfter: r.tokens_valid_after }]));
+  // An operator has few tokens revoked one by one (and rows past keep_until are ignored), so the ids ride along.
+  const { rows } = (await db.raw(
+    `select a.aid, a.role, a.tokens_valid_after,
+            array(select r.jti from revoked_tokens r where r.aid = a.aid and r.keep_until > now()) as revoked_jtis
+       from archons a where a.aid = any(?)`,
+    [aids as string[]],
+  )) as { rows: { aid: string; role: string; tokens_valid_after: Date | null; revoked_jtis: string[] }[] };
+  return new Map(
+    rows.map((r) => [
+      r.aid,
+      { role: r.role, tokensValidAfter: r.tokens_valid_after, revokedJtis: new Set(r.revoked_jtis) },
+    ]),
+  );
+}
+
+/**
+ * Refuses one token of the operator, by its id, until `keepUntil` (when the longest-lived token the
+ * keeper issues would have expired); undefined when the operator does not exist. Revoking an id
+ * twice keeps the first revocation. Rows past their keep_until are pruned here: the tokens they
+ * named are refused for their age by then.
+ */
+export async function revokeArchonToken(
+  db: Knex,
+  aid: string,
+  jti: string,
+  keepUntil: Date,
+): Promise<ArchonRecord | undefined> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx('archons').where({ aid }).forShare().select(COLUMNS);
+    if (!row) return undefined;
+    await trx('revoked_tokens').where('keep_until', '<=', trx.fn.now()).delete();
+    await trx('revoked_tokens').insert({ jti, aid, keep_until: keepUntil }).onConflict('jti').ignore();
+    return row as ArchonRecord;
+  });
 }
 
 /**

@@ -106,6 +106,8 @@ export interface StepRow {
   started_at: Date | null;
   finished_at: Date | null;
   skip_reason: SkipReason | null;
+  /** The step's `changed_when` when it overrode the module's answer (`changed` is its verdict; the module said the opposite). */
+  changed_when?: string | null;
   /** What the soul said the step changed (or, in a plan, would change), as the keeper keeps it
    *  (runs/activities/step-diff.ts: keyed digests, no content of a secret step); null when nothing. */
   diff?: Record<string, unknown> | null;

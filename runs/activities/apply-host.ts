@@ -200,9 +200,14 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       let changed = answer.changed;
       let ok = answer.ok;
       let untilMet = true;
+      let overrode: string | null = null;
       try {
         const c = { ...ctx(), result: { changed: answer.changed, ok: answer.ok, output: answer.output } };
-        if (step.changed_when !== undefined) changed = isTrue(run.evaluate(step.changed_when, c));
+        if (step.changed_when !== undefined) {
+          changed = isTrue(run.evaluate(step.changed_when, c));
+          // The report flags the override: `changed` is then the expression's word, not the module's.
+          if (changed !== answer.changed) overrode = step.changed_when;
+        }
         if (step.failed_when !== undefined) {
           // Replaces the module's verdict (false: not failed, whatever the module said).
           ok = !isTrue(run.evaluate(step.failed_when, c));
@@ -233,6 +238,7 @@ export async function applyHost(run: HostRun): Promise<HostOutcome> {
       rows.push(
         row(step, ok ? (changed ? 'changed' : 'ok') : 'failed', {
           changed,
+          ...(overrode !== null ? { changed_when: overrode } : {}),
           output: answer.output,
           attempts: attempt,
           replayed: answer.replayed,

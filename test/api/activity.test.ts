@@ -90,7 +90,7 @@ describe('Operator API: the activity stream', function () {
     assert.deepEqual([last.action, last.target, last.status], ['POST /v1/archons', '/v1/archons', 400]);
   });
 
-  it('filters by actor, target (and what lies under it), since/until; bad filters are 400 naming the field', async () => {
+  it('filters by actor, target (and what lies under it), outcome, since/until; bad filters are 400 naming the field', async () => {
     const annRows = await all('&actor=ann');
     assert.ok(annRows.length > 0 && annRows.every((r) => r.actor === 'ann'));
     const under = await all('&target=/v1/archons/ann');
@@ -110,6 +110,17 @@ describe('Operator API: the activity stream', function () {
     assert.equal(bad.body.errors[0].path, '/query/since');
     assertProblem(await api('GET', '/v1/activity?target=archons'), 400);
     assertProblem(await api('GET', '/v1/activity?cursor=abc'), 400, /cursor/);
+    // outcome: ok below 400, refused 4xx, failed 5xx; together they are the whole stream.
+    const ok = await all('&outcome=ok');
+    const refused = await all('&outcome=refused');
+    const failed = await all('&outcome=failed');
+    assert.ok(ok.length > 0 && ok.every((r) => r.status < 400));
+    assert.ok(refused.length > 0 && refused.every((r) => r.status >= 400 && r.status < 500));
+    assert.ok(failed.every((r) => r.status >= 500));
+    assert.equal(ok.length + refused.length + failed.length, everything.length);
+    const badOutcome = await api('GET', '/v1/activity?outcome=denied');
+    assertProblem(badOutcome, 400);
+    assert.equal(badOutcome.body.errors[0].path, '/query/outcome');
   });
 
   it('a viewer lacks activity:read (403); an operator reads it', async () => {

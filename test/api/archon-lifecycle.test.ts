@@ -4,6 +4,7 @@
 // because of what is in PostgreSQL, not because of anything A remembers.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { decodeJwt } from 'jose';
 import { loadConfig } from '../../platform/config/load';
 import { prepareKeeperConfig, startTestKeeper, type TestKeeper } from '../support/keeper';
 import { spawnKeeper, type KeeperProcess } from '../runs/keeper';
@@ -77,6 +78,52 @@ describe('Operator API: removing operators and revoking their tokens', function 
     );
     // Other operators' tokens are untouched.
     assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
+  });
+
+  it('revoke-tokens {jti}: only that token is refused, by the other keeper on its next request; the others keep working', async () => {
+    const first = await operatorToken(a, 'jay', 'operator');
+    const second = (await clientFor(a)('POST', '/v1/archons/jay/tokens')).body.token as string;
+    const jti = decodeJwt(first).jti as string;
+    assert.match(jti, /^[0-9a-f-]{36}$/);
+    // The activity stream names the token of each call: that is where an operator finds the jti to revoke.
+    assert.equal((await call(a.baseUrl, 'POST', '/v1/services', { token: first, body: {} })).status, 400);
+    const rows = (await clientFor(a)('GET', '/v1/activity?actor=jay')).body.items;
+    assert.equal(rows[0].jti, jti);
+
+    const revoked = await clientFor(a)('POST', '/v1/archons/jay/revoke-tokens', { body: { jti } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.deepEqual([revoked.body.aid, revoked.body.role], ['jay', 'operator']);
+    assert.equal(revoked.body.tokens_valid_after, null, "the operator's other tokens are not revoked");
+    for (const url of [b.baseUrl, a.baseUrl]) {
+      assertProblem(
+        await call(url, 'GET', '/v1/souls', { token: first }),
+        401,
+        new RegExp(
+          `token ${jti} of operator jay was revoked; ask a cluster-admin for a new one \\(keeperctl archons token jay\\)`,
+        ),
+      );
+      assert.equal((await call(url, 'GET', '/v1/souls', { token: second })).status, 200, 'the other token works');
+    }
+    // Twice is the same revocation; the other operators are untouched.
+    assert.equal((await clientFor(a)('POST', '/v1/archons/jay/revoke-tokens', { body: { jti } })).status, 200);
+    assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: a.adminToken })).status, 200);
+
+    // A jti that is no token id is a 400 naming the field; an unknown operator a 404; nothing changes.
+    const revokedIds = async () =>
+      (await a.keeper.runtime.db('revoked_tokens').select('jti', 'aid')).map((r) => `${r.aid}:${r.jti}`);
+    assert.deepEqual(await revokedIds(), [`jay:${jti}`]);
+    const before = await registryFingerprint(a.keeper.runtime.db);
+    const bad = await clientFor(a)('POST', '/v1/archons/jay/revoke-tokens', { body: { jti: 'not-a-token' } });
+    assertProblem(bad, 400);
+    assert.equal(bad.body.errors[0].path, '/body/jti', bad.text);
+    assertProblem(
+      await clientFor(a)('POST', '/v1/archons/nobody/revoke-tokens', { body: { jti } }),
+      404,
+      /operator nobody does not exist/,
+    );
+    assert.equal(await registryFingerprint(a.keeper.runtime.db), before);
+    assert.deepEqual(await revokedIds(), [`jay:${jti}`]);
+    assert.equal((await call(b.baseUrl, 'GET', '/v1/souls', { token: second })).status, 200);
   });
 
   it('revoke-tokens of an unknown operator is 404 and an operator without archons:revoke-tokens gets 403; nothing changes', async () => {

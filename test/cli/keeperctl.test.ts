@@ -556,6 +556,74 @@ describe('keeperctl, the operator CLI, against a real keeper', function () {
     assert.match(noSuch.stderr, /Not Found: /);
   });
 
+  it('incarnations plan --service --coven plans the create of an incarnation that does not exist; apply-plan creates it with exactly that plan', async () => {
+    const planRoot = path.join(root, 'planned');
+    const args = ['--input', `root=${planRoot}`, '--input', 'message=planned create', '--input', 'package=git'];
+    const half = await ctl(['incarnations', 'plan', 'motd-planned', 'create', '--service', 'motd', ...args]);
+    assert.equal(half.code, 2, half.stderr);
+    assert.match(half.stderr, /--service and --coven go together/);
+
+    const planned = await ctl([
+      'incarnations',
+      'plan',
+      'motd-planned',
+      'create',
+      '--service',
+      'motd',
+      '--coven',
+      'edge',
+      ...args,
+    ]);
+    ok(planned);
+    const planId = /^plan (\S+) of motd-planned \(create\): ready$/m.exec(planned.stdout)?.[1];
+    assert.ok(planId, planned.stdout);
+    assert.match(planned.stdout, /^ {6}\+.*planned create.*$/m);
+    assert.match(planned.stdout, /^apply exactly this plan with: keeperctl incarnations apply-plan motd-planned \S+$/m);
+    assert.equal(fs.existsSync(path.join(planRoot, 'etc', 'motd')), false, 'a plan writes nothing');
+    const missing = await ctl(['incarnations', 'get', 'motd-planned']);
+    assert.equal(missing.code, 4, 'the plan of a create creates no incarnation');
+
+    const applied = await ctl(['incarnations', 'apply-plan', 'motd-planned', planId, '--yes', '-o', 'json']);
+    ok(applied);
+    const report = JSON.parse(applied.stdout);
+    assert.deepEqual([report.status, report.plan_id, report.operation], ['succeeded', planId, 'create']);
+    assert.match(fs.readFileSync(path.join(planRoot, 'etc', 'motd'), 'utf8'), /planned create/);
+    const inc = JSON.parse((await ctl(['incarnations', 'get', 'motd-planned', '-o', 'json'])).stdout);
+    assert.deepEqual([inc.status, inc.service, inc.covens], ['ready', 'motd', ['edge']]);
+
+    // An existing incarnation keeps its service and covens: the keeper's 400 names the field (exit 2).
+    const again = await ctl([
+      'incarnations',
+      'plan',
+      'motd-planned',
+      'update',
+      '--service',
+      'motd',
+      '--coven',
+      'edge',
+      ...args,
+    ]);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /service/);
+    // An unknown version of the service is refused before any host is checked, naming it.
+    const unknown = await ctl([
+      'incarnations',
+      'plan',
+      'motd-other',
+      'create',
+      '--service',
+      'motd',
+      '--coven',
+      'edge',
+      '--version',
+      'v99',
+      ...args,
+    ]);
+    assert.notEqual(unknown.code, 0, unknown.stderr);
+    assert.match(unknown.stderr, /v99/);
+    await ctl(['incarnations', 'delete', 'motd-planned', '--force', '--yes']);
+  });
+
   it('incarnations drift --interval 2s checks on a schedule (get shows in_sync), --off stops; neither is a usage error', async () => {
     const neither = await ctl(['incarnations', 'drift', 'motd-edge']);
     assert.equal(neither.code, 2, neither.stderr);

@@ -66,6 +66,27 @@ describe('keeperctl: remove and revoke', function () {
     assert.match(help.stdout, /Examples:\n\s+keeperctl archons revoke-tokens alice/);
   });
 
+  it('archons revoke-tokens --jti: only the token whose calls activity shows is refused (exit 3); the other works', async () => {
+    ok(await ctl(['archons', 'create', 'jude', '--role', 'operator']));
+    const leaked = JSON.parse((await ctl(['archons', 'token', 'jude', '-o', 'json'])).stdout).token as string;
+    const kept = JSON.parse((await ctl(['archons', 'token', 'jude', '-o', 'json'])).stdout).token as string;
+    // A call made with the leaked token: the activity stream names its jti.
+    ok(await ctl(['souls', 'add', 'jude-host.keeper.test', '--coven', 'web'], leaked));
+    const rows = JSON.parse((await ctl(['activity', '--actor', 'jude', '-o', 'json'])).stdout).items;
+    const jti = rows[0].jti as string;
+    assert.match(jti, /^[0-9a-f-]{36}$/);
+    const r = await ctl(['archons', 'revoke-tokens', 'jude', '--jti', jti]);
+    ok(r);
+    assert.match(r.stdout, new RegExp(`^revoked token ${jti} of jude; its other tokens keep working$`, 'm'));
+    const refused = await ctl(['souls', 'list'], leaked);
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`token ${jti} of operator jude was revoked`));
+    ok(await ctl(['souls', 'list'], kept));
+    const bad = await ctl(['archons', 'revoke-tokens', 'jude', '--jti', 'nope']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /jti/);
+  });
+
   it('archons role and delete: the last cluster-admin is refused (exit 5, naming the rule); delete needs --yes without a terminal', async () => {
     const last = await ctl(['archons', 'delete', 'admin', '--yes']);
     assert.equal(last.code, 5, last.stderr);

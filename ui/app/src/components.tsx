@@ -144,6 +144,8 @@ export function PagerBar({
   onPrevious,
   onNext,
   label,
+  previousLabel = 'Previous',
+  nextLabel = 'Next',
 }: {
   page: number;
   hasPrevious: boolean;
@@ -151,15 +153,18 @@ export function PagerBar({
   onPrevious(): void;
   onNext(cursor: string): void;
   label: string;
+  /** Newest-first streams read better as "Newer" / "Older". */
+  previousLabel?: string;
+  nextLabel?: string;
 }) {
   return (
     <nav class="pager" aria-label={`${label} pages`}>
       <button type="button" disabled={!hasPrevious} onClick={onPrevious}>
-        Previous
+        {previousLabel}
       </button>
       <span data-testid={`${label}-page`}>page {page}</span>
       <button type="button" disabled={!nextCursor} onClick={() => nextCursor && onNext(nextCursor)}>
-        Next
+        {nextLabel}
       </button>
     </nav>
   );

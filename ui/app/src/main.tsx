@@ -6,6 +6,7 @@ import { matchRoute, navigate, usePath } from './router';
 import { currentToken, signOut } from './session';
 import { ExecutionPage } from './views/execution';
 import { ExecutionForm } from './views/execution-form';
+import { Activity } from './views/activity';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
 import { Overview } from './views/overview';
@@ -31,6 +32,7 @@ function Nav({ active }: { active: string }) {
         {item('/ui/services', 'Services', 'services')}
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
         {item('/ui/executions', 'Run a module', 'execution')}
+        {item('/ui/activity', 'Activity', 'activity')}
       </nav>
       <button type="button" class="link" onClick={() => signOut()}>
         Sign out
@@ -59,6 +61,9 @@ function App() {
       break;
     case 'incarnations':
       view = <Incarnations />;
+      break;
+    case 'activity':
+      view = <Activity />;
       break;
     case 'incarnation':
       view = <Incarnation key={route.name} name={route.name} />;

@@ -33,6 +33,7 @@ export type Route =
   | { view: 'souls' }
   | { view: 'services' }
   | { view: 'incarnations' }
+  | { view: 'activity' }
   | { view: 'incarnation'; name: string }
   | { view: 'incarnation-plan'; name: string; planId: string }
   | { view: 'incarnation-run'; name: string; applyId: string }
@@ -50,6 +51,7 @@ export function matchRoute(path: string): Route {
   if (p === '/ui/executions') return { view: 'executions' };
   const ex = /^\/ui\/executions\/([^/]+)$/.exec(p);
   if (ex) return { view: 'execution', id: decodeURIComponent(ex[1]) };
+  if (p === '/ui/activity') return { view: 'activity' };
   const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
   if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
   // Plans and runs sit under their incarnation, so the Incarnations tab stays the active one.

@@ -20,6 +20,8 @@ export interface RunStep {
   output: string;
   /** Why the step did not run; `drift`: its host no longer matched the applied plan. */
   skip_reason?: string | null;
+  /** The changed_when that overrode the module's answer (the module said the opposite of `changed`). */
+  changed_when?: string | null;
   diff?: unknown;
 }
 export interface RunHost {
@@ -83,6 +85,14 @@ function Steps({ host }: { host: RunHost }) {
                 <span class="muted">
                   {' '}
                   ({s.skip_reason === 'drift' ? 'host drifted since the plan' : s.skip_reason})
+                </span>
+              ) : (
+                ''
+              )}
+              {s.changed_when ? (
+                <span class="muted" data-testid="changed-when">
+                  {' '}
+                  (changed_when <code>{s.changed_when}</code>: the module said {s.changed ? 'unchanged' : 'changed'})
                 </span>
               ) : (
                 ''

@@ -114,4 +114,45 @@ describe('keeper check-config: the files keeper.yml names', function () {
     assert.ok(!r.stderr.includes(fs.readFileSync(secretFile, 'utf8').trim()), 'the secret_id is never printed');
     assert.equal(r.stderr.match(/^ {2}- /gm)?.length, 3, `only these problems:\n${r.stderr}`);
   });
+
+  it("with server_leaf, a leaf folder the keeper's user cannot write is named with the fix; one it owns passes (issue 37 row 5)", async () => {
+    // Run as an unprivileged user (nobody), as the guide runs it as keeper: root may write anywhere.
+    const own = fs.mkdtempSync('/tmp/check-leaf-');
+    try {
+      fs.chmodSync(own, 0o755);
+      const tlsDir = path.join(own, 'tls');
+      fs.mkdirSync(tlsDir, { mode: 0o755 });
+      const conf = path.join(own, 'keeper.yml');
+      const shipped = fs.readFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'keeper.yml'), 'utf8');
+      fs.writeFileSync(
+        conf,
+        shipped.replace(
+          '  pki_role: soul\n',
+          '  pki_role: soul\n  server_leaf: { pki_role: keeper-server, common_name: keeper-1.example.com }\n',
+        ),
+        { mode: 0o644 },
+      );
+      const asNobody = async () => {
+        try {
+          await promisify(execFile)(
+            'setpriv',
+            ['--reuid=65534', '--regid=65534', '--clear-groups', KEEPER, 'check-config', `--config=${conf}`],
+            { timeout: 60_000 },
+          );
+          return '';
+        } catch (err) {
+          return (err as { stderr: string }).stderr;
+        }
+      };
+      const line = `  - listen.grpc.bootstrap.tls.cert: secretstore.server_leaf renews the leaf into ${tlsDir}, which this user cannot write (EACCES); fix: keep the leaf in the keeper's state folder (/var/lib/keeper/tls, owned by keeper)`;
+      const refused = await asNobody();
+      assert.ok(refused.includes(line), refused);
+      fs.chownSync(tlsDir, 65534, 65534);
+      const owned = await asNobody();
+      assert.match(owned, /secretstore\.auth\.secret_id_file/, 'check-config ran and found the other problems');
+      assert.ok(!owned.includes('server_leaf renews the leaf'), owned);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
 });

@@ -24,6 +24,11 @@ export const COMMANDS = {
     options: { config: CONFIG, token: { describe: 'bootstrap token (else SOUL_BOOTSTRAP_TOKEN, else stdin)' } },
   },
   run: { describe: 'hold the event stream to the keeper', options: { config: CONFIG } },
+  status: {
+    describe:
+      'which keeper this soul is on (kid, endpoint, since when, session), its SID and certificate, the ledger size; exit 0 when connected',
+    options: { config: CONFIG },
+  },
   apply: {
     describe: 'push mode (SSH): apply step requests read as JSON lines on stdin with the ledger, answer on stdout',
     options: {
@@ -51,10 +56,10 @@ export function parseSoulArgs(args: string[]): ParsedArgs {
     if (before.includes('--help') || before.includes('-h')) return { kind: 'help', text: topHelp() };
     if (before.length > 0)
       return { kind: 'usage', message: `unknown option ${before[0]} (options go after the command)` };
-    return { kind: 'usage', message: 'name a command: init, run, apply or facts' };
+    return { kind: 'usage', message: 'name a command: init, run, status, apply or facts' };
   }
   if (!Object.hasOwn(COMMANDS, name))
-    return { kind: 'usage', message: `unknown command "${name}": name one of init, run, apply or facts` };
+    return { kind: 'usage', message: `unknown command "${name}": name one of init, run, status, apply or facts` };
   const command = name as SoulCommand;
   const spec: CommandSpec = COMMANDS[command];
   const rest = args.slice(first + 1);

@@ -52,7 +52,7 @@ describe('soul command line', () => {
       assert.equal(p.kind, 'usage');
       return (p as { message: string }).message;
     };
-    assert.match(usage([]), /name a command: init, run, apply or facts/);
+    assert.match(usage([]), /name a command: init, run, status, apply or facts/);
     assert.match(usage(['start']), /unknown command "start"/);
     assert.match(usage(['run']), /the run command needs --config=<config>/);
     assert.match(usage(['run', '--config=c.yml', '--confg=d.yml']), /the run command has no option --confg/);

@@ -12,6 +12,7 @@ import { nextStep } from './next-step';
 import type * as InitModule from './init';
 import type * as OneShotModule from './oneshot';
 import type * as RunModule from './run';
+import type * as StatusModule from './status';
 import { parseSoulArgs } from './cli-args';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
@@ -73,6 +74,14 @@ async function runRun(argv: { config: string }): Promise<void> {
   process.exit(0);
 }
 
+async function runStatus(argv: { config: string }): Promise<void> {
+  const config = loadSoulConfig(argv.config);
+  const { statusReport } = require('./status') as typeof StatusModule;
+  const r = await statusReport({ sid: config.sid, seed: config.paths.seed });
+  process.stdout.write(`${r.lines.join('\n')}\n`);
+  process.exit(r.code);
+}
+
 const oneShot = () => require('./oneshot') as typeof OneShotModule;
 
 export function main(args: string[]): void {
@@ -98,6 +107,9 @@ export function main(args: string[]): void {
           break;
         case 'run':
           void runRun({ config: o.config! }).catch(fail);
+          break;
+        case 'status':
+          void runStatus({ config: o.config! }).catch(fail);
           break;
         case 'apply':
           void oneShot()

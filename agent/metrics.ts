@@ -13,6 +13,10 @@ export interface SoulMetrics {
   reconnect(): void;
   /** A certificate rotation's outcome: renewed, refused (by the keeper), invalid (refused by the soul). */
   rotation(outcome: 'renewed' | 'refused' | 'invalid'): void;
+  /** A Welcome from this keeper: soul_connected{kid} is 1. */
+  connected(kid: string): void;
+  /** The stream ended: soul_connected is 0 for the last keeper. */
+  disconnected(): void;
   /** The certificate the soul now connects with (after a rotation). */
   certificate(certPem: string): void;
   close(): Promise<void>;
@@ -23,6 +27,8 @@ export const NO_METRICS: SoulMetrics = {
   wrap: (h) => h,
   reconnect: () => undefined,
   rotation: () => undefined,
+  connected: () => undefined,
+  disconnected: () => undefined,
   certificate: () => undefined,
   close: async () => undefined,
 };
@@ -93,6 +99,16 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
     registers: [registry],
   });
 
+  // One series per keeper this process has been on: 1 for the current one, 0 for the others, so a
+  // dashboard shows which keeper a soul is on and that it moved (issue 37 row 17).
+  const connected = new client.Gauge({
+    name: 'soul_connected',
+    help: 'whether the event stream to this keeper is up (1) or not (0), by keeper kid',
+    labelNames: ['kid'],
+    registers: [registry],
+  });
+  const kids = new Set<string>();
+
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') {
       res.statusCode = 404;
@@ -136,6 +152,14 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
     }),
     reconnect: () => reconnects.inc(),
     rotation: (outcome) => rotations.inc({ outcome }),
+    connected: (kid) => {
+      for (const k of kids) connected.set({ kid: k }, 0);
+      kids.add(kid);
+      connected.set({ kid }, 1);
+    },
+    disconnected: () => {
+      for (const k of kids) connected.set({ kid: k }, 0);
+    },
     certificate: (pem) => expiry.set(notAfter(pem)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -28,6 +28,7 @@ import { Rotation } from './rotation';
 import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
 import { createStateStepHandler, ledgerDir, type StepHandler } from './steps';
 import { holdStream } from './stream-session';
+import { readStatus, writeStatus } from './status';
 
 export interface RunOptions {
   config: SoulConfig;
@@ -80,6 +81,14 @@ export async function soulRun(o: RunOptions): Promise<void> {
   try {
     await hold(o, handler, ca, fqdn, metrics);
   } finally {
+    // `soul status` then says the soul stopped, and since when (a SIGKILL leaves the last state, which
+    // `soul status` corrects by checking the pid).
+    writeStatus(config.paths.seed, {
+      ...lastStatus(config.paths.seed),
+      state: 'stopped',
+      since: new Date().toISOString(),
+      pid: process.pid,
+    });
     await metrics.close();
     if (!o.handler) await base.close?.(); // an injected handler belongs to the caller
   }
@@ -144,13 +153,35 @@ async function hold(
             endpoint: w.endpoint,
             uptime_ms: Math.round(process.uptime() * 1000),
           });
+          metrics.connected(w.kid);
+          writeStatus(seed, {
+            state: 'connected',
+            kid: w.kid,
+            endpoint: w.endpoint,
+            session_id: w.sessionId,
+            since: new Date().toISOString(),
+            pid: process.pid,
+          });
           o.onWelcome?.(w);
         },
         soulprint: () => collectSoulprint(fqdn, o.factSources),
         factsIntervalMs: o.factsIntervalMs ?? 60_000,
       });
-      if (o.signal.aborted) return;
       const where = `${endpoint.host}:${endpoint.event_stream_port}`;
+      if (end.welcomed) {
+        metrics.disconnected();
+        if (!o.signal.aborted) {
+          const last = lastStatus(seed);
+          writeStatus(seed, {
+            ...last,
+            state: 'disconnected',
+            since: new Date().toISOString(),
+            reason: end.goodbye !== undefined ? `goodbye: ${end.goodbye}` : end.reason,
+            pid: process.pid,
+          });
+        }
+      }
+      if (o.signal.aborted) return;
       if (end.goodbye === 'revoked') {
         throw new SoulError(
           `an operator revoked ${config.sid}: the keeper closed the stream and refuses this identity`,
@@ -202,6 +233,12 @@ async function hold(
     log.info('reconnecting', { in_ms: delay });
     await sleep(delay, o.signal);
   }
+}
+
+/** The kid and endpoint of the last stream, kept when the state changes. */
+function lastStatus(seed: string): { kid?: string; endpoint?: string } {
+  const s = readStatus(seed);
+  return s === undefined ? {} : { kid: s.kid, endpoint: s.endpoint };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -89,7 +89,11 @@ export function leafRenewalComponent(o: LeafRenewalOptions): {
     if (unwritten.length > 0)
       o.log.warn(
         'the renewed keeper certificate could not be written; it is served from memory and renewed again at the next start',
-        { files: unwritten },
+        {
+          files: unwritten,
+          errors: o.leaf.lastErrors,
+          fix: "keep the leaf in a folder the keeper's user may write (/var/lib/keeper/tls under keeper.service, docs/install.md)",
+        },
       );
     o.metrics.leafRenewals.inc({ outcome: 'renewed' });
     notAfter();

@@ -92,6 +92,9 @@ export class ServerLeaf {
     return [...seen.values()];
   }
 
+  /** Why each file of the last persist() could not be written ("<file>: <errno>"). */
+  lastErrors: string[] = [];
+
   /** Serves a new leaf on every listener from the next handshake on. */
   serve(certPem: string, keyPem: string): void {
     const identity = { certificate: Buffer.from(certPem), privateKey: Buffer.from(keyPem) };
@@ -105,6 +108,7 @@ export class ServerLeaf {
    */
   persist(certPem: string, keyPem: string): string[] {
     const failed: string[] = [];
+    this.lastErrors = [];
     for (const f of this.files()) {
       for (const [file, data, mode] of [
         [f.key, keyPem, 0o600],
@@ -114,7 +118,9 @@ export class ServerLeaf {
         try {
           fs.writeFileSync(tmp, data, { mode });
           fs.renameSync(tmp, file);
-        } catch {
+        } catch (err) {
+          // The errno says why (EROFS under ProtectSystem=strict, EACCES for a root-owned folder).
+          this.lastErrors.push(`${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
           try {
             fs.unlinkSync(tmp);
           } catch {

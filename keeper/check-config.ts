@@ -6,6 +6,7 @@
 // gets them all at once, each naming the key and the fix (issue 37 row 10).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { KeeperConfig } from '../platform/config/types';
 
 interface Named {
@@ -87,6 +88,34 @@ function checkSecretId(key: string, file: string | undefined, problems: string[]
   }
 }
 
+/**
+ * With server_leaf the keeper writes each renewed leaf over its files (atomically: a temporary file
+ * beside it, then a rename), so their folder must be writable by the keeper's user, and under
+ * keeper.service only /var/lib/keeper is (ProtectSystem=strict). Otherwise every start issued a new
+ * leaf and the files stayed stale (issue 37 row 5).
+ */
+function checkLeafWritable(config: KeeperConfig, problems: string[]): void {
+  const g = config.listen.grpc;
+  const seen = new Set<string>();
+  for (const [key, file] of [
+    ['listen.grpc.bootstrap.tls.cert', g.bootstrap.tls.cert],
+    ['listen.grpc.bootstrap.tls.key', g.bootstrap.tls.key],
+    ['listen.grpc.event_stream.tls.cert', g.event_stream.tls.cert],
+    ['listen.grpc.event_stream.tls.key', g.event_stream.tls.key],
+  ] as const) {
+    const dir = path.dirname(file);
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    try {
+      fs.accessSync(dir, fs.constants.W_OK);
+    } catch (err) {
+      problems.push(
+        `${key}: secretstore.server_leaf renews the leaf into ${dir}, which this user cannot write (${(err as NodeJS.ErrnoException).code}); fix: keep the leaf in the keeper's state folder (/var/lib/keeper/tls, owned by keeper) and point the listeners' tls.cert and tls.key there (docs/install.md)`,
+      );
+    }
+  }
+}
+
 /** Every problem with the files `config` names; empty when a start would find them all in order. */
 export function checkConfigFiles(config: KeeperConfig): string[] {
   const problems: string[] = [];
@@ -114,6 +143,8 @@ export function checkConfigFiles(config: KeeperConfig): string[] {
     checkCa({ key: 'temporal.tls.ca', file: t.ca }, problems);
     checkPair({ key: 'temporal.tls.cert', file: t.cert }, { key: 'temporal.tls.key', file: t.key }, problems);
   }
+  if (config.secretstore.ca_file) checkCa({ key: 'secretstore.ca_file', file: config.secretstore.ca_file }, problems);
+  if (leafIssued) checkLeafWritable(config, problems);
   checkSecretId('secretstore.auth.secret_id_file', config.secretstore.auth?.secret_id_file, problems);
   checkSecretId('secretstore.scenario_auth.secret_id_file', config.secretstore.scenario_auth.secret_id_file, problems);
   return problems;

@@ -5,6 +5,7 @@ import { fatalLine } from '../common/journal';
 import { createLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../platform/config/load';
 import { checkConfigFiles } from './check-config';
+import type * as CheckOnline from './check-online';
 import { InitRefused, checkAid, keeperInit } from './init';
 import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
@@ -95,14 +96,28 @@ export function main(args: string[]): void {
     )
     .command(
       'check-config',
-      'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then exit',
-      (y) => y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }),
-      (argv) => {
+      'validate keeper.yml and the files it names (existence, owner-only modes, certificates against their keys), then what a start reaches (secrets store and both AppRoles, PostgreSQL, Redis, Temporal, the kid free) unless --offline; changes nothing',
+      (y) =>
+        y.option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' }).option('offline', {
+          type: 'boolean',
+          default: false,
+          describe: 'check the file and the files it names only',
+        }),
+      async (argv) => {
         try {
           const config = loadConfig(argv.config);
           const problems = checkConfigFiles(config);
           if (problems.length > 0) throw new ConfigError(argv.config, problems);
-          process.stdout.write(`${argv.config}: valid\n`);
+          if (!argv.offline) {
+            // Loaded here: --offline and a file with problems never load the database and Temporal clients.
+            const { checkConfigOnline } = require('./check-online') as typeof CheckOnline;
+            const online = await checkConfigOnline(config);
+            if (online.length > 0) throw new ConfigError(argv.config, online);
+          }
+          process.stdout.write(
+            `${argv.config}: valid${argv.offline ? ' (offline: the network was not checked)' : ''}\n`,
+          );
+          process.exit(0);
         } catch (err) {
           fail(err);
         }

@@ -3,6 +3,7 @@
 // per mount), and signs soul CSRs with the PKI role. Resolved values are cached so established work
 // keeps going through a store outage (interface spec 7).
 import fs from 'node:fs';
+import tls from 'node:tls';
 import vaultFactory from 'node-vault';
 import type { Logger } from '../common/logger';
 import { silentLogger } from '../common/logger';
@@ -10,6 +11,8 @@ import { SecretStoreError, classify } from './errors';
 
 export interface SecretStoreOptions {
   addr: string;
+  /** PEM CA(s) trusted for an https store, beside Node's bundled public CAs (secretstore.ca_file). */
+  ca_file?: string;
   token?: string;
   auth?: { method: 'approle'; role_id: string; secret_id_file?: string; secret_id_env?: string };
   /** The config key of `auth`, for error messages: `secretstore.auth` (default) or `secretstore.scenario_auth`. */
@@ -50,6 +53,20 @@ export function parseRef(ref: string): string {
   return m[1]!.replace(/^\/+|\/+$/g, '');
 }
 
+/** secretstore.ca_file's certificates added to Node's public CAs (a `ca` option alone replaces them). */
+function storeCa(file: string): string[] {
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SecretStoreError(
+      'login_failed',
+      `secretstore.ca_file: ${file} cannot be read (${(err as NodeJS.ErrnoException).code}); fix: install the store's CA there or correct secretstore.ca_file`,
+    );
+  }
+  return [...tls.rootCertificates, pem];
+}
+
 export class SecretStore {
   private readonly vault: ReturnType<typeof vaultFactory>;
   private readonly log: Logger;
@@ -63,7 +80,7 @@ export class SecretStore {
     this.vault = vaultFactory({
       apiVersion: 'v1',
       endpoint: opts.addr,
-      requestOptions: { timeout: opts.timeout_ms ?? 5000 },
+      requestOptions: { timeout: opts.timeout_ms ?? 5000, ...(opts.ca_file ? { ca: storeCa(opts.ca_file) } : {}) },
       ...(opts.token ? { token: opts.token } : {}),
     });
   }

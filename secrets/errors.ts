@@ -27,6 +27,15 @@ interface HttpishError {
   cause?: { code?: string };
 }
 
+const TLS_TRUST = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+
 /** Classifies a node-vault/axios error without reading its body (which may echo request data). */
 export function classify(err: unknown, what: string, addr: string): SecretStoreError {
   if (err instanceof SecretStoreError) return err;
@@ -34,6 +43,13 @@ export function classify(err: unknown, what: string, addr: string): SecretStoreE
   const status = e.response?.statusCode ?? e.response?.status;
   const code = e.code ?? e.cause?.code;
   if (status === undefined) {
+    // The store answered, but with a certificate Node does not trust: the fix is the CA, not the address.
+    if (code !== undefined && TLS_TRUST.has(code)) {
+      return new SecretStoreError(
+        'unreachable',
+        `the secrets store at ${addr} presented a certificate this keeper does not trust (${code}) while ${what}; fix: set secretstore.ca_file to the PEM of the CA that signed it (docs/install.md)`,
+      );
+    }
     return new SecretStoreError(
       'unreachable',
       `the secrets store at ${addr} is unreachable (${code ?? 'no answer'}) while ${what}; start it or fix secretstore.addr`,

@@ -115,6 +115,7 @@ export async function connectScenarioSecrets(
 ): Promise<ScenarioSecrets> {
   const store = new SecretStore({
     addr: opts.addr,
+    ...(opts.ca_file ? { ca_file: opts.ca_file } : {}),
     auth: opts.scenario_auth,
     auth_key: 'secretstore.scenario_auth',
     pki_mount: opts.pki_mount,

@@ -179,6 +179,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
     cache: raw.cache,
     secretstore: {
       addr: ss.addr.replace(/\/+$/, ''),
+      ...(ss.ca_file ? { ca_file: resolveFile(dir, ss.ca_file) } : {}),
       ...(ss.token ? { token: ss.token } : {}),
       ...(ss.auth
         ? {

@@ -102,6 +102,14 @@ export const configSchema = {
       required: ['addr', 'pki_mount', 'pki_role'],
       properties: {
         addr: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'URL' },
+        // A store whose certificate a private CA signed (issue 37 row 9): trusted for this client
+        // only, beside Node's bundled public CAs, rather than NODE_EXTRA_CA_CERTS for the whole process.
+        ca_file: {
+          type: 'string',
+          minLength: 1,
+          description:
+            "PEM file of the CA that signed the store's https certificate (relative: to keeper.yml's folder)",
+        },
         token: { type: 'string', minLength: 1, description: 'dev shortcut only' },
         auth: appRole,
         // The second login (issue 28): scenario secrets, secret inputs and every credential_ref are

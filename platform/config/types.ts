@@ -40,6 +40,8 @@ export interface KeeperConfig {
   cache: { addr: string; password_ref: string };
   secretstore: {
     addr: string;
+    /** The CA of an https store's certificate (secretstore.ca_file), absolute. */
+    ca_file?: string;
     token?: string;
     auth?: AppRoleAuth;
     pki_mount: string;

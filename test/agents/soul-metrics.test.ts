@@ -9,7 +9,17 @@ import { repoRoot } from '../support/repo';
 import { freePort } from '../support/ports';
 import type { TestKeeper } from '../support/keeper';
 import { api, gitRepoFrom, settled, startRunKeeper, tempDir } from '../runs/keeper';
-import { endpointOf, soulInit, soulRun, uniqueSid, waitForStatus, writeSoulConfig, type RunningSoul } from './harness';
+import {
+  endpointOf,
+  finished,
+  soulInit,
+  soulRun,
+  spawnSoul,
+  uniqueSid,
+  waitForStatus,
+  writeSoulConfig,
+  type RunningSoul,
+} from './harness';
 
 describe('soul metrics listener (real soul, real run)', function () {
   this.timeout(180_000);
@@ -18,6 +28,7 @@ describe('soul metrics listener (real soul, real run)', function () {
   let run: RunningSoul | undefined;
   let port: number;
   let sid: string;
+  let config: string;
 
   before(async () => {
     root = tempDir('soul-metrics-');
@@ -25,7 +36,7 @@ describe('soul metrics listener (real soul, real run)', function () {
     sid = uniqueSid('metrics');
     const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: ['mon'] });
     assert.equal(reg.status, 201);
-    const config = writeSoulConfig(path.join(root, sid), sid, [endpointOf(k)]);
+    config = writeSoulConfig(path.join(root, sid), sid, [endpointOf(k)]);
     port = await freePort();
     const doc = yaml.load(fs.readFileSync(config, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(config, yaml.dump({ ...doc, metrics: { port } }));
@@ -97,5 +108,31 @@ describe('soul metrics listener (real soul, real run)', function () {
       [`0100007F:${hex}`],
     );
     assert.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 404);
+  });
+
+  // Last: it stops the soul.
+  it('names the keeper it is on: soul_connected{kid} and soul status (kid, endpoint, since, session, ledger); after a stop, stopped with the last keeper', async () => {
+    const kid = k.config.kid;
+    const text = await scrape();
+    assert.equal(value(text, `soul_connected{kid="${kid}"}`), 1, text);
+    const status = await finished(spawnSoul(sid, ['status', `--config=${config}`]));
+    assert.equal(status.code, 0, status.stderr);
+    const lines = status.stdout.trim().split('\n');
+    assert.equal(lines[0], `sid: ${sid}`);
+    assert.ok(lines.includes('state: connected'), status.stdout);
+    assert.ok(lines.includes(`keeper: ${kid}`), status.stdout);
+    assert.ok(lines.includes(`endpoint: ${endpointOf(k).host}:${endpointOf(k).event_stream_port}`), status.stdout);
+    assert.ok(lines.some((l) => /^since: \d{4}-\d\d-\d\dT/.test(l)));
+    assert.ok(lines.some((l) => /^session: \S+/.test(l)));
+    assert.ok(lines.some((l) => /^ledger: \d+ journals, \d+ bytes$/.test(l)));
+    // The keeper's registry agrees on the keeper the soul names.
+    assert.equal((await api(k, 'GET', `/v1/souls/${sid}`)).body.connected_kid, kid);
+
+    await run!.kill('SIGTERM');
+    run = undefined;
+    const after = await finished(spawnSoul(sid, ['status', `--config=${config}`]));
+    assert.equal(after.code, 1);
+    assert.match(after.stdout, /^state: stopped$/m);
+    assert.match(after.stdout, new RegExp(`^last keeper: ${kid}$`, 'm'));
   });
 });

@@ -17,7 +17,7 @@ const KEEPER = path.join(repoRoot(), 'bin', 'keeper');
 
 async function checkConfig(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await promisify(execFile)(KEEPER, ['check-config', `--config=${file}`], { timeout: 60_000 });
+    const r = await promisify(execFile)(KEEPER, ['check-config', '--offline', `--config=${file}`], { timeout: 60_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -79,7 +79,7 @@ describe('keeper check-config: the files keeper.yml names', function () {
     put(stackFile('approle-scenario-secret-id'), 'approle-scenario-secret-id', 0o400);
     const r = await checkConfig(file);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, `${file}: valid\n`);
+    assert.equal(r.stdout, `${file}: valid (offline: the network was not checked)\n`);
   });
 
   it("a secret_id file at 0440, a world-readable key and a certificate that is not its key's: each named with its fix, no secret printed", async () => {
@@ -113,5 +113,54 @@ describe('keeper check-config: the files keeper.yml names', function () {
     );
     assert.ok(!r.stderr.includes(fs.readFileSync(secretFile, 'utf8').trim()), 'the secret_id is never printed');
     assert.equal(r.stderr.match(/^ {2}- /gm)?.length, 3, `only these problems:\n${r.stderr}`);
+  });
+
+  it("with server_leaf, a leaf folder the keeper's user cannot write is named with the fix; one it owns passes (issue 37 row 5)", async () => {
+    // Run as an unprivileged user (nobody), as the guide runs it as keeper: root may write anywhere.
+    const own = fs.mkdtempSync('/tmp/check-leaf-');
+    try {
+      fs.chmodSync(own, 0o755);
+      const tlsDir = path.join(own, 'tls');
+      fs.mkdirSync(tlsDir, { mode: 0o755 });
+      const conf = path.join(own, 'keeper.yml');
+      const shipped = fs.readFileSync(path.join(repoRoot(), 'packaging', 'keeper', 'keeper.yml'), 'utf8');
+      fs.writeFileSync(
+        conf,
+        shipped.replace(
+          '  pki_role: soul\n',
+          '  pki_role: soul\n  server_leaf: { pki_role: keeper-server, common_name: keeper-1.example.com }\n',
+        ),
+        { mode: 0o644 },
+      );
+      const asNobody = async () => {
+        try {
+          await promisify(execFile)(
+            'setpriv',
+            [
+              '--reuid=65534',
+              '--regid=65534',
+              '--clear-groups',
+              KEEPER,
+              'check-config',
+              '--offline',
+              `--config=${conf}`,
+            ],
+            { timeout: 60_000 },
+          );
+          return '';
+        } catch (err) {
+          return (err as { stderr: string }).stderr;
+        }
+      };
+      const line = `  - listen.grpc.bootstrap.tls.cert: secretstore.server_leaf renews the leaf into ${tlsDir}, which this user cannot write (EACCES); fix: keep the leaf in the keeper's state folder (/var/lib/keeper/tls, owned by keeper)`;
+      const refused = await asNobody();
+      assert.ok(refused.includes(line), refused);
+      fs.chownSync(tlsDir, 65534, 65534);
+      const owned = await asNobody();
+      assert.match(owned, /secretstore\.auth\.secret_id_file/, 'check-config ran and found the other problems');
+      assert.ok(!owned.includes('server_leaf renews the leaf'), owned);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
   });
 });

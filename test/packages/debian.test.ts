@@ -333,7 +333,28 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       assert.doesNotMatch(upgrade, /Configuration file/);
       assert.deepEqual(fs.readFileSync(root.path('/etc/keeper/keeper.yml')), configBytes);
       assert.equal((await root.ok(['keeper', '--version'])).trim(), V2);
-      await root.ok(['runuser', '-u', 'keeper', '--', 'keeper', 'check-config', '--config=/etc/keeper/keeper.yml']);
+      // v1 still runs and holds the kid: the full check says so, the files alone pass.
+      const held = await root.run([
+        'runuser',
+        '-u',
+        'keeper',
+        '--',
+        'keeper',
+        'check-config',
+        '--config=/etc/keeper/keeper.yml',
+      ]);
+      assert.equal(held.code, 1, held.stdout);
+      assert.match(held.stderr, new RegExp(`- kid: a live keeper already holds kid ${files.doc.kid} `));
+      await root.ok([
+        'runuser',
+        '-u',
+        'keeper',
+        '--',
+        'keeper',
+        'check-config',
+        '--offline',
+        '--config=/etc/keeper/keeper.yml',
+      ]);
 
       assert.equal(await running!.stop(), 0, running!.log.out.slice(-2000));
       running = startKeeperUnit();

@@ -9,6 +9,7 @@ import type { Logger } from '../common/logger';
 import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
 import { installTemporalRuntime } from './runtime-logger';
+import { checkSearchAttributes } from './temporal-setup';
 import { temporalTlsOptions } from './tls';
 
 /** Holds the client once connected; the API answers 503 while `client` is undefined. */
@@ -39,6 +40,15 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
       installTemporalRuntime(log); // before the first native connection: the SDK's logs go to ours
       const tls = temporalTlsOptions(config.temporal.tls);
       connection = await NativeConnection.connect({ address: config.temporal.address, ...(tls ? { tls } : {}) });
+      // A namespace without the keeper's search attributes would fail every run at its start:
+      // refuse to start instead, naming them and the command that registers them (issue 33).
+      try {
+        await checkSearchAttributes(connection, config.temporal.namespace);
+      } catch (err) {
+        await connection.close();
+        connection = undefined;
+        throw err;
+      }
       holder.connection = connection;
       holder.client = new Client({ connection, namespace: config.temporal.namespace });
     },

@@ -69,13 +69,25 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
 export async function temporalAnswers(holder: TemporalClientHolder): Promise<boolean> {
   const connection = holder.connection;
   if (!connection) return false;
-  try {
-    await connection.withDeadline(Date.now() + 2000, () =>
+  // The gRPC deadline alone does not bound the call: with the frontend's port closed the native
+  // client keeps reconnecting, and /readyz took 6-9 s to answer on the production rehearsal (issue
+  // 33). The answer is `down` after 2 s whatever the call is still doing.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 2000);
+  });
+  const call = connection
+    .withDeadline(Date.now() + 2000, () =>
       connection.workflowService.describeNamespace({ namespace: holder.namespace }),
+    )
+    .then(
+      () => true,
+      () => false,
     );
-    return true;
-  } catch {
-    return false;
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -358,8 +358,12 @@ status() {
   if [ -z "$st" ]; then line secretstore down; rc=1
   elif grep -q '"sealed": true' <<<"$st"; then line secretstore "sealed ($STORE_ADDR)"; rc=1
   else line secretstore "up ($STORE_ADDR)"; fi
+  local body
   for k in a:0 b:1; do
-    if keeper_ready "${k#*:}"; then line "keeper prod-${k%%:*}" "ready (127.0.0.1:838${k#*:})"; else line "keeper prod-${k%%:*}" down; rc=1; fi
+    if keeper_ready "${k#*:}"; then line "keeper prod-${k%%:*}" "ready (127.0.0.1:838${k#*:})"
+    elif body="$(curl -s -m 10 "http://127.0.0.1:838${k#*:}/readyz")" && [ -n "$body" ]; then
+      line "keeper prod-${k%%:*}" "not ready: $body"; rc=1
+    else line "keeper prod-${k%%:*}" down; rc=1; fi
   done
   return $rc
 }

@@ -9,6 +9,7 @@ LOGS := $(or $(KEEPER_STACK_DIR),.stack)/logs
 help:
 	@echo "make demo        bring the stack up, build, init the first operator, start keeper and souls"
 	@echo "make test        bring the stack up, build, run every test (ends with 'N passed, N failed')"
+	@echo "make test-prod   the production rehearsal: Temporal server, sealed secrets store, two keepers (docs/production.md)"
 	@echo "make stack       start PostgreSQL, Redis, the secrets store and Temporal only"
 	@echo "make stack-down  stop them (and the demo's keeper and souls)"
 	@echo "make build       compile TypeScript into dist/"
@@ -59,6 +60,11 @@ stack-down:
 test: prepare format-check
 	node scripts/run-tests.js
 
+# The production rehearsal (docs/production.md): the Temporal server (built once, about 3 minutes),
+# a sealed secrets store, two keepers, real souls; not part of `make test`.
+test-prod: prepare
+	node scripts/run-tests.js dist/test/prod/*.test.js
+
 format-check: deps
 	@npx biome format . >/dev/null 2>&1 || { npx biome format . 2>&1 | tail -n 30; echo "format: unformatted files (above); fix them with: make format"; exit 1; }
 
@@ -81,4 +87,4 @@ bench: prepare
 package: build
 	@scripts/package.sh
 
-.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-unit format format-check demo bench package
+.PHONY: help deps build build-extra tools packages stack prepare stack-down test test-prod test-unit format format-check demo bench package

@@ -1,4 +1,5 @@
-// The `keeper` command: `init` (first operator), `run` (the server), `check-config`.
+// The `keeper` command: `init` (first operator), `run` (the server), `check-config`,
+// `temporal-setup` (the namespace and search attributes, once per Temporal namespace).
 // Exit codes: 0 done, 1 refused or failed (with the reason on stderr), 2 usage.
 import yargs from 'yargs';
 import { fatalLine } from '../common/journal';
@@ -10,6 +11,7 @@ import { InitRefused, checkAid, keeperInit } from './init';
 import { openCore, StartupError } from '../platform/runtime';
 import { startKeeper } from './server';
 import { VERSION } from '../common/version';
+import { temporalSetup } from './temporal-setup';
 
 // Under systemd the reason is one journal line at priority err (common/journal.ts), so
 // `journalctl -p warning -u keeper` shows why a start failed.
@@ -123,7 +125,20 @@ export function main(args: string[]): void {
         }
       },
     )
-    .demandCommand(1, 'name a command: init, run or check-config')
+    .command(
+      'temporal-setup',
+      "create the keeper's Temporal namespace if it is missing and register its search attributes (idempotent)",
+      (y) =>
+        y
+          .option('config', { type: 'string', demandOption: true, describe: 'path to keeper.yml' })
+          .option('retention-days', {
+            type: 'number',
+            default: 3,
+            describe: 'retention of closed runs in Temporal, for a namespace this command creates',
+          }),
+      (argv) => temporalSetup(argv.config, argv['retention-days']).catch(fail),
+    )
+    .demandCommand(1, 'name a command: init, run, check-config or temporal-setup')
     .strict()
     .fail((msg, err) => {
       if (err) fail(err);

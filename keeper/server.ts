@@ -19,7 +19,7 @@ import { httpComponent } from '../platform/listen';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { registerDriftMetric } from '../runs/drift-metrics';
 import { registerPendingHostsMetric } from '../runs/pending-metrics';
-import { readinessHandler } from './readiness';
+import { readinessHandler, secretStoreAnswers } from './readiness';
 import { openRuntime, StartupError, type RuntimeWithCache } from '../platform/runtime';
 import { VERSION } from '../common/version';
 
@@ -73,7 +73,13 @@ export async function startKeeper(
     app.disable('x-powered-by');
     app.get(
       '/readyz',
-      readinessHandler(runtime.db, runtime.cache, metrics, () => temporalAnswers(runs.temporal)),
+      readinessHandler(
+        runtime.db,
+        runtime.cache,
+        metrics,
+        () => temporalAnswers(runs.temporal),
+        () => secretStoreAnswers(config.secretstore.addr),
+      ),
     );
     app.use('/ui', createUiRouter({ log }));
     app.use(createApiApp(apiDeps));

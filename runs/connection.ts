@@ -9,6 +9,7 @@ import type { Logger } from '../common/logger';
 import type { Component } from '../platform/component';
 import type { KeeperConfig } from '../platform/config/types';
 import { installTemporalRuntime } from './runtime-logger';
+import { checkSearchAttributes } from './temporal-setup';
 import { temporalTlsOptions } from './tls';
 
 /** Holds the client once connected; the API answers 503 while `client` is undefined. */
@@ -39,6 +40,15 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
       installTemporalRuntime(log); // before the first native connection: the SDK's logs go to ours
       const tls = temporalTlsOptions(config.temporal.tls);
       connection = await NativeConnection.connect({ address: config.temporal.address, ...(tls ? { tls } : {}) });
+      // A namespace without the keeper's search attributes would fail every run at its start:
+      // refuse to start instead, naming them and the command that registers them (issue 33).
+      try {
+        await checkSearchAttributes(connection, config.temporal.namespace);
+      } catch (err) {
+        await connection.close();
+        connection = undefined;
+        throw err;
+      }
       holder.connection = connection;
       holder.client = new Client({ connection, namespace: config.temporal.namespace });
     },
@@ -59,13 +69,25 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
 export async function temporalAnswers(holder: TemporalClientHolder): Promise<boolean> {
   const connection = holder.connection;
   if (!connection) return false;
-  try {
-    await connection.withDeadline(Date.now() + 2000, () =>
+  // The gRPC deadline alone does not bound the call: with the frontend's port closed the native
+  // client keeps reconnecting, and /readyz took 6-9 s to answer on the production rehearsal (issue
+  // 33). The answer is `down` after 2 s whatever the call is still doing.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 2000);
+  });
+  const call = connection
+    .withDeadline(Date.now() + 2000, () =>
       connection.workflowService.describeNamespace({ namespace: holder.namespace }),
+    )
+    .then(
+      () => true,
+      () => false,
     );
-    return true;
-  } catch {
-    return false;
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

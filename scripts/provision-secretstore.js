@@ -15,7 +15,10 @@ const state = process.argv[2];
 if (isMain && !state) { console.error('usage: provision-secretstore.js <stack-dir>'); process.exit(2); }
 const env = isMain ? Object.fromEntries(fs.readFileSync(path.join(state, 'generated.env'), 'utf8')
   .split('\n').filter(Boolean).map((l) => { const i = l.indexOf('='); return [l.slice(0, i), l.slice(i + 1)]; })) : {};
-const ADDR = 'http://127.0.0.1:8200';
+// The production rehearsal (scripts/prod-rehearsal.sh) provisions its own store, in server mode, the
+// same way: another address and database, everything else as here.
+const ADDR = process.env.KEEPER_PROVISION_ADDR || 'http://127.0.0.1:8200';
+const DB_NAME = process.env.KEEPER_PROVISION_DB || 'keeper';
 const TOKEN = env.BAO_ROOT_TOKEN;
 
 // Names an operator would choose; docs/stack.md explains each.
@@ -52,7 +55,7 @@ function writeFileMode(file, content, mode) {
 }
 
 async function provisionKv() {
-  const dsn = `postgres://keeper:${env.PG_PASSWORD}@127.0.0.1:5432/keeper`;
+  const dsn = `postgres://keeper:${env.PG_PASSWORD}@127.0.0.1:5432/${DB_NAME}`;
   const fields = { dsn, password: env.REDIS_PASSWORD, signing_key: env.SIGNING_KEY };
   await ensureMount('secret', 'kv', { version: '2' });
   await api('POST', 'secret/data/keeper', { data: fields });

@@ -61,6 +61,8 @@ export interface RigOptions {
   delaySec?: number;
   /** A second keeper (its own kid and ports, same database, secret and queue) the souls fail over to. */
   second?: boolean;
+  /** The CA the souls pin for the keepers' gRPC listeners (default: the stack's; test/prod has its own store). */
+  soulCa?: string;
 }
 
 export interface SecondKeeper {
@@ -161,6 +163,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       path.join(root, 'souls'),
       opts.covens ?? [['web'], ['web']],
       rig.b ? [endpointOf(k, 10), endpointOf(rig.b.access, 20)] : [endpointOf(k)],
+      opts.soulCa,
     );
     const r = await api(k, 'POST', '/v1/services', { name: 'slowfiles', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -226,6 +229,7 @@ async function startFleet(
   root: string,
   covens: string[][],
   endpoints: EndpointSpec[],
+  ca?: string,
 ): Promise<TestSoul[]> {
   return Promise.all(
     covens.map(async (c, i) => {
@@ -233,7 +237,7 @@ async function startFleet(
       const r = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: c });
       if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
       const dir = path.join(root, sid);
-      const config = writeSoulConfig(dir, sid, endpoints);
+      const config = writeSoulConfig(dir, sid, endpoints, ca);
       const init = await soulInit(sid, config, r.body.bootstrap_token);
       if (init.code !== 0) throw new Error(`soul init ${sid}: ${init.stderr}`);
       const run = soulRun(sid, config);

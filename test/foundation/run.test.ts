@@ -71,7 +71,10 @@ describe('keeper run (real stack)', function () {
     it('answers 200 while the database and the cache answer', async () => {
       const res = await fetch(`${k.baseUrl}/readyz`);
       assert.equal(res.status, 200);
-      assert.deepEqual(await res.json(), { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } });
+      assert.deepEqual(await res.json(), {
+        status: 'ready',
+        checks: { database: 'up', cache: 'up', temporal: 'up', secretstore: 'up' },
+      });
     });
 
     it('flips to 503 when Redis stops and back to 200 when it returns, by itself', async () => {
@@ -79,7 +82,12 @@ describe('keeper run (real stack)', function () {
       assert.equal(await until(status, (s) => s === 503), 503);
       const down = await fetch(`${k.baseUrl}/readyz`);
       assert.equal(down.headers.get('retry-after'), '5');
-      assert.deepEqual((await down.json()).checks, { database: 'up', cache: 'down', temporal: 'up' });
+      assert.deepEqual((await down.json()).checks, {
+        database: 'up',
+        cache: 'down',
+        temporal: 'up',
+        secretstore: 'up',
+      });
       await redis.start();
       assert.equal(await until(status, (s) => s === 200), 200);
     });
@@ -123,13 +131,13 @@ describe('keeper run (real stack)', function () {
     it('is 503 naming temporal while its frontend is down, and 200 again when it returns, by itself', async () => {
       assert.deepEqual(await readyz(), {
         status: 200,
-        body: { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up' } },
+        body: { status: 'ready', checks: { database: 'up', cache: 'up', temporal: 'up', secretstore: 'up' } },
       });
       await temporal.stop();
       const down = await until(readyz, (r) => r.status === 503);
       assert.deepEqual(down, {
         status: 503,
-        body: { status: 'not ready', checks: { database: 'up', cache: 'up', temporal: 'down' } },
+        body: { status: 'not ready', checks: { database: 'up', cache: 'up', temporal: 'down', secretstore: 'up' } },
       });
       const metrics = await (await fetch(`${k.metricsUrl}/metrics`)).text();
       assert.match(metrics, /keeper_dependency_up\{dependency="temporal",kid="[^"]+"\} 0/);

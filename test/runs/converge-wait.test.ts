@@ -9,9 +9,31 @@ import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig } from '../agents/harness';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { cleanupKeeperFiles } from '../support/keeper';
+import {
+  api,
+  gitRepoFrom,
+  initRunKeeper,
+  settled,
+  spawnKeeper,
+  startRunKeeper,
+  startSouls,
+  tempDir,
+  type KeeperProcess,
+  type TestSoul,
+} from './keeper';
 
 const SLOW_STEPS = 3;
+
+const runsOf = async (k: Parameters<typeof api>[0], name: string) =>
+  (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
+const convergeRunning = (k: Parameters<typeof api>[0], name: string) =>
+  waitFor(
+    `a converge run of ${name} in flight`,
+    async () => (await runsOf(k, name)).find((r) => Array.isArray(r.target_sids) && r.status === 'running'),
+    30_000,
+    100,
+  );
 
 // Each file is written by the first send and confirmed by a second one 2 s later (`until:`): about
 // 2 s per step, so the converge run is still in flight when the operator's run arrives.
@@ -72,15 +94,6 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const runsOf = async (name: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
-  const convergeRunning = (name: string) =>
-    waitFor(
-      `a converge run of ${name} in flight`,
-      async () => (await runsOf(name)).find((r) => Array.isArray(r.target_sids) && r.status === 'running'),
-      30_000,
-      100,
-    );
-
   it('is accepted naming the converge run, ends ready on every host (the new ones too); a second run is 409', async () => {
     const created = await api(k, 'POST', '/v1/incarnations', {
       name: 'wait-web',
@@ -93,7 +106,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
 
     const fresh = await startSouls(k, path.join(root, 'souls-new'), [['web'], ['web']]);
     souls.push(...fresh);
-    const converge = await convergeRunning('wait-web');
+    const converge = await convergeRunning(k, 'wait-web');
 
     const run = await api(k, 'POST', '/v1/incarnations/wait-web/runs', {
       operation: 'create',
@@ -121,7 +134,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     for (const s of souls)
       assert.equal(fs.readFileSync(path.join(root, s.sid, 'note0'), 'utf8'), 'second\n', `${s.sid} has the new note`);
     // No converge run was started after the operator's run: it had the new hosts.
-    const after = (await runsOf('wait-web')).filter((r) => r.created_at > report.created_at);
+    const after = (await runsOf(k, 'wait-web')).filter((r) => r.created_at > report.created_at);
     assert.deepEqual(after, []);
   });
 
@@ -146,7 +159,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     assert.equal((await soulInit(sid, config, reg.body.bootstrap_token)).code, 0);
     souls.push({ sid, config, dir, run: soulRun(sid, config) });
     await waitForStatus(k, sid, 'connected', 20_000);
-    const converge = await convergeRunning('wait-lock');
+    const converge = await convergeRunning(k, 'wait-lock');
 
     const run = await api(k, 'POST', '/v1/incarnations/wait-lock/runs', { operation: 'create' });
     assert.equal(run.status, 202, JSON.stringify(run.body));
@@ -167,5 +180,75 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     assert.deepEqual(report.hosts, [], 'nothing was dispatched');
     const inc = (await api(k, 'GET', '/v1/incarnations/wait-lock')).body;
     assert.equal(inc.status, 'error_locked');
+  });
+});
+
+describe('runs: a run waiting for a converge run survives a keeper killed with SIGKILL', function () {
+  this.timeout(300_000);
+  let k: Awaited<ReturnType<typeof initRunKeeper>>;
+  let keeper: KeeperProcess | undefined;
+  let root: string;
+  const souls: TestSoul[] = [];
+
+  before(async () => {
+    root = tempDir('converge-wait-kill-');
+    const src = path.join(root, 'slownote-src');
+    writeSlowService(src);
+    const url = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
+    k = await initRunKeeper();
+    keeper = await spawnKeeper(k);
+    souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web']])));
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: url, ref: 'v1' })).status, 201);
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
+      keeper.child.kill('SIGTERM');
+      await keeper.exited;
+    }
+    if (k) await cleanupKeeperFiles(k);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the keeper killed while the run waits: started again, the converge run and then the waiting run end ready', async () => {
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-kill',
+      service: 'slownote',
+      covens: ['web'],
+      input: { root, greeting: 'first' },
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-kill')).status, 'ready');
+    souls.push(...(await startSouls(k, path.join(root, 'souls-new'), [['web']])));
+    const converge = await convergeRunning(k, 'wait-kill');
+    const run = await api(k, 'POST', '/v1/incarnations/wait-kill/runs', {
+      operation: 'create',
+      input: { greeting: 'after the kill' },
+    });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id);
+
+    const waiting = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${run.body.apply_id}`)).body;
+    assert.deepEqual([waiting.status, waiting.phase], ['running', 'queued'], 'still waiting when the keeper dies');
+    keeper!.child.kill('SIGKILL');
+    await keeper!.exited;
+    keeper = await spawnKeeper(k);
+
+    const report = await waitFor(
+      'the waiting run to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${run.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      180_000,
+      500,
+    );
+    assert.equal(report.status, 'succeeded', JSON.stringify(report.error));
+    assert.equal((await settled(k, 'wait-kill')).status, 'ready');
+    const convergeReport = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${converge.apply_id}`)).body;
+    assert.equal(convergeReport.status, 'succeeded');
+    assert.deepEqual(report.hosts.map((h: any) => h.sid).sort(), souls.map((s) => s.sid).sort());
+    for (const s of souls)
+      assert.equal(fs.readFileSync(path.join(root, s.sid, 'note0'), 'utf8'), 'after the kill\n', s.sid);
   });
 });

@@ -85,5 +85,14 @@ export async function turnOf(db: Knex, applyId: string): Promise<'go' | 'wait' |
     .first('r.status as status', 'i.status as inc_status', 'i.current_apply_id as current');
   if (!row || row.status !== 'running') return 'ended';
   if (row.inc_status === 'applying' && row.current === applyId) return 'go';
+  // Removed with force while the run waited (the forced delete ends only the run holding the lock).
+  if (row.inc_status === null) {
+    await finishRun(db, applyId, {
+      status: 'failed',
+      error: 'the incarnation was removed while this run waited; nothing was run',
+      summary: { hosts: { ok: 0, changed: 0, failed: 0, unknown: 0, skipped: 0, pending: 0 }, failed_phase: 'wait' },
+    });
+    return 'ended';
+  }
   return 'wait';
 }

@@ -181,6 +181,27 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     const inc = (await api(k, 'GET', '/v1/incarnations/wait-lock')).body;
     assert.equal(inc.status, 'error_locked');
   });
+
+  it('ends failed, running nothing, when the incarnation is removed with force while it waits', async () => {
+    souls.push(...(await startSouls(k, path.join(root, 'souls-late'), [['web']])));
+    const converge = await convergeRunning(k, 'wait-web');
+    const run = await api(k, 'POST', '/v1/incarnations/wait-web/runs', { operation: 'create' });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id);
+    assert.equal((await api(k, 'DELETE', '/v1/incarnations/wait-web?force=true')).status, 200);
+    const report = await waitFor(
+      'the waiting run to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-web/runs/${run.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      30_000,
+      200,
+    );
+    assert.equal(report.status, 'failed');
+    assert.equal(report.error, 'the incarnation was removed while this run waited; nothing was run');
+    assert.deepEqual(report.hosts, []);
+  });
 });
 
 describe('runs: a run waiting for a converge run survives a keeper killed with SIGKILL', function () {

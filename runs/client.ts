@@ -16,6 +16,8 @@ export interface RunToStart {
   operation: string;
   service: string;
   serviceRef: string;
+  /** The converge run this run waits for before it takes the lock (db/repos/run-queue.ts). */
+  waitsFor?: string;
 }
 
 export { newApplyId } from './apply-id';
@@ -40,7 +42,14 @@ export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToS
     const handle = await client.workflow.start(incarnationRun, {
       ...common,
       requestEagerStart: true,
-      args: [{ applyId: run.applyId, incarnation: run.incarnation, operation: run.operation }],
+      args: [
+        {
+          applyId: run.applyId,
+          incarnation: run.incarnation,
+          operation: run.operation,
+          ...(run.waitsFor ? { waitsFor: run.waitsFor } : {}),
+        },
+      ],
     });
     return handle.firstExecutionRunId;
   } catch (err) {

@@ -6,6 +6,8 @@ export interface RunWorkflowInput {
   applyId: string;
   incarnation: string;
   operation: string;
+  /** An operator's run recorded behind a converge run: it waits for the lock first (db/repos/run-queue.ts). */
+  waitsFor?: string;
 }
 
 /** `serial:` as rendered: a host count, or a percentage of the targeted hosts ("25%"). */
@@ -61,7 +63,7 @@ export interface BatchOutcome {
 export interface RunResult {
   applyId: string;
   status: 'succeeded' | 'failed';
-  phase: 'render' | 'dispatch' | 'commit';
+  phase: 'wait' | 'render' | 'dispatch' | 'commit';
   hosts: BatchOutcome & { skipped: number };
 }
 
@@ -90,7 +92,7 @@ export interface UpgradeWorkflowInput {
 }
 
 export interface RunProgress {
-  phase: 'render' | 'dispatch' | 'commit' | 'done';
+  phase: 'wait' | 'render' | 'dispatch' | 'commit' | 'done';
   batch: number;
   batches: number;
   hosts: BatchOutcome;

@@ -93,6 +93,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
     temporal_ui: uiLink(deps, r.apply_id),
     target_sids: r.target_sids ?? null,
     plan_id: r.plan_id ?? null,
+    waits_for: r.waits_for ?? null,
     ...attribution(r),
   };
 }
@@ -300,7 +301,8 @@ export const incarnationRoutes = [
     permission: 'incarnations:run',
     summary: 'Run an operation, or apply a plan',
     description:
-      'Runs `scenario/<operation>/main.yml`, or with `{"plan_id"}` exactly the steps of that plan, refusing any host that drifted since (docs/plans.md). 409 while the incarnation is `applying` or `error_locked` (unlock it first), and for a plan that is not `ready`, was applied, expired or is stale.',
+      'Runs `scenario/<operation>/main.yml`, or with `{"plan_id"}` exactly the steps of that plan, refusing any host that drifted since (docs/plans.md). 409 while the incarnation is `applying` or `error_locked` (unlock it first), and for a plan that is not `ready`, was applied, expired or is stale. ' +
+      'While the keeper\'s own converge run (new hosts) holds the lock, an operation is accepted all the same: the answer\'s `waits_for` names that run, and this one starts when it ends (docs/runs.md "Converging new hosts"); a second run meanwhile is a 409.',
     params: nameParams,
     body: { schema: startRunBody, required: true },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },

@@ -19,6 +19,7 @@ export function runAnswer(deps: ApiDeps, outcome: RunOutcome) {
       status: 'applying',
       run: url,
       temporal_ui: uiLink(deps, outcome.applyId),
+      ...(outcome.waitsFor ? { waits_for: outcome.waitsFor } : {}),
     },
     headers: { Location: url },
   };

@@ -85,6 +85,11 @@ export const runSummarySchema = named('RunSummary', {
       ...nullableString,
       description: 'the plan this run applied, step for step (docs/plans.md); null: rendered at its start',
     },
+    waits_for: {
+      ...nullableString,
+      description:
+        'the converge run this run was started behind: it took the lock when that run ended (docs/runs.md "Converging new hosts"); null: it took the lock at once',
+    },
   },
 } as const satisfies ObjectSchema);
 
@@ -172,6 +177,11 @@ export const acceptedSchema = named('RunAccepted', {
     status: { type: 'string', description: 'the incarnation status: applying' },
     run: { type: 'string', description: 'the run report URL path' },
     temporal_ui: { type: 'string' },
+    waits_for: {
+      type: 'string',
+      description:
+        'present when a converge run held the lock: this run waits for that run (its apply_id) and starts when it ends (docs/runs.md "Converging new hosts")',
+    },
   },
 } as const satisfies ObjectSchema);
 

@@ -35,6 +35,11 @@ export async function afterAccepted(
   follow: boolean,
   success: SuccessLine = readyLine,
 ): Promise<void> {
+  // Behind the keeper's converge run (new hosts), the run was accepted to start after it (docs/runs.md).
+  if (accepted.waits_for)
+    ctx.note(
+      `run ${accepted.apply_id} waits for converge run ${accepted.waits_for} (new hosts of ${name}); it starts when that run ends`,
+    );
   if (!follow) {
     ctx.show(
       accepted,

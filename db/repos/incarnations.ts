@@ -116,7 +116,8 @@ export async function createIncarnation(
   }
 }
 
-function refusal(inc: IncarnationRecord): RunRefused {
+/** The lock's refusal (a 409): error_locked, or applying another run (`message`: a more exact sentence). */
+export function refusal(inc: IncarnationRecord, message?: string): RunRefused {
   if (inc.status === 'error_locked') {
     return new RunRefused(
       inc.status,
@@ -126,7 +127,7 @@ function refusal(inc: IncarnationRecord): RunRefused {
   }
   return new RunRefused(
     inc.status,
-    `incarnation ${inc.name} is applying run ${inc.current_apply_id}; wait for it to finish`,
+    message ?? `incarnation ${inc.name} is applying run ${inc.current_apply_id}; wait for it to finish`,
   );
 }
 

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { commitState, getIncarnation, lockIncarnation, removeIncarnation } from './incarnations';
 import { finishRun, getRun, hostCounts } from './runs';
 import { settlePendingHosts } from './pending-hosts';
+import { passLock } from './run-queue';
 
 /** The operation whose committed run removes the incarnation. */
 export const DESTROY = 'destroy';
@@ -46,6 +47,7 @@ export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
         error: 'the run no longer held the incarnation lock; nothing was committed',
         summary: { hosts },
       });
+      await passLock(trx, inc.name, applyId);
       return false;
     }
     // A committed `destroy` is the incarnation's end (DELETE /v1/incarnations/{name}): the record
@@ -66,6 +68,8 @@ export async function commitRun(db: Knex, applyId: string): Promise<boolean> {
         ...(removed ? { removed: true } : {}),
       },
     });
+    // An operator's run waiting for this one (a converge run) takes the lock now (db/repos/run-queue.ts).
+    await passLock(trx, inc.name, applyId);
     return true;
   });
 }
@@ -87,5 +91,7 @@ export async function lockRun(db: Knex, applyId: string, reason: string, phase: 
       error: reason,
       summary: { hosts: await hostCounts(trx, applyId), failed_phase: phase },
     });
+    // A run waiting for this one ends failed: the incarnation is locked (db/repos/run-queue.ts).
+    await passLock(trx, run.incarnation, applyId);
   });
 }

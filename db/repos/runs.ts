@@ -72,6 +72,8 @@ export interface RunRecord {
   max_failed: string | null;
   kind: RunKind;
   plan_id: string | null;
+  /** The converge run this run was recorded behind (db/repos/run-queue.ts); null: it took the lock at once. */
+  waits_for?: string | null;
   plan_base: string | null;
   expires_at: Date | null;
   applied_by: string | null;

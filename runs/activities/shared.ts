@@ -8,8 +8,13 @@ import { commitRun, DESTROY, lockRun, RunMissing } from '../../db/repos/run-outc
 import { getIncarnation } from '../../db/repos/incarnations';
 import { getRun } from '../../db/repos/runs';
 import type { SharedActivityDeps } from './deps';
-import { RunGone } from './errors';
-import { fenceRun } from './fence';
+import { NotLockHolder, RunGone } from './errors';
+import { actingExecution, fenceRun } from './fence';
+import { checkRunWorkflow } from '../../db/repos/run-lock';
+import { turnOf } from '../../db/repos/run-queue';
+
+/** How often a waiting run looks whether the converge run before it ended (a database read). */
+const TURN_POLL_MS = 250;
 import { renderRun } from './render';
 import { upgradeState } from './upgrade';
 import { finishPlan } from '../../db/repos/plans';
@@ -123,6 +128,23 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       const result = await finishPlan(db, applyId, reason);
       await logRunEdge(deps, applyId, 'ended');
       return result;
+    },
+
+    /**
+     * A run recorded behind a converge run (db/repos/run-queue.ts) waits here until it holds the
+     * lock ('go') or was failed while waiting ('ended'). The wait is this activity, heartbeating: a
+     * keeper that dies mid-wait stops heartbeating and Temporal runs it again on another worker.
+     */
+    async awaitTurn({ applyId }: { applyId: string }): Promise<'go' | 'ended'> {
+      const ctx = Context.current();
+      const own = await checkRunWorkflow(db, applyId, await actingExecution(applyId), { claim: true });
+      if (!own.ok) throw NotLockHolder(own.reason);
+      for (;;) {
+        const turn = await turnOf(db, applyId);
+        if (turn !== 'wait') return turn;
+        ctx.heartbeat('waiting');
+        await ctx.sleep(TURN_POLL_MS);
+      }
     },
 
     ...createDriftActivities(deps),

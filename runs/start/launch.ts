@@ -31,8 +31,13 @@ export async function launch(
   return { accepted: true, applyId: run.applyId, incarnation: run.incarnation, operation: run.operation };
 }
 
-export const startRun = (deps: RunServiceDeps, run: NewRun & { service: string }) =>
-  launch(deps, run, (t) => startRunWorkflow(t, { ...run, serviceRef: run.serviceRef }));
+/** `waitsFor`: the run was recorded waiting for that converge run (db/repos/run-queue.ts); its workflow waits for the lock. */
+export const startRun = async (deps: RunServiceDeps, run: NewRun & { service: string }, waitsFor?: string) => {
+  const accepted = await launch(deps, run, (t) =>
+    startRunWorkflow(t, { ...run, serviceRef: run.serviceRef, ...(waitsFor ? { waitsFor } : {}) }),
+  );
+  return waitsFor ? { ...accepted, waitsFor } : accepted;
+};
 
 /** Starts the recorded plan's workflow; if Temporal refuses, the plan is failed with the reason (unavailable). */
 export async function startPlan(

@@ -4,6 +4,7 @@
 // API routes unchanged in order; the field names are the JSON pointers of the request they answer.
 import { beginRun, createIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { DESTROY } from '../../db/repos/run-outcome';
+import { beginRunOrWait } from '../../db/repos/run-queue';
 import { getRun, lastCommittedInput } from '../../db/repos/runs';
 import { mergeInput, type InputMode } from '../../scenario/input-merge';
 import { refuseUnreviewedRetry } from './retry-review';
@@ -149,8 +150,9 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
     service: service.name,
     ...(maxFailed !== undefined ? { maxFailed } : {}),
   };
-  await beginRun(deps.db, inc.name, run);
-  return startRun(deps, run);
+  // Behind a converge run the run is recorded waiting for it, not refused (db/repos/run-queue.ts).
+  const { waitsFor } = await beginRunOrWait(deps.db, inc.name, run);
+  return startRun(deps, run, waitsFor);
 }
 
 /** Unlock-with-retry: the failed operation again, with `input` if given, else the failed run's. */

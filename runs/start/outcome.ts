@@ -21,6 +21,8 @@ export interface RunAccepted {
   operation: string;
   /** Only for a plan: when it can no longer be applied. */
   expiresAt?: Date;
+  /** Only for a run recorded behind a converge run: that run's apply_id; this one starts when it ends. */
+  waitsFor?: string;
 }
 
 export interface RunRefused {

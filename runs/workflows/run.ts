@@ -43,6 +43,12 @@ const retry: RetryPolicy = {
   nonRetryableErrorTypes: ['RunGone'],
 };
 const shared = proxyActivities<SharedActivities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry });
+/** The wait behind a converge run lasts as long as that run: restarted after a day, or after a worker lost (heartbeat). */
+const waiting = proxyActivities<SharedActivities>({
+  startToCloseTimeout: '1d',
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['RunGone', 'NotLockHolder'] },
+});
 
 /**
  * The short activities (routing, marking hosts, commit, lock: one Redis read or one database
@@ -80,6 +86,19 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   setHandler(runProgressQuery, () => progress);
 
   const short = shortActivities();
+  // Recorded behind a converge run (db/repos/run-queue.ts): its end passes the lock to this run, or
+  // fails this run when it locked the incarnation. Only such runs have `waitsFor` (replay unchanged).
+  if (input.waitsFor) {
+    progress.phase = 'wait';
+    if ((await waiting.awaitTurn({ applyId })) === 'ended') {
+      progress.phase = 'done';
+      return failedRun<RunResult>(
+        { applyId, status: 'failed', phase: 'wait', hosts: { ...progress.hosts, skipped: 0 } },
+        `converge run ${input.waitsFor}, which this run waited for, did not leave the incarnation ready; nothing was run`,
+      );
+    }
+    progress.phase = 'render';
+  }
   const render = await shared.renderRun({ applyId });
   if (!render.ok) {
     const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;

@@ -1,0 +1,275 @@
+// An operator's run while the converger's run of the same incarnation is in flight (issue 30, "New
+// hosts in one run"), on the real stack with real souls: it is accepted (202 naming the converge run
+// it waits for), starts when that run ends, and covers every host of the covens, the new ones
+// included; a second operator's run meanwhile is the lock's 409. When the converge run locks the
+// incarnation, the waiting run ends failed with the reason and runs nothing.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestKeeper } from '../support/keeper';
+import { repoRoot } from '../support/repo';
+import { endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig } from '../agents/harness';
+import { cleanupKeeperFiles } from '../support/keeper';
+import {
+  api,
+  gitRepoFrom,
+  initRunKeeper,
+  settled,
+  spawnKeeper,
+  startRunKeeper,
+  startSouls,
+  tempDir,
+  type KeeperProcess,
+  type TestSoul,
+} from './keeper';
+
+const SLOW_STEPS = 3;
+
+const runsOf = async (k: Parameters<typeof api>[0], name: string) =>
+  (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
+const convergeRunning = (k: Parameters<typeof api>[0], name: string) =>
+  waitFor(
+    `a converge run of ${name} in flight`,
+    async () => (await runsOf(k, name)).find((r) => Array.isArray(r.target_sids) && r.status === 'running'),
+    30_000,
+    100,
+  );
+
+// Each file is written by the first send and confirmed by a second one 2 s later (`until:`): about
+// 2 s per step, so the converge run is still in flight when the operator's run arrives.
+function writeSlowService(dir: string): void {
+  fs.mkdirSync(path.join(dir, 'scenario', 'create'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'service.yml'), 'name: slownote\nstate_schema_version: 1\n');
+  const tasks = Array.from(
+    { length: SLOW_STEPS },
+    (_, i) => `  - name: note ${i}
+    module: core.file.present
+    params:
+      path: "\${input.root}/\${soulprint.self.fqdn}/note${i}"
+      content: "\${input.greeting}\\n"
+      mode: "0644"
+    until: "result.changed == false"
+    retries: 3
+    delay: 2
+`,
+  ).join('');
+  fs.writeFileSync(
+    path.join(dir, 'scenario', 'create', 'main.yml'),
+    `description: Slow notes.
+input:
+  root: {type: string}
+  greeting: {type: string}
+state_changes:
+  sets:
+    greeting: "\${input.greeting}"
+tasks:
+${tasks}`,
+  );
+}
+
+describe('runs: an operator run during a converge run waits for it instead of a 409', function () {
+  this.timeout(240_000);
+  let k: TestKeeper;
+  let root: string;
+  const souls: TestSoul[] = [];
+
+  before(async () => {
+    root = tempDir('converge-wait-');
+    const src = path.join(root, 'slownote-src');
+    writeSlowService(src);
+    const slow = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
+    const lifecycle = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'lifecycle'),
+      path.join(root, 'lifecycle.git'),
+      'v1',
+    );
+    k = await startRunKeeper();
+    souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web'], ['web']])));
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: slow, ref: 'v1' })).status, 201);
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'lifecycle', git: lifecycle, ref: 'v1' })).status, 201);
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is accepted naming the converge run, ends ready on every host (the new ones too); a second run is 409', async () => {
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-web',
+      service: 'slownote',
+      covens: ['web'],
+      input: { root, greeting: 'first' },
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-web')).status, 'ready');
+
+    const fresh = await startSouls(k, path.join(root, 'souls-new'), [['web'], ['web']]);
+    souls.push(...fresh);
+    const converge = await convergeRunning(k, 'wait-web');
+
+    const run = await api(k, 'POST', '/v1/incarnations/wait-web/runs', {
+      operation: 'create',
+      input: { greeting: 'second' },
+    });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id, 'the answer names the converge run it waits for');
+    const second = await api(k, 'POST', '/v1/incarnations/wait-web/runs', { operation: 'create' });
+    assert.equal(second.status, 409, 'a second operator run meanwhile is the lock');
+    assert.match(second.body.detail, new RegExp(`${run.body.apply_id} already waits for it`));
+
+    const inc = await settled(k, 'wait-web', 120_000);
+    assert.equal(inc.status, 'ready');
+    assert.equal(inc.apply_id, run.body.apply_id, "the operator's run was the last one");
+    const convergeReport = (await api(k, 'GET', `/v1/incarnations/wait-web/runs/${converge.apply_id}`)).body;
+    assert.equal(convergeReport.status, 'succeeded', 'the converge run finished, not cut short');
+    const report = (await api(k, 'GET', `/v1/incarnations/wait-web/runs/${run.body.apply_id}`)).body;
+    assert.equal(report.status, 'succeeded', JSON.stringify(report.error));
+    assert.equal(report.waits_for, converge.apply_id);
+    assert.deepEqual(
+      report.hosts.map((h: any) => h.sid).sort(),
+      souls.map((s) => s.sid).sort(),
+      "the operator's run covered every host of the coven, the new ones included",
+    );
+    for (const s of souls)
+      assert.equal(fs.readFileSync(path.join(root, s.sid, 'note0'), 'utf8'), 'second\n', `${s.sid} has the new note`);
+    // No converge run was started after the operator's run: it had the new hosts.
+    const after = (await runsOf(k, 'wait-web')).filter((r) => r.created_at > report.created_at);
+    assert.deepEqual(after, []);
+  });
+
+  it('ends failed, running nothing, when the converge run it waited for locks the incarnation', async () => {
+    // A soul whose sid is known before it exists: the incarnation's `stall` makes its step never
+    // converge, so the converge run that brings it in fails and locks the incarnation.
+    const sid = uniqueSid('stalled');
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-lock',
+      service: 'lifecycle',
+      covens: ['api'],
+      input: { root, greeting: 'hi', stall: sid },
+      allow_empty: true,
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-lock')).status, 'ready');
+
+    const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: ['api'] });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    const dir = path.join(root, 'souls-stalled', sid);
+    const config = writeSoulConfig(dir, sid, [endpointOf(k)]);
+    assert.equal((await soulInit(sid, config, reg.body.bootstrap_token)).code, 0);
+    souls.push({ sid, config, dir, run: soulRun(sid, config) });
+    await waitForStatus(k, sid, 'connected', 20_000);
+    const converge = await convergeRunning(k, 'wait-lock');
+
+    const run = await api(k, 'POST', '/v1/incarnations/wait-lock/runs', { operation: 'create' });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id);
+
+    assert.equal((await settled(k, 'wait-lock', 120_000)).status, 'error_locked');
+    const report = await waitFor(
+      'the waiting run to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-lock/runs/${run.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      30_000,
+      200,
+    );
+    assert.equal(report.status, 'failed');
+    assert.match(report.error, new RegExp(`converge run ${converge.apply_id}.*error_locked; nothing was run`));
+    assert.deepEqual(report.hosts, [], 'nothing was dispatched');
+    const inc = (await api(k, 'GET', '/v1/incarnations/wait-lock')).body;
+    assert.equal(inc.status, 'error_locked');
+  });
+
+  it('ends failed, running nothing, when the incarnation is removed with force while it waits', async () => {
+    souls.push(...(await startSouls(k, path.join(root, 'souls-late'), [['web']])));
+    const converge = await convergeRunning(k, 'wait-web');
+    const run = await api(k, 'POST', '/v1/incarnations/wait-web/runs', { operation: 'create' });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id);
+    assert.equal((await api(k, 'DELETE', '/v1/incarnations/wait-web?force=true')).status, 200);
+    const report = await waitFor(
+      'the waiting run to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-web/runs/${run.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      30_000,
+      200,
+    );
+    assert.equal(report.status, 'failed');
+    assert.equal(report.error, 'the incarnation was removed while this run waited; nothing was run');
+    assert.deepEqual(report.hosts, []);
+  });
+});
+
+describe('runs: a run waiting for a converge run survives a keeper killed with SIGKILL', function () {
+  this.timeout(300_000);
+  let k: Awaited<ReturnType<typeof initRunKeeper>>;
+  let keeper: KeeperProcess | undefined;
+  let root: string;
+  const souls: TestSoul[] = [];
+
+  before(async () => {
+    root = tempDir('converge-wait-kill-');
+    const src = path.join(root, 'slownote-src');
+    writeSlowService(src);
+    const url = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
+    k = await initRunKeeper();
+    keeper = await spawnKeeper(k);
+    souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web']])));
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: url, ref: 'v1' })).status, 201);
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
+      keeper.child.kill('SIGTERM');
+      await keeper.exited;
+    }
+    if (k) await cleanupKeeperFiles(k);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the keeper killed while the run waits: started again, the converge run and then the waiting run end ready', async () => {
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-kill',
+      service: 'slownote',
+      covens: ['web'],
+      input: { root, greeting: 'first' },
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-kill')).status, 'ready');
+    souls.push(...(await startSouls(k, path.join(root, 'souls-new'), [['web']])));
+    const converge = await convergeRunning(k, 'wait-kill');
+    const run = await api(k, 'POST', '/v1/incarnations/wait-kill/runs', {
+      operation: 'create',
+      input: { greeting: 'after the kill' },
+    });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.waits_for, converge.apply_id);
+
+    const waiting = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${run.body.apply_id}`)).body;
+    assert.deepEqual([waiting.status, waiting.phase], ['running', 'queued'], 'still waiting when the keeper dies');
+    keeper!.child.kill('SIGKILL');
+    await keeper!.exited;
+    keeper = await spawnKeeper(k);
+
+    const report = await waitFor(
+      'the waiting run to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${run.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      180_000,
+      500,
+    );
+    assert.equal(report.status, 'succeeded', JSON.stringify(report.error));
+    assert.equal((await settled(k, 'wait-kill')).status, 'ready');
+    const convergeReport = (await api(k, 'GET', `/v1/incarnations/wait-kill/runs/${converge.apply_id}`)).body;
+    assert.equal(convergeReport.status, 'succeeded');
+    assert.deepEqual(report.hosts.map((h: any) => h.sid).sort(), souls.map((s) => s.sid).sort());
+    for (const s of souls)
+      assert.equal(fs.readFileSync(path.join(root, s.sid, 'note0'), 'utf8'), 'after the kill\n', s.sid);
+  });
+});

@@ -93,6 +93,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
     temporal_ui: uiLink(deps, r.apply_id),
     target_sids: r.target_sids ?? null,
     plan_id: r.plan_id ?? null,
+    waiting: r.status === 'running' ? (r.waiting ?? null) : null,
     ...attribution(r),
   };
 }

@@ -11,6 +11,7 @@ import { driftRoutes } from './drift';
 import { executionRoutes } from './executions';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
+import { runGateRoutes } from './run-gates';
 import { serviceVersionRoutes } from './service-versions';
 import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
@@ -27,6 +28,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...planRoutes,
   ...driftRoutes,
   ...runEventRoutes,
+  ...runGateRoutes,
   ...executionRoutes,
   ...archonRoutes,
   ...activityRoutes,

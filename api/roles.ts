@@ -15,6 +15,8 @@ export const ROLES: Record<string, readonly string[]> = {
     'souls:*',
     'services:*',
     'incarnations:*',
+    // Approving a run waiting at a gate between batches (docs/runs.md "Gates between batches").
+    'runs:approve',
     'archons:read',
     'activity:read',
     'executions:read',

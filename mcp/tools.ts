@@ -131,6 +131,12 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     hint: 'Clears error_locked; with `retry: true` the failed operation runs again.',
   },
   {
+    name: 'approve-run',
+    method: 'post',
+    path: '/v1/incarnations/{name}/runs/{apply_id}/approve',
+    hint: 'Lets a run whose `waiting.for` is "approval" (get-run) start its next batch; 409 when it is not waiting for approval.',
+  },
+  {
     name: 'upgrade-incarnation',
     method: 'post',
     path: '/v1/incarnations/{name}/upgrade',

@@ -24,8 +24,37 @@ export type RenderOutcome =
       serial: SerialSpec;
       batches?: string[][];
       budget?: { maxFailed: number; countUnknown: boolean };
+      /** `gate:` between batches (scenario/gate.ts); absent: none (and in runs recorded before gates). */
+      gate?: RunGate;
     }
   | { ok: false; errorCount: number };
+
+/** A gate as the workflow follows it: the health expression's source (never a value) and the waits. */
+export interface RunGate {
+  health?: string;
+  timeoutMs: number;
+  intervalMs: number;
+  approval: boolean;
+}
+
+/** What a gate check found after one batch: `value` is `false`, a type, or an evaluation error, never
+ *  a value read from a host (those may be secret); `sid` the first host where it was not true. */
+export interface GateCheck {
+  ok: boolean;
+  sid?: string;
+  value?: string;
+}
+
+/** The signal that approves a run waiting at a gate: `{batch}`, the batch it waits after. */
+export const APPROVE_SIGNAL = 'keeper.run.approve';
+
+/** What a run waits for between batches (docs/runs.md "Gates between batches"). */
+export interface RunWaiting {
+  for: 'health' | 'approval';
+  /** The batch just finished; the next one starts when the wait ends. */
+  batch: number;
+  health?: string;
+}
 
 export interface RouteGroup {
   kid: string;
@@ -96,4 +125,6 @@ export interface RunProgress {
   batch: number;
   batches: number;
   hosts: BatchOutcome;
+  /** Set while the run waits at a gate between batches; `since` in ms since the epoch (workflow time). */
+  waiting?: RunWaiting & { since: number };
 }

@@ -77,7 +77,18 @@ export interface Scenario {
   maxFailed?: { value: number | string; pos: Position };
   /** `max_failed_unknown:` false: unknown hosts are left pending without counting (default true). */
   maxFailedUnknown?: { value: boolean; pos: Position };
+  /** `gate:` between `serial:` batches (scenario/gate.ts): a health check and/or an approval. */
+  gate?: ScenarioGate;
   where?: ExprSource;
+}
+
+export interface ScenarioGate {
+  health?: ExprSource;
+  /** `timeout:` and `interval:` as written (Go-style durations); absent: the defaults. */
+  timeout?: { value: string; pos: Position };
+  interval?: { value: string; pos: Position };
+  approval: boolean;
+  pos: Position;
 }
 
 /** A state key a migration names (`unsets` item, `moves` key or target), where it is written. */

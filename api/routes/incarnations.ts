@@ -94,6 +94,7 @@ function runSummary(deps: ApiDeps, r: RunRecord) {
     target_sids: r.target_sids ?? null,
     plan_id: r.plan_id ?? null,
     waits_for: r.waits_for ?? null,
+    waiting: r.status === 'running' ? (r.waiting ?? null) : null,
     ...attribution(r),
   };
 }

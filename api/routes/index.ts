@@ -12,6 +12,7 @@ import { executionPreviewRoutes } from './execution-preview';
 import { executionRoutes } from './executions';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
+import { runGateRoutes } from './run-gates';
 import { serviceVersionRoutes } from './service-versions';
 import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
@@ -29,6 +30,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...driftRoutes,
   ...runEventRoutes,
   ...executionPreviewRoutes,
+  ...runGateRoutes,
   ...executionRoutes,
   ...archonRoutes,
   ...activityRoutes,

@@ -42,6 +42,22 @@ const covensSchema = {
 const statusSchema = { type: 'string', enum: [...INCARNATION_STATUSES] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
 
+/** A running run waiting at a gate between `serial:` batches (docs/runs.md "Gates between batches"). */
+export const runWaitingSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['for', 'batch', 'since'],
+  description:
+    'what the running run waits for at its `gate:`: `health` (its health check, `health` the expression) or `approval` ' +
+    '(POST .../approve), after which batch, since when; null: not waiting',
+  properties: {
+    for: { type: 'string', enum: ['health', 'approval'] },
+    batch: { type: 'integer', minimum: 1 },
+    health: { type: 'string' },
+    since: timestampSchema,
+  },
+} as const;
+
 export const runSummarySchema = named('RunSummary', {
   type: 'object',
   additionalProperties: false,
@@ -90,6 +106,7 @@ export const runSummarySchema = named('RunSummary', {
       description:
         'the converge run this run was started behind: it took the lock when that run ended (docs/runs.md "Converging new hosts"); null: it took the lock at once',
     },
+    waiting: runWaitingSchema,
   },
 } as const satisfies ObjectSchema);
 

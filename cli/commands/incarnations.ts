@@ -11,6 +11,7 @@ import { planText } from '../plan-view';
 import { confirm } from '../prompt';
 import { afterAccepted, finish, followOptions } from './accepted';
 import { deleteCommand } from './incarnation-delete';
+import { approveCommand } from './incarnation-approve';
 import { runsCommand } from './incarnation-runs';
 import { driftCommand } from './drift';
 import { makePlan, planCommands } from './plans';
@@ -280,10 +281,10 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
       }),
     );
   // Commands kept in files of their own (one concept each) join the same `incarnations` group.
-  return [runsCommand, planCommands, driftCommand, deleteCommand]
+  return [runsCommand, planCommands, driftCommand, deleteCommand, approveCommand]
     .reduce((acc, add) => add(acc, run), base)
     .demandCommand(
       1,
-      'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, upgrade, drift or delete',
+      'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, approve, upgrade, drift or delete',
     );
 }

@@ -90,7 +90,7 @@ export async function adoptPlan(
   db: Knex,
   applyId: string,
   planId: string,
-): Promise<{ sids: string[]; serial: unknown; batches?: string[][] }> {
+): Promise<{ sids: string[]; serial: unknown; batches?: string[][]; gate?: RunGateSpec }> {
   return db.transaction(async (trx) => {
     const plan = (await trx('incarnation_runs').where({ apply_id: planId, kind: 'plan' }).first()) as
       | RunRecord
@@ -120,10 +120,23 @@ export async function adoptPlan(
     const sids = (await trx('run_plans').select('sid').where({ apply_id: applyId }).orderBy('sid')).map(
       (r: { sid: string }) => r.sid,
     );
-    const orch = plan.orchestration as { serial?: unknown; batches?: string[][] } | null;
+    const orch = plan.orchestration as { serial?: unknown; batches?: string[][]; gate?: RunGateSpec } | null;
     // Plans stored before render kept its batches carry only `serial` (the workflow cuts them then).
-    return { sids, serial: orch?.serial ?? null, ...(Array.isArray(orch?.batches) ? { batches: orch.batches } : {}) };
+    return {
+      sids,
+      serial: orch?.serial ?? null,
+      ...(Array.isArray(orch?.batches) ? { batches: orch.batches } : {}),
+      ...(orch?.gate ? { gate: orch.gate } : {}),
+    };
   });
+}
+
+/** A plan's `gate:` as render stored it in its orchestration (scenario/gate.ts RunGate). */
+export interface RunGateSpec {
+  health?: string;
+  timeoutMs: number;
+  intervalMs: number;
+  approval: boolean;
 }
 
 /** A plan's step rows of some hosts: what the plan saw, to compare with what holds now. */

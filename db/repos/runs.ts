@@ -1,6 +1,7 @@
 // Runs of an incarnation: one row per apply_id (the Temporal workflow id), its rendered plan per
 // host, and its report per host and per step. The plan lives here rather than in the workflow's
 // history because rendered content may carry secrets; the workflow only ever sees host names.
+import type { RunWaitingRecord } from './run-waiting';
 import type { Knex } from 'knex';
 import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 import { activityTarget, actorKindOf, appendActivity } from './activity';
@@ -70,6 +71,8 @@ export interface RunRecord {
   target_sids: string[] | null;
   /** The operator's failure budget for this run; null: the scenario's. */
   max_failed: string | null;
+  /** What the run waits for at a gate between batches (db/repos/run-waiting.ts); null: not waiting. */
+  waiting?: RunWaitingRecord | null;
   kind: RunKind;
   plan_id: string | null;
   /** The converge run this run was recorded behind (db/repos/run-queue.ts); null: it took the lock at once. */

@@ -29,6 +29,7 @@ import { sl026 } from './sl026-suppression';
 import { sl027 } from './sl027-module-use';
 import { sl030 } from './sl030-module-contract';
 import { sl031 } from './sl031-failure-budget';
+import { sl032 } from './sl032-gate';
 
 export type { Rule } from './types';
 
@@ -62,6 +63,7 @@ export const RULES: readonly Rule[] = [
   sl027,
   sl030,
   sl031,
+  sl032,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -58,6 +58,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
       sids: adopted.sids,
       serial: adopted.serial as SerialSpec,
       ...(adopted.batches ? { batches: adopted.batches } : {}),
+      ...(adopted.gate ? { gate: adopted.gate } : {}),
     };
   }
   const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
@@ -163,6 +164,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
     serial: plan.orchestration.serial ?? null,
     batches: plan.batches,
     budget,
+    ...(plan.orchestration.gate ? { gate: plan.orchestration.gate } : {}),
   };
 }
 

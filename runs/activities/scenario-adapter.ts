@@ -49,6 +49,7 @@ function toPlan(plan: RenderPlan): RenderResult {
       orchestration: {
         ...(plan.orchestration.serial === null ? {} : { serial: plan.orchestration.serial }),
         budget: plan.orchestration.budget,
+        ...(plan.orchestration.gate ? { gate: plan.orchestration.gate } : {}),
       },
       batches: plan.orchestration.batches,
       // nextState is the state with state_changes.sets applied (dotted keys included): merging it is the commit.

@@ -1,6 +1,7 @@
 // What the run activities need from the scenario engine (scenario/, issue 5), as one narrow port.
 // The activities depend on this interface only; `scenario-adapter.ts` binds it to scenario/index.ts
 // and tests may pass their own. Plans use the run's own step shape (db/repos/runs.ts PlanStep).
+import type { RunGate } from '../../scenario/gate';
 import type { GitCredential } from '../../scenario/load/git';
 import type { GitPolicy } from '../../scenario/load/git-policy';
 import type { PlanStep } from '../../scenario/render/plan';
@@ -43,6 +44,8 @@ export interface Orchestration {
   serial?: number | string;
   /** The scenario's failure budget, in hosts of this render (scenario/budget.ts). */
   budget?: RunBudget;
+  /** `gate:` between batches (scenario/gate.ts): the health expression's source and the waits. */
+  gate?: RunGate;
 }
 
 /** Failed (and, with countUnknown, unknown) hosts a run may have and still commit. */

@@ -3,7 +3,8 @@
 import { Context } from '@temporalio/activity';
 import { markHostsSkipped, recordHosts } from '../../db/repos/runs';
 import { dispatchQueue } from '../queues';
-import type { PlanResult, RenderOutcome, RouteGroup, Routes } from '../messages';
+import type { GateCheck, PlanResult, RenderOutcome, RouteGroup, Routes, RunWaiting } from '../messages';
+import { checkGateHealth, recordWaiting } from './gate';
 import { commitRun, DESTROY, lockRun, RunMissing } from '../../db/repos/run-outcome';
 import { getIncarnation } from '../../db/repos/incarnations';
 import { getRun } from '../../db/repos/runs';
@@ -100,9 +101,29 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       );
     },
 
-    async markSkipped({ applyId, sids }: { applyId: string; sids: string[] }): Promise<void> {
+    async markSkipped({ applyId, sids, reason }: { applyId: string; sids: string[]; reason?: string }): Promise<void> {
       await guard(applyId);
-      await markHostsSkipped(db, applyId, sids, 'an earlier batch failed; not dispatched');
+      await markHostsSkipped(db, applyId, sids, reason ?? 'an earlier batch failed; not dispatched');
+    },
+
+    /** One look at a gate's health check after a batch (runs/activities/gate.ts). */
+    async checkGate({
+      applyId,
+      sids,
+      health,
+    }: {
+      applyId: string;
+      sids: string[];
+      health: string;
+    }): Promise<GateCheck> {
+      await guard(applyId);
+      return checkGateHealth(deps, { applyId, sids, health });
+    },
+
+    /** Records what the run waits for between batches, or (null) that it waits no more. */
+    async setWaiting({ applyId, waiting }: { applyId: string; waiting: RunWaiting | null }): Promise<void> {
+      await guard(applyId);
+      await recordWaiting(db, applyId, waiting);
     },
 
     async commitRun({ applyId }: { applyId: string }): Promise<boolean> {

@@ -11,6 +11,7 @@ import { uiLink, type RunServiceDeps } from './context';
 import * as ops from './operations';
 import { outcomeOf, type RunOutcome } from './outcome';
 import { applyPlan } from './plan-apply';
+import { approve } from './approve';
 import { plan, type PlanRequest } from './plans';
 import { checkedLoad, mustIncarnation, publishChecked, refuseYanked } from './source';
 
@@ -32,6 +33,8 @@ export function createRunService(deps: RunServiceDeps) {
       by: string;
       beforeLock?: (inc: IncarnationRecord) => Promise<void>;
     }): Promise<RunOutcome> => outcomeOf(() => ops.destroy(deps, req)),
+    /** Approves a run waiting at a gate (runs/start/approve.ts); throws a Refusal (409 when not waiting). */
+    approve: (req: { name: string; applyId: string }) => approve(deps, req),
     converge: (req: ops.ConvergeRequest): Promise<RunOutcome> => outcomeOf(() => ops.converge(deps, req)),
 
     // What the catalog and the readers share with run starts; these throw a Refusal (the API maps it).

@@ -1,5 +1,6 @@
 // The workflows the shared-queue worker registers (its bundle entry point). Deterministic code only.
 export { incarnationRun, dispatchShard, runProgressQuery } from './run';
+export { approveSignal } from './gate';
 export { incarnationUpgrade } from './upgrade';
 export { incarnationPlan } from './plan';
 export { incarnationDriftCheck } from './drift';

@@ -6,9 +6,13 @@
 // the workflow itself Failed (type RunFailed), so the Temporal UI lists a failed run as Failed, not
 // Completed. Within the budget every batch runs and the run commits; its failed and unknown hosts
 // are left pending for the incarnation (db/repos/pending-hosts.ts), for the converger to bring in.
+// A scenario's `gate:` makes the run wait after each batch but the last (./gate.ts): a health check
+// false at its timeout, or a cancel while waiting, ends the run `error_locked` the same way.
 import {
   ApplicationFailure,
+  CancellationScope,
   defineQuery,
+  isCancellation,
   executeChild,
   patched,
   proxyActivities,
@@ -19,6 +23,7 @@ import {
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
+import { approveSignal, waitAtGate } from './gate';
 import type { BatchOutcome, RunProgress, RunResult, RunWorkflowInput, ShardInput } from '../messages';
 
 /** Histories recorded before failed runs failed their workflow complete instead (replay stays exact). */
@@ -84,6 +89,10 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
     hosts: { ok: 0, changed: 0, failed: 0, unknown: 0 },
   };
   setHandler(runProgressQuery, () => progress);
+  let approved = 0;
+  setHandler(approveSignal, ({ batch }) => {
+    if (batch > approved) approved = batch;
+  });
 
   const short = shortActivities();
   // Recorded behind a converge run (db/repos/run-queue.ts): its end passes the lock to this run, or
@@ -118,6 +127,8 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   const budget = render.budget ?? { maxFailed: 0, countUnknown: true };
   const spent = (h: BatchOutcome) => h.failed + (budget.countUnknown ? h.unknown : 0);
   let dispatched = 0;
+  // Why a gate stopped the rollout (its health check, or a cancel while waiting), if one did.
+  let gateStop: string | null = null;
   for (const [i, sids] of batches.entries()) {
     progress.batch = i + 1;
     const outcome =
@@ -136,9 +147,44 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
     progress.hosts = add(progress.hosts, outcome);
     dispatched += sids.length;
     if (spent(progress.hosts) > budget.maxFailed) break;
+    if (render.gate && i < batches.length - 1) {
+      try {
+        gateStop = await waitAtGate(short, {
+          applyId,
+          gate: render.gate,
+          batch: i + 1,
+          sids,
+          progress,
+          approved: () => approved,
+        });
+      } catch (err) {
+        // A cancel (Temporal's cancel of the workflow) while waiting ends the run cleanly: nothing
+        // more is dispatched, the hosts done so far stay recorded, the run locks with the reason.
+        if (!isCancellation(err)) throw err;
+        const what = progress.waiting?.for === 'health' ? 'its health check' : 'approval';
+        gateStop = `the run was cancelled while waiting for ${what} after batch ${i + 1}`;
+      }
+      if (gateStop !== null) break;
+    }
   }
 
   const skipped = render.sids.length - dispatched;
+  if (gateStop !== null) {
+    const stop = gateStop;
+    // The closing activities run even when the workflow was cancelled at the gate.
+    return CancellationScope.nonCancellable(async () => {
+      progress.phase = 'commit';
+      delete progress.waiting;
+      await short.setWaiting({ applyId, waiting: null });
+      if (skipped > 0)
+        await short.markSkipped({ applyId, sids: render.sids.slice(dispatched), reason: `${stop}; not dispatched` });
+      const hosts = { ...progress.hosts, skipped };
+      const reason = `${stop}; the next batch was not started and nothing was committed`;
+      await short.lockRun({ applyId, reason, phase: 'gate' });
+      progress.phase = 'done';
+      return failedRun<RunResult>({ applyId, status: 'failed', phase: 'dispatch', hosts }, reason);
+    });
+  }
   if (skipped > 0) await short.markSkipped({ applyId, sids: render.sids.slice(dispatched) });
   const hosts = { ...progress.hosts, skipped };
   progress.phase = 'commit';

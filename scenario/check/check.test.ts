@@ -7,6 +7,7 @@ import { fixtureService } from '../../test/lint/paths';
 import { loadServiceFromDir } from '../load/dir';
 import { tempService, cleanupTempServices, MINIMAL_CREATE, MINIMAL_SERVICE } from '../../test/lint/temp-service';
 import type { RenderError } from '../errors';
+import { resolveGate } from '../gate';
 
 const task = (module: string, params: string, extra = ''): string =>
   `tasks:\n  - name: t\n    module: ${module}\n    params:\n${params}${extra}`;
@@ -126,6 +127,76 @@ const CASES: Case[] = [
     rule: 'SL031',
     at: ['scenario/destroy/main.yml', 1, 13],
     message: /a destroy has no failure budget/,
+  },
+  {
+    name: 'gate without serial',
+    files: { 'scenario/create/main.yml': `gate:\n  approval: true\n${task('core.pkg.installed', '      name: x\n')}` },
+    rule: 'SL032',
+    at: ['scenario/create/main.yml', 2, 3],
+    message: /`gate:` without `serial:`/,
+  },
+  {
+    name: 'gate waiting for nothing',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  approval: false\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL032',
+    at: ['scenario/create/main.yml', 3, 3],
+    message: /waits for nothing/,
+  },
+  {
+    name: 'gate timeout that is no duration',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  health: "true"\n  timeout: 2d\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL007',
+    at: ['scenario/create/main.yml', 4, 12],
+    message: /timeout/,
+  },
+  {
+    name: 'gate interval below the bound',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  health: "true"\n  interval: 10ms\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL032',
+    at: ['scenario/create/main.yml', 4, 13],
+    message: /`gate: interval:` must be at least 100ms/,
+  },
+  {
+    name: 'gate interval without health',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  approval: true\n  interval: 5s\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL032',
+    at: ['scenario/create/main.yml', 4, 13],
+    message: /without `health:`/,
+  },
+  {
+    name: 'gate health of bad CEL',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  health: "soulprint.self.up &&"\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL011',
+    at: ['scenario/create/main.yml', 3, 32],
+    message: /CEL syntax error/,
+  },
+  {
+    name: 'gate health reading an unregistered name',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  health: "web.ok"\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL012',
+    at: ['scenario/create/main.yml', 3, 12],
+    message: /web/,
+  },
+  {
+    name: 'gate health not a boolean',
+    files: {
+      'scenario/create/main.yml': `serial: 1\ngate:\n  health: "input.n"\ninput:\n  n:\n    type: integer\n    default: 1\n${task('core.pkg.installed', '      name: x\n')}`,
+    },
+    rule: 'SL022',
+    at: ['scenario/create/main.yml', 3, 11],
+    message: /must be a boolean/,
   },
   {
     name: 'unknown input type',
@@ -494,6 +565,30 @@ describe('service checks: one finding per rule', function () {
       assert.ok(hit.fix && hit.fix.length > 5, 'every finding carries a fix');
     });
   }
+
+  it('a gate reading registered results, facts and inputs is clean, and resolves to the run gate', function () {
+    const text =
+      "serial: 2\ngate:\n  health: 'pkg.ok && soulprint.self.covens.size() >= 0 && input.n > 0'\n  timeout: 90s\n  interval: 500ms\n  approval: true\n" +
+      'input:\n  n: {type: integer, default: 1}\n' +
+      'tasks:\n  - name: pkg\n    module: core.pkg.installed\n    params: {name: curl}\n    register: pkg\n';
+    const loaded = loadServiceFromDir(tempService({ 'scenario/create/main.yml': text }));
+    assert.deepEqual(loaded.errors, []);
+    assert.deepEqual(resolveGate(loaded.scenarios.get('create')?.gate), {
+      health: 'pkg.ok && soulprint.self.covens.size() >= 0 && input.n > 0',
+      timeoutMs: 90_000,
+      intervalMs: 500,
+      approval: true,
+    });
+    const approvalOnly = loadServiceFromDir(
+      tempService({ 'scenario/create/main.yml': text.replace(/  health:.*\n  timeout: 90s\n  interval: 500ms\n/, '') }),
+    );
+    assert.deepEqual(approvalOnly.errors, []);
+    assert.deepEqual(resolveGate(approvalOnly.scenarios.get('create')?.gate), {
+      timeoutMs: 60_000,
+      intervalMs: 2_000,
+      approval: true,
+    });
+  });
 
   it('the motd example service is clean', function () {
     assert.deepEqual(loadServiceFromDir(fixtureService('motd')).errors, []);

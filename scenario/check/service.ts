@@ -12,6 +12,7 @@ import { checkValue, schemaProblems } from '../input-schema';
 import { checkExprSource, checkInterpolations, type ScopeInfo } from './expressions';
 import { checkTaskParams } from './params';
 import { environmentFor, type Scope } from '../cel/env';
+import { gateDurationProblem } from '../gate';
 
 export const RULES = {
   inputDefault: 'SL008',
@@ -19,6 +20,7 @@ export const RULES = {
   references: 'SL016',
   selector: 'SL007',
   budget: 'SL031',
+  gate: 'SL032',
   migration: 'SL018',
 } as const;
 
@@ -143,6 +145,9 @@ function checkScenario(service: LoadedService, s: Scenario): RenderError[] {
   });
   if (s.where) out.push(...checkExprSource(s.where, hostScope('in the scenario `where:`'), true));
   out.push(...checkBudget(s));
+  out.push(...checkGate(s));
+  // The health check reads what failed_when of a last task would: every registered result.
+  if (s.gate?.health) out.push(...checkExprSource(s.gate.health, hostScope('in `gate: health:`', allRegistered), true));
   out.push(...checkSelectors(s.on));
   const stateInfo: ScopeInfo = {
     scope: scope(s.inputs, { soulprint: false }),
@@ -260,6 +265,48 @@ function checkSelectors(on: Scenario['on']): RenderError[] {
         'use a SID, a SID glob like "*.db.example.com", or "coven:<name>"',
       ),
     );
+}
+
+/** A gate (docs/runs.md "Gates between batches"): its shape is SL007's; these are gates that cannot apply. */
+function checkGate(s: Scenario): RenderError[] {
+  const g = s.gate;
+  if (!g) return [];
+  const out: RenderError[] = [];
+  if (!s.serial)
+    out.push(
+      makeError(
+        g.pos,
+        RULES.gate,
+        '`gate:` without `serial:`: the run is one batch, there is nothing to wait between',
+        'add `serial:` (a host count or "P%") or remove `gate:`',
+      ),
+    );
+  if (!g.health && !g.approval)
+    out.push(
+      makeError(
+        g.pos,
+        RULES.gate,
+        '`gate:` waits for nothing: it has no `health:` and no `approval: true`',
+        'add `health: <CEL>` or `approval: true`, or remove `gate:`',
+      ),
+    );
+  for (const key of ['timeout', 'interval'] as const) {
+    const v = g[key];
+    if (!v) continue;
+    if (!g.health)
+      out.push(
+        makeError(
+          v.pos,
+          RULES.gate,
+          `\`gate: ${key}:\` without \`health:\`: only a health check is timed`,
+          `remove \`${key}:\``,
+        ),
+      );
+    const problem = gateDurationProblem(key, v.value);
+    if (problem)
+      out.push(makeError(v.pos, RULES.gate, `\`gate: ${key}:\` ${problem}`, 'write a duration like 60s, 2s or 10m'));
+  }
+  return out;
 }
 
 /** The failure budget (docs/runs.md): its shape is SL007's; these are budgets that cannot apply. */

@@ -4,7 +4,7 @@
  */
 import type { YNode, YScalar } from '../yaml/parse';
 import { child, pair, toValue } from '../yaml/node';
-import type { ExprSource, InputDecl, Migration, Scenario, StateSet, Task, TaskRef } from '../model';
+import type { ExprSource, InputDecl, Migration, Scenario, ScenarioGate, StateSet, Task, TaskRef } from '../model';
 import type { InputType } from '../cel/env';
 import { reachesInside, schemaOf } from '../input-schema';
 
@@ -66,6 +66,17 @@ export function buildScenario(operation: string, file: string, root: YNode): Sce
   const unknownCounts = child(root, 'max_failed_unknown');
   if (unknownCounts?.kind === 'scalar')
     scenario.maxFailedUnknown = { value: unknownCounts.value !== false, pos: unknownCounts.pos };
+  const gateNode = child(root, 'gate');
+  if (gateNode?.kind === 'map') {
+    const gate: ScenarioGate = { approval: toValue(child(gateNode, 'approval')) === true, pos: gateNode.pos };
+    const health = expr(child(gateNode, 'health'));
+    if (health) gate.health = health;
+    for (const key of ['timeout', 'interval'] as const) {
+      const n = child(gateNode, key);
+      if (n?.kind === 'scalar') gate[key] = { value: String(n.value), pos: n.pos };
+    }
+    scenario.gate = gate;
+  }
   const where = expr(child(root, 'where'));
   if (where) scenario.where = where;
   return scenario;

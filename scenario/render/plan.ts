@@ -4,6 +4,8 @@
  * on every host, so `(apply_id, host, step index)` identifies an effect.
  */
 
+import type { RunGate } from '../gate';
+
 /** Why render left a step out on a host: its `on:`, its `where:`, a render-time `when:`, or a
  *  `loop:` with no items there. */
 export type RenderSkip = 'on' | 'where' | 'when' | 'loop';
@@ -102,6 +104,8 @@ export interface RenderPlan {
     excluded: Array<{ sid: string; reason: string }>;
     /** `max_failed:` resolved against the targeted hosts (scenario/budget.ts). */
     budget: { maxFailed: number; countUnknown: boolean };
+    /** `gate:` between batches (scenario/gate.ts); absent: batches follow each other at once. */
+    gate?: RunGate;
   };
   hosts: HostPlan[];
 }

@@ -9,6 +9,7 @@
  * time (as CEL source in the step): `when:` reading registered results, and
  * always `changed_when:`, `failed_when:`, `until:`.
  */
+import { resolveGate } from '../gate';
 import { ScenarioError, makeError, type RenderError } from '../errors';
 import { ErrorList } from './error-list';
 import type { LoadedService, Scenario, Task, ExprSource } from '../model';
@@ -106,6 +107,7 @@ export function render(req: RenderRequest): RenderResult {
   if (!errors.empty()) return { ok: false, errors: errors.sorted() };
 
   const size = batchSize(scenario.serial?.value, targeted.length);
+  const gate = resolveGate(scenario.gate);
   return {
     ok: true,
     plan: {
@@ -123,6 +125,7 @@ export function render(req: RenderRequest): RenderResult {
         ),
         excluded,
         budget: renderBudget(scenario, targeted.length),
+        ...(gate ? { gate } : {}),
       },
       hosts: hostPlans,
     },

@@ -3,6 +3,8 @@
  * defaults, expressions, module parameters, references) is checked in
  * ../check/. Rule ids: SL003 service.yml, SL007 scenario, SL018 migration.
  */
+import { DURATION_PATTERN } from '../../common/duration';
+
 const stringOrList = {
   anyOf: [
     { type: 'string', minLength: 1 },
@@ -141,6 +143,17 @@ export const scenarioSchema = {
       ],
     },
     max_failed_unknown: { type: 'boolean' },
+    gate: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        health: expression,
+        timeout: { type: 'string', pattern: DURATION_PATTERN },
+        interval: { type: 'string', pattern: DURATION_PATTERN },
+        approval: { type: 'boolean' },
+      },
+    },
     where: expression,
     tasks: { type: 'array', minItems: 1, maxItems: 500, items: taskSchema },
   },

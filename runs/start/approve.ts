@@ -1,0 +1,46 @@
+// An operator's approval of a run waiting at a gate (docs/runs.md "Gates between batches"):
+// POST /v1/incarnations/{name}/runs/{apply_id}/approve, `keeperctl incarnations approve`, MCP
+// `approve-run`. The wait itself is in the run's workflow (runs/workflows/gate.ts); this sends it the
+// approve signal for the batch the run records it waits after, so an approval meant for one wait
+// never lets a later one through. A run that does not wait for approval is a conflict: nothing sent.
+import { LEGACY_CLAIM } from '../../db/repos/run-lock';
+import { getRun } from '../../db/repos/runs';
+import { runWaiting } from '../../db/repos/run-waiting';
+import { APPROVE_SIGNAL } from '../messages';
+import { temporalOf, type RunServiceDeps } from './context';
+import { refuse } from './outcome';
+
+export interface Approved {
+  apply_id: string;
+  incarnation: string;
+  /** The batch after which the run waited; the next one starts now. */
+  batch: number;
+  /** How long the run waited for approval, in ms. */
+  waited_ms: number;
+}
+
+export async function approve(deps: RunServiceDeps, req: { name: string; applyId: string }): Promise<Approved> {
+  const run = await getRun(deps.db, req.applyId);
+  if (!run || run.incarnation !== req.name) throw refuse.notFound(`incarnation ${req.name} has no run ${req.applyId}`);
+  const waiting = await runWaiting(deps.db, req.applyId);
+  if (!waiting || waiting.for !== 'approval') {
+    const now =
+      run.status !== 'running'
+        ? `it has ended (${run.status})`
+        : waiting
+          ? `it waits for its health check after batch ${waiting.batch}, not for approval`
+          : 'it is not waiting at a gate';
+    throw refuse.conflict(`run ${req.applyId} is not waiting for approval: ${now}`);
+  }
+  const t = temporalOf(deps);
+  // The execution that owns the run (the apply_id fence, db/repos/run-lock.ts), not any other of its id.
+  const owner = (run as { workflow_run_id?: string | null }).workflow_run_id;
+  const runId = owner && owner !== LEGACY_CLAIM ? owner : undefined;
+  await t.client!.workflow.getHandle(req.applyId, runId).signal(APPROVE_SIGNAL, { batch: waiting.batch });
+  return {
+    apply_id: req.applyId,
+    incarnation: req.name,
+    batch: waiting.batch,
+    waited_ms: Math.max(0, Date.now() - Date.parse(waiting.since)),
+  };
+}

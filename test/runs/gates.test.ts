@@ -1,0 +1,133 @@
+// Gates between batches (issue 30), on the real stack with real souls: four hosts, two per batch.
+// `create` waits after batch 1 for its health check (the registered result of the step) and then for
+// an operator's approval; the wait is in Temporal, so a keeper stopped and started again while the
+// run waits loses nothing: approved afterwards, the run finishes `ready`. A viewer cannot approve
+// (403), a run not waiting cannot be approved (409). `update` has a health check that never holds:
+// at its timeout the run locks naming the expression, the second batch never starts, nothing is
+// committed.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { silentLogger } from '../../common/logger';
+import { startKeeper, type RunningKeeper } from '../../keeper/server';
+import { cleanupKeeperFiles, type TestKeeper } from '../support/keeper';
+import { repoRoot } from '../support/repo';
+import { waitForStatus } from '../agents/harness';
+import { clientFor, operatorToken } from '../api/helpers';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+
+describe('runs: gates between serial batches wait for a health check and an approval', function () {
+  this.timeout(300_000);
+  let k: TestKeeper;
+  let keeper: RunningKeeper;
+  let root: string;
+  let souls: TestSoul[] = [];
+  const note = (s: TestSoul) => {
+    const f = path.join(root, s.sid, 'motd');
+    return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : null;
+  };
+  const run = async (id: string) => (await api(k, 'GET', `/v1/incarnations/gated/runs/${id}`)).body;
+
+  before(async () => {
+    root = tempDir('gates-');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'gated'),
+      path.join(root, 'gated.git'),
+      'v1',
+    );
+    k = await startRunKeeper();
+    keeper = k.keeper;
+    const started: TestSoul[] = [];
+    for (let i = 0; i < 2; i++)
+      started.push(...(await startSouls(k, path.join(root, `souls${i}`), [['edge'], ['edge']])));
+    // Render order is sid order: batch 1 is souls[0..1], batch 2 souls[2..3].
+    souls = started.sort((a, b) => a.sid.localeCompare(b.sid));
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'gated', git: url, ref: 'v1' })).status, 201);
+  });
+  after(async () => {
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await keeper?.stop();
+    if (k) await cleanupKeeperFiles(k);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('waits for approval after batch 1 across a keeper restart; a viewer gets 403; approved, it finishes ready', async () => {
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'gated',
+      service: 'gated',
+      covens: ['edge'],
+      input: { root, greeting: 'v1' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const id = r.body.apply_id as string;
+    const waiting = await waitFor(
+      'the run to wait for approval',
+      async () => {
+        const b = await run(id);
+        return b.waiting?.for === 'approval' ? b : undefined;
+      },
+      120_000,
+    );
+    assert.equal(waiting.status, 'running');
+    assert.equal(waiting.waiting.batch, 1);
+    assert.ok(Date.parse(waiting.waiting.since) <= Date.now());
+    // Batch 1 applied (its health check held); batch 2 not started.
+    assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null, null]);
+
+    const vic = await operatorToken(k, 'vic', 'viewer');
+    const denied = await clientFor(k, vic)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
+    assert.equal(denied.status, 403, JSON.stringify(denied.body));
+    assert.match(JSON.stringify(denied.body), /runs:approve/);
+
+    // The keeper (API, workers, hub) stops and starts again: the wait is in Temporal.
+    await keeper.stop();
+    keeper = await startKeeper(k.config, silentLogger);
+    for (const s of souls) await waitForStatus(k, s.sid, 'connected', 60_000);
+    const still = await run(id);
+    assert.equal(still.status, 'running');
+    assert.equal(still.waiting?.for, 'approval', 'still waiting after the restart');
+    assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null, null], 'nothing dispatched while waiting');
+
+    const ops = await operatorToken(k, 'ops', 'operator');
+    const ok = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.batch, 1);
+
+    const inc = await settled(k, 'gated', 120_000);
+    assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
+    assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', 'v1\n', 'v1\n']);
+    const done = await run(id);
+    assert.equal(done.status, 'succeeded');
+    assert.equal(done.waiting, null);
+
+    const again = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.match(JSON.stringify(again.body), /not waiting for approval: it has ended \(succeeded\)/);
+
+    const activity = await api(k, 'GET', '/v1/activity?actor=ops');
+    assert.ok(
+      JSON.stringify(activity.body).includes('/approve'),
+      `the approval is in the activity stream: ${JSON.stringify(activity.body).slice(0, 400)}`,
+    );
+  });
+
+  it('a health check still false at its timeout locks the run; the next batch never starts, nothing is committed', async () => {
+    const r = await api(k, 'POST', '/v1/incarnations/gated/runs', {
+      operation: 'update',
+      input: { root, greeting: 'v2' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const inc = await settled(k, 'gated', 120_000);
+    assert.equal(inc.status, 'error_locked');
+    assert.deepEqual(inc.state.greeting, 'v1', 'nothing committed');
+    const report = await run(r.body.apply_id);
+    assert.equal(report.status, 'failed');
+    assert.match(
+      report.error,
+      /the health check `has\(soulprint\.self\.never_reported\)` after batch 1 was still false on host \S+ after 1s; the next batch was not started and nothing was committed/,
+    );
+    assert.deepEqual(souls.map(note), ['v2\n', 'v2\n', 'v1\n', 'v1\n'], 'batch 2 untouched');
+    const skipped = report.hosts.filter((h: any) => h.status === 'skipped').map((h: any) => h.sid);
+    assert.deepEqual(skipped, [souls[2]!.sid, souls[3]!.sid]);
+  });
+});

@@ -40,10 +40,12 @@ describe('proto contracts', () => {
       'cancel',
       'certificate_renewed',
       'goodbye',
+      'refresh_facts',
       'renewal_refused',
       'step_request',
       'welcome',
     ]);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.RefreshFacts'), []);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.RenewCertificate'), ['csr_pem']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.CertificateRenewed'), [
       'certificate_pem',

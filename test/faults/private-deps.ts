@@ -19,15 +19,12 @@ export interface Restartable {
   destroy(): Promise<void>;
 }
 
-function toolPath(prefix: string, bin: string): string {
-  const base = path.join(os.homedir(), '.cache', 'keeper-tools');
-  const dir = fs
-    .readdirSync(base)
-    .filter((d) => d.startsWith(`${prefix}-`))
-    .sort()
-    .pop();
-  if (!dir) throw new Error(`no ${prefix} build under ${base}: run \`make tools\``);
-  return path.join(base, dir, bin);
+// The cached tool as the stack runs it: build-tools.sh names the directory of this recipe (a glob
+// over the cache also matched other builds there, e.g. temporal-server-*, which has no `temporal`).
+function toolPath(tool: 'temporal' | 'bao'): string {
+  return execFileSync(path.join(repoRoot(), 'scripts', 'build-tools.sh'), [`path-${tool}`], {
+    encoding: 'utf8',
+  }).trim();
 }
 
 export async function portOpen(port: number): Promise<boolean> {
@@ -147,7 +144,7 @@ export interface PrivateTemporal extends Restartable {
 export async function startPrivateTemporal(parent: string): Promise<PrivateTemporal> {
   const dir = fs.mkdtempSync(path.join(parent, 'temporal-'));
   const [port, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-  const bin = toolPath('temporal', 'temporal');
+  const bin = toolPath('temporal');
   let child: ChildProcess | undefined;
   const start = async () => {
     const args = [
@@ -214,7 +211,7 @@ export async function startPrivateSecretStore(parent: string, stackDir: string):
   const port = await freePort();
   const addr = `http://127.0.0.1:${port}`;
   const token = `root-${randomBytes(8).toString('hex')}`;
-  const bin = toolPath('vault', 'vault');
+  const bin = toolPath('bao');
   const secretIdFile = path.join(dir, 'approle-secret-id');
   const scenarioSecretIdFile = path.join(dir, 'approle-scenario-secret-id');
   const secrets = new Map<string, Record<string, string>>();

@@ -14,20 +14,13 @@
 // Why one statement and not N PATCH calls: the converger looks every second (runs/converge.ts
 // CONVERGE_EVERY_MS); N calls that straddle a look are two looks' worth of souls, hence two runs
 // (the second waits for the first). The bench measures the converger, not the PATCH loop.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../../common/logger';
-import { loadConfig } from '../../platform/config/load';
-import { keeperInit } from '../../keeper/init';
-import { openCore } from '../../platform/runtime';
-import { cleanupKeeperFiles, prepareKeeperConfig } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { gitRepoFrom } from '../../test/runs/keeper';
-import { signSwarmCerts } from '../streams/swarm';
-import { SwarmThreads } from '../fanout/swarm-threads';
 import { cpuTimes } from '../fleet/proc';
+import { startSwarmKeeper, waitFor } from '../swarm-keeper';
 
 const BASE = 10;
 const round = (x: number) => Math.round(x * 100) / 100;
@@ -51,94 +44,21 @@ function serviceRepo(dir: string): string {
   return gitRepoFrom(src, dir, 'v1');
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 async function runOnce(n: number, threads: number): Promise<Record<string, unknown>> {
-  const files = await prepareKeeperConfig({
-    mutate: (doc) => {
-      doc.logging = { level: 'error' };
-      // The swarm's souls heartbeat as bench/fanout's do: a lease they keep.
-      doc.reaper = { interval: '1s', lease_ttl: '15s' };
-      doc.hub = { accept_rate: { per_second: 1000000, burst: 1000000 } };
-    },
-  });
-  const config = loadConfig(files.configFile);
-  const core = await openCore(config, silentLogger);
-  const credential = path.join(files.dir, 'admin.jwt');
-  await keeperInit({
-    db: core.db,
-    signingKey: core.signingKey,
-    issuer: config.auth.jwt.issuer,
-    ttlMs: 3_600_000,
-    aid: 'bench',
-    credentialOut: credential,
-  });
   const sid = (kind: string, i: number) => `conv-${kind}-${String(i).padStart(4, '0')}.keeper.test`;
   const base = Array.from({ length: BASE }, (_, i) => sid('base', i));
   const fresh = Array.from({ length: n }, (_, i) => sid('new', i));
-  // Registered straight in the registry and onboarded (their certificates are signed below), as
-  // bench/fanout does: onboarding is not what is measured. The new ones have converged already.
-  const now = new Date();
-  await core.db('souls').insert([
-    ...base.map((s) => ({ sid: s, transport: 'agent', covens: ['bench'], status: 'pending', onboarded_at: now })),
-    ...fresh.map((s) => ({
-      sid: s,
-      transport: 'agent',
-      covens: ['spare'],
-      status: 'pending',
-      onboarded_at: now,
-      converged_at: now,
-    })),
-  ]);
-  const token = fs.readFileSync(credential, 'utf8').trim();
-  const url = `http://${config.listen.openapi.addr}`;
-  const api = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(url + p, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const keeper = spawn(
-    process.execPath,
-    [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${files.configFile}`],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  let swarm: SwarmThreads | undefined;
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'converge-bench-'));
+  // The new ones carry only `spare` and have converged already: nothing to bring in until the change.
+  const rig = await startSwarmKeeper({
+    souls: [
+      ...base.map((s) => ({ sid: s, covens: ['bench'] })),
+      ...fresh.map((s) => ({ sid: s, covens: ['spare'], converged: true })),
+    ],
+    real: false,
+    threads,
+  });
+  const { api, core, keeper, swarm, root } = rig;
   try {
-    await waitFor(`${url}/readyz ok`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined), 60_000, 200);
-    const all = [...base, ...fresh];
-    const { keyPem, certs } = await signSwarmCerts(all);
-    const ca = fs.readFileSync(config.listen.grpc.event_stream.tls.ca);
-    const target = `localhost:${config.listen.grpc.event_stream.addr.split(':')[1]}`;
-    swarm = SwarmThreads.start(
-      { target, ca, keyPem, real: false, soulsRoot: path.join(root, 'souls') },
-      certs,
-      threads,
-    );
-    await swarm.connect();
-    await waitFor(
-      `${all.length} souls connected`,
-      async () => {
-        const [{ count }] = await core.db('souls').where({ status: 'connected' }).count<{ count: string }[]>('*');
-        return Number(count) >= all.length ? true : undefined;
-      },
-      120_000,
-      200,
-    );
     const reg = await api('POST', '/v1/services', {
       name: 'converge',
       git: serviceRepo(path.join(root, 'svc')),
@@ -206,12 +126,7 @@ async function runOnce(n: number, threads: number): Promise<Record<string, unkno
       loadavg_1m: round(os.loadavg()[0]!),
     };
   } finally {
-    await swarm?.close();
-    await core.close();
-    keeper.kill('SIGTERM');
-    await new Promise((r) => keeper.once('exit', r));
-    await cleanupKeeperFiles(files);
-    fs.rmSync(root, { recursive: true, force: true });
+    await rig.close();
   }
 }
 

@@ -19,6 +19,7 @@ import { repoRoot } from '../../test/support/repo';
 import { median } from '../fleet/timeline';
 import { SoulProcesses } from '../fleet/souls';
 import { pool } from '../pool';
+import { timeExecution } from './time-execution';
 
 const REPS = 5;
 const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once only queue on 2 cores
@@ -31,49 +32,6 @@ interface Rig {
   keeper: KeeperProcess;
   souls: SoulProcesses;
   root: string;
-}
-
-/** One execution, timed from the POST; the summary must be every host changed. */
-async function once(rig: Rig, n: number) {
-  const t0 = performance.now();
-  const r = await api(rig.k, 'POST', '/v1/executions', {
-    module: 'core.cmd.run',
-    params: { argv: ['true'] },
-    target: { covens: [`n${n}`] },
-    confirm: true,
-  });
-  const answered = performance.now() - t0;
-  if (r.status !== 202) throw new Error(`POST /v1/executions: ${r.status} ${JSON.stringify(r.body)}`);
-  const res = await fetch(`${rig.k.baseUrl}${r.body.events as string}`, {
-    headers: { Authorization: `Bearer ${rig.k.adminToken}` },
-  });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  let hosts = 0;
-  let first = NaN;
-  let last = NaN;
-  let end: any;
-  while (!end) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    let i: number;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      if (/^event: host$/m.test(block)) {
-        hosts++;
-        last = performance.now() - t0;
-        if (hosts === 1) first = last;
-      } else if (/^event: end$/m.test(block)) end = JSON.parse(/^data: (.*)$/m.exec(block)![1]!);
-    }
-  }
-  const ended = performance.now() - t0;
-  await reader.cancel().catch(() => undefined);
-  if (!end || end.summary.changed !== n || hosts !== n)
-    throw new Error(`execution ${r.body.id}: ${hosts} host events, end ${JSON.stringify(end)}`);
-  return { answered, first, last, ended };
 }
 
 /** `keeperctl exec --yes --cmd -- true` on the coven: wall time of the command, node start-up included. */
@@ -162,9 +120,9 @@ async function main(): Promise<void> {
       have = n;
       progress(`N=${n}: every soul connected; settling 5 s`);
       await new Promise((res) => setTimeout(res, 5000));
-      await once(r, n); // warm-up: the first execution loads the workflow code and opens pools
+      await timeExecution(r.k, `n${n}`, n); // warm-up: the first execution loads the workflow code and opens pools
       const runs = [];
-      for (let i = 0; i < REPS; i++) runs.push(await once(r, n));
+      for (let i = 0; i < REPS; i++) runs.push(await timeExecution(r.k, `n${n}`, n));
       const cli = await keeperctl(r, n);
       const row = {
         n,

@@ -15,6 +15,7 @@ import { repoRoot } from '../support/repo';
 import { waitForStatus } from '../agents/harness';
 import { clientFor, operatorToken } from '../api/helpers';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+import { readRunEvents } from './sse-reader';
 
 describe('runs: gates between serial batches wait for a health check and an approval', function () {
   this.timeout(300_000);
@@ -88,6 +89,15 @@ describe('runs: gates between serial batches wait for a health check and an appr
     assert.equal(still.waiting?.for, 'approval', 'still waiting after the restart');
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null, null], 'nothing dispatched while waiting');
 
+    // Its event stream, opened while it waits, says so first, then that the wait ended, then batch 2.
+    const streamed = readRunEvents(`${k.baseUrl}/v1/incarnations/gated/runs/${id}/events`, k.adminToken);
+    const ev = await readRunEvents(
+      `${k.baseUrl}/v1/incarnations/gated/runs/${id}/events`,
+      k.adminToken,
+      (e) => e.event === 'waiting',
+    );
+    assert.deepEqual(ev[ev.length - 1]!.data, { waiting: still.waiting });
+
     const ops = await operatorToken(k, 'ops', 'operator');
     const ok = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
@@ -95,6 +105,14 @@ describe('runs: gates between serial batches wait for a health check and an appr
 
     const inc = await settled(k, 'gated', 120_000);
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
+    const events = await streamed;
+    const names = events.map((e) => e.event);
+    const waits = events.filter((e) => e.event === 'waiting').map((e) => e.data.waiting);
+    assert.deepEqual(waits, [still.waiting, null], names.join(','));
+    const ended = names.lastIndexOf('waiting');
+    const batch2 = events.findIndex((e) => e.event === 'host' && e.data.batch === 2);
+    assert.ok(batch2 > ended, `batch 2 after the wait ended: ${names.join(',')}`);
+    assert.equal(names[names.length - 1], 'end');
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', 'v1\n', 'v1\n']);
     const done = await run(id);
     assert.equal(done.status, 'succeeded');

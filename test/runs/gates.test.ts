@@ -2,10 +2,13 @@
 // `create` waits after batch 1 for its health check (the registered result of the step) and then for
 // an operator's approval; the wait is in Temporal, so a keeper stopped and started again while the
 // run waits loses nothing: approved afterwards, the run finishes `ready`. A viewer cannot approve
-// (403), a run not waiting cannot be approved (409). `update` has a health check that never holds:
+// (403), a run not waiting cannot be approved (409). The run's event stream, opened while it waits,
+// says what it waits for and then that the wait ended; the approval is keeperctl's (exit 0, and exit
+// 5, a conflict, with the keeper's reason and a hint once the run has ended). `update` has a health check that never holds:
 // at its timeout the run locks naming the expression, the second batch never starts, nothing is
 // committed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../common/logger';
@@ -27,6 +30,19 @@ describe('runs: gates between serial batches wait for a health check and an appr
     const f = path.join(root, s.sid, 'motd');
     return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : null;
   };
+  /** keeperctl, the real program in its own process, as the operator holding `token`. */
+  const ctl = (token: string, args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
+        env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
   const run = async (id: string) => (await api(k, 'GET', `/v1/incarnations/gated/runs/${id}`)).body;
 
   before(async () => {
@@ -99,9 +115,9 @@ describe('runs: gates between serial batches wait for a health check and an appr
     assert.deepEqual(ev[ev.length - 1]!.data, { waiting: still.waiting });
 
     const ops = await operatorToken(k, 'ops', 'operator');
-    const ok = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
-    assert.equal(ok.status, 200, JSON.stringify(ok.body));
-    assert.equal(ok.body.batch, 1);
+    const ok = await ctl(ops, ['incarnations', 'approve', 'gated', id]);
+    assert.equal(ok.code, 0, `${ok.stdout}${ok.stderr}`);
+    assert.match(ok.stdout, new RegExp(`^approved ${id} after batch 1 \\(it waited \\d+s\\); batch 2 starts`));
 
     const inc = await settled(k, 'gated', 120_000);
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
@@ -121,6 +137,10 @@ describe('runs: gates between serial batches wait for a health check and an appr
     const again = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
     assert.equal(again.status, 409, JSON.stringify(again.body));
     assert.match(JSON.stringify(again.body), /not waiting for approval: it has ended \(succeeded\)/);
+    const late = await ctl(ops, ['incarnations', 'approve', 'gated', id]);
+    assert.equal(late.code, 5, `exit 5, a conflict: ${late.stdout}${late.stderr}`);
+    assert.match(late.stderr, /not waiting for approval: it has ended \(succeeded\)/);
+    assert.match(late.stderr, /fix: .*keeperctl incarnations get/);
 
     const activity = await api(k, 'GET', '/v1/activity?actor=ops');
     assert.ok(

@@ -46,6 +46,8 @@ async function stream(
   let phase = '';
   let rendered = false;
   const batches = new Set<number>();
+  // What the run waits for at a gate, as last sent: a stream opened while the run waits says so first.
+  let waiting = 'null';
   let head: RunHead | undefined = head0;
   try {
     while (!closed) {
@@ -56,6 +58,11 @@ async function stream(
       if (head.phase !== phase && head.status === 'running') {
         phase = head.phase;
         send(res, 'phase', { phase });
+      }
+      const nowWaiting = JSON.stringify(head.status === 'running' ? (head.waiting ?? null) : null);
+      if (nowWaiting !== waiting && head.status === 'running') {
+        waiting = nowWaiting;
+        send(res, 'waiting', { waiting: head.waiting ?? null });
       }
       if (
         !rendered &&
@@ -123,7 +130,9 @@ export const runEventRoutes = [
     summary: 'Follow a run (Server-Sent Events)',
     description:
       'Streams the run as `text/event-stream`: `phase` (queued, rendering, dispatching, committing), `render` (render done, ' +
-      'with the number of hosts), `batch` (the first outcome of a batch), `host` (a host finished: its status, reason, batch and step counts; ' +
+      'with the number of hosts), `batch` (the first outcome of a batch), `waiting` (the run waits at a gate between batches: ' +
+      '`{waiting: {for, batch, health?, since}}`, sent when the wait starts or the stream opens during one, and `{waiting: null}` ' +
+      'when it ends and the next batch starts), `host` (a host finished: its status, reason, batch and step counts; ' +
       "its `id` is the event number), and `end` (the run's status, error and summary), after which the stream closes. Reconnect with the " +
       '`Last-Event-ID` header to continue after the last host event received: none is lost, also on another keeper. A stream closes after ' +
       '10 minutes (reconnect); each operator may hold 8 streams or waits per keeper (429 beyond).',

@@ -1,6 +1,6 @@
 // keeperctl incarnations approve NAME APPLY_ID: lets a run waiting for approval at its scenario's
 // `gate:` go on with its next batch (docs/runs.md "Gates between batches"). A run not waiting for
-// approval is refused (409) and the command exits 1 with the keeper's reason.
+// approval is refused (409) and the command exits 5 (a conflict) with the keeper's reason.
 import type { Argv } from 'yargs';
 import type { Handler } from './types';
 

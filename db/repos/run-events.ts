@@ -13,6 +13,8 @@ export interface RunHead {
   summary: Record<string, unknown> | null;
   finished_at: Date | null;
   hosts: number;
+  /** What the run waits for at a gate (db/repos/run-waiting.ts), null when it does not. */
+  waiting: { for: 'health' | 'approval'; batch: number; health?: string; since: string } | null;
 }
 
 export interface HostEvent {
@@ -38,6 +40,7 @@ export async function runHead(db: Knex, applyId: string): Promise<RunHead | unde
       'r.error',
       'r.summary',
       'r.finished_at',
+      'r.waiting',
       db.raw('(SELECT count(*) FROM run_hosts h WHERE h.apply_id = r.apply_id)::int AS hosts'),
     )
     .where('r.apply_id', applyId)

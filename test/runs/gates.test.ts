@@ -2,10 +2,13 @@
 // `create` waits after batch 1 for its health check (the registered result of the step) and then for
 // an operator's approval; the wait is in Temporal, so a keeper stopped and started again while the
 // run waits loses nothing: approved afterwards, the run finishes `ready`. A viewer cannot approve
-// (403), a run not waiting cannot be approved (409). `update` has a health check that never holds:
+// (403), a run not waiting cannot be approved (409). The run's event stream, opened while it waits,
+// says what it waits for and then that the wait ended; the approval is keeperctl's (exit 0, and exit
+// 5, a conflict, with the keeper's reason and a hint once the run has ended). `update` has a health check that never holds:
 // at its timeout the run locks naming the expression, the second batch never starts, nothing is
 // committed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../common/logger';
@@ -15,6 +18,7 @@ import { repoRoot } from '../support/repo';
 import { waitForStatus } from '../agents/harness';
 import { clientFor, operatorToken } from '../api/helpers';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+import { readRunEvents } from './sse-reader';
 
 describe('runs: gates between serial batches wait for a health check and an approval', function () {
   this.timeout(300_000);
@@ -26,6 +30,19 @@ describe('runs: gates between serial batches wait for a health check and an appr
     const f = path.join(root, s.sid, 'motd');
     return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : null;
   };
+  /** keeperctl, the real program in its own process, as the operator holding `token`. */
+  const ctl = (token: string, args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
+        env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
   const run = async (id: string) => (await api(k, 'GET', `/v1/incarnations/gated/runs/${id}`)).body;
 
   before(async () => {
@@ -88,13 +105,30 @@ describe('runs: gates between serial batches wait for a health check and an appr
     assert.equal(still.waiting?.for, 'approval', 'still waiting after the restart');
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null, null], 'nothing dispatched while waiting');
 
+    // Its event stream, opened while it waits, says so first, then that the wait ended, then batch 2.
+    const streamed = readRunEvents(`${k.baseUrl}/v1/incarnations/gated/runs/${id}/events`, k.adminToken);
+    const ev = await readRunEvents(
+      `${k.baseUrl}/v1/incarnations/gated/runs/${id}/events`,
+      k.adminToken,
+      (e) => e.event === 'waiting',
+    );
+    assert.deepEqual(ev[ev.length - 1]!.data, { waiting: still.waiting });
+
     const ops = await operatorToken(k, 'ops', 'operator');
-    const ok = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
-    assert.equal(ok.status, 200, JSON.stringify(ok.body));
-    assert.equal(ok.body.batch, 1);
+    const ok = await ctl(ops, ['incarnations', 'approve', 'gated', id]);
+    assert.equal(ok.code, 0, `${ok.stdout}${ok.stderr}`);
+    assert.match(ok.stdout, new RegExp(`^approved ${id} after batch 1 \\(it waited \\d+s\\); batch 2 starts`));
 
     const inc = await settled(k, 'gated', 120_000);
     assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
+    const events = await streamed;
+    const names = events.map((e) => e.event);
+    const waits = events.filter((e) => e.event === 'waiting').map((e) => e.data.waiting);
+    assert.deepEqual(waits, [still.waiting, null], names.join(','));
+    const ended = names.lastIndexOf('waiting');
+    const batch2 = events.findIndex((e) => e.event === 'host' && e.data.batch === 2);
+    assert.ok(batch2 > ended, `batch 2 after the wait ended: ${names.join(',')}`);
+    assert.equal(names[names.length - 1], 'end');
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', 'v1\n', 'v1\n']);
     const done = await run(id);
     assert.equal(done.status, 'succeeded');
@@ -103,6 +137,10 @@ describe('runs: gates between serial batches wait for a health check and an appr
     const again = await clientFor(k, ops)('POST', `/v1/incarnations/gated/runs/${id}/approve`);
     assert.equal(again.status, 409, JSON.stringify(again.body));
     assert.match(JSON.stringify(again.body), /not waiting for approval: it has ended \(succeeded\)/);
+    const late = await ctl(ops, ['incarnations', 'approve', 'gated', id]);
+    assert.equal(late.code, 5, `exit 5, a conflict: ${late.stdout}${late.stderr}`);
+    assert.match(late.stderr, /not waiting for approval: it has ended \(succeeded\)/);
+    assert.match(late.stderr, /fix: .*keeperctl incarnations get/);
 
     const activity = await api(k, 'GET', '/v1/activity?actor=ops');
     assert.ok(

@@ -1,7 +1,8 @@
 // A run report built for fleets: the outcome and counts first, failed and unknown hosts expanded
 // with their steps, every other outcome collapsed into one group that renders its hosts only when
 // opened, so a run of thousands of hosts stays fast. A running run is followed through its event
-// stream (no polling): each finished host updates in place, and the end loads the final report.
+// stream (no polling): each finished host updates in place, a wait at a gate between batches shows
+// (with Approve, ui/app/src/views/run-waiting.tsx) until it ends, and the end loads the final report.
 // A run that applied a plan links to it; a host refused because it drifted since the plan is marked
 // as such (nothing was applied there), and each step shows its diff when the keeper recorded one.
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -9,6 +10,7 @@ import { api, enc, followEvents } from '../api';
 import { Busy, ErrorBox, Link, StatusBadge } from '../components';
 import { StepDiff } from '../step-diff';
 import { planHref } from './plan';
+import { type RunWaiting, RunWaitingBox } from './run-waiting';
 
 export interface RunStep {
   index?: number;
@@ -43,6 +45,8 @@ export interface RunReport {
   finished_at?: string | null;
   /** The plan this run applied, when it applied one. */
   plan_id?: string | null;
+  /** What a running run waits for at a gate between batches; null when it does not wait. */
+  waiting?: RunWaiting | null;
 }
 
 /** The keeper refused this host: it no longer matched the plan, so none of its steps was sent. */
@@ -185,6 +189,7 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
           `${path}/events`,
           (e) => {
             if (e.event === 'phase') setReport((r) => (r ? { ...r, phase: e.data.phase } : r));
+            if (e.event === 'waiting') setReport((r) => (r ? { ...r, waiting: e.data.waiting } : r));
             if (e.event === 'host') {
               setReport((r) => {
                 if (!r) return r;
@@ -239,6 +244,9 @@ export function RunReportView({ incarnation, applyId }: { incarnation: string; a
               </>
             )}
           </p>
+          {r.status === 'running' && r.waiting && (
+            <RunWaitingBox incarnation={incarnation} applyId={applyId} waiting={r.waiting} />
+          )}
           {r.plan_id && (
             <p data-testid="applied-plan">
               Applied plan{' '}

@@ -1,0 +1,106 @@
+// A run waiting at a gate between batches, in the /ui run report (issue 30), against a real keeper
+// with its Temporal workers and three real souls (fixture test/fixtures/services/gated: batches of
+// two, a health check and an approval after batch 1). The report says what the run waits for and
+// since when; a viewer's Approve shows the keeper's 403 naming the permission and lets nothing
+// through; an operator's Approve lets batch 2 start, the wait disappears from the page as the event
+// stream reports it ended, and the report ends `succeeded` with the third host written.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { TestKeeper } from '../support/keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from '../runs/keeper';
+import { repoRoot } from '../support/repo';
+import { operatorToken } from '../api/helpers';
+import { launch, newPage, shot, signIn } from './browser';
+
+describe('web UI: a run waiting at a gate shows it and can be approved', function () {
+  this.timeout(300_000);
+  let k: TestKeeper;
+  let root: string;
+  let souls: TestSoul[] = [];
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const note = (s: TestSoul) => {
+    const f = path.join(root, s.sid, 'motd');
+    return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : null;
+  };
+  const runOf = async (id: string) => (await api(k, 'GET', `/v1/incarnations/gated/runs/${id}`)).body;
+  const pageAs = async (token: string): Promise<Page> => {
+    const p = await newPage(browser, k.baseUrl);
+    contexts.push(p.context);
+    await signIn(p.page, token, { stayOnOverview: true });
+    return p.page;
+  };
+
+  before(async () => {
+    root = tempDir('ui-gates-');
+    const url = gitRepoFrom(
+      path.join(repoRoot(), 'test', 'fixtures', 'services', 'gated'),
+      path.join(root, 'gated.git'),
+      'v1',
+    );
+    k = await startRunKeeper();
+    // Render order is sid order: batch 1 is souls[0..1], batch 2 souls[2].
+    souls = (await startSouls(k, path.join(root, 'souls'), [['edge'], ['edge'], ['edge']])).sort((a, b) =>
+      a.sid.localeCompare(b.sid),
+    );
+    assert.equal((await api(k, 'POST', '/v1/services', { name: 'gated', git: url, ref: 'v1' })).status, 201);
+    browser = await launch();
+  });
+  after(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await Promise.all(souls.map((s) => s.run.kill()));
+    await k?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('shows "Waiting for approval of batch 1"; a viewer gets the 403; the operator approves and the run succeeds', async () => {
+    const r = await api(k, 'POST', '/v1/incarnations', {
+      name: 'gated',
+      service: 'gated',
+      covens: ['edge'],
+      input: { root, greeting: 'v1' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const id = r.body.apply_id as string;
+    const waiting = await waitFor(
+      'the run to wait for approval',
+      async () => {
+        const b = await runOf(id);
+        return b.waiting?.for === 'approval' ? b : undefined;
+      },
+      120_000,
+    );
+
+    const viewer = await pageAs(await operatorToken(k, 'vic', 'viewer'));
+    await viewer.goto(`/ui/incarnations/gated/runs/${id}`);
+    const vbox = viewer.getByTestId('run-waiting');
+    await vbox.waitFor({ timeout: 60_000 });
+    assert.match(await vbox.innerText(), /Waiting for approval of batch 1 since /);
+    assert.equal(await vbox.locator('time').getAttribute('datetime'), waiting.waiting.since);
+    await vbox.getByRole('button', { name: 'Approve' }).click();
+    const denied = vbox.getByRole('alert');
+    await denied.waitFor();
+    assert.match(await denied.innerText(), /403/);
+    assert.match(await denied.innerText(), /runs:approve/);
+    await shot(viewer, 'run-waiting-denied');
+    assert.equal((await runOf(id)).waiting?.for, 'approval', 'still waiting after the refused approval');
+    assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null]);
+
+    const ops = await pageAs(await operatorToken(k, 'ops', 'operator'));
+    await ops.goto(`/ui/incarnations/gated/runs/${id}`);
+    const obox = ops.getByTestId('run-waiting');
+    await obox.waitFor({ timeout: 60_000 });
+    await shot(ops, 'run-waiting');
+    await obox.getByRole('button', { name: 'Approve' }).click();
+    // The event stream says the wait ended, then the run ends and the page loads the final report.
+    await obox.waitFor({ state: 'detached', timeout: 120_000 });
+    await ops.locator('.run-report .badge', { hasText: /^succeeded$/ }).waitFor({ timeout: 120_000 });
+    assert.equal((await settled(k, 'gated', 120_000)).status, 'ready');
+    assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', 'v1\n']);
+    // The viewer's page followed the same stream: the wait is gone there too.
+    await vbox.waitFor({ state: 'detached', timeout: 60_000 });
+  });
+});

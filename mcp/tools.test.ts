@@ -49,4 +49,17 @@ describe('mcp tools', () => {
     const { tools } = buildTools(allRoutes);
     for (const t of tools) assert.ok(t.description.includes(t.route.permission), t.name);
   });
+  it('maps the operator lifecycle tools to the archon routes, with their permissions', () => {
+    const { tools } = buildTools(allRoutes);
+    const perm = (n: string) => tools.find((t) => t.name === n)?.route.permission;
+    assert.equal(perm('list-archons'), 'archons:read');
+    assert.equal(perm('set-archon-role'), 'archons:update');
+    assert.equal(perm('delete-archon'), 'archons:delete');
+    assert.equal(perm('revoke-archon-tokens'), 'archons:revoke-tokens');
+    const role = tools.find((t) => t.name === 'set-archon-role')!;
+    assert.deepEqual(role.places, { role: 'body', aid: 'params' });
+    assert.deepEqual(role.inputSchema.required, ['aid', 'role']);
+    const revoke = tools.find((t) => t.name === 'revoke-archon-tokens')!;
+    assert.deepEqual(revoke.inputSchema.required, ['aid'], 'jti is optional: without it every token is revoked');
+  });
 });

@@ -149,6 +149,30 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     hint: "Runs the service's destroy operation (accepted with an apply_id); without one it is a 409 unless `force: true`, which removes the record and touches no host.",
   },
   {
+    name: 'list-archons',
+    method: 'get',
+    path: '/v1/archons',
+    hint: 'Each operator with its role, its permissions and tokens_valid_after (the moment before which its tokens are refused).',
+  },
+  {
+    name: 'set-archon-role',
+    method: 'patch',
+    path: '/v1/archons/{aid}',
+    hint: 'Give `aid` and the new `role`; it holds from the next request of that operator. Demoting the last cluster-admin is a 409.',
+  },
+  {
+    name: 'delete-archon',
+    method: 'delete',
+    path: '/v1/archons/{aid}',
+    hint: 'Removes the operator; its tokens are refused from its next request. Its past actions stay attributed to its AID. Removing the last cluster-admin is a 409.',
+  },
+  {
+    name: 'revoke-archon-tokens',
+    method: 'post',
+    path: '/v1/archons/{aid}/revoke-tokens',
+    hint: 'Without `jti` every token of the operator issued so far is refused; with `jti` (list-activity names it per call) only that one. The operator stays.',
+  },
+  {
     name: 'list-activity',
     method: 'get',
     path: '/v1/activity',

@@ -38,7 +38,12 @@ async function problemOf(res: Response): Promise<Problem> {
   return new Problem(res.status, res.statusText, `the keeper answered ${res.status} ${res.statusText}`);
 }
 
-export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown, token = currentToken()): Promise<T> {
+export async function api<T>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  token = currentToken(),
+): Promise<T> {
   if (token === null) {
     signOut();
     throw new Problem(401, 'Unauthorized', 'sign in first');
@@ -66,6 +71,8 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
     throw problem;
   }
   if (!res.ok) throw await problemOf(res);
+  // 204 (a delete) has no body to parse.
+  if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
 

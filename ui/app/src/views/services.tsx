@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, listAll } from '../api';
 import { Ago, Busy, ErrorBox } from '../components';
 import { useAction, usePoll } from '../hooks';
+import { DeleteService, ServiceVersions } from './service-actions';
 
 export interface Service {
   name: string;
@@ -54,6 +55,7 @@ function RegisterService({ onDone }: { onDone(): void }) {
 
 export function Services() {
   const services = usePoll(() => listAll<Service>('/v1/services'), 10_000);
+  const [open, setOpen] = useState<string | null>(null);
   return (
     <section>
       <h2>Services</h2>
@@ -69,18 +71,19 @@ export function Services() {
               <th>Ref (version)</th>
               <th>Registered by</th>
               <th>Registered</th>
+              <th>Actions</th>
             </tr>
           </thead>
           <tbody>
             {services.data.length === 0 && (
               <tr>
-                <td colSpan={5} class="muted">
+                <td colSpan={6} class="muted">
                   The catalog is empty.
                 </td>
               </tr>
             )}
-            {services.data.map((s) => (
-              <tr key={s.name}>
+            {services.data.map((s) => [
+              <tr key={s.name} data-service={s.name}>
                 <td>{s.name}</td>
                 <td>
                   <code>{s.git}</code>
@@ -90,8 +93,21 @@ export function Services() {
                 <td>
                   <Ago at={s.created_at} />
                 </td>
-              </tr>
-            ))}
+                <td>
+                  <button type="button" onClick={() => setOpen(open === s.name ? null : s.name)}>
+                    {open === s.name ? 'Hide versions' : 'Versions'}
+                  </button>{' '}
+                  <DeleteService name={s.name} onDone={services.refresh} />
+                </td>
+              </tr>,
+              open === s.name && (
+                <tr key={`${s.name}-versions`}>
+                  <td colSpan={6}>
+                    <ServiceVersions name={s.name} />
+                  </td>
+                </tr>
+              ),
+            ])}
           </tbody>
         </table>
       )}

@@ -104,6 +104,8 @@ const HANDLED: Record<string, string> = {
   'ui/app/src/views/run-report.tsx': 'browser side: shows the run report from the API (placeholders at most)',
   'ui/app/src/views/signin.tsx': "browser side: the operator's own token form",
   'ui/app/src/views/souls.tsx': 'browser side: soul records, no run data',
+  'db/repos/run-waiting.ts':
+    "a run's wait (jsonb): JSON.stringify of what it waits for, the batch and the gate's CEL text from the scenario (no run data)",
   'db/repos/incarnations.ts': 'jsonb columns: JSON.stringify; state holds references, never values',
   'db/repos/runs.ts': 'jsonb columns: JSON.stringify; plans hold secret handles, never values',
   'platform/config/load.ts': 'config errors: no run data',

@@ -3,7 +3,7 @@
 // viewer does not), so a role can be given the approval without the right to start runs. The
 // activity stream records the call with its apply_id like every mutating call (api/activity.ts).
 import { defineRoute } from '../route';
-import { runParams } from '../schemas/incarnations';
+import { runParams } from '../schemas/runs';
 import { named } from '../schemas/common';
 
 export const runApprovedSchema = named('RunApproved', {

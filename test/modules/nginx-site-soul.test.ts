@@ -1,9 +1,11 @@
 // examples/nginx-site through the whole product: a real keeper (test/support: its own database and
 // Temporal queue on the shared stack) loads the example from a git repository, renders it and
-// dispatches its steps over the event stream to a real soul (`bin/soul run`, started as a systemd
-// service) inside the Debian 12 root with systemd as PID 1 (systemd-root.ts). The soul applies them
-// there. nginx-site.test.ts holds the same example's finer checks (a refused config, the plan of one
-// change) on the soul's step handler alone.
+// dispatches its steps over the event stream to a real soul inside the Debian 12 root with systemd as
+// PID 1 (systemd-root.ts). The soul is the one operators install: the .deb scripts/package.sh builds
+// from this checkout's dist/, installed with dpkg in a root that mounts neither the checkout nor the
+// machine's node, onboarded with `soul init` and started as its own unit (soul.service, with its
+// sandboxing) by `systemctl enable --now soul`, as docs/install.md says. nginx-site.test.ts holds the
+// same example's finer checks (a refused config, the plan of one change) on the soul's step handler.
 //
 // The upstreams are HTTP servers of this test process (nginx-probe.ts); requests to nginx are made
 // from inside the root.
@@ -13,6 +15,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { repoRoot } from '../support/repo';
 import { stackFile } from '../support/stack-env';
+import { script } from '../packages/debian-root';
 import type { TestKeeper } from '../support/keeper';
 import { api, endpointOf, uniqueSid, waitFor, waitForStatus } from '../agents/harness';
 import { gitRepoFrom, settled, startRunKeeper, tempDir } from '../runs/keeper';
@@ -41,42 +44,41 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     ports = ups.ports;
     listen = await freePort();
     tmp = tempDir('nginx-site-soul-');
+    // --fast: the release's contents in a gzip -1 archive, built in about half a minute.
+    await script('package.sh', ['--fast', '--out', path.join(tmp, 'deb'), 'soul']);
+    const [deb] = fs.readdirSync(path.join(tmp, 'deb')).filter((f) => /^soul_.*\.deb$/.test(f));
+    assert.ok(deb, 'package.sh built the soul package');
     const url = gitRepoFrom(path.join(repoRoot(), 'examples', 'nginx-site'), path.join(tmp, 'nginx-site.git'), 'v1');
     k = await startRunKeeper();
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'nginx-site', git: url, ref: 'v1' })).status, 201);
     const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: ['web'] });
     assert.equal(reg.status, 201, JSON.stringify(reg.body));
 
-    root = await SystemdRoot.boot(sid, (dir) => {
-      withoutDefaultSite(dir);
-      // The SID is the host's FQDN: systemd sets the name from /etc/hostname at boot.
-      fs.writeFileSync(path.join(dir, 'etc', 'hostname'), `${sid}\n`);
-      fs.appendFileSync(path.join(dir, 'etc', 'hosts'), `127.0.1.1\t${sid}\n`);
-    });
-    fs.mkdirSync(root.path('/etc/soul'), { recursive: true });
-    fs.copyFileSync(stackFile('tls', 'ca.pem'), root.path('/etc/soul/ca.pem'));
-    fs.writeFileSync(
-      root.path('/etc/soul/soul.yml'),
-      yaml.dump({
-        sid,
-        paths: { modules: '/var/lib/soul/modules', seed: '/var/lib/soul/seed' },
-        keeper: { endpoints: [endpointOf(k)], tls: { ca: '/etc/soul/ca.pem' } },
-      }),
+    root = await SystemdRoot.boot(
+      sid,
+      (dir) => {
+        withoutDefaultSite(dir);
+        // The SID is the host's FQDN: systemd sets the name from /etc/hostname at boot.
+        fs.writeFileSync(path.join(dir, 'etc', 'hostname'), `${sid}\n`);
+        fs.appendFileSync(path.join(dir, 'etc', 'hosts'), `127.0.1.1\t${sid}\n`);
+        // Not /tmp: systemd mounts a tmpfs over it at boot.
+        fs.copyFileSync(path.join(tmp, 'deb', deb!), path.join(dir, 'root', deb!));
+      },
+      { checkout: false },
     );
+    await root.ok(['dpkg', '-i', `/root/${deb}`]);
+    // The operator's edit of the packaged conffile: this host's SID, the test keeper and its CA.
+    fs.copyFileSync(stackFile('tls', 'ca.pem'), root.path('/etc/soul/keeper-ca.pem'));
+    const conf = yaml.load(fs.readFileSync(root.path('/etc/soul/soul.yml'), 'utf8')) as Record<string, any>;
+    conf.sid = sid;
+    conf.keeper.endpoints = [endpointOf(k)];
+    fs.writeFileSync(root.path('/etc/soul/soul.yml'), yaml.dump(conf));
     // The bootstrap token on stdin: never in an argv an error message would print.
-    await root.ok(['node', '/opt/keeper/bin/soul', 'init', '--config=/etc/soul/soul.yml'], {
-      input: `${reg.body.bootstrap_token}\n`,
-    });
-    await root.ok([
-      'systemd-run',
-      '--unit=keeper-soul',
-      '--',
-      '/usr/local/bin/node',
-      '/opt/keeper/bin/soul',
-      'run',
-      '--config=/etc/soul/soul.yml',
-    ]);
-    await waitForStatus(k, sid, 'connected', 60_000);
+    await root.ok(['soul', 'init', '--config=/etc/soul/soul.yml'], { input: `${reg.body.bootstrap_token}\n` });
+    await root.ok(['systemctl', 'enable', '--now', 'soul']);
+    const { soul } = await waitForStatus(k, sid, 'connected', 60_000);
+    // The packaged program, not a checkout's: its version is the package's.
+    assert.equal(soul.soulprint.soul_version, (await root.ok(['dpkg-query', '-W', '-f=${Version}', 'soul'])).trim());
   });
   let failed = false;
   afterEach(function () {
@@ -86,7 +88,7 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     // The soul's own log, to read next to a failure.
     if (root && failed)
       process.stdout.write(
-        (await root.run(['journalctl', '-q', '-o', 'cat', '-u', 'keeper-soul', '-n', '30'])).stdout.replace(
+        (await root.run(['journalctl', '-q', '-o', 'cat', '-u', 'soul', '-n', '30'])).stdout.replace(
           /^/gm,
           '      soul: ',
         ),
@@ -117,7 +119,8 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     assert.equal((await settled(k, 'web', 120_000)).status, 'ready');
     return report(r.body.apply_id);
   }
-  const answers = () => answersIn(root, listen);
+  // The root has no node of its own: the soul package's runtime makes the requests.
+  const answers = () => answersIn(root, listen, '/usr/lib/soul/node/bin/node');
   const reloads = () => reloadsIn(root);
   const settledPids = (notOf: number[] = []) => nginxPids(root, notOf);
   const site = () => fs.readFileSync(root.path('/etc/nginx/sites-available/app'), 'utf8');

@@ -48,6 +48,12 @@ export async function answers(root: SystemdRoot, port: number, node = 'node'): P
   return (await root.ok([node, '-e', js])).trim().split(',');
 }
 
+/** One request to nginx made inside the root: its HTTP status (403 from an access list, say). */
+export async function statusOf(root: SystemdRoot, port: number, urlPath: string, node = 'node'): Promise<number> {
+  const js = `fetch('http://127.0.0.1:${port}${urlPath}').then((r) => console.log(r.status))`;
+  return Number((await root.ok([node, '-e', js])).trim());
+}
+
 /** How many times systemd has reloaded nginx in this root (its journal's "Reloaded ..." lines). */
 export async function reloads(root: SystemdRoot): Promise<number> {
   return (await root.ok(['journalctl', '-q', '-o', 'cat', '-u', 'nginx.service']))

@@ -97,8 +97,12 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     await root.ok(['soul', 'init', '--config=/etc/soul/soul.yml'], { input: `${reg.body.bootstrap_token}\n` });
     await root.ok(['systemctl', 'enable', '--now', 'soul']);
     const { soul } = await waitForStatus(k, sid, 'connected', 60_000);
-    // The packaged program, not a checkout's: its version is the package's.
+    // The packaged unit runs the packaged program (the root holds no checkout); the version is the package's.
     assert.equal(soul.soulprint.soul_version, (await root.ok(['dpkg-query', '-W', '-f=${Version}', 'soul'])).trim());
+    const unit = await root.ok(['systemctl', 'show', '--property=FragmentPath,ActiveState', 'soul']);
+    assert.match(unit, /^ActiveState=active$/m);
+    assert.match(unit, /^FragmentPath=(\/usr)?\/lib\/systemd\/system\/soul\.service$/m, 'the unit dpkg installed');
+    assert.ok(!fs.existsSync(root.path('/opt/keeper')) && !fs.existsSync(root.path('/usr/local/bin/node')));
   });
   let failed = false;
   afterEach(function () {

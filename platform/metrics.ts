@@ -1,6 +1,7 @@
 // The Prometheus registry: process metrics plus the keeper's own. Other parts register their
 // metrics here (hub, API, runs) so one /metrics on the metrics listener shows everything.
 import client from 'prom-client';
+import { heapAfterFullCollection, watchFullCollections } from '../common/heap-after-gc';
 
 export interface Metrics {
   registry: client.Registry;
@@ -19,6 +20,16 @@ export function createMetrics(kid: string, version: string): Metrics {
     labelNames: ['version'],
     registers: [registry],
   }).set({ version }, 1);
+  watchFullCollections();
+  new client.Gauge({
+    name: 'keeper_heap_after_full_gc_bytes',
+    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; absent before the first',
+    registers: [registry],
+    collect() {
+      const h = heapAfterFullCollection();
+      if (h) this.set(h.bytes);
+    },
+  });
   return {
     registry,
     httpRequests: new client.Counter({

@@ -8,6 +8,8 @@ import type { Client as PgClient } from 'pg';
 export interface ProcessSample {
   rss_bytes: number;
   heap_used_bytes: number;
+  /** The heap right after the process's last full collection (NaN before its first). */
+  heap_after_gc_bytes: number;
   fds: number;
 }
 
@@ -50,6 +52,7 @@ export async function processSample(
   return {
     rss_bytes: rssBytes(pid),
     heap_used_bytes: metrics.get(`${prefix}nodejs_heap_size_used_bytes`) ?? NaN,
+    heap_after_gc_bytes: metrics.get(`${prefix || 'keeper_'}heap_after_full_gc_bytes`) ?? NaN,
     fds: openFds(pid),
     metrics,
   };

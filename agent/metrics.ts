@@ -48,7 +48,7 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
   watchFullCollections();
   new client.Gauge({
     name: 'soul_heap_after_full_gc_bytes',
-    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; absent before the first',
+    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; 0 before the first',
     registers: [registry],
     collect() {
       const h = heapAfterFullCollection();

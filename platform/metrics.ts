@@ -23,7 +23,7 @@ export function createMetrics(kid: string, version: string): Metrics {
   watchFullCollections();
   new client.Gauge({
     name: 'keeper_heap_after_full_gc_bytes',
-    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; absent before the first',
+    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; 0 before the first',
     registers: [registry],
     collect() {
       const h = heapAfterFullCollection();

@@ -52,7 +52,8 @@ export async function processSample(
   return {
     rss_bytes: rssBytes(pid),
     heap_used_bytes: metrics.get(`${prefix}nodejs_heap_size_used_bytes`) ?? NaN,
-    heap_after_gc_bytes: metrics.get(`${prefix || 'keeper_'}heap_after_full_gc_bytes`) ?? NaN,
+    // 0 until the process's first full collection (an unset gauge reads 0): no figure yet.
+    heap_after_gc_bytes: metrics.get(`${prefix || 'keeper_'}heap_after_full_gc_bytes`) || NaN,
     fds: openFds(pid),
     metrics,
   };

@@ -3,32 +3,25 @@
 // and what they do is felt by the operator's next request (checked through the REST door).
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { freePort } from '../support/ports';
-import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import type { TestKeeper } from '../support/keeper';
 import { clientFor, operatorToken } from '../api/helpers';
-import { callTool, connectMcp } from './client';
+import { callTool } from './client';
+import { startMcpKeeper, type McpKeeper } from './keeper';
 
 describe('MCP listener: operator lifecycle tools', function () {
   this.timeout(120_000);
+  let mk: McpKeeper;
   let tk: TestKeeper;
-  let addr: string;
   let admin: Client;
   let viewer: Client;
 
   before(async () => {
-    addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({
-      mutate: (doc) => {
-        doc.listen.mcp = { addr };
-      },
-    });
-    admin = await connectMcp(addr, tk.adminToken);
-    viewer = await connectMcp(addr, await operatorToken(tk, 'vera', 'viewer'));
+    mk = await startMcpKeeper();
+    ({ tk, admin } = mk);
+    viewer = await mk.as('vera', 'viewer');
   });
   after(async () => {
-    await admin?.close();
-    await viewer?.close();
-    await tk?.stop();
+    await mk?.stop();
   });
 
   it('list-archons shows the operators with their roles, to a viewer too', async () => {

@@ -2,28 +2,23 @@
 // yank-service-version and delete-service act on the same catalog as the API, with its permissions.
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { freePort } from '../support/ports';
-import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import type { TestKeeper } from '../support/keeper';
 import { serviceRepo } from '../support/service-repo';
-import { clientFor, operatorToken } from '../api/helpers';
-import { callTool, connectMcp } from './client';
+import { clientFor } from '../api/helpers';
+import { callTool } from './client';
+import { startMcpKeeper, type McpKeeper } from './keeper';
 
 describe('MCP listener: yank-service-version and delete-service', function () {
   this.timeout(120_000);
+  let mk: McpKeeper;
   let tk: TestKeeper;
-  let addr: string;
   let admin: Client;
   let viewer: Client;
 
   before(async () => {
-    addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({
-      mutate: (doc) => {
-        doc.listen.mcp = { addr };
-      },
-    });
-    admin = await connectMcp(addr, tk.adminToken);
-    viewer = await connectMcp(addr, await operatorToken(tk, 'vera', 'viewer'));
+    mk = await startMcpKeeper();
+    ({ tk, admin } = mk);
+    viewer = await mk.as('vera', 'viewer');
     const repo = serviceRepo({ tags: ['v1', 'v2'] });
     assert.equal(
       (await callTool(admin, 'register-service', { name: 'shop', git: repo.url, ref: 'v1' })).isError,
@@ -32,9 +27,7 @@ describe('MCP listener: yank-service-version and delete-service', function () {
     assert.equal((await callTool(admin, 'publish-service-version', { name: 'shop', ref: 'v2' })).isError, false);
   });
   after(async () => {
-    await admin?.close();
-    await viewer?.close();
-    await tk?.stop();
+    await mk?.stop();
   });
 
   it('yank-service-version withdraws a version with its reason; a viewer is refused naming services:yank; a second yank is a conflict', async () => {

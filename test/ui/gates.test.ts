@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestKeeper } from '../support/keeper';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from '../runs/keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { createGatedAndAwaitApproval } from '../runs/gated';
 import { repoRoot } from '../support/repo';
 import { operatorToken } from '../api/helpers';
 import { launch, newPage, shot, signIn } from './browser';
@@ -57,22 +58,8 @@ describe('web UI: a run waiting at a gate shows it and can be approved', functio
   });
 
   it('shows "Waiting for approval of batch 1"; a viewer gets the 403; the operator approves and the run succeeds', async () => {
-    const r = await api(k, 'POST', '/v1/incarnations', {
-      name: 'gated',
-      service: 'gated',
-      covens: ['edge'],
-      input: { root, greeting: 'v1' },
-    });
-    assert.equal(r.status, 202, JSON.stringify(r.body));
-    const id = r.body.apply_id as string;
-    const waiting = await waitFor(
-      'the run to wait for approval',
-      async () => {
-        const b = await runOf(id);
-        return b.waiting?.for === 'approval' ? b : undefined;
-      },
-      120_000,
-    );
+    const waiting = await createGatedAndAwaitApproval(k, root);
+    const id = waiting.apply_id as string;
 
     const viewer = await pageAs(await operatorToken(k, 'vic', 'viewer'));
     await viewer.goto(`/ui/incarnations/gated/runs/${id}`);

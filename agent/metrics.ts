@@ -55,6 +55,19 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
       if (h) this.set(h.bytes);
     },
   });
+  // How many full collections the gauge above stands on: a soak judges the live heap only over
+  // collections it saw (bench/soak/verdict.ts), and says so when there were too few.
+  let reported = 0;
+  new client.Counter({
+    name: 'soul_full_gcs_total',
+    help: 'Full (mark-sweep) collections since the process started watching them (at start)',
+    registers: [registry],
+    collect() {
+      const n = heapAfterFullCollection()?.count ?? 0;
+      if (n > reported) this.inc(n - reported);
+      reported = n;
+    },
+  });
   const steps = new client.Counter({
     name: 'soul_steps_total',
     help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)',

@@ -30,6 +30,19 @@ export function createMetrics(kid: string, version: string): Metrics {
       if (h) this.set(h.bytes);
     },
   });
+  // How many full collections the gauge above stands on: a soak judges the live heap only over
+  // collections it saw (bench/soak/verdict.ts), and says so when there were too few.
+  let reported = 0;
+  new client.Counter({
+    name: 'keeper_full_gcs_total',
+    help: 'Full (mark-sweep) collections since the process started watching them (at start)',
+    registers: [registry],
+    collect() {
+      const n = heapAfterFullCollection()?.count ?? 0;
+      if (n > reported) this.inc(n - reported);
+      reported = n;
+    },
+  });
   return {
     registry,
     httpRequests: new client.Counter({

@@ -326,8 +326,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         );
         samples.push(s);
         progress(
-          `run ${counts.runs}/${o.runs} (${s.seconds} s): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.fds} fds; ` +
-            `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,
+          `run ${counts.runs}/${o.runs} (${s.seconds} s, load ${s.load1.toFixed(1)}): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.full_gcs} full GCs, ${s.keeper.fds} fds; ` +
+            `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB rss, ${s.souls.map((x) => x.full_gcs).join('/')} full GCs; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,
         );
       }
     }

@@ -118,7 +118,8 @@ const MB = 2 ** 20;
 function figure(v: SeriesVerdict): string {
   if (v.outcome === 'not judged') return v.note ?? 'not judged';
   const bytes = v.unit === 'bytes';
-  const n = (x: number | null) => (x === null ? 'none' : bytes ? `${(x / MB).toFixed(1)} MB` : String(x));
+  const n = (x: number | null) =>
+    x === null ? 'none' : bytes ? `${(x / MB).toFixed(1)} MB` : String(Math.round(x * 10) / 10);
   const slope =
     v.slope_per_1000_runs === null ? 'no slope' : `${v.slope_per_1000_runs >= 0 ? '+' : ''}${n(v.slope_per_1000_runs)}`;
   return `${v.outcome} ${slope} per 1,000 runs (limit ${n(v.threshold_per_1000_runs)})${v.note ? `, ${v.note}` : ''}`;

@@ -38,6 +38,8 @@ describe('keeperctl plan view', () => {
     );
     assert.match(text, /^ {2}state app: \(none\) -> \{"port":80\}$/m);
     assert.match(text, /^ {2}state port: 80 -> \(none\)$/m);
+    assert.match(text, /^0 step\(s\) would change at v2, after the upgrade$/m);
+    assert.doesNotMatch(text, /can be applied/, 'an upgrade plan is not applied as such');
     assert.doesNotMatch(text, /state root/, 'unchanged keys are not listed');
     assert.equal(
       nextSteps(p),

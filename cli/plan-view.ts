@@ -126,6 +126,12 @@ export function planText(p: Plan): string {
     lines.push(
       `no change on ${quiet.length} host(s): ${quiet.slice(0, 10).join(', ')}${quiet.length > 10 ? ', ...' : ''}`,
     );
-  lines.push(`${p.summary?.would_change ?? 0} step(s) would change; the plan can be applied until ${p.expires_at}`);
+  const n = p.summary?.would_change ?? 0;
+  // An upgrade's plan is never applied as such (docs/plans.md "The plan of an upgrade"): no apply-by date to offer.
+  lines.push(
+    p.upgrade
+      ? `${n} step(s) would change at ${p.upgrade.version}, after the upgrade`
+      : `${n} step(s) would change; the plan can be applied until ${p.expires_at}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -51,6 +51,8 @@ export class Sessions {
   private writing: Promise<void> | undefined;
   /** When the last tick judged silence: a tick far later than its interval means this process stalled. */
   private lastTickAt = 0;
+  /** Told of every soul that connects here (runs/failover.ts: a soul arriving may have left a dead keeper). */
+  private readonly connectListeners: ((sid: string) => void)[] = [];
 
   constructor(private readonly deps: SessionsDeps) {}
 
@@ -116,6 +118,11 @@ export class Sessions {
     return this.deps.presence.get(sid);
   }
 
+  /** Calls `listener(sid)` each time a soul's stream opens here (the failover watch, runs/failover.ts). */
+  onConnected(listener: (sid: string) => void): void {
+    this.connectListeners.push(listener);
+  }
+
   connectedSids(): string[] {
     return [...this.bySid.keys()];
   }
@@ -146,6 +153,13 @@ export class Sessions {
     }
     await this.record(session);
     this.deps.log.info('soul connected', { sid, epoch, session_id: id, superseded: previous?.id });
+    for (const l of this.connectListeners) {
+      try {
+        l(sid);
+      } catch (err) {
+        this.deps.log.warn('a connect listener failed', { sid, error: (err as Error).message });
+      }
+    }
     return session;
   }
 

@@ -14,6 +14,7 @@ import { silentLogger } from '../common/logger';
 import { connectSecretStore, type SecretStore } from '../secrets/client';
 import { connectScenarioSecrets } from '../secrets/scenario';
 import { temporalTlsOptions } from '../runs/tls';
+import { kidClaimKey } from '../platform/keeper-claims';
 
 const TIMEOUT_MS = 10_000;
 
@@ -129,7 +130,7 @@ async function checkCacheAndKid(config: KeeperConfig, secrets: SecretStore, prob
       return;
     }
     // The claim a live keeper renews every second (keeper/kid-claim.ts): read, never taken.
-    const raw = await cache.get(`keeper:kid:${config.kid}`);
+    const raw = await cache.get(kidClaimKey(config.kid));
     if (raw !== null) {
       let holder: { host?: string; pid?: number; since?: string } = {};
       try {

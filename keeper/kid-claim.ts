@@ -12,12 +12,11 @@ import os from 'node:os';
 import type { Logger } from '../common/logger';
 import type { Cache } from '../platform/cache';
 import type { Component } from '../platform/component';
+import { kidClaimKey as key, type KidClaimHolder as Holder } from '../platform/keeper-claims';
 import { StartupError } from '../platform/runtime';
 
 export const CLAIM_TTL_MS = 3000;
 export const RENEW_MS = 1000;
-
-const key = (kid: string) => `keeper:kid:${kid}`;
 
 // Renews only a claim that is ours (or gone, as after a cache restart): never another keeper's.
 const RENEW = `local v = redis.call('GET', KEYS[1])
@@ -25,17 +24,12 @@ if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARG
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-interface Holder {
-  token: string;
-  host: string;
-  pid: number;
-  since: string;
-}
-
 export function kidClaim(
   cache: Cache,
   kid: string,
   log: Logger,
+  /** The cluster's task queue, kept in the claim so the live keepers of one cluster can be counted. */
+  queue?: string,
   timing = { ttlMs: CLAIM_TTL_MS, renewMs: RENEW_MS },
 ): Component {
   const me: Holder = {
@@ -43,6 +37,7 @@ export function kidClaim(
     host: os.hostname(),
     pid: process.pid,
     since: new Date().toISOString(),
+    ...(queue !== undefined ? { queue } : {}),
   };
   const value = JSON.stringify(me);
   let timer: NodeJS.Timeout | undefined;

@@ -15,6 +15,8 @@ export function readinessHandler(
   metrics: Metrics,
   temporalAnswers: () => Promise<boolean>,
   secretStoreAnswers: () => Promise<boolean>,
+  /** Details that do not decide readiness (the service sources this keeper cannot reach). */
+  details: () => Record<string, unknown> = () => ({}),
 ) {
   return async (_req: Request, res: Response): Promise<void> => {
     const [database, cacheUp, temporal, secretstore] = await Promise.all([
@@ -27,7 +29,7 @@ export function readinessHandler(
     for (const [dependency, ok] of Object.entries(up)) metrics.ready.set({ dependency }, ok ? 1 : 0);
     const ready = database && cacheUp && temporal && secretstore;
     const checks = Object.fromEntries(Object.entries(up).map(([d, ok]) => [d, ok ? 'up' : 'down']));
-    const body = { status: ready ? 'ready' : 'not ready', checks };
+    const body = { status: ready ? 'ready' : 'not ready', checks, ...details() };
     if (ready) {
       res.status(200).json(body);
     } else {

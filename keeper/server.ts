@@ -19,6 +19,7 @@ import { httpComponent } from '../platform/listen';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { registerDriftMetric } from '../runs/drift-metrics';
 import { registerPendingHostsMetric } from '../runs/pending-metrics';
+import { sourceReachComponent } from '../runs/source-reach';
 import { readinessHandler, secretStoreAnswers } from './readiness';
 import { openRuntime, StartupError, type RuntimeWithCache } from '../platform/runtime';
 import { VERSION } from '../common/version';
@@ -66,6 +67,8 @@ export async function startKeeper(
     const runs = createRunComponents({ runtime, sessions: hub.sessions, push: ssh, scenario: overrides.scenario });
     registerDriftMetric(metrics.registry, runtime.db);
     registerPendingHostsMetric(metrics.registry, runtime.db);
+    // Every keeper checks it can load every registered source: any of them may render any run.
+    const sources = sourceReachComponent({ db: runtime.db, runs: runs.service, registry: metrics.registry, log });
     // Every run starts through runs.service: the API (and MCP through its routes), the converger, drift repair.
     const apiDeps = { runtime, metrics, runs: runs.service, ssh };
 
@@ -79,6 +82,7 @@ export async function startKeeper(
         metrics,
         () => temporalAnswers(runs.temporal),
         () => secretStoreAnswers(config.secretstore.addr),
+        () => ({ sources: sources.report() }),
       ),
     );
     app.use('/ui', createUiRouter({ log }));
@@ -96,13 +100,14 @@ export async function startKeeper(
 
     const components: Component[] = [
       // First: a second live keeper with this kid must be refused before it opens any listener.
-      kidClaim(runtime.cache, config.kid, log),
+      kidClaim(runtime.cache, config.kid, log, config.temporal.task_queue),
       httpComponent('operator API', config.listen.openapi.addr, app),
       httpComponent('metrics', config.listen.metrics.addr, metricsApp),
       ...hub.components,
       ...runs.components,
       // New souls get the ready incarnations of their covens (runs/converge.ts); after the workers.
       convergeComponent({ db: runtime.db, runs: runs.service }, config.kid, log),
+      sources,
       // Only when listen.mcp is configured (interface spec 4.3: removing the block turns MCP off).
       ...mcpComponents(apiDeps),
     ];

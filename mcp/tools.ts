@@ -137,6 +137,12 @@ export const TOOL_TABLE: readonly ToolMapping[] = [
     hint: 'Lets a run whose `waiting.for` is "approval" (get-run) start its next batch; 409 when it is not waiting for approval.',
   },
   {
+    name: 'cancel-run',
+    method: 'post',
+    path: '/v1/incarnations/{name}/runs/{apply_id}/cancel',
+    hint: 'Stops a run whose `waiting` is not null (get-run) at its gate: no further batch, nothing committed, the incarnation error_locked naming you; 409 when it is not waiting.',
+  },
+  {
     name: 'upgrade-incarnation',
     method: 'post',
     path: '/v1/incarnations/{name}/upgrade',

@@ -13,10 +13,13 @@ import { retentionScheduleComponent } from './retention-schedule';
 import { createTemporalClientHolder, temporalClientComponent, type TemporalClientHolder } from './connection';
 import { createRunService, type RunService } from './start/service';
 import { temporalWorkersComponent } from './worker';
+import { cacheInflightLog } from './activities/inflight';
+import { failoverComponent, type FailoverDeps } from './failover';
 
 export interface RunComponentsOptions {
   runtime: RuntimeWithCache;
-  sessions: StepSender;
+  /** The hub's sessions: dispatch sends through them, the failover watch hears of souls that moved here. */
+  sessions: StepSender & FailoverDeps['sessions'];
   /** Hosts registered with transport ssh (hub/ssh); absent: only agents are reached. */
   push?: PushTransport;
   /** Replaces the scenario engine (tests); default: scenario/ through runs/activities/scenario-adapter.ts. */
@@ -84,9 +87,11 @@ export function createRunComponents(opts: RunComponentsOptions): {
           locate,
           kid: config.kid,
           secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
+          inflight: cacheInflightLog(cache),
           ...(opts.push ? { push: opts.push } : {}),
         },
       }),
+      failoverComponent({ cache, temporal, kid: config.kid, log, sessions: opts.sessions }),
     ],
   };
 }

@@ -47,6 +47,8 @@ export interface GateCheck {
 
 /** The signal that approves a run waiting at a gate: `{batch}`, the batch it waits after. */
 export const APPROVE_SIGNAL = 'keeper.run.approve';
+/** The signal that cancels a run waiting at a gate: `{by}`, the operator who cancelled it (its AID). */
+export const CANCEL_SIGNAL = 'keeper.run.cancel';
 
 /** What a run waits for between batches (docs/runs.md "Gates between batches"). */
 export interface RunWaiting {

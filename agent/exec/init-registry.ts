@@ -2,9 +2,10 @@
 // one line below.
 import type { InitPlatform, InitSystem } from './init-types';
 import type { CommandRunner } from './runner';
+import { openrcPlatform } from './openrc';
 import { systemdPlatform } from './systemd';
 
-export const INIT_PLATFORMS: readonly InitPlatform[] = [systemdPlatform];
+export const INIT_PLATFORMS: readonly InitPlatform[] = [systemdPlatform, openrcPlatform];
 
 /** The running init system's driver; throws naming the known ones when none is recognised. */
 export function selectInitSystem(

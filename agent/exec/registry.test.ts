@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { osFamily, parseOsRelease } from '../facts';
 import { PACKAGE_PLATFORMS, NoPlatformError, selectPackageManager } from './registry';
 import { createFakeRunner } from './testing';
 import type { PackagePlatform } from './types';
@@ -14,6 +15,22 @@ describe('execution module registry', () => {
     assert.equal(selectPackageManager({ os_family: 'debian' }, run).tool, 'apt');
     assert.equal(selectPackageManager({ os_family: 'rhel' }, run).tool, 'dnf');
     assert.equal(selectPackageManager({ os_family: 'fedora' }, run).tool, 'dnf');
+  });
+
+  it("chooses from the soul's own facts: the family its os-release gives on Rocky, Fedora and Alpine hosts", () => {
+    // /etc/os-release as these distributions ship it (the lines the family is read from).
+    const hosts: Array<[string, string, string]> = [
+      ['ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n', 'rhel', 'dnf'],
+      ['ID=almalinux\nID_LIKE="rhel centos fedora"\n', 'rhel', 'dnf'],
+      ['ID=fedora\nVERSION_ID=40\n', 'fedora', 'dnf'],
+      ['ID=alpine\nVERSION_ID=3.20.3\n', 'alpine', 'apk'],
+      ['ID=ubuntu\nID_LIKE=debian\n', 'debian', 'apt'],
+    ];
+    for (const [release, family, tool] of hosts) {
+      const os_family = osFamily(parseOsRelease(release));
+      assert.equal(os_family, family, release);
+      assert.equal(selectPackageManager({ os_family }, run).tool, tool, release);
+    }
   });
 
   it('names the supported platforms when none matches', () => {

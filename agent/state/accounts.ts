@@ -1,7 +1,7 @@
 // Owner and group names for file states, resolved from the local account files. Numeric ids are
 // taken as they are. Names known only to NSS (LDAP, sssd) are not resolved here: give the number.
 import { promises as fs } from 'node:fs';
-import type { AccountFiles } from './types';
+import type { AccountFiles, StateContext } from './types';
 
 export const SYSTEM_ACCOUNT_FILES: AccountFiles = { passwd: '/etc/passwd', group: '/etc/group' };
 
@@ -23,4 +23,33 @@ export function resolveUser(name: string, files: AccountFiles = SYSTEM_ACCOUNT_F
 
 export function resolveGroup(name: string, files: AccountFiles = SYSTEM_ACCOUNT_FILES): Promise<number> {
   return lookup(files.group, name, 'group');
+}
+
+/**
+ * The uid and gid a step's `owner` and `group` name. In a plan, an account an earlier step of the
+ * same plan would create does not exist yet: its id is -1, so a file or folder owned by a new
+ * service user plans on a fresh host. A user's own group counts: core.user.present makes one of
+ * its name (useradd --user-group) unless it names another.
+ */
+export async function resolveOwnership(
+  want: { owner?: string; group?: string },
+  ctx: Pick<StateContext, 'dryRun' | 'earlier'>,
+  files: AccountFiles = SYSTEM_ACCOUNT_FILES,
+): Promise<{ uid?: number; gid?: number }> {
+  const planned = (modules: string[], name: string) =>
+    ctx.dryRun && (ctx.earlier ?? []).some((e) => modules.includes(e.module) && e.changed && e.names.includes(name));
+  const out: { uid?: number; gid?: number } = {};
+  if (want.owner !== undefined) {
+    const name = want.owner;
+    out.uid = await resolveUser(name, files).catch((e) =>
+      planned(['core.user.present'], name) ? -1 : Promise.reject(e),
+    );
+  }
+  if (want.group !== undefined) {
+    const name = want.group;
+    out.gid = await resolveGroup(name, files).catch((e) =>
+      planned(['core.group.present', 'core.user.present'], name) ? -1 : Promise.reject(e),
+    );
+  }
+  return out;
 }

@@ -79,6 +79,26 @@ describe('core.file.present', () => {
     assert.match(unknown.output, /unknown user "nobody-here"/);
   });
 
+  it('plans a file owned by a user and group an earlier step of the same plan would create; a run still refuses them', async () => {
+    const target = path.join(dir, 'app.env');
+    const params = { path: target, content: 'x', mode: '0640', owner: 'root', group: 'app' };
+    const earlier = [{ index: 0, module: 'core.user.present', changed: true, paths: [], names: ['app'] }];
+    const planned = await files.run({ ...params, owner: 'app' }, { dryRun: true, earlier });
+    assert.deepEqual([planned.ok, planned.changed], [true, true], planned.output);
+    assert.match(planned.output, /^would create .*app\.env/);
+    // Only what an earlier step would create: another name, or the same one unchanged, is still unknown.
+    const other = await files.run(params, { dryRun: true, earlier: [{ ...earlier[0]!, names: ['web'] }] });
+    assert.match(other.output, /unknown user "root"|unknown group "app"/);
+    const unchanged = await files.run(
+      { ...params, owner: 'app' },
+      { dryRun: true, earlier: [{ ...earlier[0]!, changed: false }] },
+    );
+    assert.match(unchanged.output, /unknown (user|group) "app"/);
+    const applied = await files.run({ ...params, owner: 'app' }, { dryRun: false, earlier });
+    assert.deepEqual([applied.ok, applied.output.match(/unknown user "app"/) !== null], [false, true]);
+    await assert.rejects(fs.stat(target), { code: 'ENOENT' });
+  });
+
   it('reports what would change in a dry run and changes nothing', async () => {
     const target = path.join(dir, 'sub', 'dry.conf');
     const r = await run({ path: target, content: 'x' }, true);

@@ -4,7 +4,7 @@
 // `validate: [argv...]` runs a command on the candidate file (its path in place of `%s`, no shell)
 // before it replaces the live file; a non-zero exit fails the step and leaves the live file as it was.
 import { createHash } from 'node:crypto';
-import { resolveGroup, resolveUser } from './accounts';
+import { resolveOwnership } from './accounts';
 import { ensureParents, writeAtomic } from './atomic-write';
 import { canonicalTarget, readTarget, type FileSnapshot } from './file-target';
 import { ParamError, optionalString, readParams, requireString } from './params';
@@ -89,11 +89,12 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
         ...(group === undefined ? {} : { group }),
       };
     },
-    async read(p) {
+    async read(p, ctx) {
       const file = await readTarget(p.path);
       const current: Current = { file };
-      if (p.owner !== undefined) current.wantUid = await resolveUser(p.owner, deps.accounts);
-      if (p.group !== undefined) current.wantGid = await resolveGroup(p.group, deps.accounts);
+      const ids = await resolveOwnership(p, ctx, deps.accounts);
+      if (ids.uid !== undefined) current.wantUid = ids.uid;
+      if (ids.gid !== undefined) current.wantGid = ids.gid;
       return current;
     },
     diff(p, { file, wantUid, wantGid }, ctx): Change | null {

@@ -4,7 +4,7 @@
 // a symlink is expected. Removal refuses `/`, the system's top folders and the soul's own paths.
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { resolveGroup, resolveUser } from './accounts';
+import { resolveOwnership } from './accounts';
 import { formatMode, parseMode } from './file-state';
 import { UnsafePathError, canonicalTarget, components } from './file-target';
 import { ParamError, optionalString, readParams, requireString } from './params';
@@ -127,12 +127,9 @@ export function createPathStates(deps: StateDeps) {
         throw new Error(`parent ${missingParents[0]} does not exist (parents: false)`);
       const cur: DirCurrent = { st, missingParents };
       // In a plan, an account an earlier step of the same plan would create does not exist yet: -1.
-      const planned = (module: string, name: string) =>
-        ctx.dryRun && (ctx.earlier ?? []).some((e) => e.module === module && e.changed && e.names.includes(name));
-      const resolve = (fn: typeof resolveUser, module: string, name: string) =>
-        fn(name, deps.accounts).catch((e) => (planned(module, name) ? -1 : Promise.reject(e)));
-      if (p.owner !== undefined) cur.uid = await resolve(resolveUser, 'core.user.present', p.owner);
-      if (p.group !== undefined) cur.gid = await resolve(resolveGroup, 'core.group.present', p.group);
+      const ids = await resolveOwnership(p, ctx, deps.accounts);
+      if (ids.uid !== undefined) cur.uid = ids.uid;
+      if (ids.gid !== undefined) cur.gid = ids.gid;
       return cur;
     },
     diff(p, cur) {

@@ -12,8 +12,8 @@ import { FORCE_DELETE_INCARNATION } from '../roles';
 import { purgeSecretInputs } from '../../secrets/incarnation-inputs';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
+import { acceptedSchema } from '../schemas/runs';
 import {
-  acceptedSchema,
   deletedSchema,
   deleteIncarnationQuery,
   nameParams,

@@ -13,6 +13,7 @@ import { executionRoutes } from './executions';
 import { planRoutes } from './plans';
 import { runEventRoutes } from './run-events';
 import { runGateRoutes } from './run-gates';
+import { runRoutes } from './runs';
 import { serviceVersionRoutes } from './service-versions';
 import { serviceRoutes } from './services';
 import { soulCovenRoutes } from './soul-covens';
@@ -25,6 +26,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...serviceRoutes,
   ...serviceVersionRoutes,
   ...incarnationRoutes,
+  ...runRoutes,
   ...incarnationEdgeRoutes,
   ...planRoutes,
   ...driftRoutes,

@@ -9,7 +9,8 @@ import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { pageQuerySchema } from '../schemas/common';
-import { APPLY_ID_RE, nameParams, runReportQuery, type RunReportQuery } from '../schemas/incarnations';
+import { nameParams } from '../schemas/incarnations';
+import { APPLY_ID_RE, runReportQuery, type RunReportQuery } from '../schemas/runs';
 import {
   createPlanBody,
   planAcceptedSchema,
@@ -20,7 +21,7 @@ import {
   type PlanStatus,
 } from '../schemas/plans';
 import { attribution } from '../attribution';
-import { parseWait, waitForEnd } from './incarnations';
+import { parseWait, waitForEnd } from './runs';
 import { mustIncarnation, planAnswer } from './run-start';
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());

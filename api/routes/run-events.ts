@@ -7,7 +7,7 @@ import { hostEventsAfter, runHead, type RunHead } from '../../db/repos/run-event
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
-import { runParams } from '../schemas/incarnations';
+import { runParams } from '../schemas/runs';
 import { operatorSlots } from './run-watch-limits';
 
 /** How often the stream looks for news; a host event reaches the client within about this. */

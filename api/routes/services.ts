@@ -2,7 +2,8 @@
 // overwrite; deleting a service an incarnation uses is 409 naming them.
 import { createService, deleteService, getService, listServices, type ServiceRecord } from '../../db/repos/services';
 import { publishVersion } from '../../db/repos/service-versions';
-import { displayGitUrl, gitUrlRefusal } from '../../scenario/load/git-policy';
+import { displayGitUrl, gitUrlRefusal, parseGitUrl } from '../../scenario/load/git-policy';
+import { liveKeepers } from '../../platform/keeper-claims';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -28,6 +29,28 @@ function view(s: ServiceRecord) {
     created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(),
   };
+}
+
+/**
+ * Any keeper of the cluster may render a run, so a `file://` path must be one every keeper sees. While
+ * more than one keeper is live and the path is not declared shared storage, registering one would
+ * lock every run a keeper without that path renders (issue 33): refused with the live kids and the fix.
+ */
+async function refuseUnsharedFileSource(
+  runtime: {
+    cache: Parameters<typeof liveKeepers>[0];
+    config: { kid: string; temporal: { task_queue: string }; services: { git: { fileShared?: boolean } } };
+  },
+  git: string,
+): Promise<void> {
+  if (parseGitUrl(git)?.scheme !== 'file' || runtime.config.services.git.fileShared) return;
+  const live = await liveKeepers(runtime.cache, runtime.config.temporal.task_queue);
+  if (live.length <= 1) return;
+  throw problems.conflict(
+    `/body/git is a path on this keeper's disk, and ${live.length} keepers of this cluster are live (${live.join(', ')}): ` +
+      'any of them may render a run, and one that cannot see the path would lock it. Serve the repository over https or ssh, ' +
+      "or, if the path is on storage every keeper mounts, set services.git.file_shared: true in every keeper's config",
+  );
 }
 
 export const serviceRoutes = [
@@ -69,6 +92,7 @@ export const serviceRoutes = [
       const source = { name: body.name, git: body.git, credential_ref: body.credential_ref ?? null };
       if (await getService(deps.runtime.db, body.name))
         throw problems.conflict(`service ${body.name} is already registered`);
+      await refuseUnsharedFileSource(deps.runtime, body.git);
       const loaded = await deps.runs.checkedLoad(source, body.ref, '/body/ref', '/body/git');
       const service = await deps.runtime.db.transaction(async (trx) => {
         const created = await createService(trx, {

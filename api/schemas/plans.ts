@@ -1,7 +1,8 @@
 // Plans on the wire (docs/plans.md): what a run would do, host by host and step by step, with the
 // diffs; and how it ended (ready to apply, failed, applied, expired).
 import { attributionProperties } from './activity';
-import { APPLY_ID_PATTERN, inputModeSchema, OPERATION_PATTERN } from './incarnations';
+import { inputModeSchema, OPERATION_PATTERN } from './incarnations';
+import { APPLY_ID_PATTERN } from './runs';
 import { labelSchema, listSchema, named, nullableTimestampSchema, timestampSchema, type ObjectSchema } from './common';
 
 const nullableString = { type: ['string', 'null'] } as const;

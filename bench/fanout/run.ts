@@ -23,7 +23,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { silentLogger } from '../../common/logger';
 import { loadConfig } from '../../platform/config/load';
 import { keeperInit } from '../../keeper/init';
@@ -34,12 +33,12 @@ import { connectStackTemporal } from '../../test/support/temporal-client';
 import { gitRepoFrom } from '../../test/runs/keeper';
 import { signSwarmCerts } from '../streams/swarm';
 import { checkFleetFiles, checkUnchanged, fleetRepo } from './fleet';
+import { temporalCost } from '../temporal-cost';
 import { SwarmThreads } from './swarm-threads';
 import { cpuTimes } from '../fleet/proc';
 
 type Mode = 'answer' | 'real-modules';
 
-const EventType = temporal.api.enums.v1.EventType;
 function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
@@ -61,46 +60,6 @@ function serviceRepo(dir: string): string {
     `description: Three files per host.\ninput:\n  tag:\n    type: string\n    default: one\ntasks:\n${task('a')}${task('b')}${task('c')}`,
   );
   return gitRepoFrom(src, dir, 'v1');
-}
-
-/**
- * History events of a run's workflow and its child workflows (a batch of more than 500 hosts is
- * split into children), and Temporal "actions" as billed: workflows started, activities scheduled,
- * timers started, child workflows initiated, signals and markers (activity retries not counted).
- */
-async function temporalCost(
-  client: Client,
-  workflowId: string,
-): Promise<{ workflows: number; history_events: number; activities: number; actions: number }> {
-  const out = { workflows: 0, history_events: 0, activities: 0, actions: 0 };
-  const queue = [workflowId];
-  while (queue.length > 0) {
-    const id = queue.shift()!;
-    const history = await client.workflow.getHandle(id).fetchHistory();
-    out.workflows++;
-    out.actions++; // the workflow's start
-    for (const e of history.events ?? []) {
-      out.history_events++;
-      switch (e.eventType) {
-        case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-          out.activities++;
-          out.actions++;
-          break;
-        case EventType.EVENT_TYPE_TIMER_STARTED:
-        case EventType.EVENT_TYPE_MARKER_RECORDED:
-        case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
-        case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
-          out.actions++;
-          break;
-        case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-          queue.push(e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!);
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  return out;
 }
 
 /** Each host's step statuses a real-modules run must end with (package already there, then two files). */

@@ -12,6 +12,7 @@ import { confirm } from '../prompt';
 import { afterAccepted, finish, followOptions } from './accepted';
 import { deleteCommand } from './incarnation-delete';
 import { approveCommand } from './incarnation-approve';
+import { cancelCommand } from './incarnation-cancel';
 import { runsCommand } from './incarnation-runs';
 import { driftCommand } from './drift';
 import { makePlan, planCommands } from './plans';
@@ -281,10 +282,10 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
       }),
     );
   // Commands kept in files of their own (one concept each) join the same `incarnations` group.
-  return [runsCommand, planCommands, driftCommand, deleteCommand, approveCommand]
+  return [runsCommand, planCommands, driftCommand, deleteCommand, approveCommand, cancelCommand]
     .reduce((acc, add) => add(acc, run), base)
     .demandCommand(
       1,
-      'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, approve, upgrade, drift or delete',
+      'name an incarnations command: list, create, get, history, runs, run-report, plan, plans, plan-report, apply-plan, unlock, approve, cancel, upgrade, drift or delete',
     );
 }

@@ -46,6 +46,13 @@ export function listServices(db: Knex, page: PageRequest): Promise<Page<ServiceR
   return fetchPage<ServiceRecord>(db('services').select(COLUMNS), 'name', page, (r) => r.name);
 }
 
+/** Every registered source, for a keeper's reachability check (runs/source-reach.ts); by name. */
+export async function serviceSources(
+  db: Knex,
+): Promise<Pick<ServiceRecord, 'name' | 'git' | 'ref' | 'credential_ref'>[]> {
+  return db('services').select('name', 'git', 'ref', 'credential_ref').orderBy('name');
+}
+
 /** How many users of a service a refusal names; the count says how many there are. */
 const MAX_NAMED = 20;
 

@@ -195,6 +195,7 @@ describe('keeper configuration', () => {
       hosts: [],
       maxRepoBytes: 256 * 1024 * 1024,
       timeoutMs: 120_000,
+      fileShared: false,
     });
     const open = loadConfig(
       write({
@@ -205,6 +206,7 @@ describe('keeper configuration', () => {
             hosts: ['git.example.com', '*.corp.example'],
             max_repo_bytes: 1048576,
             timeout: '30s',
+            file_shared: true,
           },
         },
       }),
@@ -214,6 +216,7 @@ describe('keeper configuration', () => {
       hosts: ['git.example.com', '*.corp.example'],
       maxRepoBytes: 1048576,
       timeoutMs: 30_000,
+      fileShared: true,
     });
     assert.deepEqual(problems({ ...valid(), services: { git: { schemes: ['ext'] } } }), [
       'services.git.schemes.0: must be one of https, http, ssh, git, file',

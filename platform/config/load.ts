@@ -249,6 +249,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
         hosts: raw.services.git.hosts,
         maxRepoBytes: raw.services.git.max_repo_bytes,
         timeoutMs: parseDuration(raw.services.git.timeout),
+        fileShared: raw.services.git.file_shared,
       },
     },
     logging: raw.logging,

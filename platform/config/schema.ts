@@ -243,6 +243,12 @@ export const configSchema = {
             },
             max_repo_bytes: { type: 'integer', minimum: 1024, maximum: 68719476736, default: 268435456 },
             timeout: { ...duration, default: '2m' },
+            file_shared: {
+              type: 'boolean',
+              default: false,
+              description:
+                'file:// paths are on storage every keeper sees; otherwise a file:// service is refused while more than one keeper is live',
+            },
           },
         },
       },

@@ -6,6 +6,7 @@ import type { ScenarioPort } from './scenario-port';
 import type { DispatchSecrets } from './secrets';
 import type { RunService } from '../start/service';
 import type { PushTransport, StepSender } from './step-sender';
+import type { InflightLog } from './inflight';
 
 export type { PushTransport, StepSender } from './step-sender';
 
@@ -53,4 +54,6 @@ export interface DispatchActivityDeps {
   secrets?: DispatchSecrets;
   /** Hosts registered with transport ssh; absent: this keeper reaches only agents. */
   push?: PushTransport;
+  /** Lists the running dispatch activities in the cache for the failover watch (inflight.ts); absent: not listed. */
+  inflight?: InflightLog;
 }

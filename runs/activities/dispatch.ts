@@ -5,6 +5,9 @@
 // The parts: the pool and its heartbeat-paced writes (dispatch-pool.ts), the per-host transport,
 // stream or push over SSH (dispatch-transport.ts), and the plan-drift re-check before a plan is
 // applied (dispatch-plan-check.ts, docs/plans.md).
+// While it runs, the activity is listed in the cache under this keeper's kid (inflight.ts): when this
+// keeper dies, the keeper its souls move to fails the activity at once (runs/failover.ts) instead of
+// the run waiting for the heartbeat timeout.
 // Diffs (docs/secrets.md "Diffs and hashes"): every answer goes through diffGuard, so what is stored
 // and shown has keyed digests only, and no content for a step whose file holds or will hold a secret.
 import { setMaxListeners } from 'node:events';
@@ -32,7 +35,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
   const stepTimeoutMs = deps.stepTimeoutMs ?? 300_000;
   const digestKey = contentDigestKey(deps.secrets?.nonceKey);
 
-  return {
+  const direct = {
     async dispatchHosts({ applyId, sids, batch }: DispatchInput): Promise<DispatchOutcome> {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
@@ -209,6 +212,30 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       }
       // Cancelled: the workflow stopped waiting; the hosts not reached were never sent anything.
       return out;
+    },
+  };
+
+  return {
+    async dispatchHosts(input: DispatchInput): Promise<DispatchOutcome> {
+      const inflight = deps.inflight;
+      if (!inflight) return direct.dispatchHosts(input);
+      const { taskToken: token, workflowExecution } = Context.current().info;
+      // The cache being away only costs the fast failover: the heartbeat timeout still covers a dead keeper.
+      const warn = (err: Error) => deps.log.warn('cannot record the in-flight dispatch', { error: err.message });
+      const info = {
+        applyId: input.applyId,
+        hosts: input.sids.length,
+        workflowId: workflowExecution?.workflowId ?? '',
+        runId: workflowExecution?.runId ?? '',
+      };
+      await inflight.begin(deps.kid, token, info).catch(warn);
+      const touch = setInterval(() => void inflight.touch(deps.kid).catch(() => undefined), HEARTBEAT_MS);
+      try {
+        return await direct.dispatchHosts(input);
+      } finally {
+        clearInterval(touch);
+        await inflight.end(deps.kid, token).catch(warn);
+      }
     },
   };
 }

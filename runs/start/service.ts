@@ -12,6 +12,7 @@ import * as ops from './operations';
 import { outcomeOf, type RunOutcome } from './outcome';
 import { applyPlan } from './plan-apply';
 import { approve } from './approve';
+import { cancel } from './cancel';
 import { plan, type PlanRequest } from './plans';
 import { checkedLoad, mustIncarnation, publishChecked, refuseYanked } from './source';
 
@@ -35,6 +36,8 @@ export function createRunService(deps: RunServiceDeps) {
     }): Promise<RunOutcome> => outcomeOf(() => ops.destroy(deps, req)),
     /** Approves a run waiting at a gate (runs/start/approve.ts); throws a Refusal (409 when not waiting). */
     approve: (req: { name: string; applyId: string }) => approve(deps, req),
+    /** Cancels a run waiting at a gate (runs/start/cancel.ts); throws a Refusal (409 when not waiting). */
+    cancel: (req: { name: string; applyId: string; by: string }) => cancel(deps, req),
     converge: (req: ops.ConvergeRequest): Promise<RunOutcome> => outcomeOf(() => ops.converge(deps, req)),
 
     // What the catalog and the readers share with run starts; these throw a Refusal (the API maps it).

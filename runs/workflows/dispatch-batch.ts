@@ -1,7 +1,7 @@
 // One batch of hosts: route each host to the keeper that holds its soul's stream, send one dispatch
 // activity per (keeper, chunk of hosts) on that keeper's own queue, and give hosts that moved one
 // more chance after re-resolving where they are. A host nobody can reach is `unknown`, never done.
-import { ActivityFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
 import type { DispatchActivities } from '../activities/dispatch';
 import type { SharedActivities } from '../activities/shared';
 import { splitBatches } from './batches';
@@ -24,11 +24,24 @@ function dispatcher(queue: string) {
     // Short: a keeper that stopped polling its queue must not hold the run; the hosts are re-resolved.
     scheduleToStartTimeout: '15s',
     startToCloseTimeout: '1h',
-    // The activity heartbeats every 2s; a keeper killed mid-dispatch is noticed within 10s and the
-    // retry re-sends the same (apply_id, host, step) keys, which the souls' ledgers answer.
+    // The activity heartbeats every 2s. A keeper killed mid-dispatch is failed by the keeper its souls
+    // move to once its kid claim lapses (runs/failover.ts, KeeperLost, about 3 s); the heartbeat timeout
+    // is the fallback when that cannot happen (the cache away). Either way the hosts are re-sent the
+    // same (apply_id, host, step) keys, which the souls' ledgers answer.
     heartbeatTimeout: '10s',
     retry: { initialInterval: '1s', maximumInterval: '5s', maximumAttempts: 6 },
   });
+}
+
+/** runs/failover.ts's failure type (a workflow imports no I/O module, so the name is repeated here). */
+const KEEPER_LOST = 'KeeperLost';
+
+/**
+ * The keeper running the activity died and the keeper its souls moved to failed it (runs/failover.ts):
+ * its hosts are routed again at once, not retried on the dead keeper's queue.
+ */
+function isKeeperLost(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === KEEPER_LOST;
 }
 
 function isScheduleToStart(err: unknown): boolean {
@@ -46,7 +59,8 @@ async function sendGroup(group: RouteGroup, input: ShardInput): Promise<Dispatch
       try {
         return await act.dispatchHosts({ applyId: input.applyId, sids, batch: input.batch });
       } catch (err) {
-        if (isScheduleToStart(err)) return { ok: 0, changed: 0, failed: [], unknown: [], moved: sids };
+        if (isScheduleToStart(err) || isKeeperLost(err))
+          return { ok: 0, changed: 0, failed: [], unknown: [], moved: sids };
         // Retries exhausted: whether steps ran is not known, so the hosts are unknown.
         return { ok: 0, changed: 0, failed: [], unknown: sids, moved: [] };
       }

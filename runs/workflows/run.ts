@@ -7,7 +7,9 @@
 // Completed. Within the budget every batch runs and the run commits; its failed and unknown hosts
 // are left pending for the incarnation (db/repos/pending-hosts.ts), for the converger to bring in.
 // A scenario's `gate:` makes the run wait after each batch but the last (./gate.ts): a health check
-// false at its timeout, or a cancel while waiting, ends the run `error_locked` the same way.
+// false at its timeout, or a cancel while waiting, ends the run `error_locked` the same way. The
+// cancel is an operator's `keeper.run.cancel` signal (POST .../cancel; the run's error then starts
+// "cancelled by <AID>"), or Temporal's own cancel of the workflow.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -23,7 +25,7 @@ import {
 import type { SharedActivities } from '../activities/shared';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
-import { approveSignal, waitAtGate } from './gate';
+import { approveSignal, cancelReason, cancelSignal, waitAtGate } from './gate';
 import type { BatchOutcome, RunProgress, RunResult, RunWorkflowInput, ShardInput } from '../messages';
 
 /** Histories recorded before failed runs failed their workflow complete instead (replay stays exact). */
@@ -93,6 +95,12 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   setHandler(approveSignal, ({ batch }) => {
     if (batch > approved) approved = batch;
   });
+  // The first operator to cancel is the one named; the run stops at its gate, or before its next
+  // batch when an approval reached it first.
+  let cancelledBy: string | null = null;
+  setHandler(cancelSignal, ({ by }) => {
+    if (cancelledBy === null) cancelledBy = by;
+  });
 
   const short = shortActivities();
   // Recorded behind a converge run (db/repos/run-queue.ts): its end passes the lock to this run, or
@@ -130,6 +138,10 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   // Why a gate stopped the rollout (its health check, or a cancel while waiting), if one did.
   let gateStop: string | null = null;
   for (const [i, sids] of batches.entries()) {
+    if (i > 0 && cancelledBy !== null) {
+      gateStop = cancelReason(cancelledBy, 'approval', i);
+      break;
+    }
     progress.batch = i + 1;
     const outcome =
       sids.length > SHARD_HOSTS
@@ -156,6 +168,7 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
           sids,
           progress,
           approved: () => approved,
+          cancelledBy: () => cancelledBy,
         });
       } catch (err) {
         // A cancel (Temporal's cancel of the workflow) while waiting ends the run cleanly: nothing

@@ -16,6 +16,11 @@ export interface GitPolicy {
   maxRepoBytes: number;
   /** A clone or fetch taking longer is stopped. */
   timeoutMs: number;
+  /**
+   * Whether a `file://` path is on storage every keeper of the cluster sees. Any keeper may render any
+   * run, so a path only one keeper sees locks the runs the others render (issue 33).
+   */
+  fileShared?: boolean;
 }
 
 export interface ParsedGitUrl {

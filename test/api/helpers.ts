@@ -40,13 +40,17 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
 }
 
 /** Bound to one keeper and one token. */
-export function clientFor(tk: TestKeeper, token: string | null = tk.adminToken) {
+export function clientFor(tk: Pick<TestKeeper, 'baseUrl' | 'adminToken'>, token: string | null = tk.adminToken) {
   return (method: string, path: string, opts: Omit<CallOptions, 'token'> & { token?: string | null } = {}) =>
     call(tk.baseUrl, method, path, { token, ...opts });
 }
 
 /** Creates an operator with `role` through the API (as admin) and returns its fresh token. */
-export async function operatorToken(tk: TestKeeper, aid: string, role: string): Promise<string> {
+export async function operatorToken(
+  tk: Pick<TestKeeper, 'baseUrl' | 'adminToken'>,
+  aid: string,
+  role: string,
+): Promise<string> {
   const api = clientFor(tk);
   const created = await api('POST', '/v1/archons', { body: { aid, role } });
   assert.equal(created.status, 201, created.text);

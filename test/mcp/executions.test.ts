@@ -4,26 +4,21 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { markConnected, registerSoul } from '../../db/repos/souls';
-import { freePort } from '../support/ports';
-import { startTestKeeper, type TestKeeper } from '../support/keeper';
-import { operatorToken } from '../api/helpers';
-import { callTool, connectMcp } from './client';
+import type { TestKeeper } from '../support/keeper';
+import { callTool } from './client';
+import { startMcpKeeper, type McpKeeper } from './keeper';
 
 describe('MCP: query-souls and run-module', function () {
   this.timeout(90_000);
+  let mk: McpKeeper;
   let tk: TestKeeper;
   let admin: Client;
   let operator: Client;
 
   before(async () => {
-    const addr = `127.0.0.1:${await freePort()}`;
-    tk = await startTestKeeper({
-      mutate: (doc) => {
-        doc.listen.mcp = { addr };
-      },
-    });
-    admin = await connectMcp(addr, tk.adminToken);
-    operator = await connectMcp(addr, await operatorToken(tk, 'mcp-exec-operator', 'operator'));
+    mk = await startMcpKeeper();
+    ({ tk, admin } = mk);
+    operator = await mk.as('mcp-exec-operator', 'operator');
     for (const [sid, rel] of [
       ['a.mcpq.example.com', '12'],
       ['b.mcpq.example.com', '11'],
@@ -44,9 +39,7 @@ describe('MCP: query-souls and run-module', function () {
     }
   });
   after(async () => {
-    await admin?.close();
-    await operator?.close();
-    await tk?.stop();
+    await mk?.stop();
   });
 
   it('query-souls answers a where with the projected facts and counts', async () => {

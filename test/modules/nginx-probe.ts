@@ -40,11 +40,18 @@ export function withoutDefaultSite(dir: string): void {
   fs.rmSync(path.join(dir, 'etc', 'nginx', 'sites-enabled', 'default'));
 }
 
-/** Eight requests to nginx made inside the root: the upstream names that answered, sorted. */
-export async function answers(root: SystemdRoot, port: number): Promise<string[]> {
+/** Eight requests to nginx made inside the root: the upstream names that answered, sorted. `node`:
+ *  the root's node program (the packaged soul's own when the checkout is not mounted). */
+export async function answers(root: SystemdRoot, port: number, node = 'node'): Promise<string[]> {
   const js = `(async () => { const seen = new Set(); for (let i = 0; i < 8; i++) { const r = await fetch('http://127.0.0.1:${port}/');
     if (r.status !== 200) throw new Error('status ' + r.status); seen.add((await r.text()).trim()); } console.log([...seen].sort().join(',')); })()`;
-  return (await root.ok(['node', '-e', js])).trim().split(',');
+  return (await root.ok([node, '-e', js])).trim().split(',');
+}
+
+/** One request to nginx made inside the root: its HTTP status (403 from an access list, say). */
+export async function statusOf(root: SystemdRoot, port: number, urlPath: string, node = 'node'): Promise<number> {
+  const js = `fetch('http://127.0.0.1:${port}${urlPath}').then((r) => console.log(r.status))`;
+  return Number((await root.ok([node, '-e', js])).trim());
 }
 
 /** How many times systemd has reloaded nginx in this root (its journal's "Reloaded ..." lines). */

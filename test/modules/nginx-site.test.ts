@@ -16,12 +16,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadServiceFromDir, render, type PlanStep } from '../../scenario';
 import { repoRoot } from '../support/repo';
+import { waitFor } from '../agents/harness';
 import { SystemdRoot } from './systemd-root';
 import {
   answers as answersIn,
   freePort,
   nginxPids,
   reloads as reloadsIn,
+  statusOf,
   upstreams,
   withoutDefaultSite,
 } from './nginx-probe';
@@ -115,20 +117,37 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
   const reloads = () => reloadsIn(root);
   const settledPids = (notOf: number[] = []) => nginxPids(root, notOf);
   const site = () => fs.readFileSync(root.path('/etc/nginx/sites-available/app'), 'utf8');
-  const input = (list: number[]) => ({ listen, upstreams: list.map((port) => ({ host: '127.0.0.1', port })) });
+  // The plain render (no keeper) takes the secret input as text: the secret path is nginx-site-soul.test.ts's.
+  // The db access list names another network: /db/ answers 403 to the requests made inside the root.
+  const input = (list: number[]) => ({
+    listen,
+    upstreams: list.map((port) => ({ host: '127.0.0.1', port })),
+    db_password: 'not-a-secret-here',
+    db_access: ['10.9.9.0/24'],
+  });
 
-  it('create: nginx-light, user, web root, the site from its upstreams checked by nginx -t, the link; nginx answers through both upstreams', async () => {
+  it('create: nginx-light, user, web root, logs and their rotation, the db env, the site from its upstreams checked by nginx -t, the link; nginx answers through both upstreams', async () => {
     const steps = plan('create', input([ports[0]!, ports[1]!]));
     const made = await applyPlan(steps);
     assert.deepEqual(
       changedNames(made),
-      ['site user', 'web root', 'site checker', 'site config', 'site enabled', 'nginx reloaded'],
+      [
+        'site user',
+        'web root',
+        'log folder',
+        'log rotation',
+        'db env',
+        'site checker',
+        'site config',
+        'site enabled',
+        'nginx reloaded',
+      ],
       JSON.stringify(made),
     );
     assert.match(
       (made[0] as { reply: Reply }).reply.output,
-      /nginx-light .*already installed/,
-      'the root ships nginx-light: no change',
+      /nginx-light.*logrotate.*already installed/,
+      'the root ships nginx-light and logrotate: no change',
     );
     assert.equal(
       site()
@@ -147,6 +166,39 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
     assert.equal(fs.statSync(root.path('/srv/app/www')).uid, uid);
     assert.equal((await root.ok(['systemctl', 'is-active', 'nginx'])).trim(), 'active');
     assert.deepEqual(await answers(), ['upstream a', 'upstream b']);
+
+    // The db env: the application's settings, readable by root and the site's group only.
+    const env = fs.statSync(root.path('/etc/nginx-site/app/db.env'));
+    const gid = Number((await root.ok(['getent', 'group', 'nginx-site'])).split(':')[2]);
+    assert.deepEqual([env.mode & 0o777, env.uid, env.gid], [0o640, 0, gid]);
+    assert.match(
+      fs.readFileSync(root.path('/etc/nginx-site/app/db.env'), 'utf8'),
+      /^DB_HOST=127\.0\.0\.1\nDB_NAME=app\nDB_USER=app\nDB_PASSWORD=not-a-secret-here$/m,
+    );
+    // The db access list: 10.9.9.0/24 only, so a request from inside the root is refused.
+    assert.equal(await statusOf(root, listen, '/db/'), 403);
+    assert.equal(await statusOf(root, listen, '/'), 200);
+  });
+
+  it("the site's logs go to its own folder and logrotate rotates them: nginx writes a new file after", async () => {
+    const logs = root.path('/var/log/nginx-site/app');
+    assert.match(fs.readFileSync(path.join(logs, 'access.log'), 'utf8'), /"GET \/db\/ HTTP\/1\.1" 403 /);
+    // -f: rotate now, whatever the schedule; its own state file, so the root's is left alone.
+    await root.ok(['logrotate', '-f', '-s', '/var/lib/logrotate/nginx-site-test', '/etc/logrotate.d/nginx-site-app']);
+    assert.match(fs.readFileSync(path.join(logs, 'access.log.1'), 'utf8'), /"GET \/db\/ HTTP\/1\.1" 403 /);
+    // nginx reopens its files on USR1 (the snippet's postrotate): the master first, then each worker, so
+    // requests are made until one is logged in the new access.log rather than the rotated one.
+    const access = path.join(logs, 'access.log');
+    await waitFor(
+      'a request after the rotation logged in a new access.log',
+      async () => {
+        assert.equal(await statusOf(root, listen, '/rotated'), 200);
+        return fs.existsSync(access) && /"GET \/rotated HTTP\/1\.1" 200 /.test(fs.readFileSync(access, 'utf8'));
+      },
+      30_000,
+      500,
+    );
+    assert.doesNotMatch(fs.readFileSync(access, 'utf8'), /GET \/db\//, 'the new file starts after the rotation');
   });
 
   it('a refused configuration (nginx -t fails) leaves the live file and nginx as they were', async () => {
@@ -204,6 +256,9 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
       'site disabled',
       'site config removed',
       'site checker removed',
+      'db env removed',
+      'log rotation removed',
+      'logs removed',
       'web root removed',
       'site user removed',
     ]);
@@ -213,6 +268,9 @@ describe('examples/nginx-site on a Debian 12 root with systemd as PID 1', functi
       '/etc/nginx/sites-enabled/app',
       '/etc/nginx/sites-available/app',
       '/usr/local/lib/nginx-site',
+      '/etc/nginx-site/app',
+      '/etc/logrotate.d/nginx-site-app',
+      '/var/log/nginx-site/app',
       '/srv/app',
     ]) {
       assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);

@@ -5,7 +5,8 @@
 // tmpfs on /dev/shm and a fresh mqueue, pivot_root (never a plain chroot: a unit's RemoveIPC=yes in a
 // chroot once removed the machine's PostgreSQL shared memory, and sandboxed units fail there), the
 // machine's network. The machine's node and this checkout are bind-mounted read-only at
-// /usr/local/bin/node and /opt/keeper, so the soul's own step handler runs inside (in-root.ts).
+// /usr/local/bin/node and /opt/keeper, so the soul's own step handler runs inside (in-root.ts); a
+// test of the packaged soul boots with `checkout: false` and gets a root with neither.
 // Commands enter with nsenter -t <systemd's pid> -m -p -u -i. stop() kills systemd, which ends the
 // PID namespace and with the mount namespace every mount made here; then the folder is removed.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,9 +18,10 @@ import { repoRoot } from '../support/repo';
 
 export type { Result } from '../packages/debian-root';
 
-// $0 root, $1 host name, $2 the checkout, $3 node: mounted before pivot_root, read-only. $4 and $5:
-// a checkout whose node_modules is a symlink (a git worktree's, to the main checkout's) gets the real
-// folder $4 mounted at the link's target $5 inside the root, so the link resolves there too.
+// $0 root, $1 host name, $2 the checkout, $3 node: mounted before pivot_root, read-only (none when $2
+// is empty). $4 and $5: a checkout whose node_modules is a symlink (a git worktree's, to the main
+// checkout's) gets the real folder $4 mounted at the link's target $5 inside the root, so the link
+// resolves there too.
 const BOOT = [
   'set -e; R=$0; H=$1; K=$2; N=$3; M=$4; T=$5',
   'mount --make-rprivate /',
@@ -30,8 +32,8 @@ const BOOT = [
   // Never the machine's /dev/shm: a unit's RemoveIPC works on this one only.
   'mount -t tmpfs -o mode=1777 tmpfs "$R/dev/shm"',
   'mkdir -p "$R/dev/mqueue"; mount -t mqueue mqueue "$R/dev/mqueue" || true',
-  'mount --bind "$K" "$R/opt/keeper"; mount -o remount,ro,bind "$R/opt/keeper"',
-  'mount --bind "$N" "$R/usr/local/bin/node"; mount -o remount,ro,bind "$R/usr/local/bin/node"',
+  'if [ -n "$K" ]; then mount --bind "$K" "$R/opt/keeper"; mount -o remount,ro,bind "$R/opt/keeper"; fi',
+  'if [ -n "$N" ]; then mount --bind "$N" "$R/usr/local/bin/node"; mount -o remount,ro,bind "$R/usr/local/bin/node"; fi',
   'if [ -n "$T" ]; then mount --bind "$M" "$R$T"; mount -o remount,ro,bind "$R$T"; fi',
   'hostname "$H"',
   'mkdir -p "$R/.oldroot"; cd "$R"; pivot_root . .oldroot',
@@ -63,8 +65,14 @@ export class SystemdRoot {
   ) {}
 
   /** Unpacks the cached root (building it first if this machine has none) and boots systemd in it.
-   *  `prepare` edits the unpacked folder before systemd starts (what starts at boot, say). */
-  static async boot(hostname = 'modules-root', prepare?: (dir: string) => void): Promise<SystemdRoot> {
+   *  `prepare` edits the unpacked folder before systemd starts (what starts at boot, say);
+   *  `checkout: false` mounts neither this checkout nor the machine's node (a root as clean as a host). */
+  static async boot(
+    hostname = 'modules-root',
+    prepare?: (dir: string) => void,
+    opts: { checkout?: boolean } = {},
+  ): Promise<SystemdRoot> {
+    const checkout = opts.checkout !== false;
     const tarball = (await script('systemd-testroot.sh')).trim();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'systemd-root-'));
     fs.chmodSync(dir, 0o755);
@@ -74,8 +82,10 @@ export class SystemdRoot {
       path.join(dir, 'etc', 'hosts'),
       '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n',
     );
-    fs.mkdirSync(path.join(dir, 'opt', 'keeper'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'usr', 'local', 'bin', 'node'), '');
+    if (checkout) {
+      fs.mkdirSync(path.join(dir, 'opt', 'keeper'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'usr', 'local', 'bin', 'node'), '');
+    }
     // No getty or network configuration to wait for in a container.
     // (a serial getty waits 90 s for the machine's console device, which a container never gets).
     for (const unit of ['getty@.service', 'serial-getty@.service', 'console-getty.service']) {
@@ -84,7 +94,7 @@ export class SystemdRoot {
     prepare?.(dir);
     const modules = path.join(repoRoot(), 'node_modules');
     const link = fs.lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(modules) : '';
-    const linkTarget = path.isAbsolute(link) ? link : '';
+    const linkTarget = checkout && path.isAbsolute(link) ? link : '';
     if (linkTarget) fs.mkdirSync(path.join(dir, linkTarget), { recursive: true });
     const boot = spawn(
       'unshare',
@@ -99,8 +109,8 @@ export class SystemdRoot {
         BOOT,
         dir,
         hostname,
-        fs.realpathSync(repoRoot()),
-        fs.realpathSync(process.execPath),
+        checkout ? fs.realpathSync(repoRoot()) : '',
+        checkout ? fs.realpathSync(process.execPath) : '',
         linkTarget ? fs.realpathSync(modules) : '',
         linkTarget,
       ],

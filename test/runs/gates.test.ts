@@ -1,30 +1,41 @@
 // Gates between batches (issue 30), on the real stack with real souls: four hosts, two per batch.
 // `create` waits after batch 1 for its health check (the registered result of the step) and then for
-// an operator's approval; the wait is in Temporal, so a keeper stopped and started again while the
-// run waits loses nothing: approved afterwards, the run finishes `ready`. A viewer cannot approve
-// (403), a run not waiting cannot be approved (409). The run's event stream, opened while it waits,
+// an operator's approval; the wait is in Temporal, so a keeper process killed with SIGKILL while the
+// run waits, and started again, loses nothing: approved on the new process, the run finishes
+// `ready`. A viewer cannot approve (403), a run not waiting cannot be approved (409). The run's event stream, opened while it waits,
 // says what it waits for and then that the wait ended; the approval is keeperctl's (exit 0, and exit
 // 5, a conflict, with the keeper's reason and a hint once the run has ended). `update` has a health check that never holds:
 // at its timeout the run locks naming the expression, the second batch never starts, nothing is
-// committed.
+// committed. A run waiting for approval is cancelled with keeperctl (a viewer's cancel is a 403): no
+// further batch, nothing committed, `error_locked` naming the operator, in the activity stream.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { silentLogger } from '../../common/logger';
-import { startKeeper, type RunningKeeper } from '../../keeper/server';
-import { cleanupKeeperFiles, type TestKeeper } from '../support/keeper';
+import { readStatus } from '../../agent/status';
+import { cleanupKeeperFiles } from '../support/keeper';
 import { repoRoot } from '../support/repo';
-import { waitForStatus } from '../agents/harness';
 import { clientFor, operatorToken } from '../api/helpers';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import {
+  api,
+  gitRepoFrom,
+  initRunKeeper,
+  settled,
+  spawnKeeper,
+  startSouls,
+  tempDir,
+  type KeeperProcess,
+  type TestSoul,
+  waitFor,
+} from './keeper';
 import { createGatedAndAwaitApproval } from './gated';
 import { readRunEvents } from './sse-reader';
 
 describe('runs: gates between serial batches wait for a health check and an approval', function () {
   this.timeout(300_000);
-  let k: TestKeeper;
-  let keeper: RunningKeeper;
+  let k: Awaited<ReturnType<typeof initRunKeeper>>;
+  // `bin/keeper run` in its own process, so that it can really be killed.
+  let keeper: KeeperProcess | undefined;
   let root: string;
   let souls: TestSoul[] = [];
   const note = (s: TestSoul) => {
@@ -53,8 +64,8 @@ describe('runs: gates between serial batches wait for a health check and an appr
       path.join(root, 'gated.git'),
       'v1',
     );
-    k = await startRunKeeper();
-    keeper = k.keeper;
+    k = await initRunKeeper();
+    keeper = await spawnKeeper(k);
     const started: TestSoul[] = [];
     for (let i = 0; i < 2; i++)
       started.push(...(await startSouls(k, path.join(root, `souls${i}`), [['edge'], ['edge']])));
@@ -64,12 +75,15 @@ describe('runs: gates between serial batches wait for a health check and an appr
   });
   after(async () => {
     await Promise.all(souls.map((s) => s.run.kill()));
-    await keeper?.stop();
+    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
+      keeper.child.kill('SIGTERM');
+      await keeper.exited;
+    }
     if (k) await cleanupKeeperFiles(k);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('waits for approval after batch 1 across a keeper restart; a viewer gets 403; approved, it finishes ready', async () => {
+  it('waits for approval after batch 1 across a keeper SIGKILL; a viewer gets 403; approved, it finishes ready', async () => {
     const waiting = await createGatedAndAwaitApproval(k, root);
     const id = waiting.apply_id as string;
     assert.equal(waiting.status, 'running');
@@ -83,10 +97,25 @@ describe('runs: gates between serial batches wait for a health check and an appr
     assert.equal(denied.status, 403, JSON.stringify(denied.body));
     assert.match(JSON.stringify(denied.body), /runs:approve/);
 
-    // The keeper (API, workers, hub) stops and starts again: the wait is in Temporal.
-    await keeper.stop();
-    keeper = await startKeeper(k.config, silentLogger);
-    for (const s of souls) await waitForStatus(k, s.sid, 'connected', 60_000);
+    // The keeper process (API, workers, hub) is killed, no shutdown at all, and started again: the
+    // wait is in Temporal, and the new process's workers take the run's history on.
+    const killedAt = Date.now();
+    keeper!.child.kill('SIGKILL');
+    assert.equal(await keeper!.exited, null, 'killed by the signal');
+    keeper = await spawnKeeper(k);
+    // The killed process's presence leases outlive it for their TTL, so the registry may still say
+    // `connected` while a soul waits out its reconnect backoff. Wait for what each soul itself says
+    // (`soul status`: connected since after the kill), as an operator would before approving.
+    for (const s of souls)
+      await waitFor(
+        `${s.sid} to reconnect to the new keeper process`,
+        async () => {
+          const st = readStatus(path.join(s.dir, 'seed'));
+          return st?.state === 'connected' && Date.parse(st.since) > killedAt ? st : undefined;
+        },
+        90_000,
+        250,
+      );
     const still = await run(id);
     assert.equal(still.status, 'running');
     assert.equal(still.waiting?.for, 'approval', 'still waiting after the restart');
@@ -107,7 +136,8 @@ describe('runs: gates between serial batches wait for a health check and an appr
     assert.match(ok.stdout, new RegExp(`^approved ${id} after batch 1 \\(it waited \\d+s\\); batch 2 starts`));
 
     const inc = await settled(k, 'gated', 120_000);
-    assert.equal(inc.status, 'ready', JSON.stringify(inc.last_run));
+    const hosts = (await run(id)).hosts.map((h: any) => `${h.sid} ${h.status} ${h.reason}`);
+    assert.equal(inc.status, 'ready', `${JSON.stringify(inc.last_run)}\n${hosts.join('\n')}`);
     const events = await streamed;
     const names = events.map((e) => e.event);
     const waits = events.filter((e) => e.event === 'waiting').map((e) => e.data.waiting);
@@ -155,5 +185,74 @@ describe('runs: gates between serial batches wait for a health check and an appr
     const skipped = report.hosts.filter((h: any) => h.status === 'skipped').map((h: any) => h.sid);
     // The report lists hosts in natural order, the batches follow sid order: compare as sets.
     assert.deepEqual([...skipped].sort(), [souls[2]!.sid, souls[3]!.sid].sort());
+  });
+
+  it('a run waiting for approval is cancelled: no further batch, nothing committed, error_locked naming the operator', async () => {
+    assert.equal((await api(k, 'POST', '/v1/incarnations/gated/unlock')).status, 200);
+    const r = await api(k, 'POST', '/v1/incarnations/gated/runs', {
+      operation: 'create',
+      input: { root, greeting: 'v3' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const id = r.body.apply_id as string;
+    const waiting = await waitFor(
+      'the run to wait for approval',
+      async () => ((await run(id)).waiting?.for === 'approval' ? await run(id) : undefined),
+      120_000,
+    );
+    assert.equal(waiting.waiting.batch, 1);
+    assert.deepEqual(souls.map(note), ['v3\n', 'v3\n', 'v1\n', 'v1\n'], 'batch 1 applied, batch 2 not started');
+
+    const vic = await operatorToken(k, 'vic2', 'viewer');
+    const denied = await clientFor(k, vic)('POST', `/v1/incarnations/gated/runs/${id}/cancel`);
+    assert.equal(denied.status, 403, JSON.stringify(denied.body));
+    assert.match(JSON.stringify(denied.body), /runs:approve/);
+    assert.equal((await run(id)).waiting?.for, 'approval', 'still waiting after the refused cancel');
+
+    const ops = await operatorToken(k, 'ops2', 'operator');
+    const out = await ctl(ops, ['incarnations', 'cancel', 'gated', id]);
+    assert.equal(out.code, 0, `${out.stdout}${out.stderr}`);
+    assert.match(
+      out.stdout,
+      new RegExp(`^cancelled ${id} while it waited for approval after batch 1; no further batch starts`),
+    );
+
+    const inc = await settled(k, 'gated', 120_000);
+    assert.equal(inc.status, 'error_locked');
+    assert.equal(inc.state.greeting, 'v1', 'nothing committed');
+    const report = await run(id);
+    assert.equal(report.status, 'failed');
+    assert.equal(report.waiting, null);
+    assert.equal(
+      report.error,
+      'cancelled by ops2 while waiting for approval after batch 1; the next batch was not started and nothing was committed',
+    );
+    const byStatus = (st: string) =>
+      report.hosts
+        .filter((h: any) => h.status === st)
+        .map((h: any) => h.sid)
+        .sort();
+    assert.deepEqual(byStatus('skipped'), [souls[2]!.sid, souls[3]!.sid].sort());
+    assert.deepEqual(
+      report.hosts
+        .filter((h: any) => h.batch === 1)
+        .map((h: any) => h.status)
+        .sort(),
+      ['changed', 'changed'],
+      'what batch 1 did stays recorded',
+    );
+    assert.deepEqual(souls.map(note), ['v3\n', 'v3\n', 'v1\n', 'v1\n'], 'batch 2 never dispatched');
+
+    const again = await ctl(ops, ['incarnations', 'cancel', 'gated', id]);
+    assert.equal(again.code, 5, `exit 5, a conflict: ${again.stdout}${again.stderr}`);
+    assert.match(again.stderr, /cannot be cancelled: it has ended \(failed\)/);
+
+    const activity = (await api(k, 'GET', '/v1/activity?actor=ops2')).body.items as any[];
+    const cancels = activity.filter((a) => a.target === `/v1/incarnations/gated/runs/${id}/cancel`);
+    assert.deepEqual(
+      cancels.map((a) => a.status).sort(),
+      [202, 409],
+      `the cancel and the refused one in the activity stream: ${JSON.stringify(activity).slice(0, 400)}`,
+    );
   });
 });

@@ -24,8 +24,9 @@ type Call = [string, Record<string, unknown>];
 
 interface Fleet {
   render: RenderOutcome;
-  /** Per host: the outcome its dispatch reports (default ok), or 'moved' / 'throw'. */
-  outcome?: Record<string, 'ok' | 'changed' | 'failed' | 'unknown' | 'moved' | 'throw'>;
+  /** Per host: the outcome its dispatch reports (default ok), or 'moved' / 'throw'; 'lost': the first
+   *  dispatch of it is failed as another keeper fails a dead keeper's (KeeperLost), later ones are ok. */
+  outcome?: Record<string, 'ok' | 'changed' | 'failed' | 'unknown' | 'moved' | 'throw' | 'lost'>;
   /** Hosts with no presence (resolveRoutes reports them unknown). */
   silent?: string[];
   commits?: boolean;
@@ -108,6 +109,14 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
         for (const sid of a.sids) {
           const o = fleet.outcome?.[sid] ?? 'ok';
           if (o === 'throw') throw ApplicationFailure.nonRetryable(`lost the stream to ${sid}`);
+          if (o === 'lost' && !moves.has(sid)) {
+            moves.set(sid, 1);
+            throw ApplicationFailure.nonRetryable('keeper k1 was lost during this dispatch', 'KeeperLost');
+          }
+          if (o === 'lost') {
+            out.ok++;
+            continue;
+          }
           if (o === 'ok') out.ok++;
           else if (o === 'changed') out.changed++;
           else if (o === 'moved') {
@@ -198,6 +207,21 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     assert.deepEqual(unknown[1].sids, ['h2.test']);
     assert.match(String(unknown[1].reason), /moved between keepers twice/);
     assert.ok(failure);
+  });
+
+  it('a dispatch ended as KeeperLost (its keeper died) routes all its hosts again at once and the run commits', async () => {
+    const { result, calls } = await run({
+      render: { ok: true, sids: hosts(2), serial: null },
+      outcome: { 'h1.test': 'lost' },
+    });
+    assert.deepEqual(sidsOf(calls, 'resolveRoutes'), [
+      ['h1.test', 'h2.test'],
+      ['h1.test', 'h2.test'],
+    ]);
+    assert.equal(names(calls).filter((n) => n === 'dispatchHosts').length, 2, 'dispatched once more, not retried');
+    assert.ok(!names(calls).includes('markUnknown'));
+    assert.equal(result?.status, 'succeeded');
+    assert.equal(names(calls).at(-1), 'commitRun');
   });
 
   it('a dispatch activity that fails for good leaves its hosts unknown, never done', async () => {

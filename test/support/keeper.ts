@@ -83,10 +83,11 @@ export async function prepareKeeperConfig(
       ...(stackTemporalTlsConfig() ? { tls: stackTemporalTlsConfig() } : {}),
     },
     // Tests register local repositories (file://) and catalog entries on made-up hosts; the policy
-    // itself is tested with keepers that narrow this (test/api/git-sources.test.ts).
+    // itself is tested with keepers that narrow this (test/api/git-sources.test.ts). Every test keeper
+    // runs on this machine, so a file:// path is on storage each of them sees (file_shared).
     services: {
       cache_dir: path.join(dir, 'services'),
-      git: { schemes: ['https', 'http', 'ssh', 'git', 'file'], hosts: ['*'] },
+      git: { schemes: ['https', 'http', 'ssh', 'git', 'file'], hosts: ['*'], file_shared: true },
     },
     reaper: { interval: '500ms', lease_ttl: '3s' },
     // Tests drive the API far faster than an operator would; the limiter has tests of its own.

@@ -3,7 +3,9 @@
 // two, a health check and an approval after batch 1). The report says what the run waits for and
 // since when; a viewer's Approve shows the keeper's 403 naming the permission and lets nothing
 // through; an operator's Approve lets batch 2 start, the wait disappears from the page as the event
-// stream reports it ended, and the report ends `succeeded` with the third host written.
+// stream reports it ended, and the report ends `succeeded` with the third host written. A second run
+// waiting for approval is cancelled with Cancel run and its dialog: the page shows it `failed`, the
+// third host is never written, the incarnation is `error_locked` naming the operator.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,7 @@ import { repoRoot } from '../support/repo';
 import { operatorToken } from '../api/helpers';
 import { launch, newPage, shot, signIn } from './browser';
 
-describe('web UI: a run waiting at a gate shows it and can be approved', function () {
+describe('web UI: a run waiting at a gate shows it and can be approved or cancelled', function () {
   this.timeout(300_000);
   let k: TestKeeper;
   let root: string;
@@ -89,5 +91,35 @@ describe('web UI: a run waiting at a gate shows it and can be approved', functio
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', 'v1\n']);
     // The viewer's page followed the same stream: the wait is gone there too.
     await vbox.waitFor({ state: 'detached', timeout: 60_000 });
+  });
+
+  it('Cancel run, confirmed in its dialog, stops the run at the gate: failed, batch 2 untouched, error_locked', async () => {
+    const r = await api(k, 'POST', '/v1/incarnations/gated/runs', {
+      operation: 'create',
+      input: { root, greeting: 'v2' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const id = r.body.apply_id as string;
+    const ops = await pageAs(await operatorToken(k, 'ops-cancel', 'operator'));
+    await ops.goto(`/ui/incarnations/gated/runs/${id}`);
+    const box = ops.getByTestId('run-waiting');
+    await box.and(ops.locator('[data-waiting-for="approval"]')).waitFor({ timeout: 120_000 });
+    await box.getByRole('button', { name: 'Cancel run' }).click();
+    const dialog = ops.getByRole('dialog');
+    await dialog.waitFor();
+    // Dismissing the dialog sends nothing: the run still waits.
+    await dialog.getByRole('button', { name: 'Keep waiting' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal((await runOf(id)).waiting?.for, 'approval');
+    await box.getByRole('button', { name: 'Cancel run' }).click();
+    await shot(ops, 'run-cancel-dialog');
+    await dialog.getByRole('button', { name: 'Cancel the run' }).click();
+    await box.waitFor({ state: 'detached', timeout: 120_000 });
+    await ops.locator('.run-report .badge', { hasText: /^failed$/ }).waitFor({ timeout: 120_000 });
+    const inc = await settled(k, 'gated', 120_000);
+    assert.equal(inc.status, 'error_locked');
+    assert.equal(inc.state.greeting, 'v1', 'nothing committed');
+    assert.match((await runOf(id)).error, /^cancelled by ops-cancel while waiting for approval after batch 1;/);
+    assert.deepEqual(souls.map(note), ['v2\n', 'v2\n', 'v1\n'], 'batch 2 never dispatched');
   });
 });

@@ -39,7 +39,7 @@ async function problemOf(res: Response): Promise<Problem> {
 }
 
 export async function api<T>(
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
   token = currentToken(),

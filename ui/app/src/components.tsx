@@ -56,6 +56,8 @@ export function ConfirmDialog(props: {
   title: string;
   children: ComponentChildren;
   confirm: string;
+  /** The label of the button that closes the dialog without acting (default "Cancel"). */
+  dismiss?: string;
   onConfirm(): void;
   onCancel(): void;
 }) {
@@ -69,7 +71,7 @@ export function ConfirmDialog(props: {
             {props.confirm}
           </button>
           <button type="button" onClick={props.onCancel}>
-            Cancel
+            {props.dismiss ?? 'Cancel'}
           </button>
         </div>
       </div>

@@ -7,6 +7,7 @@ import { currentToken, signOut } from './session';
 import { ExecutionPage } from './views/execution';
 import { ExecutionForm } from './views/execution-form';
 import { Activity } from './views/activity';
+import { Archons } from './views/archons';
 import { Incarnation } from './views/incarnation';
 import { Incarnations } from './views/incarnations';
 import { Overview } from './views/overview';
@@ -33,6 +34,7 @@ function Nav({ active }: { active: string }) {
         {item('/ui/incarnations', 'Incarnations', 'incarnation')}
         {item('/ui/executions', 'Run a module', 'execution')}
         {item('/ui/activity', 'Activity', 'activity')}
+        {item('/ui/operators', 'Operators', 'archons')}
       </nav>
       <button type="button" class="link" onClick={() => signOut()}>
         Sign out
@@ -64,6 +66,9 @@ function App() {
       break;
     case 'activity':
       view = <Activity />;
+      break;
+    case 'archons':
+      view = <Archons />;
       break;
     case 'incarnation':
       view = <Incarnation key={route.name} name={route.name} />;

@@ -34,6 +34,7 @@ export type Route =
   | { view: 'services' }
   | { view: 'incarnations' }
   | { view: 'activity' }
+  | { view: 'archons' }
   | { view: 'incarnation'; name: string }
   | { view: 'incarnation-plan'; name: string; planId: string }
   | { view: 'incarnation-run'; name: string; applyId: string }
@@ -52,6 +53,7 @@ export function matchRoute(path: string): Route {
   const ex = /^\/ui\/executions\/([^/]+)$/.exec(p);
   if (ex) return { view: 'execution', id: decodeURIComponent(ex[1]) };
   if (p === '/ui/activity') return { view: 'activity' };
+  if (p === '/ui/operators') return { view: 'archons' };
   const m = /^\/ui\/incarnations\/([^/]+)$/.exec(p);
   if (m) return { view: 'incarnation', name: decodeURIComponent(m[1]) };
   // Plans and runs sit under their incarnation, so the Incarnations tab stays the active one.

@@ -22,6 +22,23 @@ export function signOut(reason?: string): void {
   navigate('/ui/signin');
 }
 
+/**
+ * The signed-in operator's AID: the token's `sub` claim, read without checking the signature (the
+ * keeper checks it on every call). Used only to ask the keeper what this operator may do; null
+ * when the token has no readable `sub`.
+ */
+export function currentAid(): string | null {
+  const payload = currentToken()?.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The reason the operator was sent back to sign in, if any. */
 export function signInReason(): string | null {
   return sessionStorage.getItem(REASON_KEY);

@@ -1,0 +1,113 @@
+// The failover watch's decisions (runs/failover.ts) with the cache and Temporal client faked: which
+// keeper's dispatch is ended, with what failure, and when nothing is done. The real cache, workers
+// and a real SIGKILL are in test/faults/two-keepers.test.ts.
+import assert from 'node:assert/strict';
+import { ApplicationFailure } from '@temporalio/common';
+import { silentLogger } from '../common/logger';
+import { claimLapsed, failoverComponent, KEEPER_LOST } from './failover';
+import type { Cache } from '../platform/cache';
+import type { TemporalClientHolder } from './connection';
+
+/** pTTL answers in turn (the last one repeats), as the cache would show a claim over time. */
+function claimCache(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>> = {}) {
+  const hashes = Object.fromEntries(Object.entries(inflight).map(([k, v]) => [k, new Map(Object.entries(v))]));
+  return {
+    async pTTL(key: string) {
+      const seq = ttls[key.replace('keeper:kid:', '')] ?? [-2];
+      return seq.length > 1 ? seq.shift()! : seq[0];
+    },
+    async sMembers() {
+      return Object.keys(hashes);
+    },
+    async hLen(key: string) {
+      return hashes[key.replace('keeper:dispatch-inflight:', '')]?.size ?? 0;
+    },
+    async hGetAll(key: string) {
+      return Object.fromEntries(hashes[key.replace('keeper:dispatch-inflight:', '')] ?? []);
+    },
+    async hDel(key: string, field: string) {
+      return hashes[key.replace('keeper:dispatch-inflight:', '')]?.delete(field) ? 1 : 0;
+    },
+  } as unknown as Cache;
+}
+
+function fakeTemporal() {
+  const failed: { token: string; err: ApplicationFailure }[] = [];
+  const reset: string[] = [];
+  const holder = {
+    namespace: 'default',
+    client: {
+      activity: {
+        async fail(token: Uint8Array, err: ApplicationFailure) {
+          failed.push({ token: Buffer.from(token).toString('base64'), err });
+        },
+      },
+      workflowService: {
+        async resetStickyTaskQueue(req: { execution: { workflowId: string } }) {
+          reset.push(req.execution.workflowId);
+          return {};
+        },
+      },
+    },
+  } as unknown as TemporalClientHolder;
+  return { holder, failed, reset };
+}
+
+const entry = (applyId: string) =>
+  JSON.stringify({ apply_id: applyId, hosts: 2, since: 0, workflow_id: applyId, run_id: 'r1' });
+
+function rig(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>>) {
+  const t = fakeTemporal();
+  let connected: (sid: string) => void = () => undefined;
+  const c = failoverComponent(
+    {
+      cache: claimCache(ttls, inflight),
+      temporal: t.holder,
+      kid: 'B',
+      log: silentLogger,
+      sessions: { onConnected: (l) => (connected = l) },
+    },
+    { pollMs: 1, watchMs: 2_000 },
+  );
+  return { ...t, c, connect: (sid: string) => connected(sid) };
+}
+
+describe('claimLapsed: is a keeper gone, by its kid claim', () => {
+  it('says gone when the claim runs out, renewed when its TTL goes back up', async () => {
+    assert.equal(await claimLapsed(claimCache({ A: [2500, 1800, 900, -2] }), 'A', 1, 2_000), true);
+    assert.equal(await claimLapsed(claimCache({ A: [2500, 1800, 2990] }), 'A', 1, 2_000), false);
+  });
+  it('says neither when the claim neither goes nor is renewed within the watch', async () => {
+    assert.equal(await claimLapsed(claimCache({ A: [-1] }), 'A', 1, 20), null);
+  });
+});
+
+describe('failover watch: a soul arrives, the keeper it came from is dead', () => {
+  it('resets the sticky queue and fails each of the dead keeper’s dispatches once, KeeperLost naming both keepers', async () => {
+    const r = rig(
+      { A: [1200, 400, -2] },
+      { A: { dG9rMQ: entry('run-1'), dG9rMg: entry('run-2') }, B: { b: entry('x') } },
+    );
+    r.connect('s1');
+    r.connect('s2');
+    await r.c.whenIdle();
+    assert.deepEqual(r.failed.map((f) => f.token).sort(), ['dG9rMQ==', 'dG9rMg=='].sort());
+    for (const f of r.failed) {
+      assert.equal(f.err.type, KEEPER_LOST);
+      assert.equal(f.err.nonRetryable, true, 'a retry would wait on the dead keeper’s queue');
+      assert.match(f.err.message, /keeper A was lost .*keeper B/);
+    }
+    assert.deepEqual(r.reset.sort(), ['run-1', 'run-2'], 'the runs’ next workflow task may go to any keeper');
+    r.connect('s3');
+    await r.c.whenIdle();
+    assert.equal(r.failed.length, 2, 'nothing is failed twice');
+  });
+
+  it('does nothing while the keeper renews its claim (alive; its own dispatch hands moved hosts back)', async () => {
+    const r = rig({ A: [2000, 1500, 2999] }, { A: { dG9rMQ: entry('run-1') } });
+    r.connect('s1');
+    await r.c.whenIdle();
+    assert.deepEqual(r.failed, []);
+    assert.deepEqual(r.reset, []);
+  });
+});

@@ -1,0 +1,173 @@
+// Failover in seconds (issue 33, docs/reliability.md "Keeper A killed"). A dispatch activity runs
+// on the queue of the keeper that holds its souls' streams (runs/worker.ts). When that keeper is
+// SIGKILLed, its souls reconnect to another keeper within a second or two, but the activity was
+// noticed only by its heartbeat timeout (10 s), and its Temporal retry then waited on the dead
+// keeper's own queue until the schedule-to-start timeout (15 s): the run ended about 32 s after the kill.
+//
+// Here the keeper the souls move to ends that wait. Every soul connecting here (hub/sessions.ts
+// onConnected) starts a sweep: which other keepers list dispatch activities in the cache
+// (activities/inflight.ts)? Each of them gets one watch of its kid claim (keeper/kid-claim.ts:
+// renewed every second, gone 3 s after the last renewal). A claim renewed again means that keeper
+// is alive (a soul that moved away from a live keeper is handed back as moved by that keeper's own
+// activity): nothing is done. A claim that is gone means the keeper is dead: every dispatch activity
+// it listed is failed through Temporal's async completion client with a non-retryable `KeeperLost`
+// failure naming both kids. Not a retryable one: a retry is scheduled on the dead keeper's queue
+// again, where nobody polls. The workflow takes the activity's hosts as moved
+// (workflows/dispatch-batch.ts), routes them again (to the keeper that holds their streams now) and
+// dispatches there; the souls answer the steps already sent from their ledgers, so each runs once.
+// Before the failure, the workflow's sticky queue is reset: its last workflow task may have run on
+// the dead keeper, and the task the failure schedules would wait there for the sticky
+// schedule-to-start timeout (10 s) before any other keeper could take it.
+// Why not fail on a soul's arrival alone: a live keeper may still be sending to its other souls, and
+// a second dispatch of those hosts beside it would race it. The claim is the same test a restarted
+// keeper uses to take over its kid, and waiting for it costs at most its 3 s TTL.
+// The heartbeat timeout stays the fallback (the cache away, no soul reconnecting anywhere).
+import { ApplicationFailure } from '@temporalio/common';
+import type { Logger } from '../common/logger';
+import type { Cache } from '../platform/cache';
+import type { Component } from '../platform/component';
+import { inflightKids, listInflight, takeInflight } from './activities/inflight';
+import type { TemporalClientHolder } from './connection';
+
+/** keeper/kid-claim.ts's key (the process layer owns it; runs/ may not import it). */
+const claimKey = (kid: string) => `keeper:kid:${kid}`;
+/** How often a watch reads the claim: a twelfth of its 3 s TTL. */
+const POLL_MS = 250;
+/** A watch gives up after this long with the claim neither gone nor renewed (the cache away). */
+const WATCH_MS = 10_000;
+
+export const KEEPER_LOST = 'KeeperLost';
+
+export interface FailoverDeps {
+  cache: Cache;
+  temporal: TemporalClientHolder;
+  kid: string;
+  log: Logger;
+  sessions: { onConnected(listener: (sid: string) => void): void };
+}
+
+/** Whether `kid`'s claim is gone (true), was renewed (false), or neither was seen within `watchMs` (null). */
+export async function claimLapsed(
+  cache: Cache,
+  kid: string,
+  pollMs = POLL_MS,
+  watchMs = WATCH_MS,
+): Promise<boolean | null> {
+  const deadline = Date.now() + watchMs;
+  let ttl = await cache.pTTL(claimKey(kid));
+  for (;;) {
+    // -2: no such key. A TTL that went up: the holder renewed it since the last look.
+    if (ttl === -2) return true;
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, pollMs));
+    const next = await cache.pTTL(claimKey(kid));
+    if (ttl >= 0 && next > ttl) return false;
+    ttl = next;
+  }
+}
+
+export function failoverComponent(
+  deps: FailoverDeps,
+  timing = { pollMs: POLL_MS, watchMs: WATCH_MS },
+): Component & { whenIdle(): Promise<void> } {
+  const watching = new Set<string>();
+  /** The sweeps and watches under way (whenIdle: tests wait for them instead of for a time). */
+  const busy = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    busy.add(p);
+    void p.finally(() => busy.delete(p));
+  };
+  let sweeping = false;
+  let again = false;
+  let stopped = false;
+
+  async function failAll(dead: string): Promise<void> {
+    const client = deps.temporal.client;
+    if (!client) return;
+    for (const e of await listInflight(deps.cache, dead)) {
+      if (!(await takeInflight(deps.cache, dead, e.token))) continue; // another keeper took it
+      const message =
+        `keeper ${dead} was lost during this dispatch (its kid claim lapsed); keeper ${deps.kid}, ` +
+        'where its souls reconnect, ended it so that the hosts are routed again to the keeper that holds them now';
+      try {
+        if (e.workflow_id)
+          await client.workflowService
+            .resetStickyTaskQueue({
+              namespace: deps.temporal.namespace,
+              execution: { workflowId: e.workflow_id, runId: e.run_id },
+            })
+            .catch((err: Error) =>
+              deps.log.info('cannot reset the sticky queue', { workflow_id: e.workflow_id, error: err.message }),
+            );
+        await client.activity.fail(
+          Buffer.from(e.token, 'base64'),
+          ApplicationFailure.nonRetryable(message, KEEPER_LOST),
+        );
+        // warn: an operator wants to know a keeper died under a run.
+        deps.log.warn('ended a lost keeper’s dispatch; its hosts are routed again', {
+          lost_kid: dead,
+          apply_id: e.apply_id,
+          hosts: e.hosts,
+        });
+      } catch (err) {
+        // Already ended (its heartbeat timed out, or it finished): nothing left to end.
+        deps.log.info('a lost keeper’s dispatch had already ended', {
+          lost_kid: dead,
+          apply_id: e.apply_id,
+          error: (err as Error).message,
+        });
+      }
+    }
+  }
+
+  async function watch(kid: string): Promise<void> {
+    try {
+      if ((await claimLapsed(deps.cache, kid, timing.pollMs, timing.watchMs)) && !stopped) await failAll(kid);
+    } catch (err) {
+      deps.log.warn('failover watch failed; the dispatch heartbeat timeout will notice', {
+        lost_kid: kid,
+        error: (err as Error).message,
+      });
+    } finally {
+      watching.delete(kid);
+    }
+  }
+
+  /** One sweep at a time, however many souls arrive at once; arrivals during a sweep cause one more. */
+  async function sweep(): Promise<void> {
+    if (sweeping) {
+      again = true;
+      return;
+    }
+    sweeping = true;
+    try {
+      do {
+        again = false;
+        for (const kid of await inflightKids(deps.cache, deps.kid)) {
+          if (stopped || watching.has(kid)) continue;
+          watching.add(kid);
+          track(watch(kid));
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      deps.log.warn('failover sweep failed', { error: (err as Error).message });
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  // Registered now, not at start: souls may connect while this keeper's later components still start.
+  deps.sessions.onConnected(() => {
+    if (!stopped) track(sweep());
+  });
+  return {
+    name: 'failover watch',
+    async start() {},
+    async stop() {
+      stopped = true;
+    },
+    async whenIdle() {
+      while (busy.size > 0) await Promise.all([...busy]);
+    },
+  };
+}

@@ -61,10 +61,10 @@ export class SoulProcesses {
     if (code !== 0) throw new Error(`soul init ${sid} exited ${code}: ${out()}`);
   }
 
-  /** Starts `soul run` for an onboarded soul; `connectedAt` is set when its Welcome arrives. */
-  run(sid: string): RunningSoul {
+  /** Starts `soul run` for an onboarded soul (`nodeFlags` to node); `connectedAt` is set when its Welcome arrives. */
+  run(sid: string, nodeFlags: string[] = []): RunningSoul {
     const spawnedAt = Date.now();
-    const { child, exited } = this.spawn(sid, ['run', `--config=${this.configOf(sid)}`], {});
+    const { child, exited } = this.spawn(sid, ['run', `--config=${this.configOf(sid)}`], {}, nodeFlags);
     const soul: RunningSoul = { sid, pid: child.pid!, spawnedAt, log: tail(child), exited };
     void exited.then((code) => {
       soul.exitCode = code;
@@ -127,7 +127,8 @@ export class SoulProcesses {
     for (const t of this.tracked) signalGroup(t.child, 'SIGKILL');
   }
 
-  private spawn(hostname: string, args: string[], env: NodeJS.ProcessEnv): Tracked {
+  /** `nodeFlags` go to node after the package's own (the soak's `--inspect=...`). */
+  private spawn(hostname: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Tracked {
     // $0 is the host name and "$@" the node flags, launcher and arguments: no value is parsed by the
     // shell. The node flags are the soul package's own (its launcher runs node with them).
     // At nice 10: on a fleet every soul has its own machine; here 100 souls share the keeper's two
@@ -144,6 +145,7 @@ export class SoulProcesses {
         'hostname "$0" && exec node "$@"',
         hostname,
         ...SOUL_NODE_FLAGS,
+        ...nodeFlags,
         SOUL_BIN(),
         ...args,
       ],

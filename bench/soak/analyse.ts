@@ -1,13 +1,19 @@
 // How the soak benchmark tells a footprint that settled from one that grows without bound.
 //
 // Memory is sampled at arbitrary points of the garbage collector's cycle, so one sample says little:
-// the heap of a process that holds nothing new swings by megabytes between collections. What a leak
-// moves is the floor, what is left after a collection. So the samples are cut into windows by run
-// count, each window's minimum is its floor, and the verdict is the least-squares slope of the floors
-// over the second half of the run (the first half is start-up: modules loading, caches filling up to
-// their bounds, the keeper's restart). A series passes when that slope, per 1,000 runs, is at most its
-// threshold. Stores that keep history by design (the database, Temporal, the souls' journals within
-// their retention) grow with every run; for them the check is the bytes per run against the documented
+// the heap of a process that holds nothing new swings by megabytes between collections. For RSS and
+// open files the samples are cut into windows by run count, each window's minimum is its floor, and
+// the verdict is the least-squares slope of the floors over the second half of the run (the first
+// half is start-up: modules loading, caches filling up to their bounds, the keeper's restart). A
+// series passes when that slope, per 1,000 runs, is at most its threshold.
+//
+// The V8 heap is judged on what full collections leave (judgeAfterFullCollections): a floor of heap
+// used is where a window ended in V8's sawtooth, not what the process keeps, and a process that
+// collected fully fewer than twice in the second half cannot be judged at all. That is said as a
+// third outcome, `not judged`, which neither passes nor fails the soak.
+//
+// Stores that keep history by design (the database, Temporal, the souls' journals within their
+// retention) grow with every run; for them the check is the bytes per run against the documented
 // figure (docs/performance.md, "Soak"), not flatness.
 
 export interface Point {
@@ -15,15 +21,21 @@ export interface Point {
   value: number;
 }
 
+export type Outcome = 'pass' | 'fail' | 'not judged';
+
 export interface SeriesVerdict {
   series: string;
+  /** The process the series belongs to (`keeper`, `soul <sid>`); absent for the stores. */
+  process?: string;
   unit: string;
   /** Growth of the floor per 1,000 runs over the second half (least squares); null without enough samples. */
   slope_per_1000_runs: number | null;
   threshold_per_1000_runs: number;
   first: number | null;
   last: number | null;
-  ok: boolean;
+  outcome: Outcome;
+  /** Why a series was not judged, or what it was judged over. */
+  note?: string;
 }
 
 /** Least-squares slope of y over x; null for fewer than two distinct x. */
@@ -77,7 +89,73 @@ export function judge(
     first: points[0]?.value ?? null,
     last: points[points.length - 1]?.value ?? null,
     // Too few samples to judge is a failure: a soak that measured nothing must not pass.
-    ok: per1000 !== null && per1000 <= thresholdPer1000,
+    outcome: per1000 !== null && per1000 <= thresholdPer1000 ? 'pass' : 'fail',
+  };
+}
+
+/** One sample of a process's heap after its last full collection and its count of them. */
+export interface GcPoint {
+  runs: number;
+  /** NaN before the process's first full collection. */
+  heap_after_gc_bytes: number;
+  /** The process's full collections so far (its `*_full_gcs_total`); NaN when it could not be read. */
+  full_gcs: number;
+}
+
+/**
+ * The full collections between samples of the second half (a count that falls is a restarted
+ * process, counted from 0), and one point per sample that followed at least one: the heap the
+ * latest of them left.
+ */
+export function collectionsInSecondHalf(samples: GcPoint[], maxRuns: number): { count: number; points: Point[] } {
+  const read = samples.filter((s) => Number.isFinite(s.full_gcs));
+  let count = 0;
+  const points: Point[] = [];
+  for (let i = 1; i < read.length; i++) {
+    const prev = read[i - 1]!;
+    const cur = read[i]!;
+    if (prev.runs < maxRuns / 2) continue;
+    const n = cur.full_gcs >= prev.full_gcs ? cur.full_gcs - prev.full_gcs : cur.full_gcs;
+    count += n;
+    if (n > 0 && Number.isFinite(cur.heap_after_gc_bytes))
+      points.push({ runs: cur.runs, value: cur.heap_after_gc_bytes });
+  }
+  return { count, points };
+}
+
+/**
+ * The verdict on a process's live heap: the least-squares slope, over the second half, of the heap
+ * its full collections left, when at least two samples there followed a full collection; otherwise
+ * `not judged`, naming how many full collections there were.
+ */
+export function judgeAfterFullCollections(
+  series: string,
+  samples: GcPoint[],
+  maxRuns: number,
+  thresholdPer1000: number,
+): SeriesVerdict {
+  const { count, points } = collectionsInSecondHalf(samples, maxRuns);
+  const s = points.length >= 2 ? slope(points) : null;
+  const base = {
+    series,
+    unit: 'bytes',
+    threshold_per_1000_runs: thresholdPer1000,
+    first: points[0]?.value ?? null,
+    last: points[points.length - 1]?.value ?? null,
+  };
+  if (s === null)
+    return {
+      ...base,
+      slope_per_1000_runs: null,
+      outcome: 'not judged',
+      note: `not judged: ${count} full collection${count === 1 ? '' : 's'} in the second half${count >= 2 ? `, seen at ${points.length} sample` : ''}`,
+    };
+  const per1000 = s * 1000;
+  return {
+    ...base,
+    slope_per_1000_runs: Math.round(per1000 * 1000) / 1000,
+    outcome: per1000 <= thresholdPer1000 ? 'pass' : 'fail',
+    note: `${count} full collections in the second half, ${points.length} samples after one`,
   };
 }
 

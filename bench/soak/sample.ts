@@ -8,6 +8,10 @@ import type { Client as PgClient } from 'pg';
 export interface ProcessSample {
   rss_bytes: number;
   heap_used_bytes: number;
+  /** The heap right after the process's last full collection (NaN before its first). */
+  heap_after_gc_bytes: number;
+  /** Full collections the process has seen (its `*_full_gcs_total`; NaN when unread). */
+  full_gcs: number;
   fds: number;
 }
 
@@ -50,6 +54,9 @@ export async function processSample(
   return {
     rss_bytes: rssBytes(pid),
     heap_used_bytes: metrics.get(`${prefix}nodejs_heap_size_used_bytes`) ?? NaN,
+    // 0 until the process's first full collection (an unset gauge reads 0): no figure yet.
+    heap_after_gc_bytes: metrics.get(`${prefix || 'keeper_'}heap_after_full_gc_bytes`) || NaN,
+    full_gcs: metrics.get(`${prefix || 'keeper_'}full_gcs_total`) ?? NaN,
     fds: openFds(pid),
     metrics,
   };

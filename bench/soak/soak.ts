@@ -12,22 +12,36 @@
 // Every `sampleEvery` runs: RSS, V8 heap and open fds of the keeper and of the long-lived souls,
 // the souls' ledger bytes and journals (their metrics), the keeper database's bytes per table, and
 // (at every `temporalEvery`-th sample) the bytes of the Temporal histories of this keeper's queue.
-// bench/soak/analyse.ts turns the samples into verdicts; bench/soak/run.ts writes them.
+// With `forceGc`, a full collection is forced in the keeper and those souls before each sample.
+// bench/soak/verdict.ts turns the samples into verdicts; bench/soak/run.ts writes them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
 import { Client as PgClient } from 'pg';
 import { Client as TemporalClient } from '@temporalio/client';
-import { api, endpointOf, uniqueSid, waitFor } from '../../test/agents/harness';
-import { gitRepoFrom, spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
-import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../../test/support/keeper';
-import { freePort } from '../../test/support/ports';
+import { api, endpointOf } from '../../test/agents/harness';
+import { gitRepoFrom } from '../../test/runs/keeper';
+import { initTestKeeper } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
-import { SoulProcesses, type RunningSoul } from '../fleet/souls';
-import { judge, perUnit, type Point, type SeriesVerdict } from './analyse';
+import { SoulProcesses } from '../fleet/souls';
+import type { SeriesVerdict } from './analyse';
+import { collectGarbage } from './inspector-gc';
+import {
+  cleanup,
+  connected,
+  inspectorFor,
+  joinOrLeave,
+  onboard,
+  restartKeeper,
+  settle,
+  startKeeper,
+  tamper,
+  withMetrics,
+  type Rig,
+} from './rig';
 import { processSample, tableBytes, temporalHistory } from './sample';
+import { summaryLines, verdicts } from './verdict';
 
 export interface SoakOptions {
   runs: number;
@@ -52,6 +66,12 @@ export interface SoakOptions {
   };
   /** Upper bounds per unit of work, the documented figures (docs/performance.md "Soak"). */
   bounds: { ledger_bytes_per_apply_per_host: number; database_bytes_per_operation: number };
+  /**
+   * Force a full collection in the keeper and the long-lived souls before each sample (their
+   * inspector, bench/soak/inspector-gc.ts), so every process's live heap is judged; otherwise the
+   * heap is judged only over the full collections V8 chose to make.
+   */
+  forceGc: boolean;
   progress?: (line: string) => void;
 }
 
@@ -59,11 +79,22 @@ export interface Sample {
   at: string;
   runs: number;
   seconds: number;
-  keeper: { pid: number; rss_bytes: number; heap_used_bytes: number; fds: number };
+  /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
+  load1: number;
+  keeper: {
+    pid: number;
+    rss_bytes: number;
+    heap_used_bytes: number;
+    heap_after_gc_bytes: number;
+    full_gcs: number;
+    fds: number;
+  };
   souls: {
     sid: string;
     rss_bytes: number;
     heap_used_bytes: number;
+    heap_after_gc_bytes: number;
+    full_gcs: number;
     fds: number;
     ledger_bytes: number;
     ledger_journals: number;
@@ -75,64 +106,6 @@ export interface Sample {
 
 const PACKAGE = 'git'; // installed on the bench machine: core.pkg.installed finds it and changes nothing
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Rig {
-  k: InitializedKeeper;
-  keeper: KeeperProcess;
-  souls: SoulProcesses;
-  pg: PgClient;
-  temporal: TemporalClient;
-  root: string;
-  fixed: { soul: RunningSoul; metrics: string }[];
-  joiner?: RunningSoul;
-  restarts: number;
-}
-
-/** Writes a metrics port into an onboarded soul's config, so its heap and ledger size can be read. */
-async function withMetrics(souls: SoulProcesses, sid: string): Promise<string> {
-  const file = souls.configOf(sid);
-  const port = await freePort();
-  const doc = yaml.load(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(file, yaml.dump({ ...doc, metrics: { port } }));
-  return `http://127.0.0.1:${port}/metrics`;
-}
-
-async function onboard(rig: Pick<Rig, 'k' | 'souls'>, name: string, covens: string[]): Promise<string> {
-  const sid = uniqueSid(name);
-  const r = await api(rig.k, 'POST', '/v1/souls', { sid, transport: 'agent', covens });
-  if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-  await rig.souls.init(sid, r.body.bootstrap_token as string);
-  return sid;
-}
-
-async function connected(rig: Pick<Rig, 'k'>, sid: string, soul: RunningSoul): Promise<void> {
-  await waitFor(
-    `${sid} connected`,
-    async () => {
-      if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}: ${soul.log()}`);
-      return (await api(rig.k, 'GET', `/v1/souls/${sid}`)).body?.status === 'connected';
-    },
-    60_000,
-    100,
-  );
-}
-
-/** Waits until the incarnation is no longer applying; an incarnation that locked is unlocked (and counted). */
-async function settle(rig: Rig, name: string, counts: Record<string, number>): Promise<void> {
-  const status = await waitFor(
-    `${name} to settle`,
-    async () => {
-      const r = await api(rig.k, 'GET', `/v1/incarnations/${name}`);
-      return r.status === 200 && r.body.status !== 'applying' ? (r.body.status as string) : undefined;
-    },
-    300_000,
-    100,
-  );
-  if (status === 'error_locked') {
-    counts.locked = (counts.locked ?? 0) + 1;
-    await api(rig.k, 'POST', `/v1/incarnations/${name}/unlock`, {});
-  }
-}
 
 async function operations(pg: PgClient): Promise<Record<string, number>> {
   const r = await pg.query<{ what: string; n: string }>(`
@@ -150,6 +123,12 @@ async function operations(pg: PgClient): Promise<Record<string, number>> {
 }
 
 async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean): Promise<Sample> {
+  const ports = [rig.keeperInspect, ...rig.fixed.map((f) => f.inspect)].filter((p) => p !== undefined);
+  if (ports.length > 0) {
+    await Promise.all(ports.map((p) => collectGarbage(p)));
+    // The gc observer's entry is delivered a tick after the collection; give it that tick.
+    await sleep(50);
+  }
   const keeper = await processSample(rig.keeper.child.pid!, `${rig.k.metricsUrl}/metrics`, '');
   const souls = await Promise.all(
     rig.fixed.map(async ({ soul, metrics }) => {
@@ -158,6 +137,8 @@ async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean)
         sid: soul.sid,
         rss_bytes: s.rss_bytes,
         heap_used_bytes: s.heap_used_bytes,
+        heap_after_gc_bytes: s.heap_after_gc_bytes,
+        full_gcs: s.full_gcs,
         fds: s.fds,
         ledger_bytes: s.metrics.get('soul_ledger_bytes') ?? NaN,
         ledger_journals: s.metrics.get('soul_ledger_journals') ?? NaN,
@@ -169,10 +150,13 @@ async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean)
     at: new Date().toISOString(),
     runs,
     seconds: Math.round((Date.now() - t0) / 1000),
+    load1: os.loadavg()[0]!,
     keeper: {
       pid: rig.keeper.child.pid!,
       rss_bytes: keeper.rss_bytes,
       heap_used_bytes: keeper.heap_used_bytes,
+      heap_after_gc_bytes: keeper.heap_after_gc_bytes,
+      full_gcs: keeper.full_gcs,
       fds: keeper.fds,
     },
     souls,
@@ -184,52 +168,14 @@ async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean)
   };
 }
 
-async function restartKeeper(rig: Rig): Promise<void> {
-  rig.keeper.child.kill('SIGTERM');
-  const killer = setTimeout(() => rig.keeper.child.kill('SIGKILL'), 15_000);
-  await rig.keeper.exited;
-  clearTimeout(killer);
-  rig.keeper = await spawnKeeper(rig.k);
-  rig.restarts += 1;
-  for (const { soul } of rig.fixed) await connected(rig, soul.sid, soul);
-}
-
-async function joinOrLeave(rig: Rig, counts: Record<string, number>): Promise<void> {
-  if (rig.joiner) {
-    const sid = rig.joiner.sid;
-    await rig.souls.stopOne(rig.joiner);
-    rig.joiner = undefined;
-    const r = await api(rig.k, 'DELETE', `/v1/souls/${sid}`);
-    if (r.status !== 204) throw new Error(`DELETE /v1/souls/${sid}: ${r.status} ${JSON.stringify(r.body)}`);
-    counts.left = (counts.left ?? 0) + 1;
-  } else {
-    const sid = await onboard(rig, 'soakjoin', ['soak']);
-    rig.joiner = rig.souls.run(sid);
-    await connected(rig, sid, rig.joiner);
-    counts.joined = (counts.joined ?? 0) + 1;
-  }
-}
-
-/** Deletes every managed private file of `root` (all hosts): the next drift check finds drift. */
-function tamper(root: string): number {
-  let n = 0;
-  if (!fs.existsSync(root)) return 0;
-  for (const host of fs.readdirSync(root)) {
-    const f = path.join(root, host, 'private.conf');
-    if (fs.existsSync(f)) {
-      fs.rmSync(f);
-      n++;
-    }
-  }
-  return n;
-}
-
 export interface SoakResult {
   options: Omit<SoakOptions, 'progress'>;
   seconds: number;
   counts: Record<string, number>;
   samples: Sample[];
   verdicts: SeriesVerdict[];
+  /** One line per process and per store (verdict.ts summaryLines). */
+  summary: string[];
   per_unit: Record<string, number | null>;
   ok: boolean;
 }
@@ -262,7 +208,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         doc.logging = { level: 'warn' };
       },
     });
-    rig.keeper = await spawnKeeper(rig.k);
+    await startKeeper(rig as Partial<Rig> & Pick<Rig, 'k'>, o.forceGc);
     rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
     rig.pg = new PgClient({ connectionString: rig.k.db.dsn });
     await rig.pg.connect();
@@ -285,9 +231,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       // The first soul alone also carries motd (its files are not per host, so one host only).
       const sid = await onboard(r, `soak${i + 1}`, i === 0 ? ['soak', 'motd'] : ['soak']);
       const metrics = await withMetrics(r.souls, sid);
-      const soul = r.souls.run(sid);
+      const inspector = await inspectorFor(o.forceGc);
+      const soul = r.souls.run(sid, inspector.flags);
       await connected(r, sid, soul);
-      r.fixed.push({ soul, metrics });
+      r.fixed.push({ soul, metrics, inspect: inspector.port });
     }
     progress(`${o.souls} souls connected`);
 
@@ -368,7 +315,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
       if (counts.runs === restartAfter) {
         progress(`run ${counts.runs}: restarting the keeper`);
-        await restartKeeper(r);
+        await restartKeeper(r, o.forceGc);
       }
       if (counts.runs % o.sampleEvery === 0) {
         const s = await sample(
@@ -379,19 +326,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         );
         samples.push(s);
         progress(
-          `run ${counts.runs}/${o.runs} (${s.seconds} s): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.fds} fds; ` +
-            `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,
+          `run ${counts.runs}/${o.runs} (${s.seconds} s, load ${s.load1.toFixed(1)}): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.full_gcs} full GCs, ${s.keeper.fds} fds; ` +
+            `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB rss, ${s.souls.map((x) => x.full_gcs).join('/')} full GCs; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,
         );
       }
     }
     await api(r.k, 'PUT', '/v1/incarnations/soak-drift/drift-check', { interval: null });
     const seconds = Math.round((Date.now() - t0) / 1000);
+    const judged = verdicts(o, samples);
     return {
       options: { ...o, progress: undefined } as Omit<SoakOptions, 'progress'>,
       seconds,
       counts,
       samples,
-      ...verdicts(o, samples),
+      ...judged,
+      summary: summaryLines(judged.verdicts),
     };
   } finally {
     process.off('exit', onExit);
@@ -399,129 +348,4 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     process.off('SIGTERM', onSignal);
     if (!interrupted) await cleanup(rig);
   }
-}
-
-function verdicts(o: SoakOptions, samples: Sample[]): Pick<SoakResult, 'verdicts' | 'per_unit' | 'ok'> {
-  const max = o.runs;
-  const t = o.thresholds;
-  const series = (pick: (s: Sample) => number): Point[] =>
-    samples.filter((s) => Number.isFinite(pick(s))).map((s) => ({ runs: s.runs, value: pick(s) }));
-  const v: SeriesVerdict[] = [
-    judge(
-      'keeper RSS',
-      'bytes',
-      series((s) => s.keeper.rss_bytes),
-      max,
-      t.keeper_rss_bytes,
-    ),
-    judge(
-      'keeper V8 heap used',
-      'bytes',
-      series((s) => s.keeper.heap_used_bytes),
-      max,
-      t.keeper_heap_bytes,
-    ),
-    judge(
-      'keeper open fds',
-      'fds',
-      series((s) => s.keeper.fds),
-      max,
-      t.keeper_fds,
-    ),
-  ];
-  samples[0]?.souls.forEach((soul, i) => {
-    v.push(
-      judge(
-        `soul ${soul.sid} RSS`,
-        'bytes',
-        series((s) => s.souls[i]!.rss_bytes),
-        max,
-        t.soul_rss_bytes,
-      ),
-    );
-    v.push(
-      judge(
-        `soul ${soul.sid} V8 heap used`,
-        'bytes',
-        series((s) => s.souls[i]!.heap_used_bytes),
-        max,
-        t.soul_heap_bytes,
-      ),
-    );
-    v.push(
-      judge(
-        `soul ${soul.sid} open fds`,
-        'fds',
-        series((s) => s.souls[i]!.fds),
-        max,
-        t.soul_fds,
-      ),
-    );
-  });
-  // Stores that keep history: bytes per unit of work over the whole soak, against the documented bound.
-  const first = samples[0]!;
-  const last = samples[samples.length - 1]!;
-  const opsOf = (s: Sample) =>
-    s.operations.runs +
-    s.operations.plans +
-    s.operations.runs_by_drift_check +
-    s.operations.plans_by_drift_check +
-    (s.operations.drift_checks_in_sync_dropped ?? 0);
-  const ops = opsOf(last) - opsOf(first);
-  // One apply per host per run: a soul's journals grow by one per run that targets it.
-  const journals = last.souls.map((s, i) => s.ledger_journals - first.souls[i]!.ledger_journals);
-  const ledgerPerApply = last.souls.map((s, i) => perUnit(first.souls[i]!.ledger_bytes, s.ledger_bytes, journals[i]!));
-  const dbPerOp = perUnit(first.database.total_bytes, last.database.total_bytes, ops);
-  const withTemporal = samples.filter((s) => s.temporal);
-  const tFirst = withTemporal[0]?.temporal;
-  const tLast = withTemporal[withTemporal.length - 1]?.temporal;
-  const per_unit: Record<string, number | null> = {
-    operations: ops,
-    database_bytes_per_operation: dbPerOp,
-    ledger_bytes_per_apply_per_host_max: Math.max(...ledgerPerApply.map((x) => x ?? 0)),
-    temporal_workflows: tFirst && tLast ? tLast.workflows - tFirst.workflows : null,
-    temporal_history_bytes_per_workflow:
-      tFirst && tLast ? perUnit(tFirst.bytes, tLast.bytes, tLast.workflows - tFirst.workflows) : null,
-  };
-  const bounded = (series: string, value: number | null, bound: number): SeriesVerdict => ({
-    series,
-    unit: 'bytes per unit',
-    slope_per_1000_runs: value,
-    threshold_per_1000_runs: bound,
-    first: null,
-    last: value,
-    ok: value !== null && value <= bound,
-  });
-  v.push(
-    bounded(
-      'ledger bytes per apply per host',
-      per_unit.ledger_bytes_per_apply_per_host_max!,
-      o.bounds.ledger_bytes_per_apply_per_host,
-    ),
-  );
-  v.push(
-    bounded('database bytes per operation (run, plan or drift check)', dbPerOp, o.bounds.database_bytes_per_operation),
-  );
-  return { verdicts: v, per_unit, ok: v.every((x) => x.ok) };
-}
-
-async function cleanup(rig: Partial<Rig>): Promise<void> {
-  // The drift schedule lives on the shared Temporal server: delete it whatever happened.
-  if (rig.temporal && rig.k) {
-    await rig.temporal.schedule
-      .getHandle(`keeper-drift-${rig.k.config.temporal.task_queue}-soak-drift`)
-      .delete()
-      .catch(() => undefined);
-  }
-  await rig.souls?.stop().catch(() => undefined);
-  if (rig.keeper) {
-    rig.keeper.child.kill('SIGTERM');
-    const killer = setTimeout(() => rig.keeper?.child.kill('SIGKILL'), 10_000);
-    await rig.keeper.exited;
-    clearTimeout(killer);
-  }
-  await rig.pg?.end().catch(() => undefined);
-  await rig.temporal?.connection.close().catch(() => undefined);
-  if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
-  if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
 }

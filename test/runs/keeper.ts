@@ -38,10 +38,14 @@ export interface KeeperProcess {
 export async function spawnKeeper(
   k: KeeperAccess & { configFile: string },
   timeoutMs = 60_000,
+  /** Flags for node itself (the soak's `--inspect=...`), before the launcher. */
+  nodeFlags: string[] = [],
 ): Promise<KeeperProcess> {
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${k.configFile}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, path.join(repoRoot(), 'bin', 'keeper'), 'run', `--config=${k.configFile}`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const log = { stderr: '' };
   // Keep only the tail: a failing test shows it, and a long run cannot grow it without bound.
   const keep = (d: Buffer) => {

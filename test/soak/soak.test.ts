@@ -1,7 +1,7 @@
 // The short soak (issue 36): a keeper process, two real souls, 90 runs of two services with plans,
 // drift checks with auto-repair, a host joining and leaving and a keeper restart, sampled every 3
-// runs. It fails when a memory or fd floor of the keeper or a soul grows over the second half
-// beyond bench/soak/soak-options.ts' short limits, or a store (the souls' ledgers, the keeper's
+// runs after a forced full collection. It fails when the RSS or fd floor or the live heap of the
+// keeper or a soul grows over the second half beyond bench/soak/soak-options.ts' short limits, or a store (the souls' ledgers, the keeper's
 // database) takes more bytes per unit of work than documented. bench/soak/run.ts is the long one.
 import assert from 'node:assert/strict';
 import { runSoak, SHORT_SOAK } from '../../bench/soak/soak-options';
@@ -17,7 +17,17 @@ describe('soak (short): footprints stay bounded under sustained runs', function 
     const last = r.samples[r.samples.length - 1]!;
     assert.ok(last.operations.plans_by_drift_check > 0, 'drift checks ran');
     assert.ok(last.operations.runs_by_drift_check > 0, 'drift was repaired');
-    const failed = r.verdicts.filter((v) => !v.ok);
+    // A full collection is forced at each sample (SHORT_SOAK.forceGc), so every process's live heap
+    // is judged: a `not judged` here means the forcing or the full-collection counter broke.
+    const heaps = r.verdicts.filter((v) => v.series.endsWith('V8 heap after full collections'));
+    assert.equal(heaps.length, 1 + SHORT_SOAK.souls, JSON.stringify(heaps));
+    assert.deepEqual(
+      heaps.filter((v) => v.outcome === 'not judged'),
+      [],
+      r.summary.join('\n'),
+    );
+    const failed = r.verdicts.filter((v) => v.outcome === 'fail');
     assert.deepEqual(failed, [], `grew without bound: ${JSON.stringify(failed, null, 1)}`);
+    assert.ok(r.ok);
   });
 });

@@ -47,8 +47,12 @@ function keeperYml(files: TestKeeperFiles, kid: string, taskQueue: string): stri
   const tls = stackTemporalTlsConfig();
   if (tls) doc.temporal.tls.server_name = tls.server_name;
   else delete doc.temporal.tls;
-  // The services' sources: a git repository on a path every keeper has (docs/install.md, "A second keeper").
-  doc.services = { cache_dir: '/var/lib/keeper/services', git: { schemes: ['https', 'ssh', 'file'], hosts: [] } };
+  // The services' sources: a git repository on a path every keeper has (docs/install.md, "A second keeper"),
+  // declared so with file_shared: without it a file:// service is refused while two keepers are live.
+  doc.services = {
+    cache_dir: '/var/lib/keeper/services',
+    git: { schemes: ['https', 'ssh', 'file'], hosts: [], file_shared: true },
+  };
   return `# edited by the operator: ${kid}\n${yaml.dump(doc)}`;
 }
 

@@ -110,8 +110,11 @@ const HANDLED: Record<string, string> = {
   'db/repos/runs.ts': 'jsonb columns: JSON.stringify; plans hold secret handles, never values',
   'platform/config/load.ts': 'config errors: no run data',
   'keeper/kid-claim.ts': 'a cache value of the kid claim: no run data',
+  'runs/activities/inflight.ts':
+    'a cache value per in-flight dispatch: apply id, host count, workflow and run ids, a time; no run data',
   'platform/listen.ts': 'listener errors: no run data',
-  'keeper/readiness.ts': 'readiness JSON: no run data',
+  'keeper/readiness.ts':
+    "readiness JSON: no run data; the sources' reasons are git's summarized errors, which never carry a credential",
   'keeper/server.ts': 'metrics text and problem answers: no run data',
   'hub/session.ts': "the step encoding for the soul's own stream: the one caller of revealJson",
   'hub/ssh/apply-session.ts':

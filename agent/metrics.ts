@@ -2,7 +2,7 @@
 // Prometheus endpoint on 127.0.0.1 only (the soul's metrics are for the host's own scraper or an
 // SSH tunnel, never the network). prom-client is loaded only when it is on, so an idle soul without
 // it carries none of it.
-import { heapAfterFullCollection, watchFullCollections } from '../common/heap-after-gc';
+import { registerFullGcMetrics } from '../common/heap-after-gc';
 import http from 'node:http';
 import { X509Certificate } from 'node:crypto';
 import type { StepReply, StepHandler } from './steps';
@@ -45,29 +45,7 @@ export async function startSoulMetrics(o: { port: number; ledgerDir: string; cer
   const client = (await import('prom-client')).default;
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'soul_' });
-  watchFullCollections();
-  new client.Gauge({
-    name: 'soul_heap_after_full_gc_bytes',
-    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; 0 before the first',
-    registers: [registry],
-    collect() {
-      const h = heapAfterFullCollection();
-      if (h) this.set(h.bytes);
-    },
-  });
-  // How many full collections the gauge above stands on: a soak judges the live heap only over
-  // collections it saw (bench/soak/verdict.ts), and says so when there were too few.
-  let reported = 0;
-  new client.Counter({
-    name: 'soul_full_gcs_total',
-    help: 'Full (mark-sweep) collections since the process started watching them (at start)',
-    registers: [registry],
-    collect() {
-      const n = heapAfterFullCollection()?.count ?? 0;
-      if (n > reported) this.inc(n - reported);
-      reported = n;
-    },
-  });
+  registerFullGcMetrics(client, registry, 'soul');
   const steps = new client.Counter({
     name: 'soul_steps_total',
     help: 'steps applied, by module and outcome (changed, ok, failed, replayed, error)',

@@ -5,6 +5,7 @@
 // keeper and the soul export it as a gauge and the soak judges it.
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import type PromClient from 'prom-client';
 
 let observer: PerformanceObserver | undefined;
 let last: { bytes: number; at: number; count: number } | undefined;
@@ -27,4 +28,39 @@ export function watchFullCollections(): void {
 /** The heap after the last full collection since watching began; undefined before the first. */
 export function heapAfterFullCollection(): { bytes: number; at: number; count: number } | undefined {
   return last;
+}
+
+/**
+ * `<prefix>_heap_after_full_gc_bytes` and `<prefix>_full_gcs_total` in `registry`, watching from now:
+ * the keeper and the soul report the same two series. `client` is passed in because the soul loads
+ * prom-client only when its metrics listener is on.
+ */
+export function registerFullGcMetrics(
+  client: typeof PromClient,
+  registry: PromClient.Registry,
+  prefix: 'keeper' | 'soul',
+): void {
+  watchFullCollections();
+  new client.Gauge({
+    name: `${prefix}_heap_after_full_gc_bytes`,
+    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; 0 before the first',
+    registers: [registry],
+    collect() {
+      const h = heapAfterFullCollection();
+      if (h) this.set(h.bytes);
+    },
+  });
+  // How many full collections the gauge above stands on: a soak judges the live heap only over
+  // collections it saw (bench/soak/verdict.ts), and says so when there were too few.
+  let reported = 0;
+  new client.Counter({
+    name: `${prefix}_full_gcs_total`,
+    help: 'Full (mark-sweep) collections since the process started watching them (at start)',
+    registers: [registry],
+    collect() {
+      const n = heapAfterFullCollection()?.count ?? 0;
+      if (n > reported) this.inc(n - reported);
+      reported = n;
+    },
+  });
 }

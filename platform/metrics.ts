@@ -1,7 +1,7 @@
 // The Prometheus registry: process metrics plus the keeper's own. Other parts register their
 // metrics here (hub, API, runs) so one /metrics on the metrics listener shows everything.
 import client from 'prom-client';
-import { heapAfterFullCollection, watchFullCollections } from '../common/heap-after-gc';
+import { registerFullGcMetrics } from '../common/heap-after-gc';
 
 export interface Metrics {
   registry: client.Registry;
@@ -20,29 +20,7 @@ export function createMetrics(kid: string, version: string): Metrics {
     labelNames: ['version'],
     registers: [registry],
   }).set({ version }, 1);
-  watchFullCollections();
-  new client.Gauge({
-    name: 'keeper_heap_after_full_gc_bytes',
-    help: 'V8 heap used right after the last full (mark-sweep) collection: the live heap; 0 before the first',
-    registers: [registry],
-    collect() {
-      const h = heapAfterFullCollection();
-      if (h) this.set(h.bytes);
-    },
-  });
-  // How many full collections the gauge above stands on: a soak judges the live heap only over
-  // collections it saw (bench/soak/verdict.ts), and says so when there were too few.
-  let reported = 0;
-  new client.Counter({
-    name: 'keeper_full_gcs_total',
-    help: 'Full (mark-sweep) collections since the process started watching them (at start)',
-    registers: [registry],
-    collect() {
-      const n = heapAfterFullCollection()?.count ?? 0;
-      if (n > reported) this.inc(n - reported);
-      reported = n;
-    },
-  });
+  registerFullGcMetrics(client, registry, 'keeper');
   return {
     registry,
     httpRequests: new client.Counter({

@@ -8,15 +8,18 @@
 #   - the secrets store in server mode (file storage, its own port), initialised, unsealed with its
 #     keys and provisioned by scripts/provision-secretstore.js, as an operator would;
 #   - two keepers from dist/ (kids prod-a and prod-b, their own ports), on the stack's Redis and a
-#     database `keeper_prod` of the stack's PostgreSQL.
+#     database `keeper_prod` of the stack's PostgreSQL; `make test-prod` replaces them with the
+#     keepers of the .deb package in two Debian roots booted with systemd (test/prod/).
 #
 #   scripts/prod-rehearsal.sh up       build (cached) and start what is missing; idempotent
 #   scripts/prod-rehearsal.sh status   one line per part: up or down
 #   scripts/prod-rehearsal.sh down     stop the processes (data kept: `up` again resumes)
 #   scripts/prod-rehearsal.sh purge    down, then drop the databases, roles and .prod/
 #   scripts/prod-rehearsal.sh store    only the secrets store: start, initialise, unseal, provision
-#   scripts/prod-rehearsal.sh seal | unseal | temporal-stop | temporal-start
-#                                      the faults the rehearsal's test drives (test/prod/)
+#   scripts/prod-rehearsal.sh seal | unseal | temporal-stop | temporal-start | pg-block | pg-unblock
+#                            | redis-kill PID...   the faults the rehearsal's test drives (test/prod/)
+#   KEEPER_PROD_KEEPERS=packaged ... up   everything but the keepers: test/prod/ starts the .deb's
+#                                      keepers in Debian roots on the same ports
 #
 # State: $KEEPER_PROD_DIR (default .prod/): configs, certificates, unseal keys (0600), logs, pids.
 # Ports (none the stack uses): Temporal 7333 (frontend), 7334-7337, 7340-7343 (membership);
@@ -102,8 +105,12 @@ SQL
     # Only its owner (and the superuser) may connect: the keeper's role cannot read Temporal's data.
     as_postgres psql -q -d postgres -c "REVOKE CONNECT ON DATABASE $db FROM PUBLIC" >/dev/null
   done
-  if ! as_postgres psql -tAq -d postgres -c "SELECT 1 FROM pg_database WHERE datname='keeper_prod'" | grep -q 1; then
+  # keeper_prod belongs to this state folder: one left by an earlier (removed) folder holds operators
+  # whose credentials are gone, and `keeper init` would be refused on it, so it is made anew.
+  if [ ! -e "$STATE/keeper_prod.created" ]; then
+    as_postgres dropdb --if-exists keeper_prod
     as_postgres createdb -O keeper keeper_prod
+    : >"$STATE/keeper_prod.created"
   fi
   # Schemas: the versioning tables once, then every versioned step up to the latest (idempotent).
   local sql=(env SQL_PASSWORD="$TEMPORAL_PG_PASSWORD" "$TSERVER/temporal-sql-tool" --plugin postgres12 --ep 127.0.0.1 -p 5432 -u temporal)
@@ -321,6 +328,13 @@ keepers() {
   if [ ! -s "$STATE/admin.jwt" ]; then
     node "$ROOT/bin/keeper" init --archon=admin --config="$STATE/keeper-a/keeper.yml" --credential-out="$STATE/admin.jwt" >&2
   fi
+  # KEEPER_PROD_KEEPERS=packaged: the keepers are the .deb's, in Debian roots started by
+  # test/prod/ (packaged-keepers.ts) on these ports; no keeper from dist/ may hold them.
+  if [ "${KEEPER_PROD_KEEPERS:-dist}" = packaged ]; then
+    stop_pid keeper-a
+    stop_pid keeper-b
+    return 0
+  fi
   start_keeper a 0
   start_keeper b 1
 }
@@ -385,6 +399,29 @@ purge() {
   log "purged"
 }
 
+# --- Outages local to the rehearsal (the stack's PostgreSQL and Redis serve other tests too).
+# PostgreSQL: keeper_prod refuses new connections and its open ones are ended; no other database
+# sees anything.
+pg_block() {
+  as_postgres psql -q -v ON_ERROR_STOP=1 -d postgres >/dev/null <<'SQL'
+ALTER DATABASE keeper_prod WITH ALLOW_CONNECTIONS false;
+SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'keeper_prod' AND pid <> pg_backend_pid();
+SQL
+}
+pg_unblock() { as_postgres psql -q -d postgres -c "ALTER DATABASE keeper_prod WITH ALLOW_CONNECTIONS true" >/dev/null; }
+# Redis: CLIENT KILL of the connections the given processes (the keepers' host PIDs) hold to it,
+# found by their local ports; never CLIENT PAUSE, which would stop every client of the stack.
+redis_kill() {
+  local pid port n=0
+  for pid in "$@"; do
+    for port in $(ss -tnpH state established "dst $REDIS_ADDR" | grep "pid=$pid," | awk '{print $3}' | sed 's/.*://'); do
+      REDISCLI_AUTH="$REDIS_PASSWORD" redis-cli -h "${REDIS_ADDR%:*}" -p "${REDIS_ADDR##*:}" CLIENT KILL ADDR "127.0.0.1:$port" >/dev/null
+      n=$((n + 1))
+    done
+  done
+  echo "$n"
+}
+
 case "${1:-}" in
   up) up ;;
   status) status ;;
@@ -398,5 +435,8 @@ case "${1:-}" in
   store) paths; generated; start_store; provision ;;
   temporal-stop) stop_pid temporal ;;
   temporal-start) tools; generated; start_temporal ;;
-  *) echo "usage: prod-rehearsal.sh up|status|down|purge|seal|unseal|temporal-stop|temporal-start" >&2; exit 2 ;;
+  pg-block) pg_block ;;
+  pg-unblock) pg_unblock ;;
+  redis-kill) shift; redis_kill "$@" ;;
+  *) echo "usage: prod-rehearsal.sh up|status|down|purge|seal|unseal|temporal-stop|temporal-start|pg-block|pg-unblock|redis-kill PID..." >&2; exit 2 ;;
 esac

@@ -51,6 +51,8 @@ export async function seenDown(keepers: KeeperAccess[], dep: string, timeoutMs =
 
 export interface Row {
   fault: string;
+  /** ms from the fault to its end (the dependency back, or the fault function returned) */
+  healedMs: number;
   /** ms from the fault to both keepers' /readyz 200 with every dependency up */
   readyMs: number;
   /** ms from the fault to the run's end */
@@ -119,6 +121,7 @@ export async function startFleet(
       );
       const t0 = Date.now();
       await fault();
+      const healedMs = Date.now() - t0;
       const ready = waitFor(
         'both keepers ready with every dependency up',
         async () => {
@@ -134,7 +137,7 @@ export async function startFleet(
       const inc = await settled(keepers, name);
       const first = inc.status as string;
       const endMs = Date.now() - t0;
-      const row: Row = { fault: label, readyMs: await ready, endMs, first };
+      const row: Row = { fault: label, healedMs, readyMs: await ready, endMs, first };
       if (first === 'error_locked') row.why = JSON.stringify(inc.last_run?.error ?? inc.last_run ?? null);
       fleet.rows.push(row);
       if (first === 'error_locked') {

@@ -199,10 +199,11 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
     after(async () => {
       await fleet?.stop();
       if (fleet?.rows.length) {
-        console.log('      fault                         /readyz all up   run ended   first status');
+        const sec = (ms: number, w: number) => `${(ms / 1000).toFixed(1)} s`.padStart(w);
+        console.log('      fault                           back   /readyz all up   run ended   first status');
         for (const r of fleet.rows)
           console.log(
-            `      ${r.fault.padEnd(30)}${`${(r.readyMs / 1000).toFixed(1)} s`.padStart(15)}${`${(r.endMs / 1000).toFixed(1)} s`.padStart(12)}   ${r.first}${r.why ? ` ${r.why}` : ''}`,
+            `      ${r.fault.padEnd(26)}${sec(r.healedMs, 9)}${sec(r.readyMs, 17)}${sec(r.endMs, 12)}   ${r.first}${r.why ? ` ${r.why}` : ''}`,
           );
       }
     });
@@ -281,7 +282,7 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
       });
     });
 
-    it('keeper A SIGKILLed (systemctl kill): the souls move to B, systemd restarts A, the run ends ready', async () => {
+    it('keeper A SIGKILLed: the souls move to B, its unit restarts A, the run ends ready', async () => {
       const a = packaged[0]!;
       const b = packaged[1]!;
       let moved = 0;

@@ -3,7 +3,7 @@
 //    and upgrade activities; any keeper may take them.
 //  - own queue (`<task_queue>-<kid>`): only the dispatch activity, bound to this keeper's live soul
 //    sessions, so a step is always sent by the keeper that holds the soul's stream.
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
 import type { DispatchActivityDeps, SharedActivityDeps } from './activities/deps';
@@ -13,6 +13,17 @@ import type { Component } from '../platform/component';
 import { workflowBundle } from './bundle';
 import { dispatchQueue, sharedQueue } from './queues';
 import type { TemporalClientHolder } from './connection';
+
+/**
+ * Workflow runs the shared worker keeps in its sticky cache (in the workflow thread's V8 heap, not
+ * the main heap that `keeper_heap_after_full_gc_bytes` measures). The SDK's default grows with the
+ * heap limit (about 600 per GiB: 2,310 on a 4 GiB heap), so a keeper given more memory would keep
+ * more runs for ever; a fixed bound keeps its footprint independent of the host. 500 is well above
+ * the runs in flight at once (one workflow per run, plus a child per 500 hosts of a large batch,
+ * docs/performance.md "How cost grows"); a run evicted past it is replayed from its history when it
+ * next has work, which costs CPU, not correctness (docs/performance.md "bench/soak").
+ */
+export const MAX_CACHED_WORKFLOWS = 500;
 
 export interface WorkerOptions {
   /** The keeper's Temporal connection (runs/connection.ts), open before the workers start. */
@@ -26,6 +37,21 @@ export interface WorkerOptions {
   dispatch?: DispatchActivityDeps;
 }
 
+/** The shared queue's worker: the run workflows (with their cache bound) and the shared activities. */
+export function sharedWorkerOptions(
+  opts: Pick<WorkerOptions, 'namespace' | 'taskQueue' | 'kid' | 'shared'>,
+  bundle: { code: string },
+) {
+  return {
+    namespace: opts.namespace,
+    taskQueue: sharedQueue(opts.taskQueue),
+    workflowBundle: bundle,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+    activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
+    identity: `keeper-${opts.kid}-shared`,
+  } satisfies Omit<WorkerCreateOptions, 'connection'>;
+}
+
 export function temporalWorkersComponent(opts: WorkerOptions): Component {
   const workers: Worker[] = [];
   const running: Promise<void>[] = [];
@@ -34,16 +60,7 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
     async start() {
       const connection = opts.temporal.connection;
       if (!connection) throw new Error('the Temporal connection is not open (the client component starts first)');
-      workers.push(
-        await Worker.create({
-          connection,
-          namespace: opts.namespace,
-          taskQueue: sharedQueue(opts.taskQueue),
-          workflowBundle: await workflowBundle(),
-          activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
-          identity: `keeper-${opts.kid}-shared`,
-        }),
-      );
+      workers.push(await Worker.create({ connection, ...sharedWorkerOptions(opts, await workflowBundle()) }));
       if (opts.dispatch) {
         workers.push(
           await Worker.create({

@@ -7,6 +7,7 @@
 // frames in), so it runs in the test runner as well as in the bench, without Node's experimental
 // WebSocket flag and without a dependency.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -86,32 +87,66 @@ function readFrames(buf: Buffer): { texts: string[]; rest: Buffer } {
 }
 
 /**
- * Forces a full collection in the process whose inspector listens on `port`, and resolves when the
- * process answers that it is done (the collection ran synchronously in it).
+ * Sends `method` to the process whose inspector listens on `port` and resolves when it answers;
+ * `onEvent` sees every notification it sends meanwhile (a heap snapshot arrives as chunk events).
  */
-export async function collectGarbage(port: number): Promise<void> {
+async function inspectorCall(
+  port: number,
+  method: string,
+  timeoutMs: number,
+  onEvent?: (method: string, params: unknown) => void,
+): Promise<void> {
   const socket = await upgrade(await debuggerUrl(port));
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       let buf: Buffer = Buffer.alloc(0);
-      timer = setTimeout(() => reject(new Error(`inspector on port ${port}: no answer in 30 s`)), 30_000);
+      timer = setTimeout(
+        () => reject(new Error(`inspector on port ${port}: no answer to ${method} in ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
       socket.on('data', (d: Buffer) => {
         const { texts, rest } = readFrames(Buffer.concat([buf, d]));
         buf = rest;
         for (const t of texts) {
-          const msg = JSON.parse(t) as { id?: number; error?: { message: string } };
+          const msg = JSON.parse(t) as { id?: number; method?: string; params?: unknown; error?: { message: string } };
+          if (msg.method && onEvent) onEvent(msg.method, msg.params);
           if (msg.id !== 1) continue;
-          if (msg.error) reject(new Error(`HeapProfiler.collectGarbage: ${msg.error.message}`));
+          if (msg.error) reject(new Error(`${method}: ${msg.error.message}`));
           else resolve();
         }
       });
       socket.on('error', reject);
       socket.on('close', () => reject(new Error(`inspector on port ${port}: closed before answering`)));
-      socket.write(textFrame(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })));
+      socket.write(textFrame(JSON.stringify({ id: 1, method })));
     });
   } finally {
     clearTimeout(timer);
     socket.destroy();
+  }
+}
+
+/**
+ * Forces a full collection in the process whose inspector listens on `port`, and resolves when the
+ * process answers that it is done (the collection ran synchronously in it).
+ */
+export function collectGarbage(port: number): Promise<void> {
+  return inspectorCall(port, 'HeapProfiler.collectGarbage', 30_000);
+}
+
+/**
+ * Writes a V8 heap snapshot of the process whose inspector listens on `port` to `file` (the
+ * `.heapsnapshot` JSON DevTools reads; bench/soak/heap-diff.ts compares two). Taking one runs a
+ * full collection first, so it holds only what is live; on an 80 MB heap under load it takes tens
+ * of seconds, hence the long timeout.
+ */
+export async function takeHeapSnapshot(port: number, file: string): Promise<void> {
+  const fd = fs.openSync(file, 'w');
+  try {
+    await inspectorCall(port, 'HeapProfiler.takeHeapSnapshot', 600_000, (method, params) => {
+      if (method === 'HeapProfiler.addHeapSnapshotChunk') fs.writeSync(fd, (params as { chunk: string }).chunk);
+    });
+  } finally {
+    fs.closeSync(fd);
   }
 }

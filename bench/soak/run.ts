@@ -1,5 +1,6 @@
 // Benchmark (not a test): the soak of issue 36, bench/soak/soak.ts says what it drives and samples.
 //   node dist/bench/soak/run.js [--runs N] [--souls N] [--drift 2s] [--plans-every S] [--force-gc]
+//     [--heap-snapshots DIR]  (implies --force-gc: the keeper's heap snapshot at the middle and the end)
 // Writes bench/results/soak.json (soak-forced-gc.json with --force-gc: options, counts, every
 // sample, the verdicts, a summary line per process) and exits 1 when a judged footprint grew without
 // bound (analyse.ts: a slope over the second half above its threshold, or a store's bytes per unit of
@@ -21,6 +22,7 @@ async function main(): Promise<boolean> {
       drift: { type: 'string' },
       'plans-every': { type: 'string' },
       'force-gc': { type: 'boolean' },
+      'heap-snapshots': { type: 'string' },
     },
   });
   const o = {
@@ -30,6 +32,7 @@ async function main(): Promise<boolean> {
     ...(values.drift ? { driftInterval: values.drift } : {}),
     ...(values['plans-every'] ? { planEverySec: Number(values['plans-every']) } : {}),
     ...(values['force-gc'] ? { forceGc: true } : {}),
+    ...(values['heap-snapshots'] ? { forceGc: true, heapSnapshotDir: path.resolve(values['heap-snapshots']) } : {}),
     progress: (line: string) => process.stderr.write(`soak: ${line}\n`),
   };
   const machine = {
@@ -38,6 +41,7 @@ async function main(): Promise<boolean> {
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     loadavg_start: os.loadavg(),
   };
+  if (o.heapSnapshotDir) fs.mkdirSync(o.heapSnapshotDir, { recursive: true });
   const result = await runSoak(o);
   const out = path.join(repoRoot(), 'bench', 'results', o.forceGc ? 'soak-forced-gc.json' : 'soak.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });

@@ -26,7 +26,7 @@ import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
 import { SoulProcesses } from '../fleet/souls';
 import type { SeriesVerdict } from './analyse';
-import { collectGarbage } from './inspector-gc';
+import { collectGarbage, takeHeapSnapshot } from './inspector-gc';
 import {
   cleanup,
   connected,
@@ -72,6 +72,11 @@ export interface SoakOptions {
    * heap is judged only over the full collections V8 chose to make.
    */
   forceGc: boolean;
+  /**
+   * With `forceGc`: a directory where a heap snapshot of the keeper is written at the middle of the
+   * run (after the restart, of the same process) and at its end, for bench/soak/heap-diff.ts.
+   */
+  heapSnapshotDir?: string;
   progress?: (line: string) => void;
 }
 
@@ -120,6 +125,17 @@ async function operations(pg: PgClient): Promise<Record<string, number>> {
   );
   out['drift_checks_in_sync_dropped'] = Math.max(0, Number(dropped.rows[0]?.n ?? 0));
   return out;
+}
+
+/** The keeper's heap snapshot at the middle and the end of the run, when asked (heapSnapshotDir). */
+async function snapshotKeeper(rig: Rig, o: SoakOptions, runs: number, progress: (l: string) => void) {
+  if (!o.heapSnapshotDir || rig.keeperInspect === undefined) return;
+  const middle = Math.ceil(o.runs / 2 / o.sampleEvery) * o.sampleEvery;
+  if (runs !== middle && runs !== o.runs) return;
+  const file = path.join(o.heapSnapshotDir, `keeper-run${runs}.heapsnapshot`);
+  const t = Date.now();
+  await takeHeapSnapshot(rig.keeperInspect, file);
+  progress(`run ${runs}: keeper heap snapshot ${file} (${Math.round((Date.now() - t) / 1000)} s)`);
 }
 
 async function sample(rig: Rig, runs: number, t0: number, withTemporal: boolean): Promise<Sample> {
@@ -325,6 +341,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           (counts.runs / o.sampleEvery) % o.temporalEvery === 0 || counts.runs === o.runs,
         );
         samples.push(s);
+        await snapshotKeeper(r, o, counts.runs, progress);
         progress(
           `run ${counts.runs}/${o.runs} (${s.seconds} s, load ${s.load1.toFixed(1)}): keeper ${(s.keeper.rss_bytes / 2 ** 20).toFixed(1)} MB rss, ${(s.keeper.heap_used_bytes / 2 ** 20).toFixed(1)} MB heap, ${s.keeper.full_gcs} full GCs, ${s.keeper.fds} fds; ` +
             `souls ${s.souls.map((x) => (x.rss_bytes / 2 ** 20).toFixed(1)).join('/')} MB rss, ${s.souls.map((x) => x.full_gcs).join('/')} full GCs; db ${(s.database.total_bytes / 2 ** 20).toFixed(1)} MB; ops ${JSON.stringify(s.operations)}`,

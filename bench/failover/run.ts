@@ -6,10 +6,10 @@
 //   claim_lapsed_ms     A's kid claim gone from the cache (read here every 20 ms)
 //   souls_on_b_ms       every soul's presence lease names B (read here every 20 ms)
 //   keeper_lost_ms      the history's KeeperLost failure of A's dispatch (B ended it)
-//   reroute_ms          the routing activity after it completed (the hosts located again)
+//   reroute_ms          the routing after it recorded (a local activity: the hosts located again)
 //   dispatch_on_b_ms    the first dispatch activity started by B's worker
 //   ready_ms            the run's workflow completed (and the incarnation `ready`, read every 100 ms)
-// plus the load average. One trial per run of this program, so before/after builds can be interleaved
+// plus the load average and the lowest remaining lifetime of B's own kid claim (its margin). One trial per run of this program, so before/after builds can be interleaved
 // in one session (each from its own checkout):
 //   KEEPER_STACK_DIR=... node dist/bench/failover/run.js --label after [--souls 20] [--out FILE]
 // Appends one JSON line to FILE (default bench/results/failover.jsonl). Needs the local stack.
@@ -47,17 +47,22 @@ async function main(): Promise<void> {
     const applyId = await rig.create('failover');
     await midDispatch(rig, applyId);
     const load = os.loadavg()[0];
+    const t0 = Date.now();
     rig.keeper.child.kill('SIGKILL');
     await rig.keeper.exited;
-    const t0 = Date.now();
     rig.k.baseUrl = b.access.baseUrl;
 
     // The cache side, read directly: when A's claim went, when every lease named B.
+    // And the lowest remaining lifetime of B's own claim while B takes the load: the margin a live
+    // keeper keeps against being taken as dead (keeper/kid-claim.ts).
     let claimLapsed: number | null = null;
     let soulsOnB: number | null = null;
+    let bClaimMinTtl = Number.POSITIVE_INFINITY;
+    let settled = false;
     const leaseKeys = rig.souls.map((s) => `keeper:presence:${s.sid}`);
     const watching = (async () => {
-      while ((claimLapsed === null || soulsOnB === null) && Date.now() - t0 < 60_000) {
+      while (!settled && Date.now() - t0 < 120_000) {
+        bClaimMinTtl = Math.min(bClaimMinTtl, await redis.pTTL(`keeper:kid:${kidB}`));
         if (claimLapsed === null && (await redis.exists(`keeper:kid:${kidA}`)) === 0) claimLapsed = Date.now() - t0;
         if (soulsOnB === null) {
           const leases = await redis.mGet(leaseKeys);
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
       100,
     );
     const readySeen = Date.now() - t0;
+    settled = true;
     await watching;
 
     const connection = await connectStackTemporal();
@@ -91,16 +97,8 @@ async function main(): Promise<void> {
       );
       const timedOut = events.find((e) => e.activityTaskTimedOutEventAttributes);
       const after = (ms: number | null) => (e: (typeof events)[number]) => (at(e) ?? -1) > (ms ?? 0);
-      // The routing after the kill: a resolveRoutes scheduled after it, and its completion.
-      const routeIds = new Set(
-        events
-          .filter(after(0))
-          .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'resolveRoutes')
-          .map((e) => String(e.eventId)),
-      );
-      const rerouted = events.find(
-        (e) => routeIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')) && after(0)(e),
-      );
+      // The routing after the KeeperLost: a local activity, recorded as a marker with its workflow task.
+      const rerouted = events.find((e) => after(at(lost))(e) && e.markerRecordedEventAttributes);
       const onB = events.find(
         (e) => after(0)(e) && e.activityTaskStartedEventAttributes?.identity === `keeper-${kidB}-dispatch`,
       );
@@ -125,6 +123,7 @@ async function main(): Promise<void> {
       status,
       claim_lapsed_ms: claimLapsed,
       souls_on_b_ms: soulsOnB,
+      b_claim_min_ttl_ms: bClaimMinTtl,
       ...phases,
       ready_seen_ms: readySeen,
       committed_runs: check.runs.filter((r) => r.status === 'succeeded').length,

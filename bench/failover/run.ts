@@ -103,6 +103,12 @@ async function main(): Promise<void> {
         (e) => after(0)(e) && e.activityTaskStartedEventAttributes?.identity === `keeper-${kidB}-dispatch`,
       );
       const done = events.find((e) => e.workflowExecutionCompletedEventAttributes);
+      // --trace: every event after the kill, to see where a gap is (event type and ms from the kill).
+      if (process.argv.includes('--trace'))
+        for (const e of events.filter(after(0)))
+          console.log(
+            `${at(e)} ${e.eventType} ${JSON.stringify(e.workflowTaskStartedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity ?? '')}`,
+          );
       phases = {
         keeper_lost_ms: at(lost),
         heartbeat_timeout_ms: at(timedOut),

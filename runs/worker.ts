@@ -6,6 +6,7 @@
 import { Worker } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
+import { withKeeperErrors } from './activities/keeper-errors';
 import type { DispatchActivityDeps, SharedActivityDeps } from './activities/deps';
 import { createSharedActivities } from './activities/shared';
 import { createExecutionDispatchActivities, createExecutionSharedActivities } from './activities/execute';
@@ -40,7 +41,11 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
           namespace: opts.namespace,
           taskQueue: sharedQueue(opts.taskQueue),
           workflowBundle: await workflowBundle(),
-          activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
+          // Every activity error names this keeper (activities/keeper-errors.ts, issue 33).
+          activities: withKeeperErrors(opts.kid, {
+            ...createSharedActivities(opts.shared),
+            ...createExecutionSharedActivities(opts.shared),
+          }),
           identity: `keeper-${opts.kid}-shared`,
         }),
       );
@@ -50,10 +55,10 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
             connection,
             namespace: opts.namespace,
             taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-            activities: {
+            activities: withKeeperErrors(opts.kid, {
               ...createDispatchActivities(opts.dispatch),
               ...createExecutionDispatchActivities(opts.dispatch),
-            },
+            }),
             identity: `keeper-${opts.kid}-dispatch`,
           }),
         );

@@ -14,7 +14,7 @@
 //   KEEPER_STACK_DIR=... node dist/bench/failover/run.js --label after [--souls 20] [--out FILE]
 // Appends one JSON line to FILE (default bench/results/failover.jsonl). Needs the local stack.
 // bench/failover/results.jsonl: the session of 2026-11-26 (before: integ; after: this branch, its
-// first two runs with a 2 s claim lifetime, the next two with 2.5 s; the shipped lifetime is 3 s).
+// first two runs with a 2 s claim lifetime, the next two with 2.5 s, the last with the shipped 3 s).
 // Under load 19+ the rig's 20 parallel `soul init`s sometimes time out: the trial is then not run.
 import fs from 'node:fs';
 import os from 'node:os';

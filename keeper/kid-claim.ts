@@ -15,8 +15,18 @@ import type { Component } from '../platform/component';
 import { kidClaimKey as key, type KidClaimHolder as Holder } from '../platform/keeper-claims';
 import { StartupError } from '../platform/runtime';
 
+// The claim is two things: the kid lock, and the sign of life the failover watch reads
+// (runs/failover.ts: a keeper whose claim lapsed is taken as dead and its dispatches are ended).
+// Its lifetime is what a killed keeper's runs wait for (issue 33), and it must outlast any pause of
+// a live keeper, or a live keeper would be taken as dead: its dispatch ended and sent again beside it
+// (the souls' ledgers answer the repeats, so nothing runs twice, but the work is done twice) and a
+// restart with its kid could take the lock from under it. bench/failover records the lowest
+// remaining lifetime of the live keeper's claim while 20 souls reconnect to it: at load 19-22 on two
+// cores a renewal came 1.2-2.6 s after the one before (docs/reliability.md). So the lifetime stays
+// 3 s: 2 s or 2.5 s would have let a live keeper's claim lapse. Renewed every 0.5 s, so a stall of
+// up to 2.5 s is survived (1 s renewals: 2 s), and the claim lapses 2.5-3 s after a kill.
 export const CLAIM_TTL_MS = 3000;
-export const RENEW_MS = 1000;
+export const RENEW_MS = 500;
 
 // Renews only a claim that is ours (or gone, as after a cache restart): never another keeper's.
 const RENEW = `local v = redis.call('GET', KEYS[1])

@@ -1,5 +1,5 @@
 // The live keepers of a cluster, read from their kid claims in the cache (keeper/kid-claim.ts writes
-// and renews them every second, with a 3 s lifetime). Keepers of one cluster share a Temporal task
+// and renews them every 0.5 s, with a 3 s lifetime). Keepers of one cluster share a Temporal task
 // queue, and the claim names it, so keepers of other clusters on the same cache are not counted.
 // Used where one keeper's view is not enough: a `file://` source is refused while more than one
 // keeper of the cluster is live, since any of them may render its runs (issue 33).

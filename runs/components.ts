@@ -64,6 +64,7 @@ export function createRunComponents(opts: RunComponentsOptions): {
         shared: {
           db,
           log,
+          kid: config.kid,
           scenario,
           locate: route,
           taskQueue: config.temporal.task_queue,

@@ -53,8 +53,8 @@ function fakeTemporal() {
   return { holder, failed, reset };
 }
 
-const entry = (applyId: string) =>
-  JSON.stringify({ apply_id: applyId, hosts: 2, since: 0, workflow_id: applyId, run_id: 'r1' });
+const entry = (applyId: string, workflowId = applyId) =>
+  JSON.stringify({ apply_id: applyId, hosts: 2, since: 0, workflow_id: workflowId, run_id: 'r1' });
 
 function rig(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>>) {
   const t = fakeTemporal();
@@ -101,6 +101,15 @@ describe('failover watch: a soul arrives, the keeper it came from is dead', () =
     r.connect('s3');
     await r.c.whenIdle();
     assert.equal(r.failed.length, 2, 'nothing is failed twice');
+  });
+
+  it('for a shard’s dispatch (a run over 500 hosts) resets the shard’s sticky queue and the run’s', async () => {
+    const r = rig({ A: [-2] }, { A: { dG9rMQ: entry('run-9', 'run-9-b1-s2') } });
+    r.connect('s1');
+    await r.c.whenIdle();
+    assert.equal(r.failed.length, 1);
+    // The shard's end schedules a task of the run workflow, which may also be sticky to the dead keeper.
+    assert.deepEqual(r.reset, ['run-9-b1-s2', 'run-9']);
   });
 
   it('does nothing while the keeper renews its claim (alive; its own dispatch hands moved hosts back)', async () => {

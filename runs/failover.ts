@@ -7,7 +7,7 @@
 // Here the keeper the souls move to ends that wait. Every soul connecting here (hub/sessions.ts
 // onConnected) starts a sweep: which other keepers list dispatch activities in the cache
 // (activities/inflight.ts)? Each of them gets one watch of its kid claim (keeper/kid-claim.ts:
-// renewed every second, gone 3 s after the last renewal). A claim renewed again means that keeper
+// renewed every 0.5 s, gone 3 s after the last renewal). A claim renewed again means that keeper
 // is alive (a soul that moved away from a live keeper is handed back as moved by that keeper's own
 // activity): nothing is done. A claim that is gone means the keeper is dead: every dispatch activity
 // it listed is failed through Temporal's async completion client with a non-retryable `KeeperLost`
@@ -20,19 +20,18 @@
 // schedule-to-start timeout (10 s) before any other keeper could take it.
 // Why not fail on a soul's arrival alone: a live keeper may still be sending to its other souls, and
 // a second dispatch of those hosts beside it would race it. The claim is the same test a restarted
-// keeper uses to take over its kid, and waiting for it costs at most its 3 s TTL.
+// keeper uses to take over its kid, and waiting for it costs at most its 3 s lifetime.
 // The heartbeat timeout stays the fallback (the cache away, no soul reconnecting anywhere).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../common/logger';
 import type { Cache } from '../platform/cache';
 import type { Component } from '../platform/component';
+import { kidClaimKey as claimKey } from '../platform/keeper-claims';
 import { inflightKids, listInflight, takeInflight } from './activities/inflight';
 import type { TemporalClientHolder } from './connection';
 
-/** keeper/kid-claim.ts's key (the process layer owns it; runs/ may not import it). */
-const claimKey = (kid: string) => `keeper:kid:${kid}`;
-/** How often a watch reads the claim: a twelfth of its 3 s TTL. */
-const POLL_MS = 250;
+/** How often a watch reads the claim: a thirtieth of its 3 s lifetime, so a lapse is acted on within 0.1 s. */
+const POLL_MS = 100;
 /** A watch gives up after this long with the claim neither gone nor renewed (the cache away). */
 const WATCH_MS = 10_000;
 
@@ -90,14 +89,16 @@ export function failoverComponent(
         `keeper ${dead} was lost during this dispatch (its kid claim lapsed); keeper ${deps.kid}, ` +
         'where its souls reconnect, ended it so that the hosts are routed again to the keeper that holds them now';
       try {
-        if (e.workflow_id)
+        // The workflow that scheduled the dispatch, and for a shard (runs over SHARD_HOSTS hosts) the
+        // run's own workflow too (its id is the apply_id): the shard's end schedules a task of the run
+        // workflow, which would otherwise wait on the dead keeper's sticky queue in the same way.
+        const workflows = [{ workflowId: e.workflow_id, runId: e.run_id }];
+        if (e.apply_id && e.apply_id !== e.workflow_id) workflows.push({ workflowId: e.apply_id, runId: '' });
+        for (const execution of workflows.filter((w) => w.workflowId))
           await client.workflowService
-            .resetStickyTaskQueue({
-              namespace: deps.temporal.namespace,
-              execution: { workflowId: e.workflow_id, runId: e.run_id },
-            })
+            .resetStickyTaskQueue({ namespace: deps.temporal.namespace, execution })
             .catch((err: Error) =>
-              deps.log.info('cannot reset the sticky queue', { workflow_id: e.workflow_id, error: err.message }),
+              deps.log.info('cannot reset the sticky queue', { workflow_id: execution.workflowId, error: err.message }),
             );
         await client.activity.fail(
           Buffer.from(e.token, 'base64'),

@@ -27,7 +27,8 @@ export type RenderOutcome =
       /** `gate:` between batches (scenario/gate.ts); absent: none (and in runs recorded before gates). */
       gate?: RunGate;
     }
-  | { ok: false; errorCount: number };
+  /** `kid`: the keeper that rendered (the run's error names it, issue 33); absent in runs recorded before. */
+  | { ok: false; errorCount: number; kid?: string };
 
 /** A gate as the workflow follows it: the health expression's source (never a value) and the waits. */
 export interface RunGate {

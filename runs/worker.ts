@@ -6,6 +6,7 @@
 import { Worker, type WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
+import { withKeeperErrors } from './activities/keeper-errors';
 import type { DispatchActivityDeps, SharedActivityDeps } from './activities/deps';
 import { createSharedActivities } from './activities/shared';
 import { createExecutionDispatchActivities, createExecutionSharedActivities } from './activities/execute';
@@ -47,7 +48,11 @@ export function sharedWorkerOptions(
     taskQueue: sharedQueue(opts.taskQueue),
     workflowBundle: bundle,
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
-    activities: { ...createSharedActivities(opts.shared), ...createExecutionSharedActivities(opts.shared) },
+    // Every activity error names this keeper (activities/keeper-errors.ts, issue 33).
+    activities: withKeeperErrors(opts.kid, {
+      ...createSharedActivities(opts.shared),
+      ...createExecutionSharedActivities(opts.shared),
+    }),
     identity: `keeper-${opts.kid}-shared`,
   } satisfies Omit<WorkerCreateOptions, 'connection'>;
 }
@@ -67,10 +72,10 @@ export function temporalWorkersComponent(opts: WorkerOptions): Component {
             connection,
             namespace: opts.namespace,
             taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-            activities: {
+            activities: withKeeperErrors(opts.kid, {
               ...createDispatchActivities(opts.dispatch),
               ...createExecutionDispatchActivities(opts.dispatch),
-            },
+            }),
             identity: `keeper-${opts.kid}-dispatch`,
           }),
         );

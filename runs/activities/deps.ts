@@ -16,6 +16,8 @@ export type LocateSouls = (sids: string[]) => Promise<(string | null)[]>;
 export interface SharedActivityDeps {
   db: Knex;
   log: Logger;
+  /** This keeper: its errors name it (keeper-errors.ts), as render's do; absent in tests of one keeper. */
+  kid?: string;
   scenario: ScenarioPort;
   locate: LocateSouls;
   /** The shared task queue; a keeper's dispatch queue is derived from it (runs/queues.ts). */

@@ -12,6 +12,7 @@ import type { RenderOutcome, SerialSpec } from '../messages';
 import { displayGitUrl } from '../../scenario/load/git-policy';
 import type { SharedActivityDeps } from './deps';
 import { RunGone } from './errors';
+import { keeperSuffix } from './keeper-errors';
 import { renderSecrets } from './render-secrets';
 import { schemaMismatch } from '../schema-guard';
 import type { RenderError, RunBudget } from './scenario-port';
@@ -63,7 +64,7 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   }
   const fail = async (commit: string | null, errors: RenderError[]): Promise<RenderOutcome> => {
     await saveRenderErrors(db, applyId, commit, errors);
-    return { ok: false, errorCount: errors.length };
+    return { ok: false, errorCount: errors.length, ...(deps.kid ? { kid: deps.kid } : {}) };
   };
 
   const service = await getService(db, inc.service);
@@ -88,7 +89,8 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
         line: 0,
         col: 0,
         rule: 'load',
-        message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}`,
+        // Which keeper could not load it: keepers may differ in what they reach (issue 33).
+        message: `cannot load ${displayGitUrl(service.git)}@${ref}: ${(err as Error).message}${deps.kid ? keeperSuffix(deps.kid) : ''}`,
       },
     ]);
   }

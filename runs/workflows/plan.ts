@@ -18,7 +18,11 @@ const shared = proxyActivities<SharedActivities>({
 export async function incarnationPlan(input: PlanWorkflowInput): Promise<PlanResult> {
   const applyId = input.planId;
   const render = await shared.renderRun({ applyId });
-  if (!render.ok) return shared.finishPlan({ applyId, reason: `render failed with ${render.errorCount} error(s)` });
+  if (!render.ok)
+    return shared.finishPlan({
+      applyId,
+      reason: `render failed with ${render.errorCount} error(s)${render.kid ? ` (rendered on keeper ${render.kid})` : ''}`,
+    });
   if (render.sids.length > 0) await dispatchBatch(shared, { applyId, sids: render.sids, batch: 1 });
   return shared.finishPlan({ applyId });
 }

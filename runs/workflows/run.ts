@@ -118,7 +118,9 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   }
   const render = await shared.renderRun({ applyId });
   if (!render.ok) {
-    const reason = `render failed with ${render.errorCount} error(s); nothing was applied`;
+    // Naming the keeper that rendered: keepers of a cluster may differ in what they can load (issue 33).
+    const on = render.kid ? ` (rendered on keeper ${render.kid})` : '';
+    const reason = `render failed with ${render.errorCount} error(s); nothing was applied${on}`;
     await short.lockRun({ applyId, reason, phase: 'render' });
     progress.phase = 'done';
     return failedRun<RunResult>(

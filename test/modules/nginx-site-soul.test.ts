@@ -27,6 +27,8 @@ import { gitRepoFrom, settled, tempDir } from '../runs/keeper';
 import { SystemdRoot } from './systemd-root';
 import {
   answers as answersIn,
+  assertSiteGone,
+  DESTROY_CHANGES,
   freePort,
   nginxPids,
   reloads as reloadsIn,
@@ -263,30 +265,8 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
       120_000,
       200,
     );
-    assert.deepEqual(changed(await report(r.body.apply_id)), [
-      'nginx stopped',
-      'site disabled',
-      'site config removed',
-      'site checker removed',
-      'db env removed',
-      'log rotation removed',
-      'logs removed',
-      'web root removed',
-      'site user removed',
-    ]);
-    assert.equal((await root.run(['systemctl', 'is-active', 'nginx'])).stdout.trim(), 'inactive');
-    for (const p of [
-      '/etc/nginx/sites-enabled/app',
-      '/etc/nginx/sites-available/app',
-      '/usr/local/lib/nginx-site',
-      '/etc/nginx-site/app',
-      '/etc/logrotate.d/nginx-site-app',
-      '/var/log/nginx-site/app',
-      '/srv/app',
-    ]) {
-      assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);
-    }
-    assert.equal((await root.run(['getent', 'passwd', 'nginx-site'])).code, 2);
+    assert.deepEqual(changed(await report(r.body.apply_id)), DESTROY_CHANGES);
+    await assertSiteGone(root);
   });
 
   it('the db password reached the env file and nothing else: not a plan, diff or run report, the keeper log or the root journal', async () => {

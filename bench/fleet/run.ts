@@ -20,174 +20,30 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@temporalio/client';
-import { api, endpointOf, uniqueSid, waitFor } from '../../test/agents/harness';
-import { gitRepoFrom, spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
-import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../../test/support/keeper';
+import { api, waitFor } from '../../test/agents/harness';
+import { gitRepoFrom } from '../../test/runs/keeper';
 import { repoRoot } from '../../test/support/repo';
-import { stackFile } from '../../test/support/stack-env';
-import { connectStackTemporal } from '../../test/support/temporal-client';
-import { DbCounter, FLUSH_MS, delta, idleRate, type DbSnapshot } from './db-count';
-import { cpuTimes, pidsNamed, rssMb, sumCpu } from './proc';
-import { SoulProcesses, type RunningSoul } from './souls';
-import { median, medianRecord, reportSegments, workflowTimes, type RunReport } from './timeline';
-import { pool } from '../pool';
+import { FLUSH_MS, delta, idleRate, type DbSnapshot } from './db-count';
+import { rssMb } from './proc';
+import {
+  cleanup,
+  connectedCount,
+  grow,
+  ONBOARD_CONCURRENCY,
+  progress,
+  registryConnected,
+  type Rig,
+  round,
+  sleep,
+  startRig,
+  stats,
+} from './rig';
+import { type RunningSoul } from './souls';
+import { RunFailed, timedRun, type Timed } from './timed-run';
+import { medianRecord, reportSegments, workflowTimes, type RunReport } from './timeline';
 
 const PACKAGE = 'git'; // installed on the bench machine: core.pkg.installed finds it and changes nothing
 const repsFor = (n: number) => (n === 1 ? 5 : 3);
-const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once only queue on 2 cores
-const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const progress = (line: string) => process.stderr.write(`fleet: ${line}\n`);
-
-const stats = (xs: number[], d = 0) => ({ median: round(median(xs), d), max: round(Math.max(...xs), d) });
-
-interface Rig {
-  k: InitializedKeeper;
-  keeper: KeeperProcess;
-  souls: SoulProcesses;
-  db: DbCounter;
-  temporal: Client;
-  root: string;
-  temporalPid: number | null;
-}
-
-/** CPU seconds of everything a run makes work, read before and after it. */
-function cpuNow(rig: Rig) {
-  const keeper = cpuTimes(rig.keeper.child.pid!);
-  const souls = sumCpu(rig.souls.pids());
-  const pg = sumCpu(pidsNamed('postgres')); // backends that exited are in the postmaster's children
-  return {
-    keeper: keeper.self,
-    keeperChildren: keeper.children,
-    souls: souls.self,
-    soulsChildren: souls.children,
-    temporal: rig.temporalPid === null ? NaN : cpuTimes(rig.temporalPid).self,
-    postgres: pg.self + pg.children,
-  };
-}
-
-/** A run that did not end `ready`: what the report says, short enough for the results file. */
-class RunFailed extends Error {
-  constructor(
-    readonly summary: {
-      run: string;
-      apply_id: string;
-      status: string;
-      error: string | null;
-      hosts_by_status: Record<string, number>;
-      reasons: Record<string, number>;
-    },
-  ) {
-    super(
-      `${summary.run} (${summary.apply_id}) ended ${summary.status}: ${summary.error ?? ''} ${JSON.stringify(summary.reasons)}`,
-    );
-  }
-}
-
-interface Timed {
-  apply_id: string;
-  postedAt: number;
-  observedAt: number;
-  post_to_ready_ms: number;
-  post_answered_ms: number;
-  cpu: Record<string, number>;
-}
-
-async function timedRun(
-  rig: Rig,
-  name: string,
-  what: string,
-  start: () => Promise<{ status: number; body: any }>,
-): Promise<Timed> {
-  const c0 = cpuNow(rig);
-  const postedAt = Date.now();
-  const t0 = performance.now();
-  const r = await start();
-  const answered = performance.now() - t0;
-  if (r.status !== 202) throw new Error(`run of ${name} not accepted: ${r.status} ${JSON.stringify(r.body)}`);
-  const status = await rig.db.settled(name, 600_000, 10);
-  const elapsed = performance.now() - t0;
-  const observedAt = Date.now();
-  const c1 = cpuNow(rig);
-  if (status !== 'ready') {
-    const rep = (await api(rig.k, 'GET', `/v1/incarnations/${name}/runs/${r.body.apply_id}`)).body as {
-      error: string | null;
-      hosts: { status: string; reason: string | null }[];
-    };
-    const hosts: Record<string, number> = {};
-    const reasons: Record<string, number> = {};
-    for (const h of rep.hosts) {
-      hosts[h.status] = (hosts[h.status] ?? 0) + 1;
-      // The SID and request id make every reason unique; the rest says what happened.
-      if (h.reason) {
-        const k = h.reason.replace(/\S+\.keeper\.test/g, '<sid>').replace(/[0-9a-f-]{36}/g, '<id>');
-        reasons[k] = (reasons[k] ?? 0) + 1;
-      }
-    }
-    throw new RunFailed({
-      run: what,
-      apply_id: r.body.apply_id,
-      status,
-      error: rep.error,
-      hosts_by_status: hosts,
-      reasons,
-    });
-  }
-  const cpu = Object.fromEntries(Object.keys(c0).map((k) => [k, c1[k as keyof typeof c1] - c0[k as keyof typeof c0]]));
-  return {
-    apply_id: r.body.apply_id as string,
-    postedAt,
-    observedAt,
-    post_to_ready_ms: elapsed,
-    post_answered_ms: answered,
-    cpu,
-  };
-}
-
-/** Polls GET /v1/souls/{sid} every 10 ms: ms from `soul run` spawn until the registry shows it connected. */
-async function registryConnected(rig: Rig, soul: RunningSoul): Promise<number> {
-  await waitFor(
-    `${soul.sid} connected`,
-    async () => {
-      if (soul.exitCode !== undefined) throw new Error(`soul run exited ${soul.exitCode}`);
-      return (await api(rig.k, 'GET', `/v1/souls/${soul.sid}`)).body?.status === 'connected';
-    },
-    30_000,
-    10,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- soul log ---\n${soul.log()}`);
-  });
-  return Date.now() - soul.spawnedAt;
-}
-
-/** Registers, onboards and starts souls [from, to) with the covens of every size they belong to. */
-async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<RunningSoul[]> {
-  const started: RunningSoul[] = [];
-  let done = from;
-  await pool(
-    Array.from({ length: to - from }, (_, i) => from + i),
-    ONBOARD_CONCURRENCY,
-    async (i) => {
-      const sid = uniqueSid(`fleet${i + 1}`);
-      const r = await api(rig.k, 'POST', '/v1/souls', {
-        sid,
-        transport: 'agent',
-        covens: sizes.filter((n) => i < n).map((n) => `n${n}`),
-      });
-      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-      await rig.souls.init(sid, r.body.bootstrap_token as string);
-      started.push(rig.souls.run(sid));
-      progress(`onboarding ${++done}/${to}`);
-    },
-  );
-  return started;
-}
-
-async function connectedCount(rig: Rig, coven: string): Promise<number> {
-  const r = await api(rig.k, 'GET', `/v1/souls?coven=${coven}&counts=true&limit=1`);
-  return (r.body?.counts?.connected as number | undefined) ?? 0;
-}
 
 /** The first soul alone: `soul run` -> connected, started once and restarted three times, then its idle RSS. */
 async function idleSoul(rig: Rig, soul: RunningSoul): Promise<Record<string, unknown>> {
@@ -378,7 +234,6 @@ function targets(sizes: Record<number, any>, idle: any) {
     ),
   };
 }
-
 /** Set by SIGINT/SIGTERM: the clean-up under way, which exits when done (main must not exit first). */
 let interrupted: Promise<void> | undefined;
 
@@ -401,7 +256,7 @@ async function main(): Promise<boolean> {
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     loadavg_start: os.loadavg().map((x) => round(x)),
   };
-  const rig: Partial<Rig> = { root };
+  const rig: Partial<Rig> & { root: string } = { root };
   let ok = true;
   // Whatever ends this process, no soul is left running: groups are killed synchronously on exit,
   // and a signal first gets the orderly clean-up (keeper database and secret too).
@@ -418,24 +273,7 @@ async function main(): Promise<boolean> {
   process.on('SIGTERM', onSignal);
   try {
     progress(`starting a keeper; sizes ${sizes.join(' ')}`);
-    // The shipped reaper but a 15 s lease (the shipped one is 3.5 s): on a fleet every soul has its own
-    // machine, here 100 souls share two cores with the keeper, and in a run's first burst a soul
-    // waits seconds for a core, misses its heartbeats and is closed as silent (measured: 43 of 100).
-    // The benchmark measures runs, not presence (bench/presence and test/faults do). Warnings kept
-    // for the log tail of a failure.
-    rig.k = await initTestKeeper({
-      mutate: (doc) => {
-        doc.reaper = { lease_ttl: '15s' };
-        doc.logging = { level: 'warn' };
-      },
-    });
-    rig.keeper = await spawnKeeper(rig.k);
-    rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
-    rig.db = await DbCounter.open(rig.k.db.dsn);
-    rig.temporal = new Client({ connection: await connectStackTemporal(), namespace: 'default' });
-    const pidFile = stackFile('temporal.pid');
-    rig.temporalPid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : null;
-    const r = rig as Rig;
+    const r = await startRig(rig);
 
     const url = gitRepoFrom(
       path.join(repoRoot(), 'test', 'fixtures', 'services', 'fleet'),
@@ -518,20 +356,6 @@ async function main(): Promise<boolean> {
     if (!interrupted) await cleanup(rig);
     else await interrupted;
   }
-}
-
-async function cleanup(rig: Partial<Rig>): Promise<void> {
-  await rig.souls?.stop().catch(() => undefined);
-  if (rig.keeper) {
-    rig.keeper.child.kill('SIGTERM');
-    const killer = setTimeout(() => rig.keeper?.child.kill('SIGKILL'), 10_000);
-    await rig.keeper.exited;
-    clearTimeout(killer);
-  }
-  await rig.db?.close();
-  await rig.temporal?.connection.close().catch(() => undefined);
-  if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
-  if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
 }
 
 main().then(

@@ -1,40 +1,16 @@
 // keeperctl activity (issue 31, "An activity stream"): the real program (bin/keeperctl) in its own
 // process against a test keeper on the real stack reads back what operators did.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { repoRoot } from '../support/repo';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { operatorToken } from '../api/helpers';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
+import { type Result, runKeeperctl } from './keeperctl-process';
 
 describe('keeperctl activity', function () {
   this.timeout(120_000);
   let k: TestKeeper;
 
-  function ctl(args: string[], token = k.adminToken): Promise<Result> {
-    return new Promise((resolve) => {
-      const env = { PATH: process.env['PATH'], HOME: k.dir, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: token };
-      const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      child.stdin.end('');
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const ctl = (args: string[], token = k.adminToken) =>
+    runKeeperctl(args, { PATH: process.env['PATH'], HOME: k.dir, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: token });
   const ok = (r: Result) => assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 
   before(async () => {

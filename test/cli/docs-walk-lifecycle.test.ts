@@ -13,7 +13,6 @@
 // Between doc steps the walk also uses keeperctl itself (login, a 2s drift interval) and edits the
 // host's file by hand to make drift, as an operator would.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
@@ -21,37 +20,11 @@ import { repoRoot } from '../support/repo';
 import { serviceRepo, type ServiceRepo } from '../support/service-repo';
 import { waitFor } from '../agents/harness';
 import { startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
+import { docCommands, words } from './doc-commands';
+import { runKeeperctl, type Result } from './keeperctl-process';
 
-const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
 const DOCS = ['plans', 'versions', 'drift'] as const;
 type Doc = (typeof DOCS)[number];
-
-/** Every `keeperctl ...` command of a doc: lines of its ```sh blocks (comments cut) and inline code spans. */
-function docCommands(markdown: string): string[] {
-  const found: string[] = [];
-  for (const block of markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm))
-    for (const line of block[1].split('\n')) {
-      const c = line.replace(/\s+#.*$/, '').trim();
-      if (c.startsWith('keeperctl ')) found.push(c);
-    }
-  const prose = markdown.replace(/^```[\s\S]*?^```$/gm, '');
-  for (const span of prose.matchAll(/`([^`]+)`/g)) {
-    const c = span[1].replace(/\s+/g, ' ').trim();
-    if (c.startsWith('keeperctl ')) found.push(c);
-  }
-  return [...new Set(found)];
-}
-
-/** Shell-like words: double quotes group, as a shell would read the doc's line. */
-function words(cmd: string): string[] {
-  return [...cmd.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
-}
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('docs/plans.md, versions.md and drift.md, walked with keeperctl alone', function () {
   this.timeout(600_000);
@@ -93,19 +66,12 @@ describe('docs/plans.md, versions.md and drift.md, walked with keeperctl alone',
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  function ctl(args: string[]): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env['PATH'], HOME: path.join(root, 'home'), XDG_CONFIG_HOME: path.join(root, 'config') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  const ctl = (args: string[]) =>
+    runKeeperctl(args, {
+      PATH: process.env['PATH'],
+      HOME: path.join(root, 'home'),
+      XDG_CONFIG_HOME: path.join(root, 'config'),
     });
-  }
 
   /**
    * Runs the doc's command `cmd` (it must be one of the doc's), its words in `vars` replaced, `extra`

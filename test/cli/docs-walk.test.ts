@@ -4,33 +4,18 @@
 // the guide cannot drift from keeperctl. A placeholder this walk does not know fails it, as does a
 // command that exits non-zero. Service: the motd fixture (test/fixtures/services/motd).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { serviceRepo } from '../support/service-repo';
 import { startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
-
-const BIN = path.join(repoRoot(), 'bin', 'keeperctl');
+import { sectionShBlock, shCommands, words } from './doc-commands';
+import { runKeeperctl } from './keeperctl-process';
 
 /** The `keeperctl` lines of the quick start's first fenced block, comments stripped, split into words. */
 function quickStartCommands(markdown: string): string[][] {
-  const section = /^## Quick start\n([\s\S]*?)(?=^## )/m.exec(markdown)?.[1];
-  assert.ok(section, 'docs/cli.md has a "## Quick start" section');
-  const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1];
-  assert.ok(block, 'the quick start has a ```sh block');
-  return block
-    .split('\n')
-    .map((l) => l.replace(/\s+#.*$/, '').trim())
-    .filter((l) => l.startsWith('keeperctl '))
-    .map((l) => l.split(/\s+/).slice(1));
-}
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
+  return shCommands(sectionShBlock(markdown, 'docs/cli.md', 'Quick start')).map((l) => words(l).slice(1));
 }
 
 describe('docs/cli.md quick start, walked with keeperctl alone', function () {
@@ -55,20 +40,13 @@ describe('docs/cli.md quick start, walked with keeperctl alone', function () {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  function ctl(args: string[]): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        // No KEEPER_URL or KEEPER_TOKEN: the walk's own `login` is what points keeperctl at the keeper.
-        env: { PATH: process.env['PATH'], HOME: path.join(root, 'home'), XDG_CONFIG_HOME: path.join(root, 'config') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  // No KEEPER_URL or KEEPER_TOKEN: the walk's own `login` is what points keeperctl at the keeper.
+  const ctl = (args: string[]) =>
+    runKeeperctl(args, {
+      PATH: process.env['PATH'],
+      HOME: path.join(root, 'home'),
+      XDG_CONFIG_HOME: path.join(root, 'config'),
     });
-  }
 
   it('runs every command of the quick start in order, each exiting 0, and ends with the service on the host and the activity recorded', async () => {
     const commands = quickStartCommands(fs.readFileSync(path.join(repoRoot(), 'docs', 'cli.md'), 'utf8'));

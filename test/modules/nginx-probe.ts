@@ -1,6 +1,7 @@
 // What the nginx-site tests look at: upstreams for nginx to proxy to, and nginx inside a systemd root
 // (who answers on its port, how often systemd reloaded it, its master and worker PIDs). The root
 // shares the machine's network, so servers of the test process are reachable from nginx in the root.
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
@@ -69,4 +70,34 @@ export async function nginxPids(root: SystemdRoot, notOf: number[] = []): Promis
     p = await root.pids('nginx');
   }
   return p;
+}
+
+/** The steps examples/nginx-site's destroy changes on a host where the site was created, in order. */
+export const DESTROY_CHANGES = [
+  'nginx stopped',
+  'site disabled',
+  'site config removed',
+  'site checker removed',
+  'db env removed',
+  'log rotation removed',
+  'logs removed',
+  'web root removed',
+  'site user removed',
+];
+
+/** After destroy: nginx inactive, every file and folder of the site gone, and its user. */
+export async function assertSiteGone(root: SystemdRoot): Promise<void> {
+  assert.equal((await root.run(['systemctl', 'is-active', 'nginx'])).stdout.trim(), 'inactive');
+  for (const p of [
+    '/etc/nginx/sites-enabled/app',
+    '/etc/nginx/sites-available/app',
+    '/usr/local/lib/nginx-site',
+    '/etc/nginx-site/app',
+    '/etc/logrotate.d/nginx-site-app',
+    '/var/log/nginx-site/app',
+    '/srv/app',
+  ]) {
+    assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);
+  }
+  assert.equal((await root.run(['getent', 'passwd', 'nginx-site'])).code, 2);
 }

@@ -20,13 +20,15 @@ import { createLogger } from '../../common/logger';
 import { repoRoot } from '../support/repo';
 import { stackFile } from '../support/stack-env';
 import { deleteSecret, putSecret } from '../support/secretstore';
-import { script } from '../packages/debian-root';
+import { builtPackages } from '../packages/built';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { api, endpointOf, uniqueSid, waitFor, waitForStatus } from '../agents/harness';
 import { gitRepoFrom, settled, tempDir } from '../runs/keeper';
 import { SystemdRoot } from './systemd-root';
 import {
   answers as answersIn,
+  assertSiteGone,
+  DESTROY_CHANGES,
   freePort,
   nginxPids,
   reloads as reloadsIn,
@@ -59,10 +61,9 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
     ports = ups.ports;
     listen = await freePort();
     tmp = tempDir('nginx-site-soul-');
-    // --fast: the release's contents in a gzip -1 archive, built in about half a minute.
-    await script('package.sh', ['--fast', '--out', path.join(tmp, 'deb'), 'soul']);
-    const [deb] = fs.readdirSync(path.join(tmp, 'deb')).filter((f) => /^soul_.*\.deb$/.test(f));
-    assert.ok(deb, 'package.sh built the soul package');
+    // The release's contents in a gzip -1 archive, built once per test run (shared with the package suites).
+    const { soul: debFile } = await builtPackages(['soul']);
+    const deb = path.basename(debFile);
     const url = gitRepoFrom(path.join(repoRoot(), 'examples', 'nginx-site'), path.join(tmp, 'nginx-site.git'), 'v1');
     k = await startTestKeeper({
       mutate: (doc) => {
@@ -82,7 +83,7 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
         fs.writeFileSync(path.join(dir, 'etc', 'hostname'), `${sid}\n`);
         fs.appendFileSync(path.join(dir, 'etc', 'hosts'), `127.0.1.1\t${sid}\n`);
         // Not /tmp: systemd mounts a tmpfs over it at boot.
-        fs.copyFileSync(path.join(tmp, 'deb', deb!), path.join(dir, 'root', deb!));
+        fs.copyFileSync(debFile, path.join(dir, 'root', deb));
       },
       { checkout: false },
     );
@@ -264,30 +265,8 @@ describe('examples/nginx-site applied by a real keeper and a real soul in a Debi
       120_000,
       200,
     );
-    assert.deepEqual(changed(await report(r.body.apply_id)), [
-      'nginx stopped',
-      'site disabled',
-      'site config removed',
-      'site checker removed',
-      'db env removed',
-      'log rotation removed',
-      'logs removed',
-      'web root removed',
-      'site user removed',
-    ]);
-    assert.equal((await root.run(['systemctl', 'is-active', 'nginx'])).stdout.trim(), 'inactive');
-    for (const p of [
-      '/etc/nginx/sites-enabled/app',
-      '/etc/nginx/sites-available/app',
-      '/usr/local/lib/nginx-site',
-      '/etc/nginx-site/app',
-      '/etc/logrotate.d/nginx-site-app',
-      '/var/log/nginx-site/app',
-      '/srv/app',
-    ]) {
-      assert.equal(fs.lstatSync(root.path(p), { throwIfNoEntry: false }), undefined, `${p} is gone`);
-    }
-    assert.equal((await root.run(['getent', 'passwd', 'nginx-site'])).code, 2);
+    assert.deepEqual(changed(await report(r.body.apply_id)), DESTROY_CHANGES);
+    await assertSiteGone(root);
   });
 
   it('the db password reached the env file and nothing else: not a plan, diff or run report, the keeper log or the root journal', async () => {

@@ -19,9 +19,10 @@ import {
 import { repoRoot } from '../support/repo';
 import { stackFile } from '../support/stack-env';
 import { endpointOf, register, soulStatus, uniqueSid, waitForStatus } from '../agents/harness';
-import { DebianRoot, RootProcess, run, script, type Result } from './debian-root';
+import { builtPackages, type PackageName, packageVersion } from './built';
+import { DebianRoot, RootProcess, run, type Result } from './debian-root';
 
-const VERSION = JSON.parse(fs.readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')).version as string;
+const VERSION = packageVersion();
 const V1 = VERSION;
 const V2 = `${VERSION}+2`;
 
@@ -38,31 +39,39 @@ async function withLog<T>(p: Promise<T>, proc: RootProcess): Promise<T> {
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe('Debian packages: install, onboard, upgrade, remove and purge in a clean Debian 12 root', function () {
-  // First run on a machine: mmdebstrap (about 2 minutes, then cached) and four package builds.
+  // First run on a machine: mmdebstrap (about 2 minutes, then cached) and five package builds.
   this.timeout(900_000);
   let out: string;
   let root: DebianRoot;
   let k: TestKeeper;
   // lintian takes minutes on the keeper's thousands of files: it runs while the installs wait on the network.
   let lintian: Promise<Result>;
-  const deb = (version: string, pkg: string) => path.join(out, version, `${pkg}_${version}_amd64.deb`);
+  let debs: Record<string, Partial<Record<PackageName, string>>>;
+  const deb = (version: string, pkg: PackageName) =>
+    debs[version]?.[pkg] ?? assert.fail(`${pkg} ${version} was not built`);
   /** Puts a built package into the root and installs it with dpkg, stdin closed, as apt would. */
-  const install = async (version: string, pkg: string) => {
+  const install = async (version: string, pkg: PackageName) => {
     root.put(deb(version, pkg), `/tmp/${pkg}_${version}.deb`);
     return root.ok(['dpkg', '-i', `/tmp/${pkg}_${version}.deb`]);
   };
 
   before(async function () {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'packages-'));
-    // --fast: the same contents as `make package`, in gzip -1 archives rather than xz.
-    await script('package.sh', ['--fast', '--version', V1, '--out', path.join(out, V1)]);
-    await script('package.sh', ['--fast', '--version', V2, '--out', path.join(out, V2), 'keeper', 'soul']);
+    // Shared with the guide's and the nginx suite's installs (built.ts): built once per test run.
+    debs = {
+      [V1]: await builtPackages(['keeper', 'soul', 'soul-lint'], V1),
+      [V2]: await builtPackages(['keeper', 'soul'], V2),
+    };
     // Its scratch files go under `out`, removed with it.
     fs.mkdirSync(path.join(out, 'lintian-tmp'));
-    lintian = run('lintian', ['--tag-display-limit', '0', ...['keeper', 'soul', 'soul-lint'].map((p) => deb(V1, p))], {
-      timeoutMs: 900_000,
-      env: { TMPDIR: path.join(out, 'lintian-tmp') },
-    });
+    lintian = run(
+      'lintian',
+      ['--tag-display-limit', '0', ...(['keeper', 'soul', 'soul-lint'] as const).map((p) => deb(V1, p))],
+      {
+        timeoutMs: 900_000,
+        env: { TMPDIR: path.join(out, 'lintian-tmp') },
+      },
+    );
     root = await DebianRoot.create();
     k = await startTestKeeper();
   });
@@ -444,7 +453,7 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
 
   describe('unit files and lintian', () => {
     it("keeper.service and soul.service pass systemd-analyze verify with no warning (against each package's own files)", async () => {
-      for (const pkg of ['keeper', 'soul']) {
+      for (const pkg of ['keeper', 'soul'] as const) {
         // The package's files plus the machine's systemd units (the targets the units name), as on a host.
         const tree = fs.mkdtempSync(path.join(os.tmpdir(), `unit-${pkg}-`));
         try {

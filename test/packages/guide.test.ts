@@ -23,7 +23,7 @@ import { gitRepoFrom, settled } from '../runs/keeper';
 import { cleanupKeeperFiles, prepareKeeperConfig, type TestKeeperFiles } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { stackFile, stackTemporalTlsConfig } from '../support/stack-env';
-import { script } from './debian-root';
+import { builtPackages, packageVersion } from './built';
 import { installGuideScripts, type GuideRole } from './guide-script';
 
 const shipped = (pkg: string, file: string) =>
@@ -129,11 +129,12 @@ describe('docs/install.md as written: two keepers and a soul installed by its co
     return r.stdout + r.stderr;
   }
 
-  const keeperFiles = (debs: string) => {
+  let debs: Record<'keeper' | 'soul', string>;
+  const keeperFiles = () => {
     const tls = stackFile('tls');
     const temporal = stackTemporalTlsConfig();
     return {
-      [`keeper_${version()}_amd64.deb`]: path.join(debs, `keeper_${version()}_amd64.deb`),
+      [path.basename(debs.keeper)]: debs.keeper,
       'keeper.crt': path.join(tls, 'keeper.crt'),
       'keeper.key': path.join(tls, 'keeper.key'),
       'ca.pem': path.join(tls, 'ca.pem'),
@@ -146,14 +147,15 @@ describe('docs/install.md as written: two keepers and a soul installed by its co
       'scenario-secret-id': stackFile('approle-scenario-secret-id'),
     };
   };
-  const version = () => JSON.parse(fs.readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')).version as string;
 
   before(async () => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'guide-'));
-    // The three roots unpack and boot while the packages build (--fast: the same contents as
-    // `make package`, in gzip -1 archives).
+    // The three roots unpack and boot while the packages build (built.ts: once per test run, shared
+    // with debian.test.ts; package.json's version, as `make package` builds it).
     await Promise.all([
-      script('package.sh', ['--fast', '--out', path.join(out, 'debs'), 'keeper', 'soul']),
+      builtPackages(['keeper', 'soul'], packageVersion()).then((d) => {
+        debs = d;
+      }),
       boot('keeper-1', 'keeper-1.keeper.test'),
       boot('keeper-2', 'keeper-2.keeper.test'),
       boot('soul', sid),
@@ -184,7 +186,7 @@ describe('docs/install.md as written: two keepers and a soul installed by its co
   it('keeper-1: the guide’s commands install, check, initialize and start the keeper; /readyz answers 200', async () => {
     const root = roots['keeper-1']!;
     fs.cpSync(path.join(out, 'motd'), root.path('/srv/git/motd'), { recursive: true });
-    stage(root, 'keeper-1', keeperFiles(path.join(out, 'debs')), {
+    stage(root, 'keeper-1', keeperFiles(), {
       '/etc/keeper/keeper.yml': keeperYml(k1, kids.one, k1.doc.temporal.task_queue),
     });
     const log = await follow('keeper-1');
@@ -213,7 +215,7 @@ describe('docs/install.md as written: two keepers and a soul installed by its co
   it('keeper-2: the guide’s commands for a second keeper start it without keeper init; it serves with its own kid and the same operators', async () => {
     const root = roots['keeper-2']!;
     fs.cpSync(path.join(out, 'motd'), root.path('/srv/git/motd'), { recursive: true });
-    stage(root, 'keeper-2', keeperFiles(path.join(out, 'debs')), {
+    stage(root, 'keeper-2', keeperFiles(), {
       '/etc/keeper/keeper.yml': keeperYml(k2, kids.two, k1.doc.temporal.task_queue),
     });
     const log = await follow('keeper-2');
@@ -238,7 +240,7 @@ describe('docs/install.md as written: two keepers and a soul installed by its co
       root,
       'soul',
       {
-        [`soul_${version()}_amd64.deb`]: path.join(out, 'debs', `soul_${version()}_amd64.deb`),
+        [path.basename(debs.soul)]: debs.soul,
         'keeper-ca.pem': stackFile('tls', 'ca.pem'),
       },
       { '/etc/soul/soul.yml': `# edited by the operator for ${sid}\n${yaml.dump(soulYml)}` },

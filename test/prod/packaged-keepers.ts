@@ -9,8 +9,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import type { KeeperAccess } from '../agents/harness';
 import { SystemdRoot } from '../modules/systemd-root';
-import { repoRoot } from '../support/repo';
-import { script } from '../packages/debian-root';
+import { builtPackages } from '../packages/built';
 
 export interface PackagedKeeper {
   name: 'a' | 'b';
@@ -21,12 +20,9 @@ export interface PackagedKeeper {
   hostPid(): number;
 }
 
-const version = () => JSON.parse(fs.readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')).version as string;
-
-/** Builds the keeper's .deb (--fast: the contents of `make package`, gzip -1); returns its path. */
-export async function buildKeeperDeb(out: string): Promise<string> {
-  await script('package.sh', ['--fast', '--out', out, 'keeper']);
-  return path.join(out, `keeper_${version()}_amd64.deb`);
+/** The keeper's .deb (--fast: the contents of `make package`), built once per test run and shared. */
+export async function buildKeeperDeb(): Promise<string> {
+  return (await builtPackages(['keeper'])).keeper;
 }
 
 /** Boots a root named `hostname`, as the install guide's test does. */

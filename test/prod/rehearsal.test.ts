@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { msToTs } from '@temporalio/common/lib/time';
@@ -48,7 +47,6 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
   const keepers = () => [env.KEEPER_A!, env.KEEPER_B!];
   const roots: SystemdRoot[] = [];
   const packaged: PackagedKeeper[] = [];
-  let out = '';
   // The run's service: slow steps, a name of this run's own (keeper_prod outlives a test run).
   const serviceName = `slowfiles-${randomBytes(3).toString('hex')}`;
   const svc = slowService(serviceName);
@@ -57,11 +55,9 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
     const t0 = Date.now();
     rehearsal('up');
     env = envOf(path.join(STATE, 'env'));
-    out = fs.mkdtempSync(path.join(os.tmpdir(), 'prod-debs-'));
     // The package builds while the two roots unpack and boot.
-    // (One package build per test run is citime's helper in test/packages/: this call becomes it.)
     const [deb] = await Promise.all([
-      buildKeeperDeb(out),
+      buildKeeperDeb(),
       ...(['keeper-a', 'keeper-b'] as const).map(async (h) => {
         roots.push(await bootRoot(`prod-${h}.keeper.test`));
       }),
@@ -74,7 +70,6 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
   });
   after(async () => {
     for (const r of roots) await r.stop().catch(() => undefined);
-    if (out) fs.rmSync(out, { recursive: true, force: true });
     fs.rmSync(svc.src, { recursive: true, force: true });
   });
 

@@ -59,7 +59,7 @@ export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToS
 
 export async function startUpgradeWorkflow(
   holder: TemporalClientHolder,
-  run: RunToStart & { toVersion: number | null },
+  run: RunToStart & { toVersion: number | null; waitsFor?: string },
 ): Promise<string> {
   const client = holder.client;
   if (!client) throw new TemporalUnavailable('the Temporal client is not connected');
@@ -69,7 +69,14 @@ export async function startUpgradeWorkflow(
       taskQueue: sharedQueue(holder.taskQueue),
       typedSearchAttributes: runSearchAttributes(run),
       memo: { incarnation: run.incarnation, operation: 'upgrade', service: run.service, service_ref: run.serviceRef },
-      args: [{ applyId: run.applyId, incarnation: run.incarnation, toVersion: run.toVersion }],
+      args: [
+        {
+          applyId: run.applyId,
+          incarnation: run.incarnation,
+          toVersion: run.toVersion,
+          ...(run.waitsFor ? { waitsFor: run.waitsFor } : {}),
+        },
+      ],
     });
     return handle.firstExecutionRunId;
   } catch (err) {

@@ -121,6 +121,8 @@ export interface UpgradeWorkflowInput {
   applyId: string;
   incarnation: string;
   toVersion: number | null;
+  /** Recorded behind a converge run (db/repos/run-queue.ts): the upgrade waits for its turn first. */
+  waitsFor?: string;
 }
 
 export interface RunProgress {

@@ -36,7 +36,7 @@ export const incarnationEdgeRoutes = [
       'Operator-initiated, forward-only. With `version`: moves the incarnation to that published version of its service, running ' +
       "its migrations/<v>.yml from the incarnation's state_schema_version up to the one the version's commit expects, in one transaction; from then on every run applies " +
       "that version's pinned commit. A version whose state_schema_version is older than the state is refused (409). Without `version`: the state migrations at the incarnation's " +
-      'own version, up to `to_version` (default: the one its commit expects). Hosts are not touched; run an operation afterwards to apply the new version. Never automatic.',
+      "own version, up to `to_version` (default: the one its commit expects). Hosts are not touched; run an operation afterwards to apply the new version. Never automatic. During the keeper's own converge run it is accepted with `waits_for` naming that run and migrates when it ends (docs/runs.md).",
     params: nameParams,
     body: { schema: upgradeBody, required: false },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },

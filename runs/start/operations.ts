@@ -265,8 +265,12 @@ export async function upgrade(deps: RunServiceDeps, body: UpgradeRequest): Promi
     createdBy: body.by,
     service: service.name,
   };
-  await beginRun(deps.db, inc.name, run);
-  return launch(deps, run, (t) => startUpgradeWorkflow(t, { ...run, toVersion: body.toVersion ?? null }));
+  // Behind a converge run the upgrade is recorded waiting for it, as an operator's run is (db/repos/run-queue.ts).
+  const { waitsFor } = await beginRunOrWait(deps.db, inc.name, run);
+  const accepted = await launch(deps, run, (t) =>
+    startUpgradeWorkflow(t, { ...run, toVersion: body.toVersion ?? null, ...(waitsFor ? { waitsFor } : {}) }),
+  );
+  return waitsFor ? { ...accepted, waitsFor } : accepted;
 }
 
 /**

@@ -2,7 +2,7 @@
 // hosts in one run"), on the real stack with real souls: it is accepted (202 naming the converge run
 // it waits for), starts when that run ends, and covers every host of the covens, the new ones
 // included; a second operator's run meanwhile is the lock's 409. When the converge run locks the
-// incarnation, the waiting run ends failed with the reason and runs nothing.
+// incarnation, the waiting run ends failed with the reason and runs nothing. An upgrade waits the same way.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -201,6 +201,39 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     assert.equal(report.status, 'failed');
     assert.equal(report.error, 'the incarnation was removed while this run waited; nothing was run');
     assert.deepEqual(report.hosts, []);
+  });
+  it('an upgrade is accepted naming the converge run too, and migrates once that run ends', async () => {
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-up',
+      service: 'slownote',
+      covens: ['up'],
+      input: { root, greeting: 'first' },
+      allow_empty: true,
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-up')).status, 'ready');
+    souls.push(...(await startSouls(k, path.join(root, 'souls-upgrade'), [['up']])));
+    const converge = await convergeRunning(k, 'wait-up');
+    const up = await api(k, 'POST', '/v1/incarnations/wait-up/upgrade', {});
+    assert.equal(up.status, 202, JSON.stringify(up.body));
+    assert.equal(up.body.waits_for, converge.apply_id, 'the answer names the converge run it waits for');
+    assert.equal(up.body.operation, 'upgrade');
+    const report = await waitFor(
+      'the waiting upgrade to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-up/runs/${up.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      120_000,
+      200,
+    );
+    assert.equal(report.status, 'succeeded', JSON.stringify(report.error));
+    assert.equal(report.waits_for, converge.apply_id);
+    const convergeReport = (await api(k, 'GET', `/v1/incarnations/wait-up/runs/${converge.apply_id}`)).body;
+    assert.equal(convergeReport.status, 'succeeded', 'the converge run finished, not cut short');
+    const inc = await settled(k, 'wait-up');
+    assert.equal(inc.status, 'ready');
+    assert.equal(inc.apply_id, up.body.apply_id, 'the upgrade was the last run');
   });
 });
 

@@ -60,8 +60,8 @@ stack-down:
 test: prepare format-check
 	node scripts/run-tests.js
 
-# The production rehearsal (docs/production.md): the Temporal server (built once, about 3 minutes),
-# a sealed secrets store, two keepers, real souls; not part of `make test`.
+# The production rehearsal alone (docs/production.md): the Temporal server (built once, about 3
+# minutes), a sealed secrets store, two packaged keepers, real souls; `make test` runs it too.
 test-prod: prepare
 	node scripts/run-tests.js dist/test/prod/*.test.js
 

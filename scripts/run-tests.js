@@ -31,15 +31,14 @@ function unitTests() {
   return found.sort();
 }
 const globs = extra.length > 0 ? extra : unitOnly ? unitTests() : ['dist/**/*.test.js'];
-// The production rehearsal (test/prod/, `make test-prod`) needs the Temporal server built from its Go
-// module (minutes, the first time) and ports of its own: only run when named.
-const ignore = extra.length > 0 ? [] : ['--ignore', 'dist/test/prod/**'];
+// The production rehearsal (test/prod/) runs with the rest: its suite builds the Temporal server from
+// its Go module the first time (about 3 minutes, cached like the stack's tools), starts it on ports
+// of its own and stops it again; `make test-prod` runs it alone.
 const args = [
   require.resolve('mocha/bin/mocha.js'),
   '--reporter', path.join(__dirname, 'mocha-summary-reporter.js'),
   '--timeout', '60000',
   '--exit',
-  ...ignore,
   ...globs,
 ];
 // Every temp file of the run (tests, souls, git, browsers) goes under one directory of its own in the

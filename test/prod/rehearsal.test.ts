@@ -31,6 +31,12 @@ function rehearsal(...args: string[]): string {
   });
 }
 
+/** Whether the rehearsal's Temporal server and store were already running (someone's own rehearsal). */
+function partsUp(): boolean {
+  const r = spawnSync('bash', [SCRIPT, 'status'], { encoding: 'utf8', env: process.env });
+  return /^temporal\s+up/m.test(r.stdout) && /^secretstore\s+up/m.test(r.stdout);
+}
+
 function envOf(file: string): Record<string, string> {
   return Object.fromEntries(
     fs
@@ -51,8 +57,13 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
   const serviceName = `slowfiles-${randomBytes(3).toString('hex')}`;
   const svc = slowService(serviceName);
 
+  // What the suite starts it stops (the data stays in .prod/, `up` resumes it): a test run leaves no
+  // server behind on the rehearsal's ports, where another checkout's run would collide with it.
+  let startedHere = false;
+
   before(async () => {
     const t0 = Date.now();
+    startedHere = !partsUp();
     rehearsal('up');
     env = envOf(path.join(STATE, 'env'));
     // The package builds while the two roots unpack and boot.
@@ -71,6 +82,7 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
   after(async () => {
     for (const r of roots) await r.stop().catch(() => undefined);
     fs.rmSync(svc.src, { recursive: true, force: true });
+    if (startedHere) rehearsal('down');
   });
 
   it('runs two packaged keepers ready on it, with the search attributes registered by keeper temporal-setup', async () => {

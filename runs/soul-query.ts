@@ -61,11 +61,16 @@ export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => b
   };
 }
 
-/** A dotted path into a soul's facts (`os_release`, `addresses.0`, `covens`); undefined when absent. */
+/**
+ * A dotted path into a soul's facts (`os_release`, `addresses.0`, `covens`); undefined when absent.
+ * Only the facts' own keys are read: a path naming what every object inherits (`constructor`,
+ * `__proto__`, `toString`) is absent, not a function that no answer can carry (a fuzzed
+ * `count_by=constructor` was a 500).
+ */
 export function factAt(s: SoulRecord, path: string): unknown {
   let v: unknown = selfOf(s);
   for (const part of path.split('.')) {
-    if (v === null || typeof v !== 'object') return undefined;
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return undefined;
     v = (v as Record<string, unknown>)[part];
   }
   return v;

@@ -78,6 +78,11 @@ describe('Fact queries over stored soulprints', function () {
         { value: null, count: 1 },
       ],
     });
+    // The fuzzer's counterexample (a 500 once): an inherited name is a fact no soul has.
+    const inherited = await api('GET', '/v1/souls?count_by=constructor&fields=toString');
+    assert.equal(inherited.status, 200, inherited.text);
+    assert.deepEqual(inherited.body.count_by.values, [{ value: null, count: 5 }]);
+    assert.deepEqual(inherited.body.items[0].facts, { toString: null });
     const arch = await api(
       'GET',
       `/v1/souls?coven=web&where=${encodeURIComponent('soulprint.self.architecture == "aarch64"')}`,

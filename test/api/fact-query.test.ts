@@ -2,10 +2,8 @@
 // answered from the soulprints the registry holds. The souls here have no host behind them at all
 // (their facts are stored as a stream's Hello would store them), so any answer proves no host was asked.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { markConnected, registerSoul } from '../../db/repos/souls';
-import { repoRoot } from '../support/repo';
+import { runKeeperctl } from '../support/keeperctl-process';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { assertProblem, clientFor } from './helpers';
 
@@ -109,19 +107,11 @@ describe('Fact queries over stored soulprints', function () {
 
   it('keeperctl souls list --where --fields --count-by prints the facts and the counts', async () => {
     const ctl = (args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
-          env: { PATH: process.env['PATH'], HOME: '/nonexistent', KEEPER_URL: tk.baseUrl, KEEPER_TOKEN: tk.adminToken },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      runKeeperctl(args, {
+        PATH: process.env['PATH'],
+        HOME: '/nonexistent',
+        KEEPER_URL: tk.baseUrl,
+        KEEPER_TOKEN: tk.adminToken,
       });
     const r = await ctl([
       'souls',

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { operatorToken } from '../api/helpers';
-import { type Result, runKeeperctl } from './keeperctl-process';
+import { type Result, runKeeperctl } from '../support/keeperctl-process';
 
 describe('keeperctl activity', function () {
   this.timeout(120_000);

@@ -21,7 +21,7 @@ import { serviceRepo, type ServiceRepo } from '../support/service-repo';
 import { waitFor } from '../agents/harness';
 import { startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import { docCommands, words } from './doc-commands';
-import { runKeeperctl, type Result } from './keeperctl-process';
+import { runKeeperctl, type Result } from '../support/keeperctl-process';
 
 const DOCS = ['plans', 'versions', 'drift'] as const;
 type Doc = (typeof DOCS)[number];

@@ -11,7 +11,7 @@ import { repoRoot } from '../support/repo';
 import { serviceRepo } from '../support/service-repo';
 import { startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import { sectionShBlock, shCommands, words } from './doc-commands';
-import { runKeeperctl } from './keeperctl-process';
+import { runKeeperctl } from '../support/keeperctl-process';
 
 /** The `keeperctl` lines of the quick start's first fenced block, comments stripped, split into words. */
 function quickStartCommands(markdown: string): string[][] {

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
-import { type Result, runKeeperctl } from './keeperctl-process';
+import { type Result, runKeeperctl } from '../support/keeperctl-process';
 
-export { BIN } from './keeperctl-process';
+export { BIN } from '../support/keeperctl-process';
 
 export interface KeeperctlRig {
   /** Filled by the rig's before(): read it in a hook or test, not while tests are being declared. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { startTestKeeper, type TestKeeper } from '../support/keeper';
 import { serviceRepo } from '../support/service-repo';
-import { type Result, runKeeperctl } from './keeperctl-process';
+import { type Result, runKeeperctl } from '../support/keeperctl-process';
 
 describe('keeperctl: remove and revoke', function () {
   this.timeout(120_000);

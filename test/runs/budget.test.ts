@@ -4,11 +4,11 @@
 // one run without an operator. An operator's budget of 1 with two stopped: the rollout stops after
 // the batch that went over, the incarnation locks and nothing is committed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
+import { runKeeperctl } from '../support/keeperctl-process';
 import { soulRun, waitForStatus } from '../agents/harness';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
 
@@ -51,23 +51,7 @@ describe('runs: a failure budget lets a fleet rollout finish around stopped host
   };
   /** keeperctl against the test keeper, as an operator runs it. */
   const ctl = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const env = { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken };
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      child.stdin.end('');
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+    runKeeperctl(args, { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken });
   const runsOf = async (name: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
 
   it('budget 2, two hosts stopped: the run is ready, 8 applied, the 2 pending; started again they converge in one run', async () => {

@@ -2,10 +2,9 @@
 // coven (results, exit codes, identical output), check mode changes nothing, a silent host is
 // `unknown`, the permission, the per-role module allow-list and the confirmation threshold.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../support/repo';
+import { runKeeperctl } from '../support/keeperctl-process';
 import type { TestKeeper } from '../support/keeper';
 import { assertProblem, clientFor, operatorToken } from '../api/helpers';
 import { startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
@@ -77,20 +76,7 @@ describe('one-off executions on real souls', function () {
 
   it('keeperctl exec --cmd prints a line per host, identical output once with its count, the summary; -o json the execution', async () => {
     const ctl = (args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
-          env: { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      });
+      runKeeperctl(args, { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken });
     const r = await ctl(['exec', '--coven', 'web', '--cmd', '--', 'echo', 'same']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     for (const s of souls.slice(0, 2))

@@ -4,11 +4,12 @@
 // a file edited on one host between plan and apply refuses that host with the drift and commits
 // nothing; a fresh plan then applies. A plan is applied once, only while it is fresh.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
+import { runKeeperctl } from '../support/keeperctl-process';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
 
 /** A small Debian package no test machine has: the plan shows it would be installed, the apply installs it. */
@@ -56,23 +57,7 @@ describe('plans: plan, then apply exactly the plan', function () {
   const host = (p: any, s: TestSoul) => p.hosts.find((h: any) => h.sid === s.sid);
   /** keeperctl against the test keeper, as an operator runs it. */
   const ctl = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const env = { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken };
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'keeperctl'), ...args], {
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      child.stdin.end('');
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+    runKeeperctl(args, { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken });
 
   before(async () => {
     removePackage();

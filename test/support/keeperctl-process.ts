@@ -3,7 +3,7 @@
 // terminal (empty unless `input`), and what it printed and its exit code returned.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../support/repo';
+import { repoRoot } from './repo';
 
 export interface Result {
   code: number;

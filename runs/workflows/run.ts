@@ -23,6 +23,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
+import { awaitTurn } from './turn';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
 import { approveSignal, cancelReason, cancelSignal, waitAtGate } from './gate';
@@ -50,13 +51,6 @@ const retry: RetryPolicy = {
   nonRetryableErrorTypes: ['RunGone'],
 };
 const shared = proxyActivities<SharedActivities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry });
-/** The wait behind a converge run lasts as long as that run: restarted after a day, or after a worker lost (heartbeat). */
-const waiting = proxyActivities<SharedActivities>({
-  startToCloseTimeout: '1d',
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['RunGone', 'NotLockHolder'] },
-});
-
 /**
  * The short activities (routing, marking hosts, commit, lock: one Redis read or one database
  * transaction each, all idempotent) run as local activities: in the workflow's own worker, their
@@ -107,7 +101,7 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   // fails this run when it locked the incarnation. Only such runs have `waitsFor` (replay unchanged).
   if (input.waitsFor) {
     progress.phase = 'wait';
-    if ((await waiting.awaitTurn({ applyId })) === 'ended') {
+    if ((await awaitTurn(applyId)) === 'ended') {
       progress.phase = 'done';
       return failedRun<RunResult>(
         { applyId, status: 'failed', phase: 'wait', hosts: { ...progress.hosts, skipped: 0 } },

@@ -3,6 +3,7 @@
 // locked with its state unchanged.
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
+import { awaitTurn } from './turn';
 import { failedRun } from './run';
 import type { UpgradeWorkflowInput } from '../messages';
 
@@ -11,19 +12,12 @@ const shared = proxyActivities<SharedActivities>({
   retry: { initialInterval: '1s', maximumAttempts: 5, nonRetryableErrorTypes: ['MigrationFailed', 'RunGone'] },
 });
 
-/** The wait behind a converge run lasts as long as that run (the same as an operator's run, run.ts). */
-const waiting = proxyActivities<SharedActivities>({
-  startToCloseTimeout: '1d',
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['RunGone', 'NotLockHolder'] },
-});
-
 export async function incarnationUpgrade(
   input: UpgradeWorkflowInput,
 ): Promise<{ applyId: string; status: 'succeeded' | 'failed'; version?: number }> {
   // Recorded behind a converge run: its end passes the lock to this upgrade, or fails it (nothing
   // migrated) when the converge run locked the incarnation. Only such upgrades have `waitsFor`.
-  if (input.waitsFor && (await waiting.awaitTurn({ applyId: input.applyId })) === 'ended') {
+  if (input.waitsFor && (await awaitTurn(input.applyId)) === 'ended') {
     return failedRun(
       { applyId: input.applyId, status: 'failed' as const },
       `converge run ${input.waitsFor}, which this upgrade waited for, did not leave the incarnation ready; nothing was migrated`,

@@ -13,6 +13,7 @@ import { NotLockHolder, RunGone } from './errors';
 import { actingExecution, fenceRun } from './fence';
 import { checkRunWorkflow } from '../../db/repos/run-lock';
 import { turnOf } from '../../db/repos/run-queue';
+import { recheckWaitedPlan } from '../../db/repos/plan-recheck';
 
 /** How often a waiting run looks whether the converge run before it ended (a database read). */
 const TURN_POLL_MS = 250;
@@ -166,6 +167,17 @@ export function createSharedActivities(deps: SharedActivityDeps) {
         ctx.heartbeat('waiting');
         await ctx.sleep(TURN_POLL_MS);
       }
+    },
+
+    /**
+     * A plan applied behind a converge run, once its turn came: null when the plan still holds, else
+     * the stale plan's error, the run ended with it and the incarnation `ready` (db/repos/plan-recheck.ts).
+     */
+    async recheckWaitedPlan({ applyId }: { applyId: string }): Promise<string | null> {
+      await guard(applyId, 'allow');
+      const stale = await recheckWaitedPlan(db, applyId);
+      if (stale !== null) await logRunEdge(deps, applyId, 'ended');
+      return stale;
     },
 
     ...createDriftActivities(deps),

@@ -23,7 +23,8 @@ import { finishPlan } from '../../db/repos/plans';
 import { createDriftActivities } from './drift';
 import { createRetentionActivities } from './retention';
 import { logRunEdge } from './run-log';
-import { locateWaiting } from './locate-wait';
+import { locateFirst, locateWaiting, RECENTLY_CONNECTED_MS } from './locate-wait';
+import { recentlyConnected } from '../../db/repos/presence';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -43,7 +44,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       return renderRun(deps, applyId);
     },
 
-    /** Groups hosts by the keeper holding their stream; hosts with no live stream after `waitMs` are `unknown`. */
+    /** Groups hosts by the keeper holding their stream; hosts with no live stream after `waitMs` (first routing: see locateFirst) are `unknown`. */
     async resolveRoutes({
       applyId,
       sids,
@@ -56,7 +57,11 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       waitMs?: number;
     }): Promise<Routes> {
       await guard(applyId, 'refuse', 'allow');
-      const kids = await locateWaiting(deps.locate, sids, waitMs);
+      // A re-routing waits for hosts that moved; a first routing only for souls connected moments ago.
+      const kids =
+        waitMs > 0
+          ? await locateWaiting(deps.locate, sids, waitMs)
+          : await locateFirst(deps.locate, (missing) => recentlyConnected(db, missing, RECENTLY_CONNECTED_MS), sids);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
       sids.forEach((sid, i) => {

@@ -18,6 +18,8 @@ export interface RunToStart {
   serviceRef: string;
   /** The converge run this run waits for before it takes the lock (db/repos/run-queue.ts). */
   waitsFor?: string;
+  /** The plan the run applies: a waiting one checks it again when its turn comes. */
+  planId?: string;
 }
 
 export { newApplyId } from './apply-id';
@@ -48,6 +50,7 @@ export async function startRunWorkflow(holder: TemporalClientHolder, run: RunToS
           incarnation: run.incarnation,
           operation: run.operation,
           ...(run.waitsFor ? { waitsFor: run.waitsFor } : {}),
+          ...(run.waitsFor && run.planId ? { planId: run.planId } : {}),
         },
       ],
     });

@@ -8,6 +8,8 @@ export interface RunWorkflowInput {
   operation: string;
   /** An operator's run recorded behind a converge run: it waits for the lock first (db/repos/run-queue.ts). */
   waitsFor?: string;
+  /** With `waitsFor`: the run applies this plan, checked again when its turn comes (db/repos/plan-recheck.ts). */
+  planId?: string;
 }
 
 /** `serial:` as rendered: a host count, or a percentage of the targeted hosts ("25%"). */

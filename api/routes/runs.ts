@@ -96,7 +96,7 @@ export const runRoutes = [
     summary: 'Run an operation, or apply a plan',
     description:
       'Runs `scenario/<operation>/main.yml`, or with `{"plan_id"}` exactly the steps of that plan, refusing any host that drifted since (docs/plans.md). 409 while the incarnation is `applying` or `error_locked` (unlock it first), and for a plan that is not `ready`, was applied, expired or is stale. ' +
-      'While the keeper\'s own converge run (new hosts) holds the lock, an operation is accepted all the same: the answer\'s `waits_for` names that run, and this one starts when it ends (docs/runs.md "Converging new hosts"); a second run meanwhile is a 409.',
+      'While the keeper\'s own converge run (new hosts) holds the lock, an operation or a plan is accepted all the same: the answer\'s `waits_for` names that run, and this one starts when it ends (docs/runs.md "Converging new hosts"); a plan is then checked again and ends failed as stale, nothing applied, when that run applied to hosts it had checked or changed the state. A second run meanwhile is a 409.',
     params: nameParams,
     body: { schema: startRunBody, required: true },
     responses: { 202: { description: 'accepted', schema: acceptedSchema } },

@@ -124,3 +124,18 @@ export async function agentAdmission(db: Knex, sid: string): Promise<Admission> 
     pendingSerial: row.cert_serial_pending,
   };
 }
+
+/**
+ * Of `sids`, the souls seen connected within the last `withinMs` (last_seen_at: written when a stream
+ * opens or closes, and every 30 s while it lives), revoked ones aside: after a keeper restart these
+ * are reconnecting, and a run's first routing waits a little for them (runs/activities/locate-wait.ts).
+ */
+export async function recentlyConnected(db: Knex, sids: string[], withinMs: number): Promise<Set<string>> {
+  if (sids.length === 0) return new Set();
+  const rows = (await db('souls')
+    .select('sid')
+    .whereRaw('sid = any(?::text[])', [sids])
+    .whereNot('status', 'revoked')
+    .whereRaw("last_seen_at > now() - (? * interval '1 millisecond')", [withinMs])) as { sid: string }[];
+  return new Set(rows.map((r) => r.sid));
+}

@@ -3,6 +3,7 @@
 // not refused: it is recorded with `waits_for` (its workflow waits in Temporal, runs/workflows/run.ts)
 // and takes the lock when the converge run ends, in the transaction that ends it, so the converger
 // cannot slip another run in between. It renders every host of the covens, the new ones included.
+// A plan applied meanwhile waits the same way, and is checked again when its turn comes (./plan-recheck.ts).
 // One run waits at most: a second operator's run gets the 409 of the lock, as does an operator's run
 // behind another operator's run (that is the lock, docs/runs.md "Converging new hosts").
 import type { Knex } from 'knex';
@@ -16,7 +17,15 @@ import { finishRun, getRun, insertRun, type NewRun } from './runs';
  * no run waits for it yet, records the run waiting for it. Returns the converge run's apply_id when
  * the run waits. Anything else is the lock's refusal (RunRefused, a 409).
  */
-export async function beginRunOrWait(db: Knex, name: string, run: NewRun): Promise<{ waitsFor?: string }> {
+export async function beginRunOrWait(
+  db: Knex,
+  name: string,
+  run: NewRun,
+  opts: {
+    /** Runs in the same transaction once the run is recorded (taking the lock or waiting): a plan is claimed once. */
+    within?: (trx: Knex.Transaction) => Promise<void>;
+  } = {},
+): Promise<{ waitsFor?: string }> {
   return db.transaction(async (trx) => {
     // The row lock orders two starts of the same incarnation: one takes the lock or waits, the other sees it.
     const inc = (await trx('incarnations').where({ name }).forUpdate().first()) as IncarnationRecord | undefined;
@@ -29,6 +38,7 @@ export async function beginRunOrWait(db: Knex, name: string, run: NewRun): Promi
         updated_at: trx.fn.now(),
       });
       await insertRun(trx, run);
+      await opts.within?.(trx);
       return {};
     }
     const current =
@@ -44,6 +54,7 @@ export async function beginRunOrWait(db: Knex, name: string, run: NewRun): Promi
       );
     await insertRun(trx, run);
     await trx('incarnation_runs').where({ apply_id: run.applyId }).update({ waits_for: current.apply_id });
+    await opts.within?.(trx);
     return { waitsFor: current.apply_id };
   });
 }

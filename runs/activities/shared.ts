@@ -13,6 +13,7 @@ import { NotLockHolder, RunGone } from './errors';
 import { actingExecution, fenceRun } from './fence';
 import { checkRunWorkflow } from '../../db/repos/run-lock';
 import { turnOf } from '../../db/repos/run-queue';
+import { recheckWaitedPlan } from '../../db/repos/plan-recheck';
 
 /** How often a waiting run looks whether the converge run before it ended (a database read). */
 const TURN_POLL_MS = 250;
@@ -22,7 +23,8 @@ import { finishPlan } from '../../db/repos/plans';
 import { createDriftActivities } from './drift';
 import { createRetentionActivities } from './retention';
 import { logRunEdge } from './run-log';
-import { locateWaiting } from './locate-wait';
+import { locateFirst, locateWaiting, RECENTLY_CONNECTED_MS } from './locate-wait';
+import { recentlyConnected } from '../../db/repos/presence';
 
 export function createSharedActivities(deps: SharedActivityDeps) {
   const { db } = deps;
@@ -42,7 +44,7 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       return renderRun(deps, applyId);
     },
 
-    /** Groups hosts by the keeper holding their stream; hosts with no live stream after `waitMs` are `unknown`. */
+    /** Groups hosts by the keeper holding their stream; hosts with no live stream after `waitMs` (first routing: see locateFirst) are `unknown`. */
     async resolveRoutes({
       applyId,
       sids,
@@ -55,7 +57,11 @@ export function createSharedActivities(deps: SharedActivityDeps) {
       waitMs?: number;
     }): Promise<Routes> {
       await guard(applyId, 'refuse', 'allow');
-      const kids = await locateWaiting(deps.locate, sids, waitMs);
+      // A re-routing waits for hosts that moved; a first routing only for souls connected moments ago.
+      const kids =
+        waitMs > 0
+          ? await locateWaiting(deps.locate, sids, waitMs)
+          : await locateFirst(deps.locate, (missing) => recentlyConnected(db, missing, RECENTLY_CONNECTED_MS), sids);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
       sids.forEach((sid, i) => {
@@ -166,6 +172,17 @@ export function createSharedActivities(deps: SharedActivityDeps) {
         ctx.heartbeat('waiting');
         await ctx.sleep(TURN_POLL_MS);
       }
+    },
+
+    /**
+     * A plan applied behind a converge run, once its turn came: null when the plan still holds, else
+     * the stale plan's error, the run ended with it and the incarnation `ready` (db/repos/plan-recheck.ts).
+     */
+    async recheckWaitedPlan({ applyId }: { applyId: string }): Promise<string | null> {
+      await guard(applyId, 'allow');
+      const stale = await recheckWaitedPlan(db, applyId);
+      if (stale !== null) await logRunEdge(deps, applyId, 'ended');
+      return stale;
     },
 
     ...createDriftActivities(deps),

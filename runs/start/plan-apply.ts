@@ -1,14 +1,18 @@
 // Applying exactly a plan (docs/plans.md; POST /v1/incarnations/{name}/runs {plan_id}, and drift
-// repair). Refused as a conflict before anything is recorded when the plan cannot be applied as it was seen: not ready (still
-// checking, or a host failed its check), applied already, expired, or stale (another run committed
-// since the plan was made). Otherwise the run is recorded with the plan's operation, input and
-// pinned commit, and the plan is claimed in the same transaction that takes the lock, so two
-// concurrent applies of one plan start one run. The run adopts the plan's steps (no new render)
-// and checks each host again before its first step. The plan of a create makes the incarnation
-// when it is applied (one transaction: the incarnation, the run, the claim).
+// repair). Refused as a conflict before anything is recorded when the plan cannot be applied as it
+// was seen: not ready (still checking, or a host failed its check), applied already, expired, or
+// stale (another run committed since the plan was made). Otherwise the run is recorded with the
+// plan's operation, input and pinned commit, and the plan is claimed in the same transaction that
+// takes the lock, so two concurrent applies of one plan start one run. While the converger's run
+// holds the incarnation, the run is recorded waiting for it (`waits_for`, as an operator's run) and
+// the plan is checked again when its turn comes (db/repos/plan-recheck.ts): a stale plan never
+// applies. The run adopts the plan's steps (no new render) and checks each host again before its
+// first step. The plan of a create makes the incarnation when it is applied (one transaction: the
+// incarnation, the run, the claim).
 import type { Knex } from 'knex';
-import { beginRun, createIncarnation } from '../../db/repos/incarnations';
+import { createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
+import { beginRunOrWait } from '../../db/repos/run-queue';
 import { getRun } from '../../db/repos/runs';
 import { getVersion } from '../../db/repos/service-versions';
 import { newApplyId } from '../apply-id';
@@ -98,6 +102,8 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
     planId,
     service: inc.service,
   };
-  await beginRun(deps.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
-  return startRun(deps, run);
+  // Behind the converger's run it waits like an operator's run (db/repos/run-queue.ts), claiming the
+  // plan now; when its turn comes the plan is checked again against what that run did (plan-recheck.ts).
+  const { waitsFor } = await beginRunOrWait(deps.db, inc.name, run, { within: (trx) => claim(trx, applyId) });
+  return startRun(deps, run, waitsFor);
 }

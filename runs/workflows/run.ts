@@ -108,6 +108,16 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
         `converge run ${input.waitsFor}, which this run waited for, did not leave the incarnation ready; nothing was run`,
       );
     }
+    // A plan applied behind the converge run: checked again against what that run did, before
+    // anything is rendered or sent; a stale one ends the run refused (db/repos/plan-recheck.ts).
+    const stale = input.planId ? await short.recheckWaitedPlan({ applyId }) : null;
+    if (stale !== null) {
+      progress.phase = 'done';
+      return failedRun<RunResult>(
+        { applyId, status: 'failed', phase: 'wait', hosts: { ...progress.hosts, skipped: 0 } },
+        stale,
+      );
+    }
     progress.phase = 'render';
   }
   const render = await shared.renderRun({ applyId });

@@ -2,7 +2,8 @@
 // hosts in one run"), on the real stack with real souls: it is accepted (202 naming the converge run
 // it waits for), starts when that run ends, and covers every host of the covens, the new ones
 // included; a second operator's run meanwhile is the lock's 409. When the converge run locks the
-// incarnation, the waiting run ends failed with the reason and runs nothing. An upgrade waits the same way.
+// incarnation, the waiting run ends failed with the reason and runs nothing. An upgrade waits the same
+// way, and migrates nothing when that run locks.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,8 +11,10 @@ import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig } from '../agents/harness';
 import { cleanupKeeperFiles } from '../support/keeper';
+import { convergeRunning, runsOf, writeSlowService } from './slow-service';
 import {
   api,
+  commitVersion3,
   gitRepoFrom,
   initRunKeeper,
   settled,
@@ -22,50 +25,6 @@ import {
   type KeeperProcess,
   type TestSoul,
 } from './keeper';
-
-const SLOW_STEPS = 3;
-
-const runsOf = async (k: Parameters<typeof api>[0], name: string) =>
-  (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
-const convergeRunning = (k: Parameters<typeof api>[0], name: string) =>
-  waitFor(
-    `a converge run of ${name} in flight`,
-    async () => (await runsOf(k, name)).find((r) => Array.isArray(r.target_sids) && r.status === 'running'),
-    30_000,
-    100,
-  );
-
-// Each file is written by the first send and confirmed by a second one 2 s later (`until:`): about
-// 2 s per step, so the converge run is still in flight when the operator's run arrives.
-function writeSlowService(dir: string): void {
-  fs.mkdirSync(path.join(dir, 'scenario', 'create'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'service.yml'), 'name: slownote\nstate_schema_version: 1\n');
-  const tasks = Array.from(
-    { length: SLOW_STEPS },
-    (_, i) => `  - name: note ${i}
-    module: core.file.present
-    params:
-      path: "\${input.root}/\${soulprint.self.fqdn}/note${i}"
-      content: "\${input.greeting}\\n"
-      mode: "0644"
-    until: "result.changed == false"
-    retries: 3
-    delay: 2
-`,
-  ).join('');
-  fs.writeFileSync(
-    path.join(dir, 'scenario', 'create', 'main.yml'),
-    `description: Slow notes.
-input:
-  root: {type: string}
-  greeting: {type: string}
-state_changes:
-  sets:
-    greeting: "\${input.greeting}"
-tasks:
-${tasks}`,
-  );
-}
 
 describe('runs: an operator run during a converge run waits for it instead of a 409', function () {
   this.timeout(240_000);
@@ -93,6 +52,16 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     await k?.stop();
     fs.rmSync(root, { recursive: true, force: true });
   });
+  /** A soul whose sid the test chose (an incarnation's `stall` names it), registered, onboarded and connected. */
+  const connectSoul = async (sid: string, coven: string) => {
+    const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: [coven] });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    const dir = path.join(root, 'souls-stalled', sid);
+    const config = writeSoulConfig(dir, sid, [endpointOf(k)]);
+    assert.equal((await soulInit(sid, config, reg.body.bootstrap_token)).code, 0);
+    souls.push({ sid, config, dir, run: soulRun(sid, config) });
+    await waitForStatus(k, sid, 'connected', 20_000);
+  };
 
   it('is accepted naming the converge run, ends ready on every host (the new ones too); a second run is 409', async () => {
     const created = await api(k, 'POST', '/v1/incarnations', {
@@ -152,13 +121,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-lock')).status, 'ready');
 
-    const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: ['api'] });
-    assert.equal(reg.status, 201, JSON.stringify(reg.body));
-    const dir = path.join(root, 'souls-stalled', sid);
-    const config = writeSoulConfig(dir, sid, [endpointOf(k)]);
-    assert.equal((await soulInit(sid, config, reg.body.bootstrap_token)).code, 0);
-    souls.push({ sid, config, dir, run: soulRun(sid, config) });
-    await waitForStatus(k, sid, 'connected', 20_000);
+    await connectSoul(sid, 'api');
     const converge = await convergeRunning(k, 'wait-lock');
 
     const run = await api(k, 'POST', '/v1/incarnations/wait-lock/runs', { operation: 'create' });
@@ -234,6 +197,53 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     const inc = await settled(k, 'wait-up');
     assert.equal(inc.status, 'ready');
     assert.equal(inc.apply_id, up.body.apply_id, 'the upgrade was the last run');
+  });
+
+  it('an upgrade ends failed, migrating nothing, when the converge run it waited for locks the incarnation', async () => {
+    const sid = uniqueSid('stalled-up');
+    const created = await api(k, 'POST', '/v1/incarnations', {
+      name: 'wait-up-lock',
+      service: 'lifecycle',
+      covens: ['api-up'],
+      input: { root, greeting: 'hi', stall: sid },
+      allow_empty: true,
+    });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await settled(k, 'wait-up-lock')).status, 'ready');
+    // The version to upgrade to has two migrations (state_schema_version 1 -> 3).
+    commitVersion3(path.join(root, 'lifecycle.git'));
+    const published = await api(k, 'POST', '/v1/services/lifecycle/versions', { ref: 'v3' });
+    assert.equal(published.status, 201, JSON.stringify(published.body));
+    const before = (await api(k, 'GET', '/v1/incarnations/wait-up-lock')).body;
+
+    await connectSoul(sid, 'api-up');
+    const converge = await convergeRunning(k, 'wait-up-lock');
+    const up = await api(k, 'POST', '/v1/incarnations/wait-up-lock/upgrade', { version: 'v3' });
+    assert.equal(up.status, 202, JSON.stringify(up.body));
+    assert.equal(up.body.waits_for, converge.apply_id);
+
+    assert.equal((await settled(k, 'wait-up-lock', 120_000)).status, 'error_locked');
+    const report = await waitFor(
+      'the waiting upgrade to end',
+      async () => {
+        const r = (await api(k, 'GET', `/v1/incarnations/wait-up-lock/runs/${up.body.apply_id}`)).body;
+        return r.status !== 'running' ? r : undefined;
+      },
+      30_000,
+      200,
+    );
+    assert.equal(report.status, 'failed');
+    assert.match(report.error, new RegExp(`converge run ${converge.apply_id}.*error_locked; nothing was run`));
+    const inc = (await api(k, 'GET', '/v1/incarnations/wait-up-lock')).body;
+    assert.equal(inc.status, 'error_locked');
+    assert.deepEqual(
+      [inc.state_schema_version, inc.version, inc.state],
+      [before.state_schema_version, before.version, before.state],
+      'nothing was migrated: schema version, version and state as before',
+    );
+    assert.equal(inc.state_schema_version, 1);
+    const hist = (await api(k, 'GET', '/v1/incarnations/wait-up-lock/history')).body.items;
+    assert.ok(!hist.some((h: any) => h.operation === 'upgrade'), 'no upgrade in the history');
   });
 });
 

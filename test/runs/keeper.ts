@@ -134,3 +134,22 @@ export function gitRepoFrom(src: string, dir: string, tag: string): string {
   git('tag', tag);
   return `file://${dir}`;
 }
+
+/** The lifecycle service's next version in its test repository, tagged v3: state_schema_version 3 and its two migrations. */
+export function commitVersion3(repo: string): void {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
+      cwd: repo,
+      stdio: 'pipe',
+    });
+  fs.cpSync(
+    path.join(repoRoot(), 'test', 'fixtures', 'services', 'lifecycle.v3', 'migrations'),
+    path.join(repo, 'migrations'),
+    { recursive: true },
+  );
+  const yml = path.join(repo, 'service.yml');
+  fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 3'));
+  git('add', '-A');
+  git('commit', '-q', '-m', 'state_schema_version 3');
+  git('tag', 'v3');
+}

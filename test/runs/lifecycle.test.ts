@@ -3,28 +3,21 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { recordHistories } from './histories';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import {
+  api,
+  commitVersion3,
+  gitRepoFrom,
+  settled,
+  startRunKeeper,
+  startSouls,
+  tempDir,
+  type TestSoul,
+} from './keeper';
 
 const FIXTURES = path.join(repoRoot(), 'test', 'fixtures', 'services');
-
-/** The service's next version, tagged v3: state_schema_version 3 and its two migrations. */
-function commitVersion3(repo: string): void {
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@keeper.test', ...args], {
-      cwd: repo,
-      stdio: 'pipe',
-    });
-  fs.cpSync(path.join(FIXTURES, 'lifecycle.v3', 'migrations'), path.join(repo, 'migrations'), { recursive: true });
-  const yml = path.join(repo, 'service.yml');
-  fs.writeFileSync(yml, fs.readFileSync(yml, 'utf8').replace('state_schema_version: 1', 'state_schema_version: 3'));
-  git('add', '-A');
-  git('commit', '-q', '-m', 'state_schema_version 3');
-  git('tag', 'v3');
-}
 
 describe('incarnation runs: create, re-run, lock, unlock with retry, render error, upgrade', function () {
   this.timeout(300_000);

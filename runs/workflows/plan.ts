@@ -19,8 +19,7 @@ const shared = proxyActivities<SharedActivities>({
 export async function incarnationPlan(input: PlanWorkflowInput): Promise<PlanResult> {
   const applyId = input.planId;
   const render = await shared.renderRun({ applyId });
-  if (!render.ok)
-    return shared.finishPlan({ applyId, reason: renderFailedReason(render) });
+  if (!render.ok) return shared.finishPlan({ applyId, reason: renderFailedReason(render) });
   if (render.sids.length > 0) await dispatchBatch(shared, { applyId, sids: render.sids, batch: 1 });
   return shared.finishPlan({ applyId });
 }

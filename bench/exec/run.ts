@@ -12,27 +12,26 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { api, endpointOf, uniqueSid, waitFor } from '../../test/agents/harness';
-import { spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
-import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../../test/support/keeper';
+import { endpointOf, waitFor } from '../../test/agents/harness';
+import { spawnKeeper } from '../../test/runs/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { median } from '../fleet/timeline';
 import { SoulProcesses } from '../fleet/souls';
-import { pool } from '../pool';
+import {
+  cleanupRig,
+  connectedCount,
+  grow,
+  guardRig,
+  initBenchKeeper,
+  sizesFromArgs,
+  type SoulRig as Rig,
+} from '../support/rig';
 import { timeExecution } from './time-execution';
 
 const REPS = 5;
-const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once only queue on 2 cores
 const round = (x: number, d = 0) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 const progress = (line: string) => process.stderr.write(`exec: ${line}\n`);
 const stats = (xs: number[]) => ({ median: round(median(xs)), max: round(Math.max(...xs)) });
-
-interface Rig {
-  k: InitializedKeeper;
-  keeper: KeeperProcess;
-  souls: SoulProcesses;
-  root: string;
-}
 
 /** `keeperctl exec --yes --cmd -- true` on the coven: wall time of the command, node start-up included. */
 function keeperctl(rig: Rig, n: number): Promise<number> {
@@ -57,66 +56,22 @@ function keeperctl(rig: Rig, n: number): Promise<number> {
   });
 }
 
-async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<void> {
-  await pool(
-    Array.from({ length: to - from }, (_, i) => from + i),
-    ONBOARD_CONCURRENCY,
-    async (i) => {
-      const sid = uniqueSid(`exec${i + 1}`);
-      const r = await api(rig.k, 'POST', '/v1/souls', {
-        sid,
-        transport: 'agent',
-        covens: sizes.filter((n) => i < n).map((n) => `n${n}`),
-      });
-      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-      await rig.souls.init(sid, r.body.bootstrap_token as string);
-      rig.souls.run(sid);
-      progress(`onboarding ${i + 1}/${to}`);
-    },
-  );
-  await waitFor(
-    `${to} souls connected`,
-    async () => {
-      const r = await api(rig.k, 'GET', `/v1/souls?coven=n${to}&counts=true&limit=1`);
-      return ((r.body?.counts?.connected as number | undefined) ?? 0) >= to;
-    },
-    600_000,
-    250,
-  );
-}
-
 async function main(): Promise<void> {
-  const sizes = [
-    ...new Set(
-      process.argv
-        .slice(2)
-        .map(Number)
-        .filter((x) => Number.isInteger(x) && x > 0),
-    ),
-  ].sort((a, b) => a - b);
-  if (sizes.length === 0) sizes.push(10, 50);
+  const sizes = sizesFromArgs([10, 50]);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-exec-'));
   const rig: Partial<Rig> = { root };
-  process.on('exit', () => {
-    rig.souls?.killNow();
-    rig.keeper?.child.kill('SIGKILL');
-  });
+  const guard = guardRig(rig, () => cleanupRig(rig), progress);
   const loadStart = os.loadavg().map((x) => round(x, 2));
   try {
-    // A 15 s presence lease as bench/fleet: N souls share two cores with the keeper here.
-    rig.k = await initTestKeeper({
-      mutate: (doc) => {
-        doc.reaper = { lease_ttl: '15s' };
-        doc.logging = { level: 'warn' };
-      },
-    });
+    rig.k = await initBenchKeeper(); // its 15 s lease: N souls share two cores with the keeper here
     rig.keeper = await spawnKeeper(rig.k);
     rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
     const r = rig as Rig;
     const results: Record<string, unknown>[] = [];
     let have = 0;
     for (const n of sizes) {
-      await grow(r, have, n, sizes);
+      await grow(r, { from: have, to: n, sizes }, 'exec', progress);
+      await waitFor(`${n} souls connected`, async () => (await connectedCount(r, `n${n}`)) >= n, 600_000, 250);
       have = n;
       progress(`N=${n}: every soul connected; settling 5 s`);
       await new Promise((res) => setTimeout(res, 5000));
@@ -163,13 +118,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
     progress(`wrote ${out}`);
   } finally {
-    await rig.souls?.stop().catch(() => undefined);
-    if (rig.keeper) {
-      rig.keeper.child.kill('SIGTERM');
-      await rig.keeper.exited;
-    }
-    if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
-    fs.rmSync(root, { recursive: true, force: true });
+    await guard.finish();
   }
 }
 

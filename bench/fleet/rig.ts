@@ -5,30 +5,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { api, endpointOf, uniqueSid, waitFor } from '../../test/agents/harness';
-import { spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
-import { cleanupKeeperFiles, initTestKeeper, type InitializedKeeper } from '../../test/support/keeper';
+import { api, endpointOf, waitFor } from '../../test/agents/harness';
+import { spawnKeeper } from '../../test/runs/keeper';
 import { stackFile } from '../../test/support/stack-env';
 import { connectStackTemporal } from '../../test/support/temporal-client';
-import { pool } from '../pool';
+import { cleanupRig, initBenchKeeper, type SoulRig } from '../support/rig';
 import { DbCounter } from './db-count';
 import { cpuTimes, pidsNamed, sumCpu } from './proc';
 import { SoulProcesses, type RunningSoul } from './souls';
 import { median } from './timeline';
 
-export const ONBOARD_CONCURRENCY = 4; // `soul init` is a node start-up: more at once only queue on 2 cores
 export const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const progress = (line: string) => process.stderr.write(`fleet: ${line}\n`);
 export const stats = (xs: number[], d = 0) => ({ median: round(median(xs), d), max: round(Math.max(...xs), d) });
 
-export interface Rig {
-  k: InitializedKeeper;
-  keeper: KeeperProcess;
-  souls: SoulProcesses;
+export interface Rig extends SoulRig {
   db: DbCounter;
   temporal: Client;
-  root: string;
   temporalPid: number | null;
 }
 
@@ -52,17 +46,7 @@ export function cpuNow(rig: Rig) {
  * by one, so that a clean-up during the start finds what was started.
  */
 export async function startRig(rig: Partial<Rig> & { root: string }): Promise<Rig> {
-  // The shipped reaper but a 15 s lease (the shipped one is 3.5 s): on a fleet every soul has its own
-  // machine, here 100 souls share two cores with the keeper, and in a run's first burst a soul
-  // waits seconds for a core, misses its heartbeats and is closed as silent (measured: 43 of 100).
-  // The benchmark measures runs, not presence (bench/presence and test/faults do). Warnings kept
-  // for the log tail of a failure.
-  rig.k = await initTestKeeper({
-    mutate: (doc) => {
-      doc.reaper = { lease_ttl: '15s' };
-      doc.logging = { level: 'warn' };
-    },
-  });
+  rig.k = await initBenchKeeper(); // its 15 s lease: 100 souls share two cores here
   rig.keeper = await spawnKeeper(rig.k);
   rig.souls = new SoulProcesses(path.join(rig.root, 'souls'), endpointOf(rig.k));
   rig.db = await DbCounter.open(rig.k.db.dsn);
@@ -88,45 +72,10 @@ export async function registryConnected(rig: Rig, soul: RunningSoul): Promise<nu
   return Date.now() - soul.spawnedAt;
 }
 
-/** Registers, onboards and starts souls [from, to) with the covens of every size they belong to. */
-export async function grow(rig: Rig, from: number, to: number, sizes: number[]): Promise<RunningSoul[]> {
-  const started: RunningSoul[] = [];
-  let done = from;
-  await pool(
-    Array.from({ length: to - from }, (_, i) => from + i),
-    ONBOARD_CONCURRENCY,
-    async (i) => {
-      const sid = uniqueSid(`fleet${i + 1}`);
-      const r = await api(rig.k, 'POST', '/v1/souls', {
-        sid,
-        transport: 'agent',
-        covens: sizes.filter((n) => i < n).map((n) => `n${n}`),
-      });
-      if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-      await rig.souls.init(sid, r.body.bootstrap_token as string);
-      started.push(rig.souls.run(sid));
-      progress(`onboarding ${++done}/${to}`);
-    },
-  );
-  return started;
-}
-
-export async function connectedCount(rig: Rig, coven: string): Promise<number> {
-  const r = await api(rig.k, 'GET', `/v1/souls?coven=${coven}&counts=true&limit=1`);
-  return (r.body?.counts?.connected as number | undefined) ?? 0;
-}
-
 /** Stops the souls and the keeper and removes its database, secret and files: what `rig` holds so far. */
 export async function cleanup(rig: Partial<Rig>): Promise<void> {
-  await rig.souls?.stop().catch(() => undefined);
-  if (rig.keeper) {
-    rig.keeper.child.kill('SIGTERM');
-    const killer = setTimeout(() => rig.keeper?.child.kill('SIGKILL'), 10_000);
-    await rig.keeper.exited;
-    clearTimeout(killer);
-  }
-  await rig.db?.close();
-  await rig.temporal?.connection.close().catch(() => undefined);
-  if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
-  if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
+  await cleanupRig(rig, async () => {
+    await rig.db?.close();
+    await rig.temporal?.connection.close().catch(() => undefined);
+  });
 }

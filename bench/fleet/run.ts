@@ -25,19 +25,8 @@ import { gitRepoFrom } from '../../test/runs/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { FLUSH_MS, delta, idleRate, type DbSnapshot } from './db-count';
 import { rssMb } from './proc';
-import {
-  cleanup,
-  connectedCount,
-  grow,
-  ONBOARD_CONCURRENCY,
-  progress,
-  registryConnected,
-  type Rig,
-  round,
-  sleep,
-  startRig,
-  stats,
-} from './rig';
+import { connectedCount, grow, guardRig, ONBOARD_CONCURRENCY, sizesFromArgs } from '../support/rig';
+import { cleanup, progress, registryConnected, type Rig, round, sleep, startRig, stats } from './rig';
 import { type RunningSoul } from './souls';
 import { RunFailed, timedRun, type Timed } from './timed-run';
 import { medianRecord, reportSegments, workflowTimes, type RunReport } from './timeline';
@@ -234,20 +223,9 @@ function targets(sizes: Record<number, any>, idle: any) {
     ),
   };
 }
-/** Set by SIGINT/SIGTERM: the clean-up under way, which exits when done (main must not exit first). */
-let interrupted: Promise<void> | undefined;
-
 /** Writes bench/results/fleet.json; false when a size failed (its results then say why, and larger sizes are not tried). */
 async function main(): Promise<boolean> {
-  const sizes = [
-    ...new Set(
-      process.argv
-        .slice(2)
-        .map(Number)
-        .filter((x) => Number.isInteger(x) && x > 0),
-    ),
-  ].sort((a, b) => a - b);
-  if (sizes.length === 0) sizes.push(1, 10, 100);
+  const sizes = sizesFromArgs([1, 10, 100]);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-fleet-'));
   const out = path.join(repoRoot(), 'bench', 'results', 'fleet.json');
   const machine = {
@@ -258,19 +236,8 @@ async function main(): Promise<boolean> {
   };
   const rig: Partial<Rig> & { root: string } = { root };
   let ok = true;
-  // Whatever ends this process, no soul is left running: groups are killed synchronously on exit,
-  // and a signal first gets the orderly clean-up (keeper database and secret too).
-  process.on('exit', () => {
-    rig.souls?.killNow();
-    rig.keeper?.child.kill('SIGKILL');
-  });
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
-    progress(`${sig}: cleaning up`);
-    interrupted = cleanup(rig).finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Whatever ends this process, no soul is left running (keeper database and secret cleaned too).
+  const guard = guardRig(rig, () => cleanup(rig), progress);
   try {
     progress(`starting a keeper; sizes ${sizes.join(' ')}`);
     const r = await startRig(rig);
@@ -283,7 +250,7 @@ async function main(): Promise<boolean> {
     const svc = await api(r.k, 'POST', '/v1/services', { name: 'fleet', git: url, ref: 'v1' });
     if (svc.status !== 201) throw new Error(`POST /v1/services: ${svc.status} ${JSON.stringify(svc.body)}`);
 
-    const [firstSoul] = await grow(r, 0, 1, sizes);
+    const [firstSoul] = await grow(r, { from: 0, to: 1, sizes }, 'fleet', progress);
     const idle = await idleSoul(r, firstSoul!);
     const results: Record<number, Record<string, unknown>> = {};
     let have = 1;
@@ -291,7 +258,7 @@ async function main(): Promise<boolean> {
       let onboarding: Record<string, unknown> | undefined;
       if (n > have) {
         const t0 = Date.now();
-        const started = await grow(r, have, n, sizes);
+        const started = await grow(r, { from: have, to: n, sizes }, 'fleet', progress);
         await waitFor(`${n} souls connected`, async () => (await connectedCount(r, `n${n}`)) >= n, 300_000, 250);
         await waitFor(
           'every connected log line',
@@ -353,8 +320,7 @@ async function main(): Promise<boolean> {
     progress(`wrote ${out}`);
     return ok;
   } finally {
-    if (!interrupted) await cleanup(rig);
-    else await interrupted;
+    await guard.finish();
   }
 }
 

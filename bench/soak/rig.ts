@@ -8,21 +8,17 @@ import yaml from 'js-yaml';
 import type { Client as PgClient } from 'pg';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { api, uniqueSid, waitFor } from '../../test/agents/harness';
-import { spawnKeeper, type KeeperProcess } from '../../test/runs/keeper';
-import { cleanupKeeperFiles, type InitializedKeeper } from '../../test/support/keeper';
+import { spawnKeeper } from '../../test/runs/keeper';
 import { freePort } from '../../test/support/ports';
 import type { SoulProcesses, RunningSoul } from '../fleet/souls';
+import { cleanupRig, onboard, stopKeeper, type SoulRig } from '../support/rig';
 import { inspectFlag } from './inspector-gc';
 
-export interface Rig {
-  k: InitializedKeeper;
-  keeper: KeeperProcess;
+export interface Rig extends SoulRig {
   /** The keeper's inspector port in the forced mode. */
   keeperInspect?: number;
-  souls: SoulProcesses;
   pg: PgClient;
   temporal: TemporalClient;
-  root: string;
   fixed: { soul: RunningSoul; metrics: string; inspect?: number }[];
   joiner?: RunningSoul;
   restarts: number;
@@ -37,11 +33,10 @@ export async function withMetrics(souls: SoulProcesses, sid: string): Promise<st
   return `http://127.0.0.1:${port}/metrics`;
 }
 
-export async function onboard(rig: Pick<Rig, 'k' | 'souls'>, name: string, covens: string[]): Promise<string> {
+/** Registers and onboards a soul named after `name` (made unique); its SID. */
+export async function onboardNew(rig: Pick<Rig, 'k' | 'souls'>, name: string, covens: string[]): Promise<string> {
   const sid = uniqueSid(name);
-  const r = await api(rig.k, 'POST', '/v1/souls', { sid, transport: 'agent', covens });
-  if (r.status !== 201) throw new Error(`POST /v1/souls: ${r.status} ${JSON.stringify(r.body)}`);
-  await rig.souls.init(sid, r.body.bootstrap_token as string);
+  await onboard(rig, sid, covens);
   return sid;
 }
 
@@ -88,10 +83,7 @@ export async function startKeeper(rig: Partial<Rig> & Pick<Rig, 'k'>, forceGc: b
 }
 
 export async function restartKeeper(rig: Rig, forceGc: boolean): Promise<void> {
-  rig.keeper.child.kill('SIGTERM');
-  const killer = setTimeout(() => rig.keeper.child.kill('SIGKILL'), 15_000);
-  await rig.keeper.exited;
-  clearTimeout(killer);
+  await stopKeeper(rig.keeper, 15_000);
   await startKeeper(rig, forceGc);
   rig.restarts += 1;
   for (const { soul } of rig.fixed) await connected(rig, soul.sid, soul);
@@ -106,7 +98,7 @@ export async function joinOrLeave(rig: Rig, counts: Record<string, number>): Pro
     if (r.status !== 204) throw new Error(`DELETE /v1/souls/${sid}: ${r.status} ${JSON.stringify(r.body)}`);
     counts.left = (counts.left ?? 0) + 1;
   } else {
-    const sid = await onboard(rig, 'soakjoin', ['soak']);
+    const sid = await onboardNew(rig, 'soakjoin', ['soak']);
     rig.joiner = rig.souls.run(sid);
     await connected(rig, sid, rig.joiner);
     counts.joined = (counts.joined ?? 0) + 1;
@@ -135,15 +127,8 @@ export async function cleanup(rig: Partial<Rig>): Promise<void> {
       .delete()
       .catch(() => undefined);
   }
-  await rig.souls?.stop().catch(() => undefined);
-  if (rig.keeper) {
-    rig.keeper.child.kill('SIGTERM');
-    const killer = setTimeout(() => rig.keeper?.child.kill('SIGKILL'), 10_000);
-    await rig.keeper.exited;
-    clearTimeout(killer);
-  }
-  await rig.pg?.end().catch(() => undefined);
-  await rig.temporal?.connection.close().catch(() => undefined);
-  if (rig.k) await cleanupKeeperFiles(rig.k).catch(() => undefined);
-  if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
+  await cleanupRig(rig, async () => {
+    await rig.pg?.end().catch(() => undefined);
+    await rig.temporal?.connection.close().catch(() => undefined);
+  });
 }

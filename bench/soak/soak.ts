@@ -21,10 +21,10 @@ import { Client as PgClient } from 'pg';
 import { Client as TemporalClient } from '@temporalio/client';
 import { api, endpointOf } from '../../test/agents/harness';
 import { gitRepoFrom } from '../../test/runs/keeper';
-import { initTestKeeper } from '../../test/support/keeper';
 import { repoRoot } from '../../test/support/repo';
 import { connectStackTemporal } from '../../test/support/temporal-client';
 import { SoulProcesses } from '../fleet/souls';
+import { guardRig, initBenchKeeper } from '../support/rig';
 import type { SeriesVerdict } from './analyse';
 import { collectGarbage, takeHeapSnapshot } from './inspector-gc';
 import {
@@ -32,7 +32,7 @@ import {
   connected,
   inspectorFor,
   joinOrLeave,
-  onboard,
+  onboardNew,
   restartKeeper,
   settle,
   startKeeper,
@@ -202,28 +202,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rig: Partial<Rig> = { root, fixed: [], restarts: 0 };
   // An interrupted soak must not leave souls running or drift schedules firing on the shared server:
   // a signal gets the orderly clean-up, and whatever ends the process kills the souls' groups.
-  const onExit = () => {
-    rig.souls?.killNow();
-    rig.keeper?.child.kill('SIGKILL');
-  };
-  let interrupted = false;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    progress(`${sig}: cleaning up`);
-    void cleanup(rig).finally(() => process.exit(130));
-  };
-  process.on('exit', onExit);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const guard = guardRig(rig, () => cleanup(rig), progress);
   try {
-    // The shipped reaper but a 15 s lease, as bench/fleet: the souls share two cores with the keeper.
-    rig.k = await initTestKeeper({
-      mutate: (doc) => {
-        doc.reaper = { lease_ttl: '15s' };
-        doc.logging = { level: 'warn' };
-      },
-    });
+    rig.k = await initBenchKeeper(); // its 15 s lease: the souls share two cores with the keeper
     await startKeeper(rig as Partial<Rig> & Pick<Rig, 'k'>, o.forceGc);
     rig.souls = new SoulProcesses(path.join(root, 'souls'), endpointOf(rig.k));
     rig.pg = new PgClient({ connectionString: rig.k.db.dsn });
@@ -245,7 +226,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
     for (let i = 0; i < o.souls; i++) {
       // The first soul alone also carries motd (its files are not per host, so one host only).
-      const sid = await onboard(r, `soak${i + 1}`, i === 0 ? ['soak', 'motd'] : ['soak']);
+      const sid = await onboardNew(r, `soak${i + 1}`, i === 0 ? ['soak', 'motd'] : ['soak']);
       const metrics = await withMetrics(r.souls, sid);
       const inspector = await inspectorFor(o.forceGc);
       const soul = r.souls.run(sid, inspector.flags);
@@ -360,9 +341,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       summary: summaryLines(judged.verdicts),
     };
   } finally {
-    process.off('exit', onExit);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    if (!interrupted) await cleanup(rig);
+    await guard.finish();
   }
 }

@@ -7,6 +7,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared';
 import { dispatchBatch } from './dispatch-batch';
+import { renderFailedReason } from './render-failed';
 import type { PlanResult, PlanWorkflowInput } from '../messages';
 
 const shared = proxyActivities<SharedActivities>({
@@ -18,11 +19,7 @@ const shared = proxyActivities<SharedActivities>({
 export async function incarnationPlan(input: PlanWorkflowInput): Promise<PlanResult> {
   const applyId = input.planId;
   const render = await shared.renderRun({ applyId });
-  if (!render.ok)
-    return shared.finishPlan({
-      applyId,
-      reason: `render failed with ${render.errorCount} error(s)${render.kid ? ` (rendered on keeper ${render.kid})` : ''}`,
-    });
+  if (!render.ok) return shared.finishPlan({ applyId, reason: renderFailedReason(render) });
   if (render.sids.length > 0) await dispatchBatch(shared, { applyId, sids: render.sids, batch: 1 });
   return shared.finishPlan({ applyId });
 }

@@ -26,6 +26,7 @@ import type { SharedActivities } from '../activities/shared';
 import { awaitTurn } from './turn';
 import { batchSize, splitBatches } from './batches';
 import { dispatchBatch } from './dispatch-batch';
+import { renderFailedReason } from './render-failed';
 import { approveSignal, cancelReason, cancelSignal, waitAtGate } from './gate';
 import type { BatchOutcome, RunProgress, RunResult, RunWorkflowInput, ShardInput } from '../messages';
 
@@ -122,9 +123,7 @@ export async function incarnationRun(input: RunWorkflowInput): Promise<RunResult
   }
   const render = await shared.renderRun({ applyId });
   if (!render.ok) {
-    // Naming the keeper that rendered: keepers of a cluster may differ in what they can load (issue 33).
-    const on = render.kid ? ` (rendered on keeper ${render.kid})` : '';
-    const reason = `render failed with ${render.errorCount} error(s); nothing was applied${on}`;
+    const reason = renderFailedReason(render, '; nothing was applied');
     await short.lockRun({ applyId, reason, phase: 'render' });
     progress.phase = 'done';
     return failedRun<RunResult>(

@@ -16,6 +16,24 @@ export function incarnationsTests(rig: KeeperctlRig): void {
   before(() => {
     ({ root, souls } = rig.state);
   });
+  /** `incarnations create NAME <service> --coven edge`, its files under `out`: one to delete. */
+  const createOnEdge = async (name: string, service: string[], out: string) =>
+    ok(
+      await ctl([
+        'incarnations',
+        'create',
+        name,
+        ...service,
+        '--coven',
+        'edge',
+        '--input',
+        `root=${out}`,
+        '--input',
+        'package=git',
+        '-o',
+        'json',
+      ]),
+    );
   it('incarnations drift --interval 2s checks on a schedule (get shows in_sync), --off stops; neither is a usage error', async () => {
     const neither = await ctl(['incarnations', 'drift', 'motd-edge']);
     assert.equal(neither.code, 2, neither.stderr);
@@ -113,23 +131,7 @@ export function incarnationsTests(rig: KeeperctlRig): void {
       ]),
     );
     const gone = path.join(root, 'out-gone');
-    ok(
-      await ctl([
-        'incarnations',
-        'create',
-        'motd-gone',
-        '--service',
-        'motd-d',
-        '--coven',
-        'edge',
-        '--input',
-        `root=${gone}`,
-        '--input',
-        'package=git',
-        '-o',
-        'json',
-      ]),
-    );
+    await createOnEdge('motd-gone', ['--service', 'motd-d'], gone);
 
     const unasked = await ctl(['incarnations', 'delete', 'motd-gone']);
     assert.equal(unasked.code, 2, unasked.stderr);
@@ -151,25 +153,7 @@ export function incarnationsTests(rig: KeeperctlRig): void {
     );
 
     const forcedOut = path.join(root, 'out-forced');
-    ok(
-      await ctl([
-        'incarnations',
-        'create',
-        'motd-forced',
-        '--service',
-        'motd',
-        '--version',
-        'v3',
-        '--coven',
-        'edge',
-        '--input',
-        `root=${forcedOut}`,
-        '--input',
-        'package=git',
-        '-o',
-        'json',
-      ]),
-    );
+    await createOnEdge('motd-forced', ['--service', 'motd', '--version', 'v3'], forcedOut);
     const created = JSON.parse((await ctl(['incarnations', 'get', 'motd-forced', '-o', 'json'])).stdout);
     assert.deepEqual(
       ['version', 'newer_version'].map((f) => created[f]),

@@ -60,42 +60,33 @@ export function soulsAddTests(rig: KeeperctlRig): void {
     const keyFile = path.join(dir, 'host.pub');
     const pinned = fs.readFileSync(keyFile, 'utf8').split(' ').slice(0, 2).join(' ');
     try {
-      const missing = await ctl([
-        'souls',
-        'add',
-        sid,
-        '--coven',
-        'build',
-        '--transport',
-        'ssh',
-        '--address',
-        '127.0.0.1',
-        '--user',
-        'root',
-        '--host-key',
-        `@${keyFile}`,
-      ]);
+      // `souls add` of an SSH host with its key pinned from the file; `more` after.
+      const addSsh = (...more: string[]) =>
+        ctl([
+          'souls',
+          'add',
+          sid,
+          '--coven',
+          'build',
+          '--transport',
+          'ssh',
+          '--address',
+          '127.0.0.1',
+          '--user',
+          'root',
+          '--host-key',
+          `@${keyFile}`,
+          ...more,
+        ]);
+      const missing = await addSsh();
       assert.equal(missing.code, 2, missing.stderr);
       assert.match(missing.stderr, /\/body\/ssh\/credential_ref/);
-      const add = await ctl([
-        'souls',
-        'add',
-        sid,
-        '--coven',
-        'build',
-        '--transport',
-        'ssh',
-        '--address',
-        '127.0.0.1',
+      const add = await addSsh(
         '--port',
         '9',
-        '--user',
-        'root',
-        '--host-key',
-        `@${keyFile}`,
         '--credential-ref',
         'secretstore:secret/keeper/services/nowhere#private_key',
-      ]);
+      );
       ok(add);
       assert.match(add.stdout, /reached over SSH as root@127\.0\.0\.1:9; no token/);
       assert.doesNotMatch(add.stdout, /kbt_/);

@@ -3,87 +3,23 @@
 // and the souls' ledgers untouched, the incarnation still `ready`); applying it changes exactly that;
 // a file edited on one host between plan and apply refuses that host with the drift and commits
 // nothing; a fresh plan then applies. A plan is applied once, only while it is fresh.
+// An upgrade's plan shows the migrations and migrates nothing. The plan of a create: plans-create.test.ts.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
-import { repoRoot } from '../support/repo';
-import { runKeeperctl } from '../support/keeperctl-process';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
-
-/** A small Debian package no test machine has: the plan shows it would be installed, the apply installs it. */
-const PACKAGE = 'hello';
-const installedVersion = () => {
-  const r = spawnSync('dpkg-query', ['-W', '-f', '${Status} ${Version}', PACKAGE], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.startsWith('install ok installed') ? r.stdout.split(' ').pop()! : null;
-};
-const removePackage = () => {
-  if (installedVersion() !== null) execFileSync('dpkg', ['--purge', PACKAGE], { stdio: 'pipe' });
-};
-const candidate = () =>
-  /Candidate:\s*(\S+)/.exec(execFileSync('apt-cache', ['policy', PACKAGE], { encoding: 'utf8' }))![1]!;
-
-/** Every file under a directory with its content: a soul's ledger before and after must be equal. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { api, settled, type TestSoul } from './keeper';
+import { candidate, installedVersion, PACKAGE, plansRig } from './plans-rig';
 
 describe('plans: plan, then apply exactly the plan', function () {
   this.timeout(300_000);
+  const { state, file, read, ledger, plan, host, ctl } = plansRig();
   let k: TestKeeper;
   let root: string;
   let souls: TestSoul[] = [];
-  const file = (s: TestSoul, name: string) => path.join(root, s.sid, name);
-  const read = (s: TestSoul, name: string) => fs.readFileSync(file(s, name), 'utf8');
-  const ledger = (s: TestSoul) => snapshot(path.join(s.dir, 'seed', 'ledger'));
-  const plan = async (body: Record<string, unknown>) => {
-    const r = await api(k, 'POST', '/v1/incarnations/shop/plans', body);
-    assert.equal(r.status, 202, JSON.stringify(r.body));
-    const got = await api(k, 'GET', `${r.body.plan}?wait=60s`);
-    assert.equal(got.status, 200, JSON.stringify(got.body));
-    return got.body;
-  };
-  const host = (p: any, s: TestSoul) => p.hosts.find((h: any) => h.sid === s.sid);
-  /** keeperctl against the test keeper, as an operator runs it. */
-  const ctl = (args: string[]) =>
-    runKeeperctl(args, { PATH: process.env['PATH'], HOME: root, KEEPER_URL: k.baseUrl, KEEPER_TOKEN: k.adminToken });
-
-  before(async () => {
-    removePackage();
-    root = tempDir('plans-');
-    const url = gitRepoFrom(
-      path.join(repoRoot(), 'test', 'fixtures', 'services', 'plan'),
-      path.join(root, 'plan.git'),
-      'v1',
-    );
-    k = await startRunKeeper();
-    souls = await startSouls(k, path.join(root, 'souls'), [['web', 'pkg'], ['web']]);
-    assert.equal((await api(k, 'POST', '/v1/services', { name: 'plan', git: url, ref: 'v1' })).status, 201);
-    const c = await api(k, 'POST', '/v1/incarnations', {
-      name: 'shop',
-      service: 'plan',
-      covens: ['web'],
-      input: { root, port: 80, greeting: 'hello' },
-    });
-    assert.equal(c.status, 202, JSON.stringify(c.body));
-    assert.equal((await settled(k, 'shop')).status, 'ready');
-  });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-    removePackage();
+  before(() => {
+    ({ k, root, souls } = state);
   });
 
   it('a plan shows the exact diffs of two files and one package, and applies nothing', async () => {
@@ -266,55 +202,6 @@ describe('plans: plan, then apply exactly the plan', function () {
       4,
       'no plan recorded for the refused request',
     );
-  });
-
-  it('the plan of a create: nothing exists until it is applied, then the incarnation is made with exactly its steps', async () => {
-    const [a] = souls as [TestSoul];
-    const dir = path.join(root, 'created');
-    const missing = await api(k, 'POST', '/v1/incarnations/fresh/plans', { operation: 'update' });
-    assert.equal(missing.status, 404);
-    assert.match(
-      missing.body.detail,
-      /to plan its create, send operation "create" with service and covens \(missing: service, covens\)/,
-    );
-    const p = await api(k, 'POST', '/v1/incarnations/fresh/plans', {
-      operation: 'create',
-      service: 'plan',
-      covens: ['pkg'],
-      input: { root: dir, port: 81 },
-    });
-    assert.equal(p.status, 202, JSON.stringify(p.body));
-    const plan = (await api(k, 'GET', `${p.body.plan}?wait=60s`)).body;
-    assert.equal(plan.status, 'ready', JSON.stringify(plan));
-    assert.deepEqual(
-      plan.hosts.map((h: any) => [h.sid, h.status]),
-      [[a.sid, 'changed']],
-    );
-    const conf = plan.hosts[0].steps[0];
-    assert.equal(conf.diff.created, true);
-    assert.match(
-      conf.diff.content.unified,
-      /^@@ -0,0 \+1,4 @@\n\+# managed by keeper\n\+name=app\n\+port=81\n\+workers=4\n$/m,
-    );
-    assert.equal((await api(k, 'GET', '/v1/incarnations/fresh')).status, 404, 'a plan creates nothing');
-    assert.equal(fs.existsSync(path.join(dir, a.sid)), false);
-    assert.deepEqual(
-      (await api(k, 'GET', '/v1/incarnations/fresh/plans')).body.items.map((x: any) => x.plan_id),
-      [plan.plan_id],
-    );
-    const exists = await api(k, 'POST', '/v1/incarnations/shop/plans', { operation: 'update', service: 'plan' });
-    assert.equal(exists.status, 400);
-    assert.deepEqual(exists.body.errors, [{ path: '/body/service', message: 'only for the plan of a create' }]);
-
-    const run = await api(k, 'POST', '/v1/incarnations/fresh/runs', { plan_id: plan.plan_id });
-    assert.equal(run.status, 202, JSON.stringify(run.body));
-    const inc = await settled(k, 'fresh');
-    assert.deepEqual([inc.status, inc.service, inc.covens, inc.state.port], ['ready', 'plan', ['pkg'], 81]);
-    assert.equal(
-      fs.readFileSync(path.join(dir, a.sid, 'app.conf'), 'utf8'),
-      '# managed by keeper\nname=app\nport=81\nworkers=4\n',
-    );
-    assert.equal((await api(k, 'GET', run.body.run)).body.plan_id, plan.plan_id);
   });
 
   it('the plan of an upgrade shows the migrations with the state before and after, and the file diffs of the new version', async () => {

@@ -18,7 +18,9 @@
 // Appends one JSON line to FILE (default bench/results/failover.jsonl). Needs the local stack.
 // bench/failover/results.jsonl: the session of 2026-11-26 (before: integ; after: this branch, its
 // first two runs with a 2 s claim lifetime, the next two with 2.5 s, the last with the shipped 3 s).
-// Under load 19+ the rig's 20 parallel `soul init`s sometimes time out: the trial is then not run.
+// bench/failover/results-stop6.jsonl: the session of 2026-11-26 23:25-23:55 UTC (before: integ
+// a2c20de; after: the sweep once a second and the souls' quick reconnect; no-kill: the floor),
+// interleaved; the soak bench loaded the machine during the first trials (load 25 to 8).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -42,6 +42,13 @@ export interface GrpcStreamOptions {
   /** An HTTP/2 PING this often; no answer within `keepaliveTimeoutMs` ends the call UNAVAILABLE. */
   keepaliveMs: number;
   keepaliveTimeoutMs: number;
+  /**
+   * The connection (TCP and TLS) must be up within this long, or the call ends UNAVAILABLE. A keeper
+   * whose process died refuses at once, but one whose host is gone answers nothing, and the kernel's
+   * own connect timeout is about two minutes: without this, a soul whose preferred keeper's host
+   * went dark would wait that long each round before trying the next endpoint. Unset: no limit.
+   */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -57,6 +64,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private ended = false;
   private keepalive: NodeJS.Timeout | undefined;
   private pingDeadline: NodeJS.Timeout | undefined;
+  private connectDeadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly o: GrpcStreamOptions,
@@ -90,7 +98,15 @@ export class GrpcStream<Out, In> extends EventEmitter {
       this.fail(GrpcStatus.UNAVAILABLE, `the stream to ${o.target} failed: ${err.message}`),
     );
     this.stream.on('close', () => this.closed());
-    this.session.once('connect', () => this.ping());
+    if (o.connectTimeoutMs !== undefined)
+      this.connectDeadline = setTimeout(
+        () => this.fail(GrpcStatus.UNAVAILABLE, `no connection to ${o.target} within ${o.connectTimeoutMs} ms`),
+        o.connectTimeoutMs,
+      );
+    this.session.once('connect', () => {
+      clearTimeout(this.connectDeadline);
+      this.ping();
+    });
   }
 
   /** Sends one message (dropped once the call has ended, as grpc-js's write after end would be). */
@@ -192,6 +208,7 @@ export class GrpcStream<Out, In> extends EventEmitter {
   private finish(emit: () => void): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.connectDeadline);
     clearTimeout(this.keepalive);
     clearTimeout(this.pingDeadline);
     emit();

@@ -1,7 +1,9 @@
 // `soul run` (interface spec 4.4): hold the EventStream over mTLS for as long as the process lives.
-// Endpoints are tried by priority (lowest first); after a lost stream or a round with no answer the
-// soul waits an exponential, jittered delay (agent/backoff.ts) and starts again from the preferred
-// endpoint. A keeper that says goodbye{shutdown} is left at once for the next endpoint. A keeper at
+// Endpoints are tried by priority (lowest first). A healthy stream that is lost (its keeper killed)
+// is followed by a new round at once, within a jitter of 0.1 s (agent/reconnect.ts); after a round
+// with no answer, or a stream that ended young, the soul waits an exponential, jittered delay
+// (agent/backoff.ts); each round starts again from the preferred endpoint. A keeper that says
+// goodbye{shutdown} is left within 0.5 s for the next endpoint. A keeper at
 // its accept rate (a reconnect storm) names when to come back: the soul tries its other endpoints,
 // then waits that long, jittered (agent/busy.ts), without growing its backoff, and never gives up.
 // A soul told goodbye{superseded} stops: another process holds this identity (docs/agents.md).
@@ -26,6 +28,7 @@ import {
 } from './identity';
 import { Rotation } from './rotation';
 import { NO_METRICS, startSoulMetrics, type SoulMetrics } from './metrics';
+import { delayAfterLoss } from './reconnect';
 import { createStateStepHandler, ledgerDir, type StepHandler } from './steps';
 import { holdStream } from './stream-session';
 import { readStatus, writeStatus } from './status';
@@ -42,9 +45,6 @@ export interface RunOptions {
   backoff?: BackoffOptions;
   onWelcome?: (w: { kid: string; epoch: number; sessionId: string; endpoint: string }) => void;
 }
-
-/** A session that lasted this long counts as healthy: the next reconnect starts with a short delay. */
-const STABLE_MS = 10_000;
 
 export async function soulRun(o: RunOptions): Promise<void> {
   const { config } = o;
@@ -213,9 +213,7 @@ async function hold(
       }
       if (end.welcomed) {
         log.warn('stream lost', { endpoint: where, reason: end.reason, after_ms: end.durationMs });
-        if (end.durationMs >= STABLE_MS) backoff.reset();
-        // A keeper that is shutting down wants its souls elsewhere now; anything else backs off.
-        delay = end.goodbye === 'shutdown' ? Math.round(Math.random() * 500) : backoff.next();
+        delay = delayAfterLoss(end, backoff);
         break;
       }
       if (end.retryAfterMs !== undefined) {

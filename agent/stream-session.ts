@@ -18,6 +18,9 @@ import type { Rotation } from './rotation';
 import type { StepReply, StepHandler } from './steps';
 import { VERSION as SOUL_VERSION } from '../common/version';
 
+/** How long a connection to a keeper may take before the soul tries its next endpoint. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 export interface StreamCredentials {
   ca: Buffer;
   keyPem: string;
@@ -62,6 +65,9 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
       userAgent: `soul/${SOUL_VERSION}`,
       keepaliveMs: 30_000,
       keepaliveTimeoutMs: 10_000,
+      // Long enough for a TLS handshake with a keeper busy with a whole fleet arriving; short against
+      // the kernel's two minutes for a host that went dark (the next endpoint waits meanwhile).
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
     },
     EVENT_STREAM_CONNECT,
   );

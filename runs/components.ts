@@ -88,11 +88,18 @@ export function createRunComponents(opts: RunComponentsOptions): {
           locate,
           kid: config.kid,
           secrets: { ...secretCfg, reader: opts.runtime.scenarioSecrets },
-          inflight: cacheInflightLog(cache),
+          inflight: cacheInflightLog(cache, config.temporal.task_queue),
           ...(opts.push ? { push: opts.push } : {}),
         },
       }),
-      failoverComponent({ cache, temporal, kid: config.kid, log, sessions: opts.sessions }),
+      failoverComponent({
+        cache,
+        temporal,
+        kid: config.kid,
+        queue: config.temporal.task_queue,
+        log,
+        sessions: opts.sessions,
+      }),
     ],
   };
 }

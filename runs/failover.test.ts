@@ -7,6 +7,7 @@ import { silentLogger } from '../common/logger';
 import { claimLapsed, failoverComponent, KEEPER_LOST } from './failover';
 import type { Cache } from '../platform/cache';
 import type { TemporalClientHolder } from './connection';
+import { inflightKidsKey } from './activities/inflight';
 
 /** pTTL answers in turn (the last one repeats), as the cache would show a claim over time. */
 function claimCache(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>> = {}) {
@@ -16,8 +17,9 @@ function claimCache(ttls: Record<string, number[]>, inflight: Record<string, Rec
       const seq = ttls[key.replace('keeper:kid:', '')] ?? [-2];
       return seq.length > 1 ? seq.shift()! : seq[0];
     },
-    async sMembers() {
-      return Object.keys(hashes);
+    async sMembers(key: string) {
+      // The cluster of these keepers is the task queue 'q' (activities/inflight.ts).
+      return key === inflightKidsKey('q') ? Object.keys(hashes) : [];
     },
     async hLen(key: string) {
       return hashes[key.replace('keeper:dispatch-inflight:', '')]?.size ?? 0;
@@ -56,7 +58,12 @@ function fakeTemporal() {
 const entry = (applyId: string, workflowId = applyId) =>
   JSON.stringify({ apply_id: applyId, hosts: 2, since: 0, workflow_id: workflowId, run_id: 'r1' });
 
-function rig(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>>) {
+function rig(
+  ttls: Record<string, number[]>,
+  inflight: Record<string, Record<string, string>>,
+  sweepMs = 60_000,
+  queue = 'q',
+) {
   const t = fakeTemporal();
   let connected: (sid: string) => void = () => undefined;
   const c = failoverComponent(
@@ -64,10 +71,11 @@ function rig(ttls: Record<string, number[]>, inflight: Record<string, Record<str
       cache: claimCache(ttls, inflight),
       temporal: t.holder,
       kid: 'B',
+      queue,
       log: silentLogger,
       sessions: { onConnected: (l) => (connected = l) },
     },
-    { pollMs: 1, watchMs: 2_000 },
+    { pollMs: 1, watchMs: 2_000, sweepMs },
   );
   return { ...t, c, connect: (sid: string) => connected(sid) };
 }
@@ -112,11 +120,51 @@ describe('failover watch: a soul arrives, the keeper it came from is dead', () =
     assert.deepEqual(r.reset, ['run-9-b1-s2', 'run-9']);
   });
 
+  it('leaves alone a dead keeper of another cluster on the same cache (its own keepers end its dispatches)', async () => {
+    const r = rig({ A: [-2] }, { A: { dG9rMQ: entry('run-1') } }, 60_000, 'another-queue');
+    r.connect('s1');
+    await r.c.whenIdle();
+    assert.deepEqual(r.failed, []);
+  });
+
   it('does nothing while the keeper renews its claim (alive; its own dispatch hands moved hosts back)', async () => {
     const r = rig({ A: [2000, 1500, 2999] }, { A: { dG9rMQ: entry('run-1') } });
     r.connect('s1');
     await r.c.whenIdle();
     assert.deepEqual(r.failed, []);
     assert.deepEqual(r.reset, []);
+  });
+});
+
+describe('failover watch: no soul arrives', () => {
+  it('ends a dead keeper’s dispatch from its own timer, so KeeperLost does not wait for a soul to reconnect', async () => {
+    const r = rig({ A: [1200, 400, -2] }, { A: { dG9rMQ: entry('run-1') } }, 5);
+    await r.c.start();
+    try {
+      // No soul connects: only the slow sweep can find the dead keeper.
+      while (r.failed.length === 0) await new Promise((res) => setTimeout(res, 5));
+      await r.c.whenIdle();
+    } finally {
+      await r.c.stop();
+    }
+    assert.deepEqual(
+      r.failed.map((f) => [f.token, f.err.type]),
+      [['dG9rMQ==', KEEPER_LOST]],
+    );
+    assert.deepEqual(r.reset, ['run-1']);
+  });
+
+  it('leaves a live keeper’s dispatch alone however many sweeps see it', async () => {
+    // Its claim keeps being renewed (the TTL goes back up between reads).
+    const ttls = { A: Array.from({ length: 200 }, (_, i) => 3000 - (i % 5) * 500) };
+    const r = rig(ttls, { A: { dG9rMQ: entry('run-1') } }, 2);
+    await r.c.start();
+    try {
+      while (ttls.A.length > 1) await new Promise((res) => setTimeout(res, 5));
+      await r.c.whenIdle();
+    } finally {
+      await r.c.stop();
+    }
+    assert.deepEqual(r.failed, []);
   });
 });

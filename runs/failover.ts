@@ -4,9 +4,11 @@
 // noticed only by its heartbeat timeout (10 s), and its Temporal retry then waited on the dead
 // keeper's own queue until the schedule-to-start timeout (15 s): the run ended about 32 s after the kill.
 //
-// Here the keeper the souls move to ends that wait. Every soul connecting here (hub/sessions.ts
-// onConnected) starts a sweep: which other keepers list dispatch activities in the cache
-// (activities/inflight.ts)? Each of them gets one watch of its kid claim (keeper/kid-claim.ts:
+// Here another keeper ends that wait. A sweep asks which other keepers list dispatch activities in
+// the cache (activities/inflight.ts); it runs when a soul connects here (hub/sessions.ts
+// onConnected) and once a second (SWEEP_MS), so a dead keeper is noticed when its claim lapses, not
+// when the first of its souls reaches a live keeper, which under load came seconds later (issue 33).
+// Each keeper found gets one watch of its kid claim (keeper/kid-claim.ts:
 // renewed every 0.5 s, gone 3 s after the last renewal). A claim renewed again means that keeper
 // is alive (a soul that moved away from a live keeper is handed back as moved by that keeper's own
 // activity): nothing is done. A claim that is gone means the keeper is dead: every dispatch activity
@@ -20,8 +22,9 @@
 // schedule-to-start timeout (10 s) before any other keeper could take it.
 // Why not fail on a soul's arrival alone: a live keeper may still be sending to its other souls, and
 // a second dispatch of those hosts beside it would race it. The claim is the same test a restarted
-// keeper uses to take over its kid, and waiting for it costs at most its 3 s lifetime.
-// The heartbeat timeout stays the fallback (the cache away, no soul reconnecting anywhere).
+// keeper uses to take over its kid, and waiting for it costs at most its 3 s lifetime. Ended before
+// its souls have reconnected, the hosts' re-routing waits for them (activities/locate-wait.ts).
+// The heartbeat timeout stays the fallback (the cache away).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../common/logger';
 import type { Cache } from '../platform/cache';
@@ -34,6 +37,12 @@ import type { TemporalClientHolder } from './connection';
 const POLL_MS = 100;
 /** A watch gives up after this long with the claim neither gone nor renewed (the cache away). */
 const WATCH_MS = 10_000;
+/**
+ * The slow sweep: two reads of the cache a second per keeper (a set and a hash length per keeper
+ * with dispatches), and a watch of a live keeper ends at its next renewal (0.5 s). A keeper's claim
+ * lapses 2.5-3 s after its death, so a watch is under way by then.
+ */
+const SWEEP_MS = 1000;
 
 export const KEEPER_LOST = 'KeeperLost';
 
@@ -41,6 +50,8 @@ export interface FailoverDeps {
   cache: Cache;
   temporal: TemporalClientHolder;
   kid: string;
+  /** The cluster's task queue: only its keepers' dispatches are watched (activities/inflight.ts). */
+  queue: string;
   log: Logger;
   sessions: { onConnected(listener: (sid: string) => void): void };
 }
@@ -67,7 +78,7 @@ export async function claimLapsed(
 
 export function failoverComponent(
   deps: FailoverDeps,
-  timing = { pollMs: POLL_MS, watchMs: WATCH_MS },
+  timing: { pollMs: number; watchMs: number; sweepMs?: number } = { pollMs: POLL_MS, watchMs: WATCH_MS },
 ): Component & { whenIdle(): Promise<void> } {
   const watching = new Set<string>();
   /** The sweeps and watches under way (whenIdle: tests wait for them instead of for a time). */
@@ -79,6 +90,7 @@ export function failoverComponent(
   let sweeping = false;
   let again = false;
   let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
 
   async function failAll(dead: string): Promise<void> {
     const client = deps.temporal.client;
@@ -144,7 +156,7 @@ export function failoverComponent(
     try {
       do {
         again = false;
-        for (const kid of await inflightKids(deps.cache, deps.kid)) {
+        for (const kid of await inflightKids(deps.cache, deps.kid, deps.queue)) {
           if (stopped || watching.has(kid)) continue;
           watching.add(kid);
           track(watch(kid));
@@ -163,9 +175,16 @@ export function failoverComponent(
   });
   return {
     name: 'failover watch',
-    async start() {},
+    async start() {
+      timer = setInterval(() => {
+        // One sweep at a time: a tick during a slow sweep (the cache slow) is dropped, not queued.
+        if (!stopped && !sweeping) track(sweep());
+      }, timing.sweepMs ?? SWEEP_MS);
+      timer.unref();
+    },
     async stop() {
       stopped = true;
+      if (timer) clearInterval(timer);
     },
     async whenIdle() {
       while (busy.size > 0) await Promise.all([...busy]);

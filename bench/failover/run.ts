@@ -4,7 +4,8 @@
 // confirmed by a re-send 1 s later) is started, A is killed with SIGKILL once the first step is in a
 // ledger, and each phase is timed from the kill:
 //   claim_lapsed_ms     A's kid claim gone from the cache (read here every 20 ms)
-//   souls_on_b_ms       every soul's presence lease names B (read here every 20 ms)
+//   first_soul_on_b_ms  the first soul's presence lease names B (read here every 20 ms)
+//   souls_on_b_ms       every soul's presence lease names B
 //   keeper_lost_ms      the history's KeeperLost failure of A's dispatch (B ended it)
 //   reroute_ms          the routing after it recorded (a local activity: the hosts located again)
 //   dispatch_on_b_ms    the first dispatch activity started by B's worker
@@ -12,10 +13,14 @@
 // plus the load average and the lowest remaining lifetime of B's own kid claim (its margin). One trial per run of this program, so before/after builds can be interleaved
 // in one session (each from its own checkout):
 //   KEEPER_STACK_DIR=... node dist/bench/failover/run.js --label after [--souls 20] [--out FILE]
+// --no-kill: the same run and the same moment, nothing killed: ready_ms is then what the run still
+// had to do anyway (its steps and their 1 s confirmations), the floor under any failover figure.
 // Appends one JSON line to FILE (default bench/results/failover.jsonl). Needs the local stack.
 // bench/failover/results.jsonl: the session of 2026-11-26 (before: integ; after: this branch, its
 // first two runs with a 2 s claim lifetime, the next two with 2.5 s, the last with the shipped 3 s).
-// Under load 19+ the rig's 20 parallel `soul init`s sometimes time out: the trial is then not run.
+// bench/failover/results-stop6.jsonl: the session of 2026-11-26 23:25-23:55 UTC (before: integ
+// a2c20de; after: the sweep once a second and the souls' quick reconnect; no-kill: the floor),
+// interleaved; the soak bench loaded the machine during the first trials (load 25 to 8).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +39,7 @@ function arg(name: string, dflt: string): string {
 
 async function main(): Promise<void> {
   const label = arg('label', 'run');
+  const kill = !process.argv.includes('--no-kill');
   const souls = Number(arg('souls', '20'));
   const out = arg('out', path.join(repoRoot(), 'bench', 'results', 'failover.jsonl'));
   const env = stackEnv();
@@ -44,6 +50,7 @@ async function main(): Promise<void> {
     const t = Date.now();
     rig = await startRig({ second: true, covens: Array.from({ length: souls }, () => ['web']), steps: 2 });
     const setupMs = Date.now() - t;
+    const started = rig;
     const b = rig.b!;
     const kidA = rig.k.config.kid;
     const kidB = b.access.config.kid;
@@ -51,15 +58,18 @@ async function main(): Promise<void> {
     await midDispatch(rig, applyId);
     const load = os.loadavg()[0];
     const t0 = Date.now();
-    rig.keeper.child.kill('SIGKILL');
-    await rig.keeper.exited;
-    rig.k.baseUrl = b.access.baseUrl;
+    if (kill) {
+      rig.keeper.child.kill('SIGKILL');
+      await rig.keeper.exited;
+      rig.k.baseUrl = b.access.baseUrl;
+    }
 
     // The cache side, read directly: when A's claim went, when every lease named B.
     // And the lowest remaining lifetime of B's own claim while B takes the load: the margin a live
     // keeper keeps against being taken as dead (keeper/kid-claim.ts).
     let claimLapsed: number | null = null;
     let soulsOnB: number | null = null;
+    let firstOnB: number | null = null;
     let bClaimMinTtl = Number.POSITIVE_INFINITY;
     let settled = false;
     const leaseKeys = rig.souls.map((s) => `keeper:presence:${s.sid}`);
@@ -68,9 +78,11 @@ async function main(): Promise<void> {
         bClaimMinTtl = Math.min(bClaimMinTtl, await redis.pTTL(`keeper:kid:${kidB}`));
         if (claimLapsed === null && (await redis.exists(`keeper:kid:${kidA}`)) === 0) claimLapsed = Date.now() - t0;
         if (soulsOnB === null) {
-          const leases = await redis.mGet(leaseKeys);
-          if (leases.every((l) => l !== null && (JSON.parse(l) as { kid: string }).kid === kidB))
-            soulsOnB = Date.now() - t0;
+          const onB = (await redis.mGet(leaseKeys)).map(
+            (l) => l !== null && (JSON.parse(l) as { kid: string }).kid === kidB,
+          );
+          if (firstOnB === null && onB.some(Boolean)) firstOnB = Date.now() - t0;
+          if (onB.every(Boolean)) soulsOnB = Date.now() - t0;
         }
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -78,7 +90,7 @@ async function main(): Promise<void> {
     const status = await waitFor(
       'the run to settle',
       async () => {
-        const r = await api(b.access, 'GET', '/v1/incarnations/failover');
+        const r = await api(kill ? b.access : started.k, 'GET', '/v1/incarnations/failover');
         return r.status === 200 && r.body.status !== 'applying' ? (r.body.status as string) : undefined;
       },
       120_000,
@@ -125,12 +137,14 @@ async function main(): Promise<void> {
     const check = await rig.check();
     const result = {
       label,
+      killed: kill,
       at: new Date(t0).toISOString(),
       souls,
       load_at_kill: Number(load.toFixed(1)),
       setup_ms: setupMs,
       status,
       claim_lapsed_ms: claimLapsed,
+      first_soul_on_b_ms: firstOnB,
       souls_on_b_ms: soulsOnB,
       b_claim_min_ttl_ms: bClaimMinTtl,
       ...phases,

@@ -6,12 +6,16 @@
 // renewed with every heartbeat tick of any of its activities, so a keeper killed without cleaning
 // up leaves nothing behind for longer than TTL_MS. The token names one attempt: failing it cannot
 // fail a later retry of the same activity.
-//   keeper:dispatch-inflight-kids    set of the kids that listed a dispatch, so a watcher finds them
-//                                    without a key scan (same TTL)
+//   keeper:dispatch-inflight-kids:<queue>
+//                                    set of the kids of one cluster (its Temporal task queue) that
+//                                    listed a dispatch, so a watcher finds them without a key scan
+//                                    (same TTL). Per cluster: keepers of other clusters on the same
+//                                    cache watch every second (runs/failover.ts) and must not end
+//                                    this cluster's dispatches.
 import type { Cache } from '../../platform/cache';
 
 export const INFLIGHT_PREFIX = 'keeper:dispatch-inflight:';
-export const INFLIGHT_KIDS = 'keeper:dispatch-inflight-kids';
+export const inflightKidsKey = (queue: string): string => `keeper:dispatch-inflight-kids:${queue}`;
 /** Long against the 2 s heartbeat tick, short enough that a dead keeper's entries go soon. */
 export const TTL_MS = 30_000;
 
@@ -41,7 +45,8 @@ export interface InflightLog {
 
 export const tokenId = (token: Uint8Array): string => Buffer.from(token).toString('base64');
 
-export function cacheInflightLog(cache: Cache): InflightLog {
+export function cacheInflightLog(cache: Cache, queue: string): InflightLog {
+  const kids = inflightKidsKey(queue);
   return {
     async begin(kid, token, info) {
       const key = INFLIGHT_PREFIX + kid;
@@ -56,15 +61,15 @@ export function cacheInflightLog(cache: Cache): InflightLog {
         .multi()
         .hSet(key, tokenId(token), JSON.stringify(value))
         .pExpire(key, TTL_MS)
-        .sAdd(INFLIGHT_KIDS, kid)
-        .pExpire(INFLIGHT_KIDS, TTL_MS)
+        .sAdd(kids, kid)
+        .pExpire(kids, TTL_MS)
         .exec();
     },
     async touch(kid) {
       await cache
         .multi()
         .pExpire(INFLIGHT_PREFIX + kid, TTL_MS)
-        .pExpire(INFLIGHT_KIDS, TTL_MS)
+        .pExpire(kids, TTL_MS)
         .exec();
     },
     async end(kid, token) {
@@ -74,12 +79,12 @@ export function cacheInflightLog(cache: Cache): InflightLog {
 }
 
 /**
- * The kids other than `self` with dispatches listed now. A kid stays in the set until the set's TTL
+ * The kids of cluster `queue` other than `self` with dispatches listed now. A kid stays in the set until the set's TTL
  * (removing it here could race its next `begin`); the set holds one member per keeper ever seen.
  */
-export async function inflightKids(cache: Cache, self: string): Promise<string[]> {
+export async function inflightKids(cache: Cache, self: string, queue: string): Promise<string[]> {
   const out: string[] = [];
-  for (const kid of await cache.sMembers(INFLIGHT_KIDS)) {
+  for (const kid of await cache.sMembers(inflightKidsKey(queue))) {
     if (kid !== self && (await cache.hLen(INFLIGHT_PREFIX + kid)) > 0) out.push(kid);
   }
   return out;

@@ -10,9 +10,24 @@ import type { TemporalClientHolder } from './connection';
 import { inflightKidsKey } from './activities/inflight';
 
 /** pTTL answers in turn (the last one repeats), as the cache would show a claim over time. */
-function claimCache(ttls: Record<string, number[]>, inflight: Record<string, Record<string, string>> = {}) {
+function claimCache(
+  ttls: Record<string, number[]>,
+  inflight: Record<string, Record<string, string>> = {},
+  leases: Record<string, string> = {},
+) {
   const hashes = Object.fromEntries(Object.entries(inflight).map(([k, v]) => [k, new Map(Object.entries(v))]));
   return {
+    // Souls' presence leases (sid -> kid) and the kid claims of live keepers (those with a TTL left).
+    async mGet(keys: string[]) {
+      return keys.map((key) => {
+        if (key.startsWith('keeper:presence:')) {
+          const kid = leases[key.slice('keeper:presence:'.length)];
+          return kid ? JSON.stringify({ kid, epoch: 1 }) : null;
+        }
+        const seq = ttls[key.replace('keeper:kid:', '')] ?? [-2];
+        return seq[0] === -2 ? null : 'claim';
+      });
+    },
     async pTTL(key: string) {
       const seq = ttls[key.replace('keeper:kid:', '')] ?? [-2];
       return seq.length > 1 ? seq.shift()! : seq[0];
@@ -55,20 +70,21 @@ function fakeTemporal() {
   return { holder, failed, reset };
 }
 
-const entry = (applyId: string, workflowId = applyId) =>
-  JSON.stringify({ apply_id: applyId, hosts: 2, since: 0, workflow_id: workflowId, run_id: 'r1' });
+const entry = (applyId: string, workflowId = applyId, sids?: string[]) =>
+  JSON.stringify({ apply_id: applyId, hosts: 2, sids, since: 0, workflow_id: workflowId, run_id: 'r1' });
 
 function rig(
   ttls: Record<string, number[]>,
   inflight: Record<string, Record<string, string>>,
   sweepMs = 60_000,
   queue = 'q',
+  leases: Record<string, string> = {},
 ) {
   const t = fakeTemporal();
   let connected: (sid: string) => void = () => undefined;
   const c = failoverComponent(
     {
-      cache: claimCache(ttls, inflight),
+      cache: claimCache(ttls, inflight, leases),
       temporal: t.holder,
       kid: 'B',
       queue,
@@ -165,6 +181,44 @@ describe('failover watch: no soul arrives', () => {
     } finally {
       await r.c.stop();
     }
+    assert.deepEqual(r.failed, []);
+  });
+});
+
+describe('failover watch: a silent keeper whose souls have all moved', () => {
+  // A's claim counts down without renewal (below 2 s left: silent for over a second) and stays there
+  // for the whole watch: only the souls' move can end its dispatch here.
+  const silent = { A: [2900, 1900, 1800, 1700], B: [2900] };
+
+  it('ends the dispatch before the claim lapses once every soul of it holds a live keeper’s lease', async () => {
+    const r = rig(silent, { A: { dG9rMQ: entry('run-1', 'run-1', ['s1', 's2']) } }, 60_000, 'q', { s1: 'B', s2: 'B' });
+    r.connect('s1');
+    await r.c.whenIdle();
+    assert.equal(r.failed.length, 1);
+    assert.equal(r.failed[0]!.err.type, KEEPER_LOST);
+    assert.match(r.failed[0]!.err.message, /keeper A was lost .*every soul of this dispatch reconnected/);
+    assert.deepEqual(r.reset, ['run-1']);
+  });
+
+  it('waits while one soul of the dispatch has no lease, or a lease of the silent keeper itself', async () => {
+    for (const leases of [{ s1: 'B' }, { s1: 'B', s2: 'A' }] as Record<string, string>[]) {
+      const r = rig(silent, { A: { dG9rMQ: entry('run-1', 'run-1', ['s1', 's2']) } }, 60_000, 'q', leases);
+      r.connect('s1');
+      await r.c.whenIdle();
+      assert.deepEqual(r.failed, [], JSON.stringify(leases));
+    }
+  });
+
+  it('does not end a renewing keeper’s dispatch, wherever its souls are', async () => {
+    const r = rig(
+      { A: [2900, 2500, 2990], B: [2900] },
+      { A: { dG9rMQ: entry('run-1', 'run-1', ['s1']) } },
+      60_000,
+      'q',
+      { s1: 'B' },
+    );
+    r.connect('s1');
+    await r.c.whenIdle();
     assert.deepEqual(r.failed, []);
   });
 });

@@ -24,13 +24,20 @@
 // a second dispatch of those hosts beside it would race it. The claim is the same test a restarted
 // keeper uses to take over its kid, and waiting for it costs at most its 3 s lifetime. Ended before
 // its souls have reconnected, the hosts' re-routing waits for them (activities/locate-wait.ts).
+// One earlier sign is taken, per dispatch: a keeper **silent** (its claim not renewed for over a
+// second, SUSPECT_TTL_MS, where a live one renews every 0.5 s) whose dispatch's souls **all** hold
+// leases of live keepers now. That keeper cannot reach any of those souls (a soul holds one stream),
+// so there is nobody left for it to race; were it only slow, its own activity would hand the hosts
+// back as moved, and the souls answer a step sent twice from their ledgers. With 20 souls the last
+// one reaches B about 1 s after the kill on a quiet machine, 2 s before the claim lapses.
 // The heartbeat timeout stays the fallback (the cache away).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../common/logger';
 import type { Cache } from '../platform/cache';
 import type { Component } from '../platform/component';
 import { kidClaimKey as claimKey } from '../platform/keeper-claims';
-import { inflightKids, listInflight, takeInflight } from './activities/inflight';
+import { inflightKids, listInflight, takeInflight, type InflightEntry } from './activities/inflight';
+import { presenceLocator } from './activities/presence-lookup';
 import type { TemporalClientHolder } from './connection';
 
 /** How often a watch reads the claim: a thirtieth of its 3 s lifetime, so a lapse is acted on within 0.1 s. */
@@ -43,6 +50,12 @@ const WATCH_MS = 10_000;
  * lapses 2.5-3 s after its death, so a watch is under way by then.
  */
 const SWEEP_MS = 1000;
+/**
+ * A claim with less than this left was not renewed for over a second (its lifetime is 3 s,
+ * keeper/kid-claim.ts CLAIM_TTL_MS, renewed every 0.5 s): its keeper is silent, and its dispatches
+ * whose souls have all moved to live keepers are ended without waiting for the lapse.
+ */
+const SUSPECT_TTL_MS = 2000;
 
 export const KEEPER_LOST = 'KeeperLost';
 
@@ -62,6 +75,7 @@ export async function claimLapsed(
   kid: string,
   pollMs = POLL_MS,
   watchMs = WATCH_MS,
+  whileSilent?: () => Promise<void>,
 ): Promise<boolean | null> {
   const deadline = Date.now() + watchMs;
   let ttl = await cache.pTTL(claimKey(kid));
@@ -69,6 +83,8 @@ export async function claimLapsed(
     // -2: no such key. A TTL that went up: the holder renewed it since the last look.
     if (ttl === -2) return true;
     if (Date.now() >= deadline) return null;
+    // Not renewed for over a second: the caller may act on other signs before the lapse.
+    if (whileSilent && ttl >= 0 && ttl < SUSPECT_TTL_MS) await whileSilent();
     await new Promise((r) => setTimeout(r, pollMs));
     const next = await cache.pTTL(claimKey(kid));
     if (ttl >= 0 && next > ttl) return false;
@@ -92,50 +108,62 @@ export function failoverComponent(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
+  const locate = presenceLocator(deps.cache);
+
   async function failAll(dead: string): Promise<void> {
+    for (const e of await listInflight(deps.cache, dead)) await failOne(dead, e, 'its kid claim lapsed');
+  }
+
+  /** The silent keeper's dispatches whose souls all hold leases of live keepers other than it. */
+  async function failMoved(dead: string): Promise<void> {
+    for (const e of await listInflight(deps.cache, dead)) {
+      if (!e.sids || e.sids.length === 0) continue;
+      const kids = await locate(e.sids);
+      if (kids.every((k) => k !== null && k !== dead))
+        await failOne(dead, e, 'it fell silent and every soul of this dispatch reconnected to a live keeper');
+    }
+  }
+
+  async function failOne(dead: string, e: InflightEntry, why: string): Promise<void> {
     const client = deps.temporal.client;
     if (!client) return;
-    for (const e of await listInflight(deps.cache, dead)) {
-      if (!(await takeInflight(deps.cache, dead, e.token))) continue; // another keeper took it
-      const message =
-        `keeper ${dead} was lost during this dispatch (its kid claim lapsed); keeper ${deps.kid}, ` +
-        'where its souls reconnect, ended it so that the hosts are routed again to the keeper that holds them now';
-      try {
-        // The workflow that scheduled the dispatch, and for a shard (runs over SHARD_HOSTS hosts) the
-        // run's own workflow too (its id is the apply_id): the shard's end schedules a task of the run
-        // workflow, which would otherwise wait on the dead keeper's sticky queue in the same way.
-        const workflows = [{ workflowId: e.workflow_id, runId: e.run_id }];
-        if (e.apply_id && e.apply_id !== e.workflow_id) workflows.push({ workflowId: e.apply_id, runId: '' });
-        for (const execution of workflows.filter((w) => w.workflowId))
-          await client.workflowService
-            .resetStickyTaskQueue({ namespace: deps.temporal.namespace, execution })
-            .catch((err: Error) =>
-              deps.log.info('cannot reset the sticky queue', { workflow_id: execution.workflowId, error: err.message }),
-            );
-        await client.activity.fail(
-          Buffer.from(e.token, 'base64'),
-          ApplicationFailure.nonRetryable(message, KEEPER_LOST),
-        );
-        // warn: an operator wants to know a keeper died under a run.
-        deps.log.warn('ended a lost keeper’s dispatch; its hosts are routed again', {
-          lost_kid: dead,
-          apply_id: e.apply_id,
-          hosts: e.hosts,
-        });
-      } catch (err) {
-        // Already ended (its heartbeat timed out, or it finished): nothing left to end.
-        deps.log.info('a lost keeper’s dispatch had already ended', {
-          lost_kid: dead,
-          apply_id: e.apply_id,
-          error: (err as Error).message,
-        });
-      }
+    if (!(await takeInflight(deps.cache, dead, e.token))) return; // another keeper took it
+    const message =
+      `keeper ${dead} was lost during this dispatch (${why}); keeper ${deps.kid}, ` +
+      'where its souls reconnect, ended it so that the hosts are routed again to the keeper that holds them now';
+    try {
+      // The workflow that scheduled the dispatch, and for a shard (runs over SHARD_HOSTS hosts) the
+      // run's own workflow too (its id is the apply_id): the shard's end schedules a task of the run
+      // workflow, which would otherwise wait on the dead keeper's sticky queue in the same way.
+      const workflows = [{ workflowId: e.workflow_id, runId: e.run_id }];
+      if (e.apply_id && e.apply_id !== e.workflow_id) workflows.push({ workflowId: e.apply_id, runId: '' });
+      for (const execution of workflows.filter((w) => w.workflowId))
+        await client.workflowService
+          .resetStickyTaskQueue({ namespace: deps.temporal.namespace, execution })
+          .catch((err: Error) =>
+            deps.log.info('cannot reset the sticky queue', { workflow_id: execution.workflowId, error: err.message }),
+          );
+      await client.activity.fail(Buffer.from(e.token, 'base64'), ApplicationFailure.nonRetryable(message, KEEPER_LOST));
+      // warn: an operator wants to know a keeper died under a run.
+      deps.log.warn('ended a lost keeper’s dispatch; its hosts are routed again', {
+        lost_kid: dead,
+        apply_id: e.apply_id,
+        hosts: e.hosts,
+      });
+    } catch (err) {
+      // Already ended (its heartbeat timed out, or it finished): nothing left to end.
+      deps.log.info('a lost keeper’s dispatch had already ended', {
+        lost_kid: dead,
+        apply_id: e.apply_id,
+        error: (err as Error).message,
+      });
     }
   }
 
   async function watch(kid: string): Promise<void> {
     try {
-      if ((await claimLapsed(deps.cache, kid, timing.pollMs, timing.watchMs)) && !stopped) await failAll(kid);
+      const moved = () => (stopped ? Promise.resolve() : failMoved(kid));
+      if ((await claimLapsed(deps.cache, kid, timing.pollMs, timing.watchMs, moved)) && !stopped) await failAll(kid);
     } catch (err) {
       deps.log.warn('failover watch failed; the dispatch heartbeat timeout will notice', {
         lost_kid: kid,

@@ -21,6 +21,8 @@
 // bench/failover/results-stop6.jsonl: the session of 2026-11-26 23:25-23:55 UTC (before: integ
 // a2c20de; after: the sweep once a second and the souls' quick reconnect; no-kill: the floor),
 // interleaved; the soak bench loaded the machine during the first trials (load 25 to 8).
+// bench/failover/results-stop7.jsonl: 2026-11-27 00:00-00:05 UTC, quiet: quiet-after is stop 6's build
+// (the claim's lapse), quiet-moved adds the silent-keeper-and-souls-moved sign (runs/failover.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

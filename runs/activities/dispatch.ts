@@ -225,6 +225,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const info = {
         applyId: input.applyId,
         hosts: input.sids.length,
+        sids: input.sids,
         workflowId: workflowExecution?.workflowId ?? '',
         runId: workflowExecution?.runId ?? '',
       };

@@ -1,7 +1,7 @@
 // The dispatch activities each keeper is running now, in the cache, so another keeper can end them
 // when this one dies (runs/failover.ts, issue 33). Per keeper, one hash:
 //   keeper:dispatch-inflight:<kid>   field: the activity attempt's task token (base64)
-//                                    value: JSON {apply_id, hosts, since, workflow_id, run_id}
+//                                    value: JSON {apply_id, hosts, sids, since, workflow_id, run_id}
 // A field is written when a dispatch activity starts and deleted when it ends. The hash's TTL is
 // renewed with every heartbeat tick of any of its activities, so a keeper killed without cleaning
 // up leaves nothing behind for longer than TTL_MS. The token names one attempt: failing it cannot
@@ -23,6 +23,8 @@ export interface InflightEntry {
   token: string;
   apply_id: string;
   hosts: number;
+  /** The dispatch's souls (absent in entries of keepers from before they were listed). */
+  sids?: string[];
   since: number;
   /** The workflow that scheduled the activity (the run's, or a shard's), whose sticky queue may be the dead keeper's. */
   workflow_id: string;
@@ -32,6 +34,7 @@ export interface InflightEntry {
 export interface InflightInfo {
   applyId: string;
   hosts: number;
+  sids: string[];
   workflowId: string;
   runId: string;
 }
@@ -53,6 +56,7 @@ export function cacheInflightLog(cache: Cache, queue: string): InflightLog {
       const value: Omit<InflightEntry, 'token'> = {
         apply_id: info.applyId,
         hosts: info.hosts,
+        sids: info.sids,
         since: Date.now(),
         workflow_id: info.workflowId,
         run_id: info.runId,

@@ -117,6 +117,9 @@ describe('keeper check-config: the files keeper.yml names', function () {
 
   it("with server_leaf, a leaf folder the keeper's user cannot write is named with the fix; one it owns passes (issue 37 row 5)", async () => {
     // Run as an unprivileged user (nobody), as the guide runs it as keeper: root may write anywhere.
+    // nobody keeps CAP_DAC_READ_SEARCH (read and search only, never write): the checkout may sit
+    // under a folder only root may enter (a clone in /root, or the first-time rehearsal's 0700
+    // temporary folder), and nobody must still be able to start bin/keeper from it.
     const own = fs.mkdtempSync('/tmp/check-leaf-');
     try {
       fs.chmodSync(own, 0o755);
@@ -140,6 +143,8 @@ describe('keeper check-config: the files keeper.yml names', function () {
               '--reuid=65534',
               '--regid=65534',
               '--clear-groups',
+              '--inh-caps=+dac_read_search',
+              '--ambient-caps=+dac_read_search',
               KEEPER,
               'check-config',
               '--offline',

@@ -310,8 +310,15 @@ describe('production rehearsal: Temporal server, sealed secrets store, two keepe
         moved = Date.now() - t0;
       });
       console.log(`      ${fleet.souls.length} souls on keeper B ${moved} ms after A was killed`);
-      // The unit's Restart=on-failure brought A back.
-      assert.equal((await a.root.run(['systemctl', 'is-active', 'keeper'])).stdout.trim(), 'active');
+      // The unit's Restart=on-failure brought A back. Its ExecStartPost (wait-ready.js) polls /readyz,
+      // so the unit turns `active` a moment after A's /readyz first answers 200, which the row above
+      // waited for: when the run ends quickly, the unit may still be `activating` here.
+      await waitFor(
+        "keeper A's unit active again",
+        async () => (await a.root.run(['systemctl', 'is-active', 'keeper'])).stdout.trim() === 'active',
+        60_000,
+        200,
+      );
       assert.ok(Number((await a.root.ok(['systemctl', 'show', '-p', 'NRestarts', '--value', 'keeper'])).trim()) >= 1);
     });
   });

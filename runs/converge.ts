@@ -1,8 +1,9 @@
 // New hosts converge (issue 17, item 5; issue 30). A soul onboarded into a coven gets what the coven's
 // `ready` incarnations already put on their other hosts: for each of them, one run of its last
-// committed operation, with its last committed input, on every new soul of that look and every host
-// it left pending that came back (`target_sids`), as a normal run with its own report and history,
-// `serial:` and failure budget. Incarnations of other covens are untouched.
+// committed operation, with its last committed input, on every new soul and every host it left
+// pending that came back (`target_sids`), gathered until none has joined for a moment
+// (runs/converge-gather.ts), as a normal run with its own report and history, `serial:` and failure
+// budget. Incarnations of other covens are untouched.
 //
 // Why a poll of the registry and not a hook in onboarding: an agent soul is onboarded before its
 // stream is up, and a run started then would find it silent and lock the incarnation; the registry
@@ -35,6 +36,7 @@ import {
 import { incarnationsWithReturnedHosts, returnedPendingHosts } from '../db/repos/pending-hosts';
 import { getRun } from '../db/repos/runs';
 import type { Component } from '../platform/component';
+import { Gathering } from './converge-gather';
 import { closeOrphanedExecutions } from './execution-orphans';
 import { endOrphanedRuns } from './run-watch';
 import type { RunService } from './start/service';
@@ -61,6 +63,8 @@ async function convergeHosts(
   sids: string[],
   kid: string,
   log: Logger,
+  gather: Gathering,
+  gathering: Set<string>,
 ): Promise<string[]> {
   const db = deps.db;
   if (inc.status === 'applying') {
@@ -90,6 +94,11 @@ async function convergeHosts(
     });
     return [];
   }
+  // Hosts coming back together go in one run: wait until no more have joined for a moment.
+  if (!gather.ready(inc.name, targets, Date.now())) {
+    gathering.add(inc.name);
+    return sids;
+  }
   const outcome = await deps.runs.converge({
     incarnation: inc.name,
     service: inc.service,
@@ -118,8 +127,9 @@ async function convergeHosts(
   return [];
 }
 
-export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Logger): Promise<void> {
+export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Logger, gather: Gathering): Promise<void> {
   const db = deps.db;
+  const gathering = new Set<string>();
   const souls = await convergeCandidates(db, SOULS_PER_LOOK);
   const wait = new Set<string>();
   for (const { inc, sids } of await incarnationsToConverge(
@@ -137,7 +147,7 @@ export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Log
         last_committed_apply_id: fresh.last_committed_apply_id,
         current_apply_id: fresh.current_apply_id,
       };
-      for (const sid of await convergeHosts(deps, now, sids, kid, log)) wait.add(sid);
+      for (const sid of await convergeHosts(deps, now, sids, kid, log, gather, gathering)) wait.add(sid);
     } catch (err) {
       for (const sid of sids) wait.add(sid);
       log.warn('converge: could not start a run for new hosts; will try again', {
@@ -146,6 +156,7 @@ export async function convergeNewSouls(deps: ConvergeDeps, kid: string, log: Log
       });
     }
   }
+  gather.keepOnly(gathering);
   // A soul is converged when every incarnation of its covens is done with it.
   for (const soul of souls) if (!wait.has(soul.sid)) await markConverged(db, soul.sid);
 }
@@ -171,6 +182,7 @@ export function convergeComponent(deps: ConvergeDeps, kid: string, log: Logger):
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let watched = 0;
+  const gather = new Gathering();
   const watch = async () => {
     if (Date.now() - watched < RUN_WATCH_EVERY_MS) return;
     watched = Date.now();
@@ -179,7 +191,7 @@ export function convergeComponent(deps: ConvergeDeps, kid: string, log: Logger):
     );
   };
   const look = () => {
-    running = convergeNewSouls(deps, kid, log)
+    running = convergeNewSouls(deps, kid, log, gather)
       .catch((err: Error) => log.warn('converge: reading the registry failed; will try again', { error: err.message }))
       .then(watch)
       .finally(() => {

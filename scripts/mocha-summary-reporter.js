@@ -15,13 +15,34 @@ function reportLeftovers() {
   process.stdout.write(`\ntemp: tests left ${names.length} entries in their temp dir (${shown}); the runner removes them\n`);
 }
 
+// CI has a time budget (40 minutes): the slowest top-level suites, hooks (keepers, souls, roots
+// started in before/after) included, say where it goes without a second instrumented run.
+function reportSlowest(times) {
+  const slow = [...times].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  if (slow.length === 0) return;
+  process.stdout.write('\nslowest suites (wall time, hooks included):\n');
+  for (const [title, ms] of slow) process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${title}\n`);
+}
+
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    const { EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
+    const started = new Map();
+    const times = new Map();
+    const topLevel = (suite) => suite.parent && suite.parent.root;
+    runner.on(EVENT_SUITE_BEGIN, (suite) => {
+      if (topLevel(suite)) started.set(suite, Date.now());
+    });
+    runner.on(EVENT_SUITE_END, (suite) => {
+      if (!started.has(suite)) return;
+      times.set(suite.title, (times.get(suite.title) || 0) + Date.now() - started.get(suite));
+    });
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const s = runner.stats || { passes: 0, failures: 0, pending: 0 };
       process.nextTick(() => {
         reportLeftovers();
+        reportSlowest(times);
         process.stdout.write(`\n${s.passes} passed, ${s.failures} failed\n`);
       });
     });

@@ -1,7 +1,7 @@
 // New hosts converge (issue 17, item 5; issue 30). A soul onboarded into a coven gets what the coven's
 // `ready` incarnations already put on their other hosts: for each of them, one run of its last
 // committed operation, with its last committed input, on every new soul and every host it left
-// pending that came back (`target_sids`), gathered until none has joined for a moment
+// pending that came back (`target_sids`), gathered while more are on their way
 // (runs/converge-gather.ts), as a normal run with its own report and history, `serial:` and failure
 // budget. Incarnations of other covens are untouched.
 //
@@ -28,6 +28,7 @@ import {
   alreadyReached,
   convergeCandidates,
   convergeRunExists,
+  hostsOnTheWay,
   incarnationsToConverge,
   isHostOfRun,
   markConverged,
@@ -94,8 +95,9 @@ async function convergeHosts(
     });
     return [];
   }
-  // Hosts coming back together go in one run: wait until no more have joined for a moment.
-  if (!gather.ready(inc.name, targets, Date.now())) {
+  // Hosts coming back together go in one run: while more are on their way, wait until no more have
+  // joined for a moment.
+  if (!gather.ready(inc.name, targets, await hostsOnTheWay(db, inc.name), Date.now())) {
     gathering.add(inc.name);
     return sids;
   }

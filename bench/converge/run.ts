@@ -11,9 +11,10 @@
 // Reports the seconds, the runs the converger created (issue 30: 1) with their hosts, and the
 // keeper's CPU seconds. Writes bench/results/converge.json. Needs the stack (KEEPER_STACK_DIR).
 //
-// Why one statement and not N PATCH calls: the bench measures the converger, not the PATCH loop
-// (the converger gathers hosts until none has joined for 2 s, runs/converge-gather.ts, so N calls
-// with a longer gap between two of them would be two runs, the second waiting for the first).
+// Why one statement and not N PATCH calls: the converger looks every second (runs/converge.ts
+// CONVERGE_EVERY_MS); N calls that straddle a look are two looks' worth of souls, hence two runs
+// (the second waits for the first; connected souls are not "on their way", runs/converge-gather.ts,
+// so nothing is gathered). The bench measures the converger, not the PATCH loop.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -144,3 +144,22 @@ export async function alreadyReached(
           .whereNot('status', 'pending')) as { sid: string }[]);
   return new Set([...targeted, ...hosts].map((r) => r.sid));
 }
+
+/**
+ * How many more hosts this incarnation may soon have to reach (the converger's gathering window,
+ * runs/converge-gather.ts): its pending hosts whose soul is not connected, and agent souls of its
+ * covens onboarded but neither converged nor connected. While there are some, a run for the hosts
+ * already here waits a moment for them; when there are none it starts at once.
+ */
+export async function hostsOnTheWay(db: Knex, incarnation: string): Promise<number> {
+  const { rows } = (await db.raw(
+    `select
+       (select count(*) from incarnation_pending_hosts p join souls s on s.sid = p.sid
+         where p.incarnation = :inc and s.status not in ('connected', 'revoked'))
+     + (select count(*) from souls s join incarnations i on i.name = :inc and s.covens && i.covens
+         where s.onboarded_at is not null and s.converged_at is null and s.transport = 'agent'
+           and s.status not in ('connected', 'revoked')) as n`,
+    { inc: incarnation },
+  )) as { rows: { n: string }[] };
+  return Number(rows[0]?.n ?? 0);
+}

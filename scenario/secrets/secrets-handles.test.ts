@@ -3,8 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { loadServiceFromDir } from '../load/dir';
 import { tempService, cleanupTempServices } from '../../test/lint/temp-service';
-import { KEY, host, SCENARIO, SERVICE, secrets } from '../../test/lint/secret-service';
-import { renderWithSecrets } from './render';
+import { DB_INPUT, KEY, host, renderWith, SCENARIO, SERVICE } from '../../test/lint/secret-service';
 import { verifyHandle } from './handles';
 import type { PlanStep } from '../render/plan';
 
@@ -16,14 +15,7 @@ describe('secrets in render: handles and markers', function () {
   it('puts handles, never values or paths, into the step text, each signed for the run, host and step; state keeps the reference', function () {
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': SCENARIO }));
     assert.deepEqual(svc.errors, []);
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
     const step = r.plan.hosts[0]!.steps[0]!;
     assert.equal(step.params['content'], 'db=«secret:0»\napi=«secret:1»\n');
@@ -56,14 +48,7 @@ describe('secrets in render: handles and markers', function () {
     );
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': forged }));
     assert.deepEqual(svc.errors, []);
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.ok(!r.ok);
     assert.deepEqual(
       r.errors.map((e) => [e.rule, e.file, e.line, e.col]),
@@ -93,8 +78,7 @@ describe('secrets in render: handles and markers', function () {
           'templates/app.tmpl': body,
         }),
       );
-    const go = (body: string) =>
-      renderWithSecrets({ service: tmpl(body), operation: 'create', input: {}, state: {}, hosts: [host], secrets });
+    const go = (body: string) => renderWith(tmpl(body), {});
     const placed = go('api={{ .api }}\n');
     assert.ok(placed.ok, JSON.stringify(!placed.ok && placed.errors));
     assert.equal(placed.plan.hosts[0]!.steps[0]!.params['content'], 'api=«secret:0»\n');
@@ -125,14 +109,7 @@ describe('secrets in render: handles and markers', function () {
         '',
       ].join('\n');
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': copied }));
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
     const copy = r.plan.hosts[0]!.steps[1]!;
     assert.equal(copy.params['content'], '«secret:0»');
@@ -148,17 +125,7 @@ describe('secrets in render: handles and markers', function () {
       ].join('\n');
     const svc2 = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': plainIn }));
     assert.deepEqual(svc2.errors, []);
-    const r2 = renderWithSecrets({
-      service: svc2,
-      operation: 'create',
-      hosts: [host],
-      state: {},
-      secrets,
-      input: {
-        db_password: 'secretstore:secret/keeper/services/demo/db#password',
-        note: `«secret:${'ab'.repeat(16)}»`,
-      },
-    });
+    const r2 = renderWith(svc2, { ...DB_INPUT, note: `«secret:${'ab'.repeat(16)}»` });
     assert.ok(!r2.ok);
     assert.deepEqual(
       r2.errors.map((e) => [e.rule, e.line]),
@@ -174,14 +141,7 @@ describe('secrets in render: handles and markers', function () {
     );
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': forged }));
     assert.deepEqual(svc.errors, []);
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.ok(!r.ok);
     assert.deepEqual(
       r.errors.map((e) => [e.rule, e.line]),

@@ -3,10 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { loadServiceFromDir } from '../load/dir';
 import { tempService, cleanupTempServices } from '../../test/lint/temp-service';
-import { host, SCENARIO, SERVICE, secrets } from '../../test/lint/secret-service';
+import { renderWith, SCENARIO, SERVICE } from '../../test/lint/secret-service';
 import { evaluateExpression } from '../cel/evaluate';
 import { parseReference, refProblem, underPrefix } from '../../common/secret';
-import { renderWithSecrets } from './render';
 
 describe('secrets in render: references and prefixes', function () {
   after(cleanupTempServices);
@@ -20,14 +19,7 @@ describe('secrets in render: references and prefixes', function () {
       ['secret/keeper/services/demo/db/', /starts or ends with "\/"/],
       ['secret/keeper/services/demo/d b', /whitespace/],
     ] as const) {
-      const r = renderWithSecrets({
-        service: svc,
-        operation: 'create',
-        input: { db_password: `secretstore:${path}#password` },
-        state: {},
-        hosts: [host],
-        secrets,
-      });
+      const r = renderWith(svc, { db_password: `secretstore:${path}#password` });
       assert.ok(!r.ok, path);
       assert.equal(r.errors[0]!.rule, 'SL024', path);
       assert.equal(parseReference(`secretstore:${path}#password`), null, path);
@@ -70,14 +62,7 @@ describe('secrets in render: references and prefixes', function () {
       }),
     );
     assert.deepEqual(wide.errors, []);
-    const r = renderWithSecrets({
-      service: wide,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(wide);
     assert.ok(!r.ok);
     assert.equal(r.errors[0]!.rule, 'SL023');
     assert.match(
@@ -88,33 +73,16 @@ describe('secrets in render: references and prefixes', function () {
 
   it('a secret input takes a reference only, within the service or incarnation prefixes', function () {
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': SCENARIO }));
-    const plain = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'hunter2-canary' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const plain = renderWith(svc, { db_password: 'hunter2-canary' });
     assert.ok(!plain.ok);
     assert.equal(plain.errors[0]!.rule, 'SL024');
     assert.doesNotMatch(JSON.stringify(plain.errors), /hunter2-canary/);
-    const own = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/incarnations/demo-1/r1#db_password' },
-      state: {},
-      hosts: [host],
-      secrets,
+    const own = renderWith(svc, {
+      db_password: 'secretstore:secret/keeper/services/incarnations/demo-1/r1#db_password',
     });
     assert.ok(own.ok);
-    const other = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/incarnations/demo-2/r1#db_password' },
-      state: {},
-      hosts: [host],
-      secrets,
+    const other = renderWith(svc, {
+      db_password: 'secretstore:secret/keeper/services/incarnations/demo-2/r1#db_password',
     });
     assert.ok(!other.ok);
     assert.equal(other.errors[0]!.rule, 'SL023');
@@ -123,27 +91,13 @@ describe('secrets in render: references and prefixes', function () {
   it('refuses a transformed secret and a secret mixed into state text', function () {
     const upper = SCENARIO.replace('db=${input.db_password}', 'db=${input.db_password.upperAscii()}');
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': upper }));
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.deepEqual(svc.errors, []);
     assert.ok(!r.ok);
     assert.match(r.errors[0]!.message, /a secret was transformed/);
     const mixed = SCENARIO.replace('password_ref: "${input.db_password}"', 'password_ref: "pw=${input.db_password}"');
     const svc2 = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': mixed }));
-    const r2 = renderWithSecrets({
-      service: svc2,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r2 = renderWith(svc2);
     assert.ok(!r2.ok);
     assert.match(r2.errors[0]!.message, /committed state may hold a reference, never a value/);
   });
@@ -155,14 +109,7 @@ describe('secrets in render: references and prefixes', function () {
     );
     const svc = loadServiceFromDir(tempService({ 'service.yml': SERVICE, 'scenario/create/main.yml': pkg }));
     assert.deepEqual(svc.errors, []);
-    const r = renderWithSecrets({
-      service: svc,
-      operation: 'create',
-      input: { db_password: 'secretstore:secret/keeper/services/demo/db#password' },
-      state: {},
-      hosts: [host],
-      secrets,
-    });
+    const r = renderWith(svc);
     assert.ok(!r.ok);
     assert.deepEqual(
       [r.errors[0]!.rule, r.errors[0]!.message],

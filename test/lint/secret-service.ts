@@ -1,7 +1,10 @@
 // The service, scenario and render settings the secret render tests share
 // (scenario/secrets/secrets-handles.test.ts, secrets-references.test.ts): a demo service that
-// declares its prefix, a scenario with a secret input into state and a file, one host.
-import type { RenderSecrets } from '../../scenario/secrets/render';
+// declares its prefix, a scenario with a secret input into state and a file, one host, and the
+// render of a service with them (renderWith), written once for every case.
+import type { LoadedService } from '../../scenario/model';
+import type { RenderResult } from '../../scenario/render/render';
+import { renderWithSecrets, type RenderSecrets } from '../../scenario/secrets/render';
 import { deriveHandleKey } from '../../scenario/secrets/handles';
 
 export const KEY = deriveHandleKey(new Uint8Array(32).fill(3));
@@ -31,3 +34,11 @@ export const secrets: RenderSecrets = {
   keeperPrefix: 'secret/keeper/services/',
   inputPrefixes: ['secret/keeper/services/incarnations/demo-1/'],
 };
+
+/** The input most cases render with: the database password as a reference under the service's prefix. */
+export const DB_INPUT = { db_password: 'secretstore:secret/keeper/services/demo/db#password' };
+
+/** Renders `create` of a loaded demo service for the one host with these settings and `input`. */
+export function renderWith(service: LoadedService, input: Record<string, unknown> = DB_INPUT): RenderResult {
+  return renderWithSecrets({ service, operation: 'create', input, state: {}, hosts: [host], secrets });
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
-import { cleanupKeeperFiles, type InitializedKeeper } from '../support/keeper';
+import type { InitializedKeeper } from '../support/keeper';
 import {
   api,
   gitRepoFrom,
@@ -14,6 +14,7 @@ import {
   settled,
   spawnKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   type KeeperProcess,
   type TestSoul,
@@ -39,13 +40,7 @@ describe('CEL budget: the comprehension bomb fails the render, the keeper stays 
     const r = await api(k, 'POST', '/v1/services', { name: 'cel-bomb', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
-  after(async () => {
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    proc?.child.kill('SIGTERM');
-    await proc?.exited;
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper: proc, root }));
 
   it('a render with the bomb fails on its budget, naming the expression, file and line, while /readyz keeps answering', async () => {
     const l = Array.from({ length: 150 }, (_, i) => i);

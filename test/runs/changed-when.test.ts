@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { serviceRepo } from '../support/service-repo';
-import { api, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 const QUIET = `description: Write the message, but report the file as never changed.
 input:
@@ -52,11 +52,7 @@ describe('changed_when overrides in the run report', function () {
     assert.equal(c.status, 202, JSON.stringify(c.body));
     assert.equal((await settled(k, 'cw')).status, 'ready');
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   async function runOf(operation: string, message: string): Promise<any> {
     const r = await api(k, 'POST', '/v1/incarnations/cw/runs', {

@@ -11,8 +11,8 @@ import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { runKeeperctl } from '../support/keeperctl-process';
 import { waitFor } from '../agents/harness';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
-import { convergeRunning, runsOf, writeSlowService } from './slow-service';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
+import { convergeRunning, holdRuns, releaseRuns, runsOf, writeSlowService } from './slow-service';
 
 describe('runs: a plan applied during a converge run waits for it, then applies only if still exact', function () {
   this.timeout(300_000);
@@ -46,23 +46,21 @@ describe('runs: a plan applied during a converge run waits for it, then applies 
       allow_empty: true,
     });
     assert.equal(created.status, 202, JSON.stringify(created.body));
-    assert.equal((await settled(k, name, 120_000)).status, 'ready');
+    const inc = await settled(k, name, 120_000);
+    assert.equal(inc.status, 'ready', JSON.stringify((await runsOf(k, name))[0]?.error));
   };
 
   before(async () => {
     root = tempDir('converge-wait-plan-');
     const src = path.join(root, 'slownote-src');
-    // Five slow steps (about 10 s a host): the converge run is still in flight when the plan arrives.
-    writeSlowService(src, 5);
+    // The converge runs wait at the service's gate until the plan's run has been accepted.
+    writeSlowService(src);
+    releaseRuns(root);
     const url = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
     k = await startRunKeeper();
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: url, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   it('the converge run brought in only new hosts: the plan applies exactly, and the new hosts follow with its input', async () => {
     const old = await startSouls(k, path.join(root, 'souls-a'), [['pa'], ['pa']]);
@@ -71,16 +69,26 @@ describe('runs: a plan applied during a converge run waits for it, then applies 
     const p = await plan('plan-wait', 'second');
     assert.deepEqual(p.hosts.map((h: any) => h.sid).sort(), old.map((s) => s.sid).sort());
 
+    holdRuns(root);
     const fresh = await startSouls(k, path.join(root, 'souls-a-new'), [['pa'], ['pa']]);
     souls.push(...fresh);
     const converge = await convergeRunning(k, 'plan-wait');
     // keeperctl applies it as an operator would, says that it waits, and follows it to its end.
-    const ctl = await runKeeperctl(['incarnations', 'apply-plan', 'plan-wait', p.plan_id, '--yes'], {
+    const applying = runKeeperctl(['incarnations', 'apply-plan', 'plan-wait', p.plan_id, '--yes'], {
       PATH: process.env['PATH'],
       HOME: root,
       KEEPER_URL: k.baseUrl,
       KEEPER_TOKEN: k.adminToken,
     });
+    // Once the plan's run is accepted waiting, the converge run may go on.
+    await waitFor(
+      "the plan's run to wait",
+      async () => (await runsOf(k, 'plan-wait')).some((r) => r.waits_for === converge.apply_id) || undefined,
+      60_000,
+      100,
+    );
+    releaseRuns(root);
+    const ctl = await applying;
     assert.equal(ctl.code, 0, ctl.stderr);
     const said = new RegExp(`run (\\S+) waits for converge run ${converge.apply_id} \\(new hosts of plan-wait\\)`).exec(
       ctl.stderr + ctl.stdout,
@@ -117,6 +125,7 @@ describe('runs: a plan applied during a converge run waits for it, then applies 
     const old = await startSouls(k, path.join(root, 'souls-b'), [['pb']]);
     souls.push(...old);
     await create('plan-stale', 'pb');
+    holdRuns(root);
     const fresh = await startSouls(k, path.join(root, 'souls-b-new'), [['pb']]);
     souls.push(...fresh);
     const converge = await convergeRunning(k, 'plan-stale');
@@ -126,6 +135,7 @@ describe('runs: a plan applied during a converge run waits for it, then applies 
     const run = await api(k, 'POST', '/v1/incarnations/plan-stale/runs', { plan_id: p.plan_id });
     assert.equal(run.status, 202, JSON.stringify(run.body));
     assert.equal(run.body.waits_for, converge.apply_id);
+    releaseRuns(root);
 
     const report = await ended('plan-stale', run.body.apply_id);
     assert.equal(report.status, 'failed');

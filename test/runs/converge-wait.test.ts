@@ -3,15 +3,14 @@
 // it waits for), starts when that run ends, and covers every host of the covens, the new ones
 // included; a second operator's run meanwhile is the lock's 409. When the converge run locks the
 // incarnation, the waiting run ends failed with the reason and runs nothing. An upgrade waits the same
-// way, and migrates nothing when that run locks.
+// way, and migrates nothing when that run locks. Each converge run is held at the service's gate
+// (slow-service.ts) until the test's request has been accepted, then released.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
-import { repoRoot } from '../support/repo';
 import { endpointOf, soulInit, soulRun, uniqueSid, waitFor, waitForStatus, writeSoulConfig } from '../agents/harness';
-import { cleanupKeeperFiles } from '../support/keeper';
-import { convergeRunning, runsOf, writeSlowService } from './slow-service';
+import { convergeRunning, holdRuns, releaseRuns, runsOf, writeSlowService } from './slow-service';
 import {
   api,
   commitVersion3,
@@ -21,6 +20,7 @@ import {
   spawnKeeper,
   startRunKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   type KeeperProcess,
   type TestSoul,
@@ -36,23 +36,14 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     root = tempDir('converge-wait-');
     const src = path.join(root, 'slownote-src');
     writeSlowService(src);
+    releaseRuns(root);
     const slow = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
-    const lifecycle = gitRepoFrom(
-      path.join(repoRoot(), 'test', 'fixtures', 'services', 'lifecycle'),
-      path.join(root, 'lifecycle.git'),
-      'v1',
-    );
     k = await startRunKeeper();
     souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web'], ['web']])));
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: slow, ref: 'v1' })).status, 201);
-    assert.equal((await api(k, 'POST', '/v1/services', { name: 'lifecycle', git: lifecycle, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
-  /** A soul whose sid the test chose (an incarnation's `stall` names it), registered, onboarded and connected. */
+  after(() => stopRunRig({ souls, k, root }));
+  /** A soul whose sid the test chose (an incarnation's `fail` names it), registered, onboarded and connected. */
   const connectSoul = async (sid: string, coven: string) => {
     const reg = await api(k, 'POST', '/v1/souls', { sid, transport: 'agent', covens: [coven] });
     assert.equal(reg.status, 201, JSON.stringify(reg.body));
@@ -73,6 +64,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-web')).status, 'ready');
 
+    holdRuns(root);
     const fresh = await startSouls(k, path.join(root, 'souls-new'), [['web'], ['web']]);
     souls.push(...fresh);
     const converge = await convergeRunning(k, 'wait-web');
@@ -86,6 +78,7 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     const second = await api(k, 'POST', '/v1/incarnations/wait-web/runs', { operation: 'create' });
     assert.equal(second.status, 409, 'a second operator run meanwhile is the lock');
     assert.match(second.body.detail, new RegExp(`${run.body.apply_id} already waits for it`));
+    releaseRuns(root);
 
     const inc = await settled(k, 'wait-web', 120_000);
     assert.equal(inc.status, 'ready');
@@ -108,25 +101,27 @@ describe('runs: an operator run during a converge run waits for it instead of a 
   });
 
   it('ends failed, running nothing, when the converge run it waited for locks the incarnation', async () => {
-    // A soul whose sid is known before it exists: the incarnation's `stall` makes its step never
-    // converge, so the converge run that brings it in fails and locks the incarnation.
+    // A soul whose sid is known before it exists: the incarnation's `fail` makes its gate fail, so
+    // the converge run that brings it in fails and locks the incarnation.
     const sid = uniqueSid('stalled');
     const created = await api(k, 'POST', '/v1/incarnations', {
       name: 'wait-lock',
-      service: 'lifecycle',
+      service: 'slownote',
       covens: ['api'],
-      input: { root, greeting: 'hi', stall: sid },
+      input: { root, greeting: 'hi', fail: sid },
       allow_empty: true,
     });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-lock')).status, 'ready');
 
+    holdRuns(root);
     await connectSoul(sid, 'api');
     const converge = await convergeRunning(k, 'wait-lock');
 
     const run = await api(k, 'POST', '/v1/incarnations/wait-lock/runs', { operation: 'create' });
     assert.equal(run.status, 202, JSON.stringify(run.body));
     assert.equal(run.body.waits_for, converge.apply_id);
+    releaseRuns(root);
 
     assert.equal((await settled(k, 'wait-lock', 120_000)).status, 'error_locked');
     const report = await waitFor(
@@ -146,12 +141,14 @@ describe('runs: an operator run during a converge run waits for it instead of a 
   });
 
   it('ends failed, running nothing, when the incarnation is removed with force while it waits', async () => {
+    holdRuns(root);
     souls.push(...(await startSouls(k, path.join(root, 'souls-late'), [['web']])));
     const converge = await convergeRunning(k, 'wait-web');
     const run = await api(k, 'POST', '/v1/incarnations/wait-web/runs', { operation: 'create' });
     assert.equal(run.status, 202, JSON.stringify(run.body));
     assert.equal(run.body.waits_for, converge.apply_id);
     assert.equal((await api(k, 'DELETE', '/v1/incarnations/wait-web?force=true')).status, 200);
+    releaseRuns(root);
     const report = await waitFor(
       'the waiting run to end',
       async () => {
@@ -175,11 +172,13 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-up')).status, 'ready');
+    holdRuns(root);
     souls.push(...(await startSouls(k, path.join(root, 'souls-upgrade'), [['up']])));
     const converge = await convergeRunning(k, 'wait-up');
     const up = await api(k, 'POST', '/v1/incarnations/wait-up/upgrade', {});
     assert.equal(up.status, 202, JSON.stringify(up.body));
     assert.equal(up.body.waits_for, converge.apply_id, 'the answer names the converge run it waits for');
+    releaseRuns(root);
     assert.equal(up.body.operation, 'upgrade');
     const report = await waitFor(
       'the waiting upgrade to end',
@@ -203,24 +202,26 @@ describe('runs: an operator run during a converge run waits for it instead of a 
     const sid = uniqueSid('stalled-up');
     const created = await api(k, 'POST', '/v1/incarnations', {
       name: 'wait-up-lock',
-      service: 'lifecycle',
+      service: 'slownote',
       covens: ['api-up'],
-      input: { root, greeting: 'hi', stall: sid },
+      input: { root, greeting: 'hi', fail: sid },
       allow_empty: true,
     });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-up-lock')).status, 'ready');
     // The version to upgrade to has two migrations (state_schema_version 1 -> 3).
-    commitVersion3(path.join(root, 'lifecycle.git'));
-    const published = await api(k, 'POST', '/v1/services/lifecycle/versions', { ref: 'v3' });
+    commitVersion3(path.join(root, 'slownote.git'));
+    const published = await api(k, 'POST', '/v1/services/slownote/versions', { ref: 'v3' });
     assert.equal(published.status, 201, JSON.stringify(published.body));
     const before = (await api(k, 'GET', '/v1/incarnations/wait-up-lock')).body;
 
+    holdRuns(root);
     await connectSoul(sid, 'api-up');
     const converge = await convergeRunning(k, 'wait-up-lock');
     const up = await api(k, 'POST', '/v1/incarnations/wait-up-lock/upgrade', { version: 'v3' });
     assert.equal(up.status, 202, JSON.stringify(up.body));
     assert.equal(up.body.waits_for, converge.apply_id);
+    releaseRuns(root);
 
     assert.equal((await settled(k, 'wait-up-lock', 120_000)).status, 'error_locked');
     const report = await waitFor(
@@ -258,21 +259,14 @@ describe('runs: a run waiting for a converge run survives a keeper killed with S
     root = tempDir('converge-wait-kill-');
     const src = path.join(root, 'slownote-src');
     writeSlowService(src);
+    releaseRuns(root);
     const url = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
     k = await initRunKeeper();
     keeper = await spawnKeeper(k);
     souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web']])));
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: url, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
-      keeper.child.kill('SIGTERM');
-      await keeper.exited;
-    }
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper, root }));
 
   it('the keeper killed while the run waits: started again, the converge run and then the waiting run end ready', async () => {
     const created = await api(k, 'POST', '/v1/incarnations', {
@@ -283,6 +277,7 @@ describe('runs: a run waiting for a converge run survives a keeper killed with S
     });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     assert.equal((await settled(k, 'wait-kill')).status, 'ready');
+    holdRuns(root);
     souls.push(...(await startSouls(k, path.join(root, 'souls-new'), [['web']])));
     const converge = await convergeRunning(k, 'wait-kill');
     const run = await api(k, 'POST', '/v1/incarnations/wait-kill/runs', {
@@ -297,6 +292,8 @@ describe('runs: a run waiting for a converge run survives a keeper killed with S
     keeper!.child.kill('SIGKILL');
     await keeper!.exited;
     keeper = await spawnKeeper(k);
+    // The converge run was held at its gate through the kill; it goes on in the new keeper.
+    releaseRuns(root);
 
     const report = await waitFor(
       'the waiting run to end',

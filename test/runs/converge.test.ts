@@ -9,7 +9,7 @@ import knex from 'knex';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { soulRun, waitFor } from '../agents/harness';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('runs: a new soul converges to the ready incarnations of its covens', function () {
   this.timeout(240_000);
@@ -28,11 +28,7 @@ describe('runs: a new soul converges to the ready incarnations of its covens', f
     souls.push(...(await startSouls(k, path.join(root, 'souls'), [['web'], ['db']])));
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'note', git: url, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   const runsOf = async (name: string) => (await api(k, 'GET', `/v1/incarnations/${name}/runs`)).body.items as any[];
 

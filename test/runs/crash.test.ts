@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupKeeperFiles } from '../support/keeper';
 import {
   api,
   gitRepoFrom,
@@ -15,6 +14,7 @@ import {
   settled,
   spawnKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   waitFor,
   type KeeperProcess,
@@ -107,15 +107,7 @@ describe('incarnation runs survive a keeper killed mid-dispatch (SIGKILL, restar
     const r = await api(k, 'POST', '/v1/services', { name: 'slowfiles', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
-      keeper.child.kill('SIGTERM');
-      await keeper.exited;
-    }
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper, root }));
 
   it('finishes ready after kill -9 and restart; each step is in each ledger once, redelivered steps are replayed', async () => {
     const out = path.join(root, 'out');

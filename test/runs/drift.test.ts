@@ -15,7 +15,7 @@ import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { connectStackTemporal } from '../support/temporal-client';
 import { waitFor } from '../agents/harness';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('drift: scheduled checks of an incarnation against its committed state', function () {
   this.timeout(300_000);
@@ -44,9 +44,7 @@ describe('drift: scheduled checks of an incarnation against its committed state'
   });
   after(async () => {
     await api(k, 'PUT', '/v1/incarnations/drifty/drift-check', { interval: null }).catch(() => undefined);
-    await Promise.all(souls.map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    await stopRunRig({ souls, k, root });
   });
 
   it('refuses an interval it cannot keep, naming the field; nothing is scheduled', async () => {

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupKeeperFiles } from '../support/keeper';
 import {
   api,
   initRunKeeper,
   spawnKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   waitFor,
   type KeeperProcess,
@@ -31,15 +31,7 @@ describe('one-off executions survive a keeper killed mid-command (SIGKILL, resta
     keeper = await spawnKeeper(k);
     souls = await startSouls(k, path.join(root, 'souls'), [['web'], ['web'], ['web']]);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
-      keeper.child.kill('SIGTERM');
-      await keeper.exited;
-    }
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper, root }));
 
   it('ends with every host changed and its output, each command run once, after kill -9 and restart', async () => {
     const ran = path.join(root, 'ran');

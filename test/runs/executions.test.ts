@@ -7,7 +7,7 @@ import path from 'node:path';
 import { runKeeperctl } from '../support/keeperctl-process';
 import type { TestKeeper } from '../support/keeper';
 import { assertProblem, clientFor, operatorToken } from '../api/helpers';
-import { startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+import { startRunKeeper, startSouls, stopRunRig, tempDir, waitFor, type TestSoul } from './keeper';
 
 describe('one-off executions on real souls', function () {
   this.timeout(180_000);
@@ -24,9 +24,7 @@ describe('one-off executions on real souls', function () {
   });
   after(async () => {
     for (const s of souls ?? []) s.run.child.kill('SIGCONT');
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    await stopRunRig({ souls, k, root });
   });
 
   const finished = (id: string) =>

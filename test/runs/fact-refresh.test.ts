@@ -5,12 +5,11 @@
 // finds the host by it. A soul that cannot answer (stopped) is listed as unanswered with its stored facts.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { clientFor } from '../api/helpers';
 import type { TestKeeper } from '../support/keeper';
 import { repoRoot } from '../support/repo';
-import { startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('fact queries: --refresh asks the souls first', function () {
   this.timeout(180_000);
@@ -28,9 +27,7 @@ describe('fact queries: --refresh asks the souls first', function () {
   });
   after(async () => {
     for (const s of souls ?? []) s.run.child.kill('SIGCONT');
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    await stopRunRig({ souls, k, root });
   });
 
   const hostnames = (body: any) => Object.fromEntries(body.items.map((s: any) => [s.sid, s.facts.hostname]));

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupKeeperFiles } from '../support/keeper';
 import { waitFor } from '../agents/harness';
 import {
   api,
@@ -15,11 +14,12 @@ import {
   settled,
   spawnKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   type KeeperProcess,
   type TestSoul,
 } from './keeper';
-import { writeSlowService } from './slow-service';
+import { releaseRuns, writeSlowService } from './slow-service';
 
 describe('runs: the first routing after a keeper restart waits for souls that were connected', function () {
   this.timeout(300_000);
@@ -35,7 +35,8 @@ describe('runs: the first routing after a keeper restart waits for souls that we
   before(async () => {
     root = tempDir('first-route-');
     const src = path.join(root, 'slownote-src');
-    writeSlowService(src, 1);
+    writeSlowService(src);
+    releaseRuns(root);
     const url = gitRepoFrom(src, path.join(root, 'slownote.git'), 'v1');
     k = await initRunKeeper();
     keeper = await spawnKeeper(k);
@@ -44,15 +45,7 @@ describe('runs: the first routing after a keeper restart waits for souls that we
     );
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'slownote', git: url, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
-      keeper.child.kill('SIGTERM');
-      await keeper.exited;
-    }
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper, root }));
 
   it('a run started at once after the restart applies every soul that reconnects; a stopped soul is unknown', async () => {
     const created = await api(k, 'POST', '/v1/incarnations', {

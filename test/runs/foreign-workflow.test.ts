@@ -11,7 +11,7 @@ import knex, { type Knex } from 'knex';
 import type { TestKeeper } from '../support/keeper';
 import { connectStackTemporal } from '../support/temporal-client';
 import { repoRoot } from '../support/repo';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('runs: a workflow started outside the API is refused by every activity', function () {
   this.timeout(240_000);
@@ -39,9 +39,7 @@ describe('runs: a workflow started outside the API is refused by every activity'
   after(async () => {
     await connection?.close();
     await db?.destroy();
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    await stopRunRig({ souls, k, root });
   });
 
   /** Everything a run can change: incarnations, runs, plans, host and step reports, history. */

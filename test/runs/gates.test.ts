@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupKeeperFiles } from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import { clientFor, operatorToken } from '../api/helpers';
 import {
@@ -22,10 +21,11 @@ import {
   settled,
   spawnKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
+  waitFor,
   type KeeperProcess,
   type TestSoul,
-  waitFor,
 } from './keeper';
 import { createGatedAndAwaitApproval } from './gated';
 import { readRunEvents } from './sse-reader';
@@ -72,15 +72,7 @@ describe('runs: gates between serial batches wait for a health check and an appr
     souls = started.sort((a, b) => a.sid.localeCompare(b.sid));
     assert.equal((await api(k, 'POST', '/v1/services', { name: 'gated', git: url, ref: 'v1' })).status, 201);
   });
-  after(async () => {
-    await Promise.all(souls.map((s) => s.run.kill()));
-    if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
-      keeper.child.kill('SIGTERM');
-      await keeper.exited;
-    }
-    if (k) await cleanupKeeperFiles(k);
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, keeper, root }));
 
   it('waits for approval after batch 1 across a keeper SIGKILL; a viewer gets 403; approved, it finishes ready', async () => {
     const waiting = await createGatedAndAwaitApproval(k, root);

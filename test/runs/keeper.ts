@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioPort } from '../../runs/activities/scenario-port';
-import { initTestKeeper, startTestKeeper, type InitializedKeeper, type TestKeeper } from '../support/keeper';
+import {
+  cleanupKeeperFiles,
+  initTestKeeper,
+  startTestKeeper,
+  type InitializedKeeper,
+  type TestKeeper,
+} from '../support/keeper';
 import { repoRoot } from '../support/repo';
 import {
   api,
@@ -99,6 +105,33 @@ export async function startSouls(k: KeeperAccess, root: string, covens: string[]
       return { sid, config, dir, run };
     }),
   );
+}
+
+/** What a run suite started: its souls, its keeper (in-process, or files only beside a spawned one), its folder. */
+export interface RunRig {
+  souls?: TestSoul[] | undefined;
+  k?: TestKeeper | InitializedKeeper | undefined;
+  /** The keeper's own process (spawnKeeper), when the suite runs it as one. */
+  keeper?: KeeperProcess | undefined;
+  root?: string | undefined;
+}
+
+/**
+ * The run suites' teardown, for their `after`: the souls killed first (so none reconnects to a
+ * keeper going away), then the keeper (a spawned one SIGTERMed and waited for, unless a test already
+ * ended it; its database, secret and files removed), then the suite's folder. Whatever a failed
+ * `before` did not start is skipped.
+ */
+export async function stopRunRig(rig: RunRig): Promise<void> {
+  await Promise.all((rig.souls ?? []).map((s) => s.run.kill()));
+  const { keeper, k } = rig;
+  if (keeper && keeper.child.exitCode === null && keeper.child.signalCode === null) {
+    keeper.child.kill('SIGTERM');
+    await keeper.exited;
+  }
+  if (k && 'stop' in k) await k.stop();
+  else if (k) await cleanupKeeperFiles(k);
+  if (rig.root) fs.rmSync(rig.root, { recursive: true, force: true });
 }
 
 export function tempDir(prefix: string): string {

@@ -13,6 +13,7 @@ import {
   settled,
   startRunKeeper,
   startSouls,
+  stopRunRig,
   tempDir,
   type TestSoul,
 } from './keeper';
@@ -40,9 +41,7 @@ describe('incarnation runs: create, re-run, lock, unlock with retry, render erro
   });
   after(async () => {
     await recordHistories(recorded);
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    await stopRunRig({ souls, k, root });
   });
 
   const motd = (sid: string) => fs.readFileSync(path.join(root, sid, 'motd'), 'utf8');

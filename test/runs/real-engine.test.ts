@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('incarnation runs with the real scenario engine (motd example service from git)', function () {
   this.timeout(300_000);
@@ -25,11 +25,7 @@ describe('incarnation runs with the real scenario engine (motd example service f
     const r = await api(k, 'POST', '/v1/services', { name: 'motd', git: url, ref: 'v3' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
-  after(async () => {
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   it('renders, applies and commits: ready with the rendered file on disk; the same run again changes nothing', async () => {
     const out = path.join(root, 'out');

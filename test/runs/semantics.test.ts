@@ -14,7 +14,7 @@ import { repoRoot } from '../support/repo';
 import { stackEnv } from '../support/stack-env';
 import type { TestKeeper } from '../support/keeper';
 import { uniqueSid } from '../agents/harness';
-import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from './keeper';
+import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
 
 describe('run semantics with the real scenario engine (semantics example service, three souls)', function () {
   this.timeout(300_000);
@@ -50,11 +50,7 @@ describe('run semantics with the real scenario engine (semantics example service
     const r = await api(k, 'POST', '/v1/services', { name: 'semantics', git: url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
-  after(async () => {
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   const file = (sid: string, name: string) => path.join(out, sid, name);
   const report = async (applyId: string) => (await api(k, 'GET', `/v1/incarnations/sem/runs/${applyId}`)).body;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKeeper } from '../support/keeper';
 import { serviceRepo, type ServiceRepo } from '../support/service-repo';
-import { api, startRunKeeper, startSouls, tempDir, waitFor, type TestSoul } from './keeper';
+import { api, startRunKeeper, startSouls, stopRunRig, tempDir, waitFor, type TestSoul } from './keeper';
 
 const V1_SERVICE = 'name: motd\nstate_schema_version: 1\n';
 const V2_SERVICE = 'name: motd\nstate_schema_version: 2\n';
@@ -72,11 +72,7 @@ describe('service versions, upgrade between them, and deleting incarnations', fu
     const r = await api(k, 'POST', '/v1/services', { name: 'motd', git: repo.url, ref: 'v1' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   });
-  after(async () => {
-    await Promise.all((souls ?? []).map((s) => s.run.kill()));
-    await k?.stop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  });
+  after(() => stopRunRig({ souls, k, root }));
 
   it('registration published the ref as the first version, pinned to its commit', async () => {
     const list = (await api(k, 'GET', '/v1/services/motd/versions')).body;

@@ -51,9 +51,14 @@ export async function locateWaiting(locate: LocateSouls, sids: string[], waitMs:
 }
 
 function heartbeat(): void {
+  let ctx: Context;
   try {
-    Context.current().heartbeat('waiting for souls to reconnect');
+    ctx = Context.current();
   } catch {
-    // Called outside an activity (unit tests): nothing to report to.
+    return; // Called outside an activity (unit tests): nothing to report to.
   }
+  // A run's first routing is a local activity (runs/workflows/run.ts): Temporal has no heartbeat for
+  // those and the SDK logged "Activity heartbeat failed ... UnknownActivity" four times a second of
+  // the wait; its workflow task is kept alive by the SDK instead.
+  if (!ctx.info.isLocal) ctx.heartbeat('waiting for souls to reconnect');
 }

@@ -203,15 +203,22 @@ describe('web UI: plans and drift', function () {
     assert.equal((await api(k, 'POST', '/v1/incarnations/shop/unlock')).status, 200);
     assert.equal((await api(k, 'PUT', '/v1/incarnations/shop/drift-check', { interval: '2s' })).status, 200);
     // a was edited by hand, b holds what the refused run applied: neither is as last committed (port 8081).
+    // Under a full test run's load a check can take a while (a CI run timed out at 60 s): wait
+    // longer, and on a timeout say what the keeper last answered and what the checks did.
+    let last: unknown;
     await waitFor(
       'a check that finds both hosts drifted',
       async () => {
         const d = (await api(k, 'GET', '/v1/incarnations/shop')).body.drift;
+        last = d;
         return d.status === 'drifted' && d.drifted_sids.length === 2;
       },
-      60_000,
+      120_000,
       250,
-    );
+    ).catch(async (err: Error) => {
+      const plans = (await api(k, 'GET', '/v1/incarnations/shop/plans')).body;
+      throw new Error(`${err.message}; drift: ${JSON.stringify(last)}; plans: ${JSON.stringify(plans).slice(0, 2000)}`);
+    });
     await page.goto(`${k.baseUrl}/ui/incarnations/shop`);
     const onPage = page.getByTestId('drift').getByTestId('drift-badge');
     assert.equal(await onPage.innerText(), 'drifted: 2 hosts');

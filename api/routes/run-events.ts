@@ -3,11 +3,12 @@
 // read from PostgreSQL, where every host outcome is numbered in commit order
 // (db/migrations/20261124001001_run_host_events.ts), so a reconnect to another keeper loses nothing.
 import type { Request, Response } from 'express';
-import { hostEventsAfter, runHead, type RunHead } from '../../db/repos/run-events';
+import { type HostEvent, hostEventsAfter, runHead, type RunHead } from '../../db/repos/run-events';
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
 import { runParams } from '../schemas/runs';
+import { RunEventOrder } from './run-event-order';
 import { operatorSlots } from './run-watch-limits';
 
 /** How often the stream looks for news; a host event reaches the client within about this. */
@@ -43,76 +44,28 @@ async function stream(
   const started = Date.now();
   let lastBeat = started;
   let lastSeq = after;
-  let phase = '';
-  let rendered = false;
-  const batches = new Set<number>();
-  // What the run waits for at a gate, as last sent: a stream opened while the run waits says so first.
-  let waiting = 'null';
-  let head: RunHead | undefined = head0;
+  const order = new RunEventOrder();
   try {
     while (!closed) {
       // Head first, then events: once the head says the run ended, every host outcome is committed
       // (the commit activity runs after dispatch recorded them all), so the events read next are all.
-      if (head === undefined) head = await runHead(db, head0.apply_id);
+      const head = await runHead(db, head0.apply_id);
       if (!head) break;
-      if (head.phase !== phase && head.status === 'running') {
-        phase = head.phase;
-        send(res, 'phase', { phase });
-      }
-      const nowWaiting = JSON.stringify(head.status === 'running' ? (head.waiting ?? null) : null);
-      if (nowWaiting !== waiting && head.status === 'running') {
-        waiting = nowWaiting;
-        send(res, 'waiting', { waiting: head.waiting ?? null });
-      }
-      if (
-        !rendered &&
-        (head.phase === 'dispatching' || head.phase === 'committing' || head.phase === 'done') &&
-        head.hosts > 0
-      ) {
-        rendered = true;
-        send(res, 'render', { hosts: head.hosts });
-      }
+      const events: HostEvent[] = [];
       for (;;) {
-        const events = await hostEventsAfter(db, head0.apply_id, lastSeq);
-        for (const e of events) {
-          if (e.batch !== null && !batches.has(e.batch)) {
-            batches.add(e.batch);
-            send(res, 'batch', { batch: e.batch });
-          }
-          send(
-            res,
-            'host',
-            {
-              sid: e.sid,
-              status: e.status,
-              reason: e.reason,
-              batch: e.batch,
-              steps: e.steps,
-              changed: e.changed,
-              failed: e.failed,
-            },
-            e.seq,
-          );
-          lastSeq = e.seq;
-        }
-        if (events.length < 500) break;
+        const page = await hostEventsAfter(db, head0.apply_id, lastSeq);
+        events.push(...page);
+        if (page.length > 0) lastSeq = page[page.length - 1]!.seq;
+        if (page.length < 500) break;
       }
-      if (head.status !== 'running') {
-        send(res, 'end', {
-          status: head.status,
-          error: head.error,
-          summary: head.summary,
-          finished_at: head.finished_at,
-        });
-        break;
-      }
+      for (const e of order.look(head, events)) send(res, e.event, e.data, e.id);
+      if (order.done) break;
       if (Date.now() - started > MAX_STREAM_MS) break;
       if (Date.now() - lastBeat > HEARTBEAT_MS) {
         res.write(': keep-alive\n\n');
         lastBeat = Date.now();
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
-      head = undefined;
     }
   } finally {
     release();
@@ -132,7 +85,8 @@ export const runEventRoutes = [
       'Streams the run as `text/event-stream`: `phase` (queued, rendering, dispatching, committing), `render` (render done, ' +
       'with the number of hosts), `batch` (the first outcome of a batch), `waiting` (the run waits at a gate between batches: ' +
       '`{waiting: {for, batch, health?, since}}`, sent when the wait starts or the stream opens during one, and `{waiting: null}` ' +
-      'when it ends and the next batch starts), `host` (a host finished: its status, reason, batch and step counts; ' +
+      "when it ends: always before the next batch's first host and before `end`, also when the run ended between two looks of " +
+      'the stream), `host` (a host finished: its status, reason, batch and step counts; ' +
       "its `id` is the event number), and `end` (the run's status, error and summary), after which the stream closes. Reconnect with the " +
       '`Last-Event-ID` header to continue after the last host event received: none is lost, also on another keeper. A stream closes after ' +
       '10 minutes (reconnect); each operator may hold 8 streams or waits per keeper (429 beyond).',

@@ -8,6 +8,9 @@ import { repoRoot } from '../support/repo';
 import type { TestKeeper } from '../support/keeper';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import fs from 'node:fs';
+import knex from 'knex';
+import { finishRun, insertRun, recordHosts } from '../../db/repos/runs';
+import { setRunWaiting } from '../../db/repos/run-waiting';
 
 interface SseEvent {
   id?: string;
@@ -155,6 +158,91 @@ describe('run progress without polling: SSE events and ?wait (real stack, real s
     assert.match(((await bad.json()) as any).detail, /Last-Event-ID/);
     const missing = await api(k, 'GET', '/v1/incarnations/motd-sse/runs/motd-sse.create.nope/events');
     assert.equal(missing.status, 404);
+  });
+
+  it('a run that clears its wait, finishes its next batch and ends between two looks of the stream: the stream still says the wait ended, before batch 2 and before the end', async () => {
+    // The race made certain: the run's records are written with the run's own repository
+    // functions, and everything after the wait is committed in one transaction, so no look of the
+    // stream can see the run between the wait's end and its own end.
+    const made = await api(k, 'POST', '/v1/incarnations', {
+      name: 'sse-race',
+      service: 'motd',
+      covens: ['none'],
+      input: input(),
+      allow_empty: true,
+    });
+    assert.equal(made.status, 202, JSON.stringify(made.body));
+    assert.equal((await settled(k, 'sse-race')).status, 'ready');
+    const db = knex({ client: 'pg', connection: k.db.dsn });
+    try {
+      const applyId = `race-${Date.now()}`;
+      const sids = souls.map((s) => s.sid);
+      const outcome = (sid: string, batch: number) => ({
+        sid,
+        status: 'changed' as const,
+        kid: null,
+        reason: null,
+        batch,
+        started_at: null,
+        finished_at: null,
+      });
+      await insertRun(db, { applyId, incarnation: 'sse-race', operation: 'create', input: {}, serviceRef: 'v3' });
+      await db('incarnation_runs').where({ apply_id: applyId }).update({ phase: 'dispatching' });
+      await db('run_hosts').insert(
+        sids.map((sid, i) => ({ apply_id: applyId, sid, status: 'pending', batch: i === 0 ? 1 : 2 })),
+      );
+      await recordHosts(db, [outcome(sids[0]!, 1)], applyId);
+      await setRunWaiting(db, applyId, { for: 'approval', batch: 1 });
+      const url = `${k.baseUrl}/v1/incarnations/sse-race/runs/${applyId}/events`;
+      const all: SseEvent[] = [];
+      const rest = readEvents(url, k.adminToken, {
+        stop: (_e, events) => {
+          all.splice(0, all.length, ...events);
+          return false;
+        },
+      });
+      // Wait until the stream has told the wait, then end the wait, batch 2 and the run at once.
+      for (let i = 0; i < 100 && !all.some((e) => e.event === 'waiting'); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.ok(
+        all.some((e) => e.event === 'waiting'),
+        'the stream told the wait',
+      );
+      await db.transaction(async (trx) => {
+        await setRunWaiting(trx, applyId, null);
+        await recordHosts(
+          trx,
+          sids.slice(1).map((sid) => outcome(sid, 2)),
+          applyId,
+        );
+        await finishRun(trx, applyId, { status: 'succeeded', summary: { hosts: { changed: sids.length } } });
+      });
+      const { events } = await rest;
+      const names = events.map((e) => (e.event === 'waiting' ? `waiting:${e.data.waiting ? 'on' : 'off'}` : e.event));
+      assert.deepEqual(
+        names,
+        [
+          'phase',
+          'phase',
+          'phase',
+          'render',
+          'batch',
+          'host',
+          'waiting:on',
+          'waiting:off',
+          'batch',
+          'host',
+          'host',
+          'phase',
+          'end',
+        ],
+        names.join(','),
+      );
+      assert.deepEqual(events[6]!.data.waiting.batch, 1);
+      assert.deepEqual(events[events.length - 1]!.data.status, 'succeeded');
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('bounds held connections per operator: the ninth stream is a 429 with Retry-After until one closes', async () => {

@@ -76,19 +76,20 @@ const YIELD_AFTER_MS = 20;
  * of souls they add up, so the scan checks the total between souls and gives each evaluation at
  * most what is left. The deadline is on evaluation time, not on the database's paging.
  */
-class QueryClock {
+export class QueryClock {
   private spent = 0;
   private sinceYield = 0;
   evaluated = 0;
   constructor(
     private readonly match: WhereMatch,
     private readonly field: string,
+    private readonly deadlineMs: number = LIMITS.maxQueryMillis,
   ) {}
 
   private refuse(): never {
     throw new QueryError(
       this.field,
-      `evaluating it exceeded the query deadline of ${LIMITS.maxQueryMillis} ms after ${this.evaluated} souls; narrow the selection (coven, sid) or simplify the expression`,
+      `evaluating it exceeded the query deadline of ${this.deadlineMs} ms after ${this.evaluated} souls; narrow the selection (coven, sid) or simplify the expression`,
     );
   }
 
@@ -97,14 +98,14 @@ class QueryClock {
       this.sinceYield = 0;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const left = LIMITS.maxQueryMillis - this.spent;
+    const left = this.deadlineMs - this.spent;
     if (left <= 0) this.refuse();
     const start = performance.now();
     try {
       return this.match(s, Math.min(LIMITS.maxExpressionMillis, left));
     } catch (e) {
       // A time budget cut short by the query's deadline is the deadline's refusal, not the expression's.
-      if (e instanceof QueryError && this.spent + (performance.now() - start) >= LIMITS.maxQueryMillis) this.refuse();
+      if (e instanceof QueryError && this.spent + (performance.now() - start) >= this.deadlineMs) this.refuse();
       throw e;
     } finally {
       const took = performance.now() - start;

@@ -98,4 +98,16 @@ describe('Fact queries: CEL matches is RE2 and cannot block the keeper', functio
     const big = await viewer('GET', where("has(soulprint.self.motd) && soulprint.self.motd.matches('y')"));
     assertProblem(big, 400, /^where: CEL evaluation error: matches: the string is longer than 65536 characters/);
   });
+  it("an execution's target.where is RE2 too: the probe selects none, a refused pattern is a 400 naming target.where", async () => {
+    const admin = clientFor(tk);
+    const preview = (where: string) => admin('POST', '/v1/executions/preview', { body: { target: { where } } });
+    const probe = await preview(`'${'a'.repeat(30)}!'.matches('^(a+)+$')`);
+    assert.equal(probe.status, 200, probe.text);
+    assert.equal(probe.body.selected, 0);
+    const web = await preview("soulprint.self.hostname.matches('^web-')");
+    assert.deepEqual(web.body.sids, ['web-1.rx.example.com', 'web-2.rx.example.com']);
+    const bad = await preview("soulprint.self.hostname.matches('(?<!x)web')");
+    assertProblem(bad, 400, /^target\.where: matches: the pattern .* is not valid RE2 syntax/);
+    assert.equal(bad.body.errors[0].path, '/body/target/where');
+  });
 });

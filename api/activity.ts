@@ -53,7 +53,9 @@ export function activityRecorder(deps: ApiDeps) {
         source: caller.source ?? null,
         via: 'api',
         action: `${req.method} ${route}`,
-        target: req.originalUrl.split('?')[0],
+        // The canonical path (api/mount.ts canonicalPath), not the URL as sent: `/V1/...` or a
+        // percent-encoded name must not hide from the target filter.
+        target: (res.locals.target as string | undefined) ?? req.path,
         status: res.statusCode,
         applyId: applyIdOf(res.locals.answer),
       }).finally(() => end(...args));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import express from 'express';
-import { RouteTableError, checkRouteTable, mountRoutes, toExpressPath } from './mount';
+import { RouteTableError, canonicalPath, checkRouteTable, mountRoutes, toExpressPath } from './mount';
 import { allRoutes } from './routes';
 import type { RouteDef } from './route';
 import type { ApiDeps } from './deps';
@@ -41,5 +41,13 @@ describe('api/mount: the route table is checked before anything is served', () =
 
   it('converts OpenAPI paths to express paths', () => {
     assert.equal(toExpressPath('/v1/souls/{sid}/issue-token'), '/v1/souls/:sid/issue-token');
+  });
+});
+
+describe('api/mount: the canonical path of a call (the activity stream target, issue 45)', () => {
+  it('is the route template with the names the router decoded', () => {
+    assert.equal(canonicalPath('/v1/archons/{aid}/tokens', { aid: 'uma x' }), '/v1/archons/uma x/tokens');
+    assert.equal(canonicalPath('/v1/souls', {}), '/v1/souls');
+    assert.equal(canonicalPath('/v1/things/{id}', {}), '/v1/things/{id}', 'a name the call lacks stays a name');
   });
 });

@@ -109,6 +109,16 @@ export function sendJson(res: Response, status: number, body: unknown): void {
   res.end(text);
 }
 
+/**
+ * The path a call reached, as the activity stream records it: the route's own template with its
+ * parameters filled in as the router decoded them. The URL as sent is not canonical (the router
+ * matches `/V1/souls/%77eb` to `/v1/souls/{sid}` as `web`), and a row recorded under the URL as sent
+ * would hide from a `target` filter for `/v1/souls/web`.
+ */
+export function canonicalPath(template: string, params: Record<string, string | undefined>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole);
+}
+
 /** Mounts every route (after authentication) with: permission check, body, validation, handler; 405 for other methods. */
 export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: ApiDeps): void {
   checkRouteTable(routes);
@@ -118,8 +128,9 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: A
     const path = toExpressPath(route.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
     const handlers = [
-      (_req: Request, res: Response, next: NextFunction) => {
+      (req: Request, res: Response, next: NextFunction) => {
         res.locals.route = route.path;
+        res.locals.target = canonicalPath(route.path, req.params as Record<string, string>);
         checkPermission(res.locals.caller as Caller, route.permission);
         next();
       },

@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { applyIdOf, recordActivity } from '../api/activity';
 import { checkPermission } from '../api/auth';
+import { canonicalPath } from '../api/mount';
 import type { ApiDeps } from '../api/deps';
 import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
 import type { Caller } from '../api/route';
@@ -41,9 +42,10 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
   // A tool that changes something is one row of the activity stream, as its REST call is (api/activity.ts).
   const record = async (caller: Caller, params: Record<string, unknown>, status: number, body?: unknown) => {
     if (route.method === 'get') return;
-    const target = route.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, k: string) =>
-      typeof params[k] === 'string' ? encodeURIComponent(params[k] as string) : `{${k}}`,
-    );
+    // The same canonical path the REST call records (decoded names), so one target filter finds both.
+    const names: Record<string, string> = {};
+    for (const [k, v] of Object.entries(params)) if (typeof v === 'string') names[k] = v;
+    const target = canonicalPath(route.path, names);
     await recordActivity(deps, {
       actor: caller.aid,
       actorKind: 'operator',

@@ -45,6 +45,38 @@ function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolI
   return mcp;
 }
 
+/**
+ * A tools/call whose arguments hold an own `__proto__` key, answered as invalid params naming it.
+ * The SDK's request schema drops that key without a word (zod's record parse skips it), so the
+ * tool would run as if the argument had not been sent; every other unknown argument is refused by
+ * name (mcp/invoke.ts), and this one must be too. Null when the request has none.
+ */
+export function protoArgument(body: unknown): object | null {
+  const messages = Array.isArray(body) ? body : [body];
+  const bad = messages.filter((m) => {
+    const msg = m as { method?: unknown; params?: { arguments?: unknown } } | null | undefined;
+    const args = msg?.params?.arguments;
+    return (
+      msg?.method === 'tools/call' && typeof args === 'object' && args !== null && Object.hasOwn(args, '__proto__')
+    );
+  });
+  if (bad.length === 0) return null;
+  const error = (id: unknown) => ({
+    jsonrpc: '2.0',
+    id: id ?? null,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message:
+        'invalid params: /arguments/__proto__ is not a known argument of this tool (the name __proto__ is refused)',
+      data: { errors: [{ path: '/arguments/__proto__', message: 'is not a known argument of this tool' }] },
+    },
+  });
+  // A batch is refused whole: no call of it runs with an argument silently dropped.
+  return Array.isArray(body)
+    ? messages.map((m) => error((m as { id?: unknown } | null)?.id))
+    : error((body as { id?: unknown }).id);
+}
+
 export function createMcpApp(deps: ApiDeps, routes: readonly RouteDef[]): express.Express {
   const { runtime } = deps;
   const { tools, missing } = buildTools(routes);
@@ -72,6 +104,11 @@ export function createMcpApp(deps: ApiDeps, routes: readonly RouteDef[]): expres
     authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
   );
   app.post(MCP_PATH, jsonBody, async (req: Request, res: Response) => {
+    const refused = protoArgument(res.locals.body);
+    if (refused !== null) {
+      res.status(200).json(refused);
+      return;
+    }
     const mcp = serverFor(res.locals.caller as Caller, tools, invokers);
     // Stateless: no session id, and plain JSON answers instead of an SSE stream per request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

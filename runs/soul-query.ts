@@ -9,6 +9,7 @@ import { listSouls, type SoulRecord } from '../db/repos/souls';
 import { compileExpression, type Program } from '../scenario/cel/program';
 import { ExpressionError } from '../scenario/cel/evaluate';
 import { toCel } from '../scenario/cel/values';
+import { LIMITS } from '../scenario/limits';
 
 /** A bad `where` (syntax, unknown name, type, or a non-boolean answer): the caller names the field. */
 export class QueryError extends Error {
@@ -35,8 +36,11 @@ export function factsAt(s: SoulRecord): Date | null {
   return s.transport === 'ssh' ? s.last_contact_at : s.last_seen_at;
 }
 
+/** A compiled `where`: does this soul match, evaluated within `maxMillis` (LIMITS by default). */
+export type WhereMatch = (s: SoulRecord, maxMillis?: number) => boolean;
+
 /** Compiles `where` once; throws QueryError naming `field` for anything the checker refuses. */
-export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => boolean {
+export function compileWhere(src: string, field = 'where'): WhereMatch {
   let program: Program;
   try {
     program = compileExpression(src, SCOPE);
@@ -44,14 +48,15 @@ export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => b
     if (e instanceof ExpressionError) throw new QueryError(field, `${e.message} (at offset ${e.offset})`);
     throw e;
   }
-  return (s) => {
+  return (s, maxMillis) => {
     let v: unknown;
     try {
-      v = program({ input: {}, soulprint: toCel({ self: selfOf(s) }) });
+      v = program({ input: {}, soulprint: toCel({ self: selfOf(s) }) }, maxMillis === undefined ? {} : { maxMillis });
     } catch (e) {
-      // A fact this host lacks (no soulprint yet, or a missing key) does not match; a spent budget
-      // is the expression's fault on every host, so it is the caller's error.
-      if (e instanceof ExpressionError && /budget/.test(e.message)) throw new QueryError(field, e.message);
+      // A fact this host lacks (no soulprint yet, or a missing key) does not match; a refused
+      // expression (a spent budget, a `matches` pattern that is not RE2 or over a limit) is the
+      // expression's fault, so it is the caller's error.
+      if (e instanceof ExpressionError && e.refused) throw new QueryError(field, e.message);
       if (e instanceof ExpressionError) return false;
       throw e;
     }
@@ -59,6 +64,56 @@ export function compileWhere(src: string, field = 'where'): (s: SoulRecord) => b
       throw new QueryError(field, `must be a boolean expression (it gave ${Array.isArray(v) ? 'a list' : typeof v})`);
     return v;
   };
+}
+
+// How long `where` may hold the keeper's thread before the scan lets other requests (`/readyz`, the
+// soul streams' leases) run.
+const YIELD_AFTER_MS = 20;
+
+/**
+ * The time a query's `where` evaluations take together, held to LIMITS.maxQueryMillis. Every
+ * evaluation is bounded by its own budget (cost, and a clock checked between nodes); over thousands
+ * of souls they add up, so the scan checks the total between souls and gives each evaluation at
+ * most what is left. The deadline is on evaluation time, not on the database's paging.
+ */
+export class QueryClock {
+  private spent = 0;
+  private sinceYield = 0;
+  evaluated = 0;
+  constructor(
+    private readonly match: WhereMatch,
+    private readonly field: string,
+    private readonly deadlineMs: number = LIMITS.maxQueryMillis,
+  ) {}
+
+  private refuse(): never {
+    throw new QueryError(
+      this.field,
+      `evaluating it exceeded the query deadline of ${this.deadlineMs} ms after ${this.evaluated} souls; narrow the selection (coven, sid) or simplify the expression`,
+    );
+  }
+
+  async test(s: SoulRecord): Promise<boolean> {
+    if (this.sinceYield >= YIELD_AFTER_MS) {
+      this.sinceYield = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const left = this.deadlineMs - this.spent;
+    if (left <= 0) this.refuse();
+    const start = performance.now();
+    try {
+      return this.match(s, Math.min(LIMITS.maxExpressionMillis, left));
+    } catch (e) {
+      // A time budget cut short by the query's deadline is the deadline's refusal, not the expression's.
+      if (e instanceof QueryError && this.spent + (performance.now() - start) >= this.deadlineMs) this.refuse();
+      throw e;
+    } finally {
+      const took = performance.now() - start;
+      this.spent += took;
+      this.sinceYield += took;
+      this.evaluated++;
+    }
+  }
 }
 
 /**
@@ -93,7 +148,8 @@ export async function selectSouls(
   target: SelectTarget,
   max = Number.POSITIVE_INFINITY,
 ): Promise<SoulRecord[]> {
-  const match = target.where === undefined ? () => true : compileWhere(target.where, 'target.where');
+  const clock =
+    target.where === undefined ? null : new QueryClock(compileWhere(target.where, 'target.where'), 'target.where');
   const sids = target.sids && new Set(target.sids);
   const out: SoulRecord[] = [];
   const covens = target.covens && target.covens.length > 0 ? target.covens : [undefined];
@@ -103,7 +159,8 @@ export async function selectSouls(
     for (;;) {
       const page = await listSouls(db, { coven, status: target.status, sid: target.sid }, { limit: SCAN_PAGE, after });
       for (const s of page.items) {
-        if (seen.has(s.sid) || s.status === 'revoked' || (sids && !sids.has(s.sid)) || !match(s)) continue;
+        if (seen.has(s.sid) || s.status === 'revoked' || (sids && !sids.has(s.sid))) continue;
+        if (clock !== null && !(await clock.test(s))) continue;
         seen.add(s.sid);
         out.push(s);
         if (out.length > max) return out.sort((a, b) => a.sid.localeCompare(b.sid));

@@ -26,6 +26,20 @@ export const LIMITS = {
   maxExpressionCost: 500_000,
   /** Wall-clock budget for one CEL evaluation, a backstop to the cost budget. */
   maxExpressionMillis: 1000,
+  /** Length of the pattern of one CEL `matches` (an RE2 regular expression). */
+  maxRegexPatternLength: 1024,
+  /** Instructions one `matches` pattern compiles to (a counted repetition copies its operand). */
+  maxRegexProgramSize: 5000,
+  /**
+   * Length of the string one CEL `matches` searches; each search also costs its length times the
+   * pattern's size (divided by 32) of the expression's cost budget.
+   */
+  maxRegexSubjectLength: 64 * 1024,
+  /**
+   * Wall-clock deadline for evaluating a fact query's or an execution target's `where` over every
+   * soul it reads, checked between souls (each evaluation is bounded by its own budget).
+   */
+  maxQueryMillis: 5000,
   /** Nested {{template}} calls (recursion). */
   maxTemplateDepth: 32,
   /** Actions executed by one template render (a step budget, deterministic unlike a clock). */

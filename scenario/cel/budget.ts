@@ -95,6 +95,22 @@ function install(): void {
 
 install();
 
+/**
+ * Charges `units` of work done outside cel-js's node walk (one `matches` call: regex.ts) to the
+ * evaluation in progress, before the work is done; throws CelBudgetError when that spends the budget.
+ * Outside a budgeted evaluation it charges nothing.
+ */
+export function charge(units: number): void {
+  const m = meter;
+  if (m === null) return;
+  if (m.over !== null) overBudget(m);
+  m.units += units;
+  if (m.units > m.maxUnits) {
+    m.over = `expression exceeded its cost budget of ${m.maxUnits} units`;
+    overBudget(m);
+  }
+}
+
 export interface Budget {
   maxUnits?: number;
   maxMillis?: number;

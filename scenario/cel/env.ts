@@ -13,6 +13,8 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { LIMITS } from '../limits';
 import { secretstoreFunction } from '../secrets/context';
+// Installs RE2 `matches` on cel-js before any environment evaluates (regex.ts).
+import { patternProblem } from './regex';
 
 export type InputType = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
 
@@ -123,7 +125,43 @@ export function checkExpression(src: string, scope: Scope): CheckProblem | null 
       kind,
     };
   }
+  const pattern = findBadPattern(ast);
+  if (pattern !== null) return { offset: pattern.offset, message: pattern.message, kind: 'syntax' };
   return null;
+}
+
+/**
+ * The first `x.matches('<literal>')` whose literal pattern evaluation would refuse (not RE2, or over
+ * a limit), so the checker (soul-lint, a scenario's load, a fact query) reports it with its place
+ * before any host is evaluated. A pattern computed at evaluation is checked when it is used.
+ */
+function findBadPattern(root: ASTNode): { offset: number; message: string } | null {
+  const seen = new Set<unknown>();
+  let found: { offset: number; message: string } | null = null;
+  const walk = (x: unknown): void => {
+    if (found !== null || x === null || typeof x !== 'object' || seen.has(x)) return;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      for (const c of x) walk(c);
+      return;
+    }
+    const node = x as { op?: unknown; args?: unknown; start?: number };
+    if (node.op === 'rcall' && Array.isArray(node.args) && node.args[0] === 'matches') {
+      const args = node.args[2] as { op?: string; args?: unknown; start?: number }[] | undefined;
+      const lit = args?.length === 1 ? args[0] : undefined;
+      if (lit?.op === 'value' && typeof lit.args === 'string') {
+        const message = patternProblem(lit.args);
+        if (message !== null) {
+          found = { offset: lit.start ?? 0, message };
+          return;
+        }
+      }
+    }
+    if ('args' in node) walk(node.args);
+    else for (const v of Object.values(node)) walk(v);
+  };
+  walk(root);
+  return found;
 }
 
 /** Offset of a `soulprint.x` selection whose field is not `self`, or null. */

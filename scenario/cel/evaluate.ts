@@ -8,6 +8,7 @@
 import { environmentFor, summary, rangeStart, checkExpression, type InputType, type Scope } from './env';
 import { toCel, fromCel } from './values';
 import { CelBudgetError, withBudget } from './budget';
+import { CelRegexError } from './regex';
 
 export interface ExpressionContext {
   input?: Record<string, unknown>;
@@ -22,6 +23,12 @@ export class ExpressionError extends Error {
     message: string,
     readonly offset: number,
     readonly kind: 'syntax' | 'name' | 'type' | 'eval',
+    /**
+     * The expression itself is refused, whatever the context: a spent budget, or a `matches` pattern
+     * or string over its limit or not RE2. A fact query answers it as the caller's error instead of
+     * "this host does not match".
+     */
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'ExpressionError';
@@ -38,6 +45,14 @@ export function budgetProblem(e: unknown): ((src: string) => string) | null {
     const text = src.replace(/\s+/g, ' ').trim();
     return `CEL ${e.message}: \`${text.length > 80 ? text.slice(0, 79) + '…' : text}\``;
   };
+}
+
+/** The ExpressionError for what an evaluation of `src` threw. */
+export function evaluationError(e: unknown, src: string): ExpressionError {
+  const budget = budgetProblem(e);
+  if (budget) return new ExpressionError(budget(src), 0, 'eval', true);
+  if (e instanceof CelRegexError) return new ExpressionError(`CEL evaluation error: ${e.message}`, 0, 'eval', true);
+  return new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
 }
 
 /** Infers input types from values when no declarations are given (helper use, tests, the soul). */
@@ -100,9 +115,7 @@ export function evaluateExpression(
   try {
     value = withBudget(() => env.evaluate(src, celContext));
   } catch (e) {
-    const budget = budgetProblem(e);
-    if (budget) throw new ExpressionError(budget(src), 0, 'eval');
-    throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
+    throw evaluationError(e, src);
   }
   try {
     return fromCel(value);

@@ -3,12 +3,13 @@
  * parsed once, then evaluated per host against a context already converted
  * to CEL values. This is what keeps a 1,000-host render fast.
  */
-import { checkExpression, environmentFor, rangeStart, scopeKeyOf, summary, type Scope } from './env';
-import { ExpressionError, budgetProblem } from './evaluate';
-import { withBudget } from './budget';
+import { checkExpression, environmentFor, scopeKeyOf, summary, type Scope } from './env';
+import { ExpressionError, evaluationError } from './evaluate';
+import { withBudget, type Budget } from './budget';
 import { fromCel } from './values';
 
-export type Program = (celContext: Record<string, unknown>) => unknown;
+/** Evaluates the expression against a context of CEL values, under `budget` (LIMITS by default). */
+export type Program = (celContext: Record<string, unknown>, budget?: Budget) => unknown;
 
 const cache = new Map<string, Program>();
 const scopeKeys = new WeakMap<Scope, string>();
@@ -29,14 +30,12 @@ export function compileExpression(src: string, scope: Scope): Program {
   const problem = checkExpression(src, scope);
   if (problem) throw new ExpressionError(problem.message, problem.offset, problem.kind);
   const parsed = environmentFor(scope).parse(src);
-  const program: Program = (ctx) => {
+  const program: Program = (ctx, budget) => {
     let v: unknown;
     try {
-      v = withBudget(() => parsed(ctx));
+      v = withBudget(() => parsed(ctx), budget);
     } catch (e) {
-      const budget = budgetProblem(e);
-      if (budget) throw new ExpressionError(budget(src), 0, 'eval');
-      throw new ExpressionError(`CEL evaluation error: ${summary(e)}`, rangeStart(e), 'eval');
+      throw evaluationError(e, src);
     }
     try {
       return fromCel(v);

@@ -79,6 +79,19 @@ const CASES: Case[] = [
     message: /CEL syntax error/,
   },
   {
+    name: 'a literal matches pattern RE2 refuses (a lookahead)',
+    files: {
+      'scenario/create/main.yml': task(
+        'core.pkg.installed',
+        '      name: x\n',
+        "    when: \"'web'.matches('a(?=b)')\"\n",
+      ),
+    },
+    rule: 'SL011',
+    at: ['scenario/create/main.yml', 6, 26],
+    message: /matches: the pattern "a\(\?=b\)" is not valid RE2 syntax/,
+  },
+  {
     name: 'undeclared input',
     files: { 'scenario/create/main.yml': task('core.pkg.installed', '      name: "${input.pkg}"\n') },
     rule: 'SL012',

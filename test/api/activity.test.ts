@@ -231,4 +231,23 @@ describe('Operator API: the activity stream', function () {
     const shown = await api('GET', `/v1/incarnations/act-a/runs/${conv.applyId}`);
     assert.deepEqual([shown.body.created_by, shown.body.started_by], ['keeper:k-test', 'converger']);
   });
+  it('records the path a call reached, not the URL as sent: `/V1/...` and percent-encoded names are found by the target filter (issue 45)', async () => {
+    const uma = await operatorToken(k, 'uma', 'viewer');
+    // The router matches case-insensitively and decodes `%61dmin` to `admin`: the same route, the same archon.
+    const sent = await clientFor(k, uma)('DELETE', '/V1/Archons/%61dmin');
+    assertProblem(sent, 403, /lacks the permission archons:delete/);
+    const found = await all('&target=/v1/archons/admin&actor=uma');
+    assert.deepEqual(
+      found.map((r) => [r.action, r.target, r.status]),
+      [['DELETE /v1/archons/{aid}', '/v1/archons/admin', 403]],
+    );
+    // A name that needs its encoding is recorded decoded as the route saw it.
+    const odd = await clientFor(k, uma)('POST', '/v1/archons/%75ma%20x/tokens');
+    assert.equal(odd.status, 403, odd.text);
+    const under = await all('&target=/v1/archons/uma x&actor=uma');
+    assert.deepEqual(
+      under.map((r) => r.target),
+      ['/v1/archons/uma x/tokens'],
+    );
+  });
 });

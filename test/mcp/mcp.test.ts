@@ -147,6 +147,31 @@ describe('MCP listener', function () {
     assert.ok(!souls.text.includes('not a host'));
   });
 
+  it('refuses an argument named __proto__ as invalid params naming it, where the SDK would drop it silently (issue 45)', async () => {
+    // Written as text: an object literal's `__proto__` would set a prototype, not send a key.
+    const text =
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"register-soul","arguments":' +
+      '{"sid":"proto.example.com","transport":"agent","covens":[],"__proto__":{"covens":["admin"]}}}}';
+    const r = await fetch(mcpUrl(addr), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${tk.adminToken}`,
+      },
+      body: text,
+    });
+    const answer = await r.json();
+    assert.equal(answer.id, 7);
+    assert.equal(answer.error.code, -32602, JSON.stringify(answer));
+    assert.match(answer.error.message, /invalid params: \/arguments\/__proto__ is not a known argument/);
+    assert.equal(answer.error.data.errors[0].path, '/arguments/__proto__');
+    assert.equal((await clientFor(tk)('GET', '/v1/souls/proto.example.com')).status, 404, 'the tool did not run');
+    // The same call without it runs.
+    const ok = await callTool(admin, 'register-soul', { sid: 'proto.example.com', transport: 'agent', covens: [] });
+    assert.equal(ok.isError, false, ok.text);
+  });
+
   it('takes the page limits of the REST call: a limit that coercion would make infinite is refused over both doors', async () => {
     for (const sid of ['page-1.example.com', 'page-2.example.com']) {
       assert.equal(

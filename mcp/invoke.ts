@@ -3,7 +3,7 @@
 // handler. The answer becomes a tool result: the JSON body on success, the problem on failure
 // (`isError`), so a model sees the same message an operator sees in the API or the UI.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { applyIdOf, recordActivity } from '../api/activity';
+import { applyIdOf, executionIdOf, recordActivity } from '../api/activity';
 import { checkPermission } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
 import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
@@ -54,6 +54,7 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       target,
       status,
       applyId: applyIdOf(body),
+      executionId: executionIdOf(body),
     });
   };
 

@@ -19,6 +19,13 @@ export function applyIdOf(body: unknown): string | null {
   return run && typeof run.apply_id === 'string' ? run.apply_id : null;
 }
 
+/** The one-off execution an answer started (POST /v1/executions answers its id and its `execution` path). */
+export function executionIdOf(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const b = body as Record<string, unknown>;
+  return typeof b.id === 'string' && b.execution === `/v1/executions/${b.id}` ? b.id : null;
+}
+
 /** Appends one row; a failure is logged (by name, never the row's content) and the answer still goes out. */
 export async function recordActivity(deps: ApiDeps, row: NewActivity, log: Logger = deps.runtime.log): Promise<void> {
   try {
@@ -58,6 +65,7 @@ export function activityRecorder(deps: ApiDeps) {
         target: (res.locals.target as string | undefined) ?? req.path,
         status: res.statusCode,
         applyId: applyIdOf(res.locals.answer),
+        executionId: executionIdOf(res.locals.answer),
       }).finally(() => end(...args));
       return res;
     };

@@ -69,15 +69,15 @@ export class VerifiedTokens {
     return this.claims(token, nowMs)?.aid;
   }
 
-  /** The AID and `iat` (seconds) of a verified token that has not expired at `nowMs`, else undefined. */
-  claims(token: string, nowMs: number): { aid: string; iat: number; jti: string | null } | undefined {
+  /** The AID, `iat` (seconds) and expiry of a verified token that has not expired at `nowMs`, else undefined. */
+  claims(token: string, nowMs: number): TokenClaims | undefined {
     const e = this.entries.get(token);
     if (e === undefined) return undefined;
     if (nowMs >= e.expiresAtMs) {
       this.entries.delete(token);
       return undefined;
     }
-    return { aid: e.aid, iat: e.iat, jti: e.jti };
+    return { aid: e.aid, iat: e.iat, jti: e.jti, expiresAtMs: e.expiresAtMs };
   }
 
   set(token: string, aid: string, expiresAtMs: number, iat = 0, jti: string | null = null): void {
@@ -93,12 +93,19 @@ export class VerifiedTokens {
   }
 }
 
+interface TokenClaims {
+  aid: string;
+  iat: number;
+  jti: string | null;
+  expiresAtMs: number;
+}
+
 async function verifiedClaims(
   cache: VerifiedTokens,
   signingKey: Uint8Array,
   issuer: string,
   token: string,
-): Promise<{ aid: string; iat: number; jti: string | null }> {
+): Promise<TokenClaims> {
   const hit = cache.claims(token, Date.now());
   if (hit !== undefined) return hit;
   try {
@@ -112,7 +119,7 @@ async function verifiedClaims(
     }
     // jose refuses a token once now >= exp (whole seconds); expiresAt is exp * 1000, so the cache agrees.
     cache.set(token, aid, expiresAt.getTime(), iat, jti);
-    return { aid, iat, jti };
+    return { aid, iat, jti, expiresAtMs: expiresAt.getTime() };
   } catch (err) {
     if (err instanceof TokenRejected) throw problems.unauthorized(err.reason);
     throw err;
@@ -125,8 +132,23 @@ async function verifiedClaims(
  * arrived, so a removed, demoted or revoked operator is refused from the next request on, at every
  * keeper (nothing is cached between turns), as with one query per request.
  */
-function accessReader(db: Knex): TickBatcher<string, ArchonAccess> {
+export function accessReader(db: Knex): TickBatcher<string, ArchonAccess> {
   return new TickBatcher((aids) => getArchonAccess(db, aids));
+}
+
+/**
+ * Why the token (`aid`, `iat`, `jti`) of an operator whose standing is `a` is refused, or null when
+ * it is accepted: the operator is gone, its tokens were revoked since the token was issued, or this
+ * token was revoked by its id. Every request asks it, and so does a held stream or wait, again and
+ * again while it is open (api/stream-auth.ts).
+ */
+export function refusedToken(aid: string, iat: number, jti: string | null, a: ArchonAccess | undefined): string | null {
+  if (a === undefined) return `operator ${aid} no longer exists; tokens of a removed operator are not accepted`;
+  if (tokenRevoked(iat, a.tokensValidAfter))
+    return `the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`;
+  if (jti !== null && a.revokedJtis.has(jti))
+    return `token ${jti} of operator ${aid} was revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`;
+  return null;
 }
 
 export function authenticate(
@@ -139,23 +161,19 @@ export function authenticate(
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const token = bearerToken(req.headers.authorization);
-      const { aid, iat, jti } = await verifiedClaims(cache, signingKey, issuer, token);
+      const { aid, iat, jti, expiresAtMs } = await verifiedClaims(cache, signingKey, issuer, token);
       if (!AID_PATTERN.test(aid))
         throw problems.unauthorized('the token is not a valid operator token for this cluster');
       const a = await access.get(aid);
-      if (a === undefined)
-        throw problems.unauthorized(`operator ${aid} no longer exists; tokens of a removed operator are not accepted`);
-      if (tokenRevoked(iat, a.tokensValidAfter)) {
-        throw problems.unauthorized(
-          `the tokens of operator ${aid} issued before ${a.tokensValidAfter!.toISOString()} were revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`,
-        );
-      }
-      if (jti !== null && a.revokedJtis.has(jti)) {
-        throw problems.unauthorized(
-          `token ${jti} of operator ${aid} was revoked; ask a cluster-admin for a new one (keeperctl archons token ${aid})`,
-        );
-      }
-      res.locals.caller = { aid, role: a.role, jti, source: req.ip ?? null } satisfies Caller;
+      const refused = refusedToken(aid, iat, jti, a);
+      if (refused !== null) throw problems.unauthorized(refused);
+      res.locals.caller = {
+        aid,
+        role: a!.role,
+        jti,
+        source: req.ip ?? null,
+        token: { iat, expiresAtMs },
+      } satisfies Caller;
     })().then(() => next(), next);
   };
 }

@@ -11,7 +11,7 @@ import { mountDocs } from './docs';
 import { checkRouteTable, mountRoutes } from './mount';
 import { buildOpenApiDocument } from './openapi';
 import { problems, sendProblem, toProblem } from './problems';
-import { OperatorRateLimit } from './rate-limit';
+import { operatorRateLimit } from './rate-limit';
 import { allRoutes } from './routes';
 
 export type { ApiDeps } from './deps';
@@ -76,14 +76,13 @@ export function createApiApp(deps: ApiDeps): express.Router {
   // Strict routing: /v1/souls/ is not /v1/souls, so a trailing slash never reaches another route.
   const router = express.Router({ strict: true });
   mountDocs(router, buildOpenApiDocument(allRoutes, { version: VERSION }));
-  const limit = runtime.config.api.rate_limit;
   router.use(
     '/v1',
     observe(deps),
     registryGate(runtime.db),
     authenticate(runtime.db, runtime.signingKey, runtime.config.auth.jwt.issuer),
     activityRecorder(deps),
-    new OperatorRateLimit(limit.requests_per_second, limit.burst).middleware(),
+    operatorRateLimit(deps).middleware(),
   );
   mountRoutes(router, allRoutes, deps);
   router.use('/v1', (req: Request, _res: Response, next: NextFunction) =>

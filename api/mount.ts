@@ -4,6 +4,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { PERMISSION_PATTERN } from './roles';
 import { checkPermission } from './auth';
+import { guardStream } from './stream-auth';
 import { jsonBody } from './body';
 import type { ApiDeps } from './deps';
 import { problems } from './problems';
@@ -84,7 +85,13 @@ function runner(route: RouteDef, deps: ApiDeps) {
     for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
     if (result.stream) {
       res.statusCode = result.status;
-      await result.stream(res, req);
+      // A stream outlives its request's authentication: its caller is checked again while it is open.
+      const unguard = guardStream(deps, caller, route.permission, req, res);
+      try {
+        await result.stream(res, req);
+      } finally {
+        unguard();
+      }
       return;
     }
     sendJson(res, result.status, result.body);

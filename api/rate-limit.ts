@@ -4,6 +4,7 @@
 // behind N keepers an operator gets up to N times the rate (docs/api.md says so); an idle bucket is
 // full, so it is dropped instead of kept.
 import type { NextFunction, Request, Response } from 'express';
+import type { ApiDeps } from './deps';
 import { ApiProblem } from './problems';
 import type { Caller } from './route';
 
@@ -44,6 +45,11 @@ export class OperatorRateLimit {
     for (const [aid, b] of this.buckets) if (t - b.at > full) this.buckets.delete(aid);
   }
 
+  /** What a refused call is told (the API's 429 detail, MCP's error message). */
+  refusal(aid: string, wait: number): string {
+    return `operator ${aid} sent more than ${this.rate} requests per second (bursts up to ${this.burst}); retry after ${wait} s`;
+  }
+
   middleware() {
     return (_req: Request, res: Response, next: NextFunction): void => {
       const caller = res.locals.caller as Caller | undefined;
@@ -57,13 +63,22 @@ export class OperatorRateLimit {
         return;
       }
       next(
-        new ApiProblem(
-          429,
-          'rate-limited',
-          `operator ${caller.aid} sent more than ${this.rate} requests per second (bursts up to ${this.burst}); retry after ${wait} s`,
-          { headers: { 'Retry-After': String(wait) } },
-        ),
+        new ApiProblem(429, 'rate-limited', this.refusal(caller.aid, wait), {
+          headers: { 'Retry-After': String(wait) },
+        }),
       );
     };
   }
+}
+
+// One limit per keeper (per API deps), shared by the Operator API and MCP tool calls: an operator
+// gets one budget whichever listener it calls, not one per listener.
+const limits = new WeakMap<ApiDeps, OperatorRateLimit>();
+export function operatorRateLimit(deps: ApiDeps): OperatorRateLimit {
+  let l = limits.get(deps);
+  if (!l) {
+    const { requests_per_second, burst } = deps.runtime.config.api.rate_limit;
+    limits.set(deps, (l = new OperatorRateLimit(requests_per_second, burst)));
+  }
+  return l;
 }

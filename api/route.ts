@@ -15,6 +15,8 @@ export interface Caller {
   /** The token's id and the address the call came from: what the activity stream records of it. */
   jti?: string | null;
   source?: string | null;
+  /** The token's issue time (seconds) and expiry: what a held stream or wait checks again (api/stream-auth.ts). */
+  token?: { iat: number; expiresAtMs: number };
 }
 
 export interface RouteContext<P, Q, B> {

@@ -2,15 +2,26 @@
 // route's own validators on the arguments split back into path, query and body, then the route's
 // handler. The answer becomes a tool result: the JSON body on success, the problem on failure
 // (`isError`), so a model sees the same message an operator sees in the API or the UI.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { applyIdOf, recordActivity } from '../api/activity';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { applyIdOf, executionIdOf, recordActivity } from '../api/activity';
 import { checkPermission } from '../api/auth';
 import { canonicalPath } from '../api/mount';
 import type { ApiDeps } from '../api/deps';
 import { ApiProblem, problems, toProblem, type FieldError } from '../api/problems';
 import type { Caller } from '../api/route';
+import { CallerRefused } from '../api/stream-auth';
 import { compileQueryValidator, compileValidator, fieldErrors, type Location } from '../api/validate';
 import type { ArgPlace, ToolDef } from './tools';
+
+/**
+ * JSON-RPC error codes of this server (the implementation-defined range -32000..-32099, away from
+ * the SDK's own): a tool call refused by the operator's rate limit (data: `status`, `retry_after`
+ * seconds), and a held call (a `wait`) whose caller was refused meanwhile (token revoked, operator
+ * removed or demoted; data: `status`, `type`). Both are about the call, not the tool's answer, so
+ * they are protocol errors rather than `isError` results.
+ */
+export const MCP_RATE_LIMITED = -32029;
+export const MCP_CALLER_REFUSED = -32040;
 
 export type ToolInvoker = (args: Record<string, unknown>, caller: Caller) => Promise<CallToolResult>;
 
@@ -56,6 +67,7 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
       target,
       status,
       applyId: applyIdOf(body),
+      executionId: executionIdOf(body),
     });
   };
 
@@ -110,6 +122,10 @@ export function createInvoker(tool: ToolDef, deps: ApiDeps, onServerError: (err:
         ...(structured ? { structuredContent: structured } : {}),
       };
     } catch (err) {
+      if (err instanceof CallerRefused) {
+        await record(caller, params, err.status);
+        throw new McpError(MCP_CALLER_REFUSED, err.detail, { status: err.status, type: err.body().type });
+      }
       const problem = toProblem(err);
       if (problem.status >= 500) onServerError(err);
       await record(caller, params, problem.status);

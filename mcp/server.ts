@@ -10,16 +10,23 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { createApiFallback, problemErrorHandler } from '../api';
 import { authenticate, registryGate } from '../api/auth';
 import { jsonBody } from '../api/body';
+import { operatorRateLimit } from '../api/rate-limit';
 import type { ApiDeps } from '../api/deps';
 import type { Caller, RouteDef } from '../api/route';
 import { VERSION } from '../common/version';
-import { createInvoker, type ToolInvoker } from './invoke';
+import { createInvoker, MCP_RATE_LIMITED, type ToolInvoker } from './invoke';
 import { buildTools, type ToolDef } from './tools';
 
 export const MCP_PATH = '/mcp';
 
 /** One MCP server for one request of one caller. Low-level handlers serve the JSON Schemas as they are. */
-function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolInvoker>): McpServer {
+function serverFor(
+  deps: ApiDeps,
+  res: Response,
+  caller: Caller,
+  tools: ToolDef[],
+  invokers: Map<string, ToolInvoker>,
+): McpServer {
   const mcp = new McpServer({ name: 'keeper', version: VERSION }, { capabilities: { tools: {} } });
   // McpServer.registerTool wants zod shapes; our schemas are JSON Schema already (the API's own), so
   // the tool requests are answered on the underlying protocol server instead of translating them.
@@ -38,6 +45,14 @@ function serverFor(caller: Caller, tools: ToolDef[], invokers: Map<string, ToolI
     })),
   }));
   mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    // A tool call is an API call: it takes a token from the operator's one budget (api.rate_limit),
+    // shared with the Operator API, and is refused with a protocol error and the wait when it is empty.
+    const limit = operatorRateLimit(deps);
+    const wait = limit.take(caller.aid);
+    if (wait > 0) {
+      if (!res.headersSent) res.setHeader('Retry-After', String(wait));
+      throw new McpError(MCP_RATE_LIMITED, limit.refusal(caller.aid, wait), { status: 429, retry_after: wait });
+    }
     const invoke = invokers.get(req.params.name);
     if (!invoke) throw new McpError(ErrorCode.InvalidParams, `no tool named ${req.params.name}`);
     return invoke(req.params.arguments ?? {}, caller);
@@ -109,7 +124,7 @@ export function createMcpApp(deps: ApiDeps, routes: readonly RouteDef[]): expres
       res.status(200).json(refused);
       return;
     }
-    const mcp = serverFor(res.locals.caller as Caller, tools, invokers);
+    const mcp = serverFor(deps, res, res.locals.caller as Caller, tools, invokers);
     // Stateless: no session id, and plain JSON answers instead of an SSE stream per request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -20,6 +20,7 @@ function view(a: ActivityRecord) {
     target: a.target,
     status: a.status,
     apply_id: a.apply_id,
+    execution_id: a.execution_id,
   };
 }
 

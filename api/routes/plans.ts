@@ -137,7 +137,8 @@ export const planRoutes = [
       let plan = await getRun(deps.runtime.db, params.plan_id);
       if (!plan || plan.kind !== 'plan' || plan.incarnation !== params.name)
         throw problems.notFound(`incarnation ${params.name} has no plan ${params.plan_id}`);
-      if (waitMs !== undefined && plan.status === 'running') plan = await waitForEnd(deps, caller.aid, plan, waitMs);
+      if (waitMs !== undefined && plan.status === 'running')
+        plan = await waitForEnd(deps, caller, 'incarnations:read', plan, waitMs);
       const report = await runReport(deps.runtime.db, plan.apply_id);
       // The facts render used for each host: what an apply compares before the host's first step.
       const facts = await loadPlans(

@@ -8,7 +8,8 @@ import { getRun, listRuns, runReport, type RunRecord } from '../../db/repos/runs
 import type { ApiDeps } from '../deps';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
-import { defineRoute } from '../route';
+import { defineRoute, type Caller } from '../route';
+import { standingChecker } from '../stream-auth';
 import { runAnswer, uiLink } from './run-start';
 import { attribution } from '../attribution';
 import { operatorSlots } from './run-watch-limits';
@@ -39,14 +40,26 @@ export function parseWait(raw: string): number {
   return ms;
 }
 
-/** Holds the answer until the run leaves `running` or `ms` pass; one operator slot while held. */
-export async function waitForEnd(deps: ApiDeps, aid: string, run: RunRecord, ms: number): Promise<RunRecord> {
-  const release = operatorSlots(deps).acquire(aid);
+/**
+ * Holds the answer until the run leaves `running` or `ms` pass; one operator slot while held. The
+ * caller is checked again while held (api/stream-auth.ts): a token revoked meanwhile ends the wait
+ * with the 401 a new request would get, also through MCP.
+ */
+export async function waitForEnd(
+  deps: ApiDeps,
+  caller: Caller,
+  permission: string,
+  run: RunRecord,
+  ms: number,
+): Promise<RunRecord> {
+  const release = operatorSlots(deps).acquire(caller.aid);
+  const checkCaller = standingChecker(deps, caller, permission);
   try {
     const deadline = Date.now() + ms;
     let current = run;
     while (current.status === 'running' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+      await checkCaller();
       current = (await getRun(deps.runtime.db, run.apply_id)) ?? current;
     }
     return current;
@@ -154,7 +167,8 @@ export const runRoutes = [
       let run = await getRun(deps.runtime.db, params.apply_id);
       if (!run || run.incarnation !== params.name)
         throw problems.notFound(`incarnation ${params.name} has no run ${params.apply_id}`);
-      if (waitMs !== undefined && run.status === 'running') run = await waitForEnd(deps, caller.aid, run, waitMs);
+      if (waitMs !== undefined && run.status === 'running')
+        run = await waitForEnd(deps, caller, 'incarnations:read', run, waitMs);
       const report = await runReport(deps.runtime.db, run.apply_id);
       const stepsBySid = new Map<string, typeof report.steps>();
       for (const s of report.steps) (stepsBySid.get(s.sid) ?? stepsBySid.set(s.sid, []).get(s.sid)!).push(s);

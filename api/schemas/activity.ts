@@ -7,7 +7,20 @@ const nullableString = { type: ['string', 'null'] } as const satisfies JsonSchem
 export const activitySchema = named('Activity', {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'at', 'actor', 'actor_kind', 'jti', 'source', 'via', 'action', 'target', 'status', 'apply_id'],
+  required: [
+    'id',
+    'at',
+    'actor',
+    'actor_kind',
+    'jti',
+    'source',
+    'via',
+    'action',
+    'target',
+    'status',
+    'apply_id',
+    'execution_id',
+  ],
   properties: {
     id: { type: 'string', description: "the row's place in the stream; higher is later" },
     at: { type: 'string', format: 'date-time' },
@@ -27,6 +40,7 @@ export const activitySchema = named('Activity', {
     target: { ...nullableString, description: 'the path acted on; no request body or query is ever recorded' },
     status: { type: 'integer', description: "the answer's HTTP status (the keeper's own runs: 202)" },
     apply_id: { ...nullableString, description: 'the run or plan the call started' },
+    execution_id: { ...nullableString, description: 'the one-off execution the call started (POST /v1/executions)' },
   },
 });
 

@@ -21,6 +21,8 @@ export interface NewActivity {
   /** The HTTP status of the answer (for keeper actions: 202 started, 200 found). */
   status: number;
   applyId?: string | null;
+  /** The one-off execution the call started (POST /v1/executions). */
+  executionId?: string | null;
 }
 
 export interface ActivityRecord {
@@ -35,6 +37,7 @@ export interface ActivityRecord {
   target: string | null;
   status: number;
   apply_id: string | null;
+  execution_id: string | null;
 }
 
 /** Who a run's or plan's `created_by` names: the drift checker, a keeper's converger, or an operator. */
@@ -59,6 +62,7 @@ export async function appendActivity(db: Knex | Knex.Transaction, a: NewActivity
     target: a.target,
     status: a.status,
     apply_id: a.applyId ?? null,
+    execution_id: a.executionId ?? null,
   });
 }
 

@@ -199,6 +199,32 @@ export async function recordSshContact(
     });
 }
 
+/**
+ * Trust on first use: pins `seenHostKey` when none is pinned yet, and answers the key pinned now
+ * (null when the soul is gone). Called as soon as the key exchange and authentication succeeded,
+ * before any command runs, so a contact that fails later (a wrong FQDN, a failing command, a missing
+ * soul) still pins the key it saw and a later different key is refused. A pinned key is never
+ * replaced: of two first contacts at once, the second learns the first one's key.
+ */
+export async function pinSshHostKey(
+  db: Knex,
+  sid: string,
+  seenHostKey: string,
+  now = new Date(),
+): Promise<string | null> {
+  await db('souls')
+    .where({ sid, transport: 'ssh' })
+    .whereRaw(`ssh->>'host_key' is null`)
+    .update({
+      ssh: db.raw(`jsonb_set(ssh, '{host_key}', to_jsonb(?::text))`, [seenHostKey]),
+      updated_at: now,
+    });
+  const row = (await db('souls').where({ sid, transport: 'ssh' }).first(db.raw(`ssh->>'host_key' as host_key`))) as
+    | { host_key: string | null }
+    | undefined;
+  return row?.host_key ?? null;
+}
+
 /** A failed SSH contact: the reason, shown by the registry until the next success. */
 export async function recordSshError(db: Knex, sid: string, reason: string, now = new Date()): Promise<void> {
   await db('souls')

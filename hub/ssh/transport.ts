@@ -2,7 +2,8 @@
 // one dispatch or one check. Reaching a host is always the same four things, in order, and any
 // failure stops there with nothing run on the host:
 //   1. the private key is read from the secrets store (credential_ref), kept only in this call;
-//   2. the connection is made with the pinned host key (a different key: "host key changed");
+//   2. the connection is made with the pinned host key (a different key: "host key changed"); with
+//      trust on first use and no key pinned yet, the key seen is pinned once authentication succeeded;
 //   3. the host's FQDN must be the SID (a host answering under another name is not it), by the rule
 //      the agent uses (ARCHITECTURE 4): the hostname when it has a dot, else `hostname -f`;
 //   4. the soul's facts come back (`soul facts`, or the hello of `soul apply`) and are recorded.
@@ -13,7 +14,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../../common/logger';
 import { parseReference } from '../../common/secret';
 import { credentialRefProblem, type ScenarioSecrets } from '../../secrets/scenario';
-import { recordSshContact, recordSshError, sshSouls, type SshSettings } from '../../db/repos/souls';
+import { pinSshHostKey, recordSshContact, recordSshError, sshSouls, type SshSettings } from '../../db/repos/souls';
 import { connectSsh, SshFailure, type SshConnection } from './connection';
 import { openApplySession, type ApplySession } from './apply-session';
 import { Slots } from './slots';
@@ -77,6 +78,15 @@ export function createSshTransport(opts: SshTransportOptions) {
   async function reach(sid: string, ssh: SshSettings): Promise<SshConnection> {
     const conn = await connectSsh(ssh, await privateKey(ssh), { timeoutMs: opts.connectTimeoutMs });
     try {
+      // Trust on first use pins the key at the first authenticated contact, whatever follows: pinning
+      // only after a fully successful contact let every failed one be answered by a different key.
+      if (ssh.host_key === null) {
+        const pinned = await pinSshHostKey(opts.db, sid, conn.seenHostKey);
+        if (pinned !== null && pinned !== conn.seenHostKey)
+          throw new SshFailure(
+            `host key changed: ${ssh.address}:${ssh.port} presented another key than the one pinned by a contact at the same time`,
+          );
+      }
       const r = await conn.exec(FQDN_COMMAND, { timeoutMs: opts.commandTimeoutMs, label: "reading the host's FQDN" });
       const fqdn = r.stdout.trim().toLowerCase().replace(/\.$/, '');
       if (r.code !== 0)

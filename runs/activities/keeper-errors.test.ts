@@ -1,8 +1,9 @@
 // Every activity error names the keeper that ran it (keeper-errors.ts, issue 33): what the workflow
 // decides on (failure type, retryability, class) is kept; cancellations pass untouched.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { namingKeeper, withKeeperErrors } from './keeper-errors';
+import { namingKeeper, relativeStack, withKeeperErrors } from './keeper-errors';
 
 describe('activity errors name the keeper', () => {
   const acts = withKeeperErrors('k-east', {
@@ -48,5 +49,45 @@ describe('activity errors name the keeper', () => {
 
   it('names the keeper for a thrown non-error too', () => {
     assert.equal((namingKeeper('boom', 'k-east') as Error).message, 'boom (on keeper k-east)');
+  });
+
+  it('leaves no absolute path of the keeper host in a thrown error’s stack or its cause’s; the message stays', async () => {
+    const failing = withKeeperErrors('k-east', {
+      async nested() {
+        throw new Error('render failed at /srv/scenario/main.yml', { cause: new Error('inner') });
+      },
+    });
+    await assert.rejects(failing.nested(), (err: Error) => {
+      assert.equal(err.message, 'render failed at /srv/scenario/main.yml (on keeper k-east)');
+      const root = path.resolve(__dirname, '..', '..', '..');
+      for (const stack of [err.stack!, (err.cause as Error).stack!]) {
+        const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
+        assert.ok(frames.length > 0, stack);
+        for (const f of frames) assert.ok(!/[\s(](file:\/\/)?\//.test(f), `an absolute path in ${f}`);
+        assert.ok(!stack.includes(root), stack);
+      }
+      assert.match(err.stack!, /^\s+at .*\(dist\/runs\/activities\/keeper-errors\.test\.js:\d+:\d+\)$/m);
+      return true;
+    });
+  });
+
+  it('relativises frames under the install root and keeps only the file name of other absolute paths', () => {
+    const stack = [
+      'Error: boom /etc/x',
+      '    at render (/opt/keeper/dist/runs/activities/render.js:10:3)',
+      '    at file:///opt/keeper/dist/x.js:1:2',
+      '    at Module.load (/usr/lib/node_modules/thing/index.js:4:5)',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    ].join('\n');
+    assert.equal(
+      relativeStack(stack, '/opt/keeper'),
+      [
+        'Error: boom /etc/x',
+        '    at render (dist/runs/activities/render.js:10:3)',
+        '    at dist/x.js:1:2',
+        '    at Module.load (<host>/index.js:4:5)',
+        '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+      ].join('\n'),
+    );
   });
 });

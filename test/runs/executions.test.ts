@@ -53,6 +53,12 @@ describe('one-off executions on real souls', function () {
     });
     assert.equal(r.status, 202, r.text);
     assert.deepEqual(r.body.sids, [souls[0]!.sid, souls[1]!.sid].sort());
+    // The activity row of the call names the execution it started.
+    const rows = (await api('GET', '/v1/activity?target=/v1/executions')).body.items;
+    const row = rows.find((a: any) => a.action === 'POST /v1/executions' && a.status === 202);
+    assert.ok(row, JSON.stringify(rows));
+    assert.equal(row.execution_id, r.body.id);
+    assert.equal(row.apply_id, null);
     const e = await finished(r.body.id);
     assert.deepEqual(e.summary, { ok: 0, changed: 1, failed: 1, unknown: 0 });
     const by = Object.fromEntries(e.hosts.map((h: any) => [h.sid, h]));

@@ -63,6 +63,17 @@ describe('runs: a workflow started outside the API is refused by every activity'
       (e: unknown) => e as Error,
     );
     assert.ok(err instanceof WorkflowFailedError, `the foreign workflow must fail, got ${String(err)}`);
+    // The activity's failure, as Temporal stores it, keeps its message but none of the keeper
+    // host's paths: its stack is relative to the install folder (runs/activities/keeper-errors.ts).
+    const failed = ((await handle.fetchHistory()).events ?? [])
+      .map((e) => e.activityTaskFailedEventAttributes?.failure)
+      .filter((f) => f !== undefined && f !== null);
+    assert.ok(failed.length > 0, 'an activity failed');
+    for (const f of failed) {
+      assert.match(f!.message ?? '', /\(on keeper /);
+      assert.match(f!.stackTrace ?? '', /^\s+at .*dist\/runs\//m, f!.stackTrace ?? '');
+      assert.ok(!(f!.stackTrace ?? '').includes(repoRoot()), `an absolute path in ${f!.stackTrace}`);
+    }
     return err;
   }
 

@@ -3,6 +3,8 @@
 // refused with the reason, every view showing the block without key material, and
 // POST /v1/souls/{sid}/check connecting with the pinned key and the FQDN rule.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { uniqueSid } from '../agents/harness';
 import { tempDir } from '../runs/keeper';
 import { keygen, startSshd, TEST_USER } from './sshd';
@@ -150,6 +152,53 @@ describe('SSH souls: registration, views and the reachability check', function (
         'the key seen is now pinned',
       );
       assert.equal(soul.ssh.trust_on_first_use, true, 'and the flag stays shown');
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('trust on first use pins the key at the first authenticated contact, even one that fails later; a different key is then refused', async () => {
+    const sid = uniqueSid('tofu-fail');
+    // Authentication succeeds, then the contact fails: the host answers under another name.
+    const d = await startSshd(rig.root, uniqueSid('elsewhere'), rig.client.publicKey);
+    try {
+      const r = await rig.api('POST', '/v1/souls', {
+        sid,
+        transport: 'ssh',
+        covens: [],
+        ssh: {
+          address: '127.0.0.1',
+          port: d.port,
+          user: TEST_USER,
+          credential_ref: rig.keyRef,
+          trust_on_first_use: true,
+        },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const first = (await rig.api('POST', `/v1/souls/${sid}/check`)).body;
+      assert.equal(first.reachable, false);
+      assert.match(first.reason, /^wrong host: /);
+      const seen = d.hostKey.publicKey.split(' ').slice(0, 2).join(' ');
+      assert.equal(
+        (await rig.api('GET', `/v1/souls/${sid}`)).body.ssh.host_key,
+        seen,
+        'the key of the failed contact is pinned',
+      );
+
+      // The same address now presents another key (sshd rereads its host key on SIGHUP).
+      const rotated = keygen(rig.root, `rotated-${Math.random().toString(16).slice(2)}`);
+      fs.writeFileSync(path.join(d.dir, 'host_ed25519'), rotated.privateKey, { mode: 0o600 });
+      fs.writeFileSync(path.join(d.dir, 'host_ed25519.pub'), `${rotated.publicKey}\n`);
+      d.child.kill('SIGHUP');
+      let second: any;
+      for (const until = Date.now() + 10_000; ; ) {
+        second = (await rig.api('POST', `/v1/souls/${sid}/check`)).body;
+        if (/^host key changed/.test(second.reason ?? '') || Date.now() > until) break;
+        await new Promise((res) => setTimeout(res, 200)); // sshd is restarting: connection refused meanwhile
+      }
+      assert.equal(second.reachable, false);
+      assert.match(second.reason, /^host key changed/);
+      assert.equal((await rig.api('GET', `/v1/souls/${sid}`)).body.ssh.host_key, seen, 'the pin stays');
     } finally {
       await d.stop();
     }

@@ -1,7 +1,7 @@
 // The activity stream (GET /v1/activity, docs/api.md "Activity"): who changed what, when, from
 // where and with what outcome, newest first. Filters by actor, target and outcome are the API's own
 // (the server filters, so paging stays exact); "Older" follows the keyset cursor. Rows that started
-// a run or a plan link to it; targets under an incarnation link to its page.
+// a run, a plan or an execution link to it; targets under an incarnation link to its page.
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api';
 import { Ago, Busy, ErrorBox, Link, PagerBar } from '../components';
@@ -28,6 +28,7 @@ interface ActivityRow {
   target: string | null;
   status: number;
   apply_id: string | null;
+  execution_id: string | null;
 }
 
 interface Filter {
@@ -47,6 +48,8 @@ function outcomeOf(status: number): string {
 }
 
 function Started({ row }: { row: ActivityRow }) {
+  if (row.execution_id)
+    return <Link href={`/ui/executions/${encodeURIComponent(row.execution_id)}`}>{row.execution_id}</Link>;
   const name = incarnationOf(row.target);
   if (!row.apply_id) return <span class="muted">—</span>;
   if (!name) return <>{row.apply_id}</>;

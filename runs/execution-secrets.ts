@@ -49,6 +49,34 @@ export function paramSecretProblem(
   return null;
 }
 
+/**
+ * The first reference of `params` (all well formed: paramSecretProblem first) outside every one of
+ * `prefixes` (executions.secret_prefixes of the caller's role): its JSON pointer and store path. An
+ * execution runs whatever its module does with the value, so the reference is bounded to the
+ * secrets the role is meant to hand to hosts, not every secret under the scenario prefix.
+ */
+export function paramSecretOutside(
+  params: unknown,
+  prefixes: readonly string[],
+  pointer = '',
+): { pointer: string; path: string } | null {
+  if (typeof params === 'string') {
+    const ref = params.startsWith(REFERENCE_PREFIX) ? parseReference(params) : null;
+    if (!ref || prefixes.some((p) => underPrefix(ref.path, p))) return null;
+    return { pointer, path: `secretstore:${ref.path}` };
+  }
+  const entries: [string, unknown][] = Array.isArray(params)
+    ? params.map((v, i) => [String(i), v])
+    : params !== null && typeof params === 'object'
+      ? Object.entries(params)
+      : [];
+  for (const [k, v] of entries) {
+    const p = paramSecretOutside(v, prefixes, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (p) return p;
+  }
+  return null;
+}
+
 /** The references `params` holds (deduplicated). */
 export function paramSecretRefs(params: unknown): SecretRef[] {
   const refs = new Map<string, SecretRef>();
@@ -101,4 +129,20 @@ export async function resolveParamSecrets(
     return ref ? values.get(`${ref.path}#${ref.field}`)! : s;
   }) as Record<string, unknown>;
   return { params: out, values: [...values.values()] };
+}
+
+// The soul's words when a file's validator refuses it (agent/state/file-state.ts runValidator): the
+// validator's own output follows them.
+const VALIDATE_REFUSED = /validate: .*? refused the new content \(exit [^)\s]*\)/s;
+
+/**
+ * A host's answer to an execution whose params hold a secret and a `validate`: when the validator
+ * refused the content, only its exit status is kept. A validator is any program, and what it prints
+ * about a candidate holding a secret can be the secret in any form (reversed, encoded) that no scrub
+ * of the exact value catches (issue 45 H-2); the live file is unchanged, the exit status says enough.
+ */
+export function withholdValidatorOutput(output: string): string {
+  const m = VALIDATE_REFUSED.exec(output);
+  if (!m) return output;
+  return `${output.slice(0, m.index)}${m[0]}; the live file is unchanged (the validator's output is withheld: the content holds a secret)`;
 }

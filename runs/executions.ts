@@ -4,11 +4,11 @@
 // starts its workflow. Typed outcomes; the API maps them to problems.
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { createExecution, finishExecution, runningExecutions } from '../db/repos/executions';
+import { claimExecutionWorkflow, createExecution, finishExecution, runningExecutions } from '../db/repos/executions';
 import { MODULES, checkModuleParams } from '../scenario/modules';
 import type { TemporalClientHolder } from './connection';
 import { closeOrphanedExecutions, executionWorkflowId } from './execution-orphans';
-import { paramSecretProblem } from './execution-secrets';
+import { paramSecretOutside, paramSecretProblem } from './execution-secrets';
 import { sharedQueue } from './queues';
 import { selectSouls } from './soul-query';
 import { oneOffExecution } from './workflows/execution';
@@ -33,11 +33,18 @@ export interface ExecutionPolicy {
   perOperator: number;
   /** secretstore.scenario_prefix: references in the params must lie under it (runs/execution-secrets.ts). */
   scenarioPrefix: string;
+  /** The role's name and executions.secret_prefixes for it: the store paths its references may name (none: no reference). */
+  role: string;
+  secretPrefixes: readonly string[];
 }
+
+/** The module a role must be allowed to run before any module parameter may name a program for it. */
+export const PROGRAM_MODULE = 'core.cmd.run';
 
 export type ExecutionRefusal =
   | { kind: 'invalid'; path: string; message: string }
   | { kind: 'forbidden-module'; message: string }
+  | { kind: 'forbidden-param'; path: string; message: string }
   | { kind: 'confirm'; message: string; selected: number }
   | { kind: 'busy'; message: string };
 
@@ -79,8 +86,28 @@ export async function startExecution(
   const problems = checkModuleParams(req.module, req.params) ?? [];
   if (problems.length > 0)
     refuse({ kind: 'invalid', path: `/body/params${problems[0]!.pointer}`, message: problems[0]!.message });
+  // A module allowed by name may still run any program through a parameter (core.file.present's
+  // `validate` runs its argv as root): such a parameter needs the right to run commands at all.
+  const mayRunPrograms = policy.modules.includes('*') || policy.modules.includes(PROGRAM_MODULE);
+  const program = (MODULES.get(req.module)!.programParams ?? []).find((p) => req.params[p] !== undefined);
+  if (program !== undefined && !mayRunPrograms)
+    refuse({
+      kind: 'forbidden-param',
+      path: `/body/params/${program}`,
+      message: `params.${program} runs a program on the host (as root): your role may run no program; that needs ${PROGRAM_MODULE} in the role's execution modules (executions.modules)`,
+    });
   const secret = paramSecretProblem(req.params, policy.scenarioPrefix);
   if (secret) refuse({ kind: 'invalid', path: `/body/params${secret.pointer}`, message: secret.message });
+  const bound = paramSecretOutside(req.params, policy.secretPrefixes);
+  if (bound)
+    refuse({
+      kind: 'forbidden-param',
+      path: `/body/params${bound.pointer}`,
+      message:
+        policy.secretPrefixes.length === 0
+          ? `${bound.path}: your role may reference no secret in an execution (executions.secret_prefixes.${policy.role} is not configured)`
+          : `${bound.path} is outside the secrets your role may reference in an execution (executions.secret_prefixes.${policy.role}: ${policy.secretPrefixes.join(', ')})`,
+    });
   const t = req.target;
   if (!t.covens?.length && !t.sids?.length && t.where === undefined)
     refuse({ kind: 'invalid', path: '/body/target', message: 'name at least one of covens, sids or where' });
@@ -118,11 +145,13 @@ export async function startExecution(
     batch: req.batch ?? sids.length,
   });
   try {
-    await client.workflow.start(oneOffExecution, {
+    const handle = await client.workflow.start(oneOffExecution, {
       workflowId: executionWorkflowId(id),
       taskQueue: sharedQueue(temporal.taskQueue),
       args: [{ executionId: id, sids, batch: req.batch ?? sids.length, timeoutMs }],
     });
+    // The fence's record of which workflow run is the execution's own (runs/activities/execution-fence.ts).
+    await claimExecutionWorkflow(db, id, handle.firstExecutionRunId);
   } catch (err) {
     await finishExecution(db, id, `not started: ${(err as Error).message}`);
     throw err;

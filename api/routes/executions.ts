@@ -121,6 +121,7 @@ export const executionRoutes = [
       'Runs one module of the core library once on the hosts `target` selects (covens, sids, a `where` over the stored facts), ' +
       'outside any incarnation: no state is committed and no lock taken. A durable workflow; a host that does not answer within `timeout` ' +
       `seconds is \`unknown\`. \`dry_run\` sends it in check mode (nothing changes). Refused with 403 when the caller's role may not run the module, ` +
+      "may not run programs (`core.cmd.run`) and a parameter names one (`validate`, `unless`, `onlyif`), or a `secretstore:` reference lies outside the role's `executions.secret_prefixes`, " +
       '428 above `executions.confirm_above` hosts (keeper config, 10 by default) without `confirm: true`, ' +
       '429 with `executions.per_operator` (4) executions of the caller running.',
     body: { schema: executionBody, required: true },
@@ -135,6 +136,10 @@ export const executionRoutes = [
           confirmAbove: limits.confirm_above,
           perOperator: limits.per_operator,
           scenarioPrefix: deps.runtime.config.secretstore.scenario_prefix,
+          role: caller.role,
+          secretPrefixes: Object.prototype.hasOwnProperty.call(limits.secret_prefixes, caller.role)
+            ? limits.secret_prefixes[caller.role]!
+            : [],
         });
         return {
           status: 202,
@@ -157,6 +162,8 @@ export const executionRoutes = [
             { path: r.path, message: r.message },
           ]);
         if (r.kind === 'forbidden-module') throw new ApiProblem(403, 'forbidden', r.message);
+        if (r.kind === 'forbidden-param')
+          throw new ApiProblem(403, 'forbidden', r.message, { errors: [{ path: r.path, message: r.message }] });
         if (r.kind === 'confirm')
           throw new ApiProblem(428, 'confirmation-required', r.message, {
             errors: [{ path: '/body/confirm', message: `must be true to run on ${r.selected} hosts` }],

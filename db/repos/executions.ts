@@ -21,6 +21,8 @@ export interface ExecutionRecord {
   summary: ExecutionSummary | null;
   created_at: Date;
   finished_at: Date | null;
+  /** The Temporal run id of the execution's own workflow (runs/activities/execution-fence.ts). */
+  workflow_run_id?: string | null;
 }
 
 export interface ExecutionSummary {
@@ -42,7 +44,7 @@ export interface ExecutionHostRow {
 
 export async function createExecution(
   db: Knex,
-  e: Omit<ExecutionRecord, 'status' | 'summary' | 'created_at' | 'finished_at'>,
+  e: Omit<ExecutionRecord, 'status' | 'summary' | 'created_at' | 'finished_at' | 'workflow_run_id'>,
 ): Promise<void> {
   await db('executions').insert({
     ...e,
@@ -54,6 +56,20 @@ export async function createExecution(
 
 export async function getExecution(db: Knex, id: string): Promise<ExecutionRecord | undefined> {
   return db('executions').where({ id }).first();
+}
+
+/**
+ * Records the Temporal run id of the execution's workflow unless one is recorded: the API after it
+ * started the workflow, and the workflow's first activity (whichever comes first; both write the same
+ * id). Only a running execution is claimed. Answers the recorded run id (null: none, not running).
+ */
+export async function claimExecutionWorkflow(db: Knex, id: string, runId: string): Promise<string | null> {
+  await db('executions')
+    .where({ id, status: 'running' })
+    .whereNull('workflow_run_id')
+    .update({ workflow_run_id: runId });
+  const row = await db('executions').where({ id }).first('workflow_run_id');
+  return (row?.workflow_run_id as string | null | undefined) ?? null;
 }
 
 /** Executions of one operator still running: the per-operator concurrency limit counts these. */

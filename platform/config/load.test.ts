@@ -241,11 +241,17 @@ describe('keeper configuration', () => {
   });
 
   it('defaults the execution limits as documented and refuses an unknown role, a module outside the core library, a limit below 1', () => {
-    assert.deepEqual(loadConfig(write(valid())).executions, { confirm_above: 10, per_operator: 4, modules: {} });
+    assert.deepEqual(loadConfig(write(valid())).executions, {
+      confirm_above: 10,
+      per_operator: 4,
+      modules: {},
+      secret_prefixes: {},
+    });
     const tuned = {
       confirm_above: 50,
       per_operator: 2,
       modules: { responder: ['core.service.restarted', 'core.cmd.run'] },
+      secret_prefixes: { responder: ['secret/keeper/services/web/'] },
     };
     assert.deepEqual(loadConfig(write({ ...valid(), executions: tuned })).executions, tuned);
     assert.deepEqual(problems({ ...valid(), executions: { modules: { oncall: ['core.cmd.run'] } } }), [
@@ -257,5 +263,17 @@ describe('keeper configuration', () => {
       'executions.confirm_above: must be >= 0',
       'executions.per_operator: must be >= 1',
     ]);
+  });
+
+  it('takes executions.secret_prefixes per role below secretstore.scenario_prefix only', () => {
+    assert.deepEqual(problems({ ...valid(), executions: { secret_prefixes: { responder: ['secret/keeper/own/'] } } }), [
+      'executions.secret_prefixes.responder: "secret/keeper/own/" must lie below secretstore.scenario_prefix (secret/keeper/services/), the only secrets the keeper reads for executions',
+    ]);
+    assert.deepEqual(
+      problems({ ...valid(), executions: { secret_prefixes: { oncall: ['secret/keeper/services/'] } } }),
+      ['executions.secret_prefixes.oncall: must be one of cluster-admin, operator, viewer, responder'],
+    );
+    const [bad] = problems({ ...valid(), executions: { secret_prefixes: { responder: ['secret//x'] } } });
+    assert.match(bad!, /^executions\.secret_prefixes\.responder\.0: /);
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import Ajv, { type ErrorObject } from 'ajv';
 import yaml from 'js-yaml';
 import { parseDuration } from '../../common/duration';
+import { underPrefix } from '../../common/secret';
 import { configSchema } from './schema';
 import type { KeeperConfig } from './types';
 
@@ -145,6 +146,17 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
   }
   const scenarioProblems = scenarioAuthProblems(raw);
   if (scenarioProblems.length > 0) throw new ConfigError(file, scenarioProblems);
+  // The keeper reads scenario secrets only below scenario_prefix: a prefix beside it would allow nothing.
+  const secretPrefixProblems = Object.entries(raw.executions.secret_prefixes as Record<string, string[]>).flatMap(
+    ([role, list]) =>
+      list
+        .filter((p) => !underPrefix(p.replace(/\/+$/, ''), ss.scenario_prefix))
+        .map(
+          (p) =>
+            `executions.secret_prefixes.${role}: "${p}" must lie below secretstore.scenario_prefix (${ss.scenario_prefix}), the only secrets the keeper reads for executions`,
+        ),
+  );
+  if (secretPrefixProblems.length > 0) throw new ConfigError(file, secretPrefixProblems);
   // A plan pruned while it may still be applied would turn a valid apply into a 404.
   if (parseDuration(raw.retention.plans) < parseDuration(raw.plans.ttl)) {
     throw new ConfigError(file, [
@@ -276,6 +288,7 @@ export function parseConfig(doc: unknown, file: string): KeeperConfig {
       confirm_above: raw.executions.confirm_above,
       per_operator: raw.executions.per_operator,
       modules: raw.executions.modules,
+      secret_prefixes: raw.executions.secret_prefixes,
     },
     otel: raw.otel,
   };

@@ -372,6 +372,24 @@ export const configSchema = {
             items: { enum: ['*', ...[...MODULES.keys()].sort()] },
           },
         },
+        // Issue 45 H-2: an execution hands a referenced secret to whatever its module does with it,
+        // so a role references only the secrets named here (none by default, cluster-admin included).
+        secret_prefixes: {
+          type: 'object',
+          default: {},
+          description: 'per role, the store paths (below secretstore.scenario_prefix) its executions may reference',
+          propertyNames: { enum: [...EXECUTION_ROLES] },
+          additionalProperties: {
+            type: 'array',
+            uniqueItems: true,
+            maxItems: 64,
+            items: {
+              type: 'string',
+              pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*/?$',
+              description: 'a store path such as secret/keeper/services/web/ (a prefix of whole segments)',
+            },
+          },
+        },
       },
     },
     otel: {

@@ -76,6 +76,12 @@ export interface KeeperConfig {
     state_dir: string;
   };
   /** One-off executions' limits (docs/executions.md); `modules` overrides the built-in allow-list per role. */
-  executions: { confirm_above: number; per_operator: number; modules: Record<string, string[]> };
+  executions: {
+    confirm_above: number;
+    per_operator: number;
+    modules: Record<string, string[]>;
+    /** Per role, the store path prefixes its executions' `secretstore:` references may name (none by default). */
+    secret_prefixes: Record<string, string[]>;
+  };
   otel: { enabled: boolean; endpoint?: string };
 }

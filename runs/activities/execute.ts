@@ -9,9 +9,9 @@
 import { locateWaiting } from './locate-wait';
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
+import { fenceExecution } from './execution-fence';
 import {
   finishExecution,
-  getExecution,
   recordExecutionHosts,
   type ExecutionHostRow,
   type ExecutionSummary,
@@ -20,7 +20,7 @@ import type { DispatchActivityDeps, SharedActivityDeps, StepSender } from './dep
 import type { RouteGroup } from '../messages';
 import { dispatchQueue } from '../queues';
 import { cleanStepOutput } from './step-output';
-import { resolveParamSecrets } from '../execution-secrets';
+import { resolveParamSecrets, withholdValidatorOutput } from '../execution-secrets';
 import { secretSender } from './secrets';
 
 const CONCURRENCY = 128;
@@ -42,8 +42,8 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
       setMaxListeners(0, signal);
-      const e = await getExecution(deps.db, executionId);
-      if (!e) throw new Error(`execution ${executionId} is gone`);
+      // Before anything else, whoever started the workflow (runs/activities/execution-fence.ts).
+      const e = await fenceExecution(deps.db, executionId, sids);
       // `secretstore:` references in the params are read now, just before sending (runs/execution-secrets.ts):
       // the values exist only in this activity's memory, as SecretValues, and are scrubbed from answers.
       const resolved = await resolveParamSecrets(deps.secrets?.reader, deps.secrets?.scenarioPrefix, e.params);
@@ -125,11 +125,15 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
                 },
                 { timeoutMs: e.timeout_ms, signal },
               );
+              const output =
+                !a.ok && resolved.values.length > 0 && e.params.validate !== undefined
+                  ? withholdValidatorOutput(a.output)
+                  : a.output;
               rows.push({
                 sid,
                 status: !a.ok ? 'failed' : a.changed ? 'changed' : 'ok',
                 changed: a.changed,
-                output: cleanStepOutput(a.output, e.output_cap),
+                output: cleanStepOutput(output, e.output_cap),
                 diff: a.diff ?? null,
                 started_at: a.startedAt,
                 finished_at: a.finishedAt,
@@ -165,12 +169,16 @@ export function createExecutionSharedActivities(deps: SharedActivityDeps) {
   return {
     /** Groups hosts by the keeper holding their stream (SSH souls: this keeper); `unknown` for none after `waitMs`. */
     async routeExecution({
+      executionId,
       sids,
       waitMs = 0,
     }: {
+      /** Absent only in a history scheduled before the fence: routing reads locations and touches no host. */
+      executionId?: string;
       sids: string[];
       waitMs?: number;
     }): Promise<{ groups: RouteGroup[]; unknown: string[] }> {
+      if (executionId !== undefined) await fenceExecution(deps.db, executionId, sids);
       const kids = await locateWaiting(deps.locate, sids, waitMs);
       const groups = new Map<string, RouteGroup>();
       const unknown: string[] = [];
@@ -195,6 +203,7 @@ export function createExecutionSharedActivities(deps: SharedActivityDeps) {
       sids: string[];
       reason: string;
     }): Promise<void> {
+      await fenceExecution(deps.db, executionId, sids);
       const now = new Date();
       await recordExecutionHosts(
         deps.db,
@@ -211,6 +220,8 @@ export function createExecutionSharedActivities(deps: SharedActivityDeps) {
       );
     },
     async finishExecution({ executionId }: { executionId: string }): Promise<ExecutionSummary> {
+      // Its own workflow may close it again (a retry after the summary was written); no one else.
+      await fenceExecution(deps.db, executionId, [], { finished: 'allow' });
       return finishExecution(deps.db, executionId, 'no answer from this host');
     },
   };

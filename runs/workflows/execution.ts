@@ -45,7 +45,11 @@ export async function oneOffExecution(input: ExecutionInput) {
   for (const batch of splitBatches(input.sids, input.batch)) {
     let pending = batch;
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
-      const routes = await shared.routeExecution({ sids: pending, waitMs: attempt > 1 ? RELOCATE_WAIT_MS : 0 });
+      const routes = await shared.routeExecution({
+        executionId: input.executionId,
+        sids: pending,
+        waitMs: attempt > 1 ? RELOCATE_WAIT_MS : 0,
+      });
       if (routes.unknown.length > 0) {
         await shared.markExecutionUnknown({
           executionId: input.executionId,

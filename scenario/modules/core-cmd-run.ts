@@ -34,4 +34,6 @@ export const coreCmdRun: ModuleSpec = {
       onlyif: ARGV,
     },
   },
+  // `creates`/`removes` are paths tested for existence, not commands; the module itself runs `argv`.
+  programParams: ['argv', 'unless', 'onlyif'],
 };

@@ -42,4 +42,5 @@ export const coreFilePresent: ModuleSpec = {
       content: { type: 'string' },
     },
   },
+  programParams: ['validate'],
 };

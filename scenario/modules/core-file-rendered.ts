@@ -28,4 +28,5 @@ export const coreFileRendered: ModuleSpec = {
     required: ['path', 'content'],
     properties: { ...FILE_COMMON, content: { type: 'string' } },
   },
+  programParams: ['validate'],
 };

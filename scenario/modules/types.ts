@@ -12,6 +12,9 @@ export interface ModuleSpec {
    *  `template`/`vars` become `content`); default: `params`. The soul checks every step with it
    *  before applying. */
   wire?: Record<string, unknown>;
+  /** The parameters naming a program the soul runs (as root): a one-off execution may set them only for
+   *  a role that may run `core.cmd.run` (runs/executions.ts; a test keeps this list complete). */
+  programParams?: readonly string[];
 }
 
 /**

@@ -67,7 +67,6 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
   let connection: NativeConnection | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let attempt: Promise<void> | undefined;
   let warned = false;
   const set = holder as TemporalClientHolder & { connected(c: NativeConnection): void };
 
@@ -97,7 +96,7 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
   function retryLater(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      attempt = connectOnce().catch((err: Error) => {
+      void connectOnce().catch((err: Error) => {
         if (isSetupError(err))
           log.error('temporal: the namespace cannot be used; runs stay refused until it is set up', {
             error: err.message,
@@ -113,7 +112,6 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
       installTemporalRuntime(log); // before the first native connection: the SDK's logs go to ours
       let late: NodeJS.Timeout | undefined;
       const first = connectOnce();
-      attempt = first.catch(() => undefined);
       const waited = await Promise.race([
         first.then(
           () => ({ ok: true as const }),
@@ -141,7 +139,8 @@ export function temporalClientComponent(config: KeeperConfig, holder: TemporalCl
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await attempt?.catch(() => undefined);
+      // An attempt under way is not awaited (against a frontend that never answers it may not end);
+      // one that ends after this closes its connection itself (connectOnce checks `stopped`).
       holder.client = undefined;
       holder.connection = undefined;
       await connection?.close();

@@ -7,13 +7,19 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
-import { startTestKeeper, type TestKeeper } from '../support/keeper';
+import { silentLogger } from '../../common/logger';
+import { startKeeper, type RunningKeeper } from '../../keeper/server';
+import { TEMPORAL_START_WAIT_MS } from '../../runs/connection';
+import { cleanupKeeperFiles, initTestKeeper, startTestKeeper, type TestKeeper } from '../support/keeper';
 import { stackEnv } from '../support/stack-env';
 import { serviceRepo } from '../support/service-repo';
 import { api, settled, startSouls, stopRunRig, tempDir, waitFor, type TestSoul } from '../runs/keeper';
 
-/** A proxy to `target` that drops every connection until `forward()`. */
-async function startProxy(target: string): Promise<{ addr: string; forward(): void; stop(): Promise<void> }> {
+/** A proxy to `target` that drops every connection (or, `hold`, accepts and never answers) until `forward()`. */
+async function startProxy(
+  target: string,
+  mode: 'drop' | 'hold' = 'drop',
+): Promise<{ addr: string; forward(): void; stop(): Promise<void> }> {
   const i = target.lastIndexOf(':');
   const host = target.slice(0, i).replace(/^\[|\]$/g, '');
   const port = Number(target.slice(i + 1));
@@ -23,7 +29,7 @@ async function startProxy(target: string): Promise<{ addr: string; forward(): vo
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     if (!forwarding) {
-      client.destroy();
+      if (mode === 'drop') client.destroy();
       return;
     }
     const upstream = net.connect(port, host);
@@ -167,5 +173,71 @@ describe('a keeper started while Temporal is away (issue 45)', function () {
     assert.equal(run.status, 202, JSON.stringify(run.body));
     console.log(`      temporal up in /readyz ${Date.now() - t0} ms after the proxy forwarded`);
     assert.equal((await settled(k, 'back', 120_000)).status, 'ready');
+  });
+});
+
+describe('a keeper whose Temporal accepts connections and never answers (issue 45)', function () {
+  this.timeout(120_000);
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let k: TestKeeper | undefined;
+
+  before(async () => {
+    proxy = await startProxy(stackEnv().TEMPORAL_ADDRESS, 'hold');
+  });
+  after(async () => {
+    await k?.stop();
+    await proxy?.stop();
+  });
+
+  it('answers 503 "starting" until every component has started, then starts without Temporal, ready and degraded', async () => {
+    const files = await initTestKeeper({
+      mutate: (doc) => {
+        doc.temporal.address = proxy.addr;
+      },
+    });
+    const url = `${files.baseUrl}/readyz`;
+    const t0 = Date.now();
+    let started: RunningKeeper | undefined;
+    const starting = startKeeper(files.config, silentLogger).then((keeper) => {
+      started = keeper;
+      k = {
+        ...files,
+        keeper,
+        async stop() {
+          await keeper.stop();
+          await cleanupKeeperFiles(files);
+        },
+      };
+    });
+    // The operator API listens before the Temporal client has given up: ready must not say so yet.
+    const early = await waitFor(
+      'the starting keeper to answer /readyz',
+      async () => {
+        try {
+          const r = await fetch(url);
+          return { status: r.status, body: (await r.json()) as { status: string } };
+        } catch {
+          return undefined; // not listening yet
+        }
+      },
+      30_000,
+      100,
+    );
+    assert.equal(started, undefined, 'asked while the keeper was still starting');
+    assert.deepEqual([early.status, early.body.status], [503, 'starting']);
+    await starting;
+    const waited = Date.now() - t0;
+    assert.ok(waited >= TEMPORAL_START_WAIT_MS, `started after ${waited} ms, having waited for Temporal`);
+    const r = await fetch(url);
+    const { sources: _sources, ...body } = await r.json();
+    assert.deepEqual(
+      { http: r.status, ...body },
+      {
+        http: 200,
+        status: 'ready',
+        checks: { database: 'up', cache: 'up', temporal: 'down', secretstore: 'up' },
+        degraded: ['temporal'],
+      },
+    );
   });
 });

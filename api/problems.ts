@@ -3,7 +3,7 @@
 // `detail` says what to do about it. Nothing internal (a stack, a SQL message) ever reaches a body.
 import type { Response } from 'express';
 import { RepoConflict, RepoNotFound } from '../db/repos/errors';
-import { Refusal, type RunRefused } from '../runs/start/outcome';
+import { Refusal, TEMPORAL_UNAVAILABLE, type RunRefused } from '../runs/start/outcome';
 
 export interface FieldError {
   path: string;
@@ -92,6 +92,9 @@ export const problems = {
     new ApiProblem(503, 'dependency-unavailable', `${what} is not answering; retry shortly`, {
       headers: { 'Retry-After': '5' },
     }),
+  /** Temporal is away (issue 45): naming it and the fix, as the run service does. */
+  temporal: () =>
+    new ApiProblem(503, 'dependency-unavailable', TEMPORAL_UNAVAILABLE, { headers: { 'Retry-After': '5' } }),
   internal: () => new ApiProblem(500, 'internal', 'the keeper failed to handle this request; the event is in its log'),
 };
 

@@ -74,16 +74,16 @@ export async function startKeeper(
 
     const app = express();
     app.disable('x-powered-by');
+    // Ready once every component has started (the listener opens before the rest), not before.
+    let started = false;
     app.get(
       '/readyz',
-      readinessHandler(
-        runtime.db,
-        runtime.cache,
-        metrics,
-        () => temporalAnswers(runs.temporal),
-        () => secretStoreAnswers(config.secretstore.addr),
-        () => ({ sources: sources.report() }),
-      ),
+      readinessHandler(runtime.db, runtime.cache, metrics, {
+        temporalAnswers: () => temporalAnswers(runs.temporal),
+        secretStoreAnswers: () => secretStoreAnswers(config.secretstore.addr),
+        started: () => started,
+        details: () => ({ sources: sources.report() }),
+      }),
     );
     app.use('/ui', createUiRouter({ log }));
     app.use(createApiApp(apiDeps));
@@ -112,6 +112,7 @@ export async function startKeeper(
       ...mcpComponents(apiDeps),
     ];
     const stopComponents = await startAll(components);
+    started = true;
     log.info('keeper started', {
       kid: config.kid,
       openapi: config.listen.openapi.addr,

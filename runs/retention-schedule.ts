@@ -2,8 +2,8 @@
 // `keeper-retention-<task_queue>`, starting keeperRetention on the shared queue every
 // retention.interval. Every keeper sets it at start (created, or updated in place to its own
 // interval), so the last keeper started decides; overlap SKIP, so a long prune is never doubled.
-// A keeper that cannot set it (Temporal unreachable at that moment) logs it and runs on: the
-// schedule set by another keeper, or by this one's next start, prunes.
+// A keeper that starts while Temporal is away sets it once it connects; one that cannot set it
+// logs it and runs on: the schedule set by another keeper, or by this one's next start, prunes.
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import type { Component } from '../platform/component';
@@ -41,16 +41,18 @@ export async function setRetentionSchedule(holder: TemporalClientHolder, interva
 }
 
 export function retentionScheduleComponent(holder: TemporalClientHolder, intervalMs: number, log: Logger): Component {
+  const set = () =>
+    setRetentionSchedule(holder, intervalMs).catch((err: Error) =>
+      log.warn('retention: could not set the pruning schedule; history is pruned once a keeper sets it', {
+        error: err.message,
+      }),
+    );
   return {
     name: 'retention schedule',
     async start() {
-      try {
-        await setRetentionSchedule(holder, intervalMs);
-      } catch (err) {
-        log.warn('retention: could not set the pruning schedule; history is pruned once a keeper sets it', {
-          error: (err as Error).message,
-        });
-      }
+      // Temporal away at start: set once the keeper connects (runs/connection.ts).
+      if (holder.client) await set();
+      else holder.whenConnected(() => void set());
     },
     async stop() {
       /* the schedule is the cluster's: it outlives this keeper */

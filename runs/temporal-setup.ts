@@ -36,6 +36,19 @@ export class MissingSearchAttributesError extends Error {
   }
 }
 
+export class NamespaceMissingError extends Error {
+  constructor(namespace: string) {
+    super(
+      `the Temporal namespace ${namespace} (config temporal.namespace) does not exist; create it with: keeper temporal-setup --config=<keeper.yml> (docs/production.md)`,
+    );
+    this.name = 'NamespaceMissingError';
+  }
+}
+
+/** A namespace the keeper cannot use as it is (an operator's step fixes it), unlike a frontend that is away. */
+export const isSetupError = (err: unknown): boolean =>
+  err instanceof MissingSearchAttributesError || err instanceof NamespaceMissingError;
+
 /** Throws MissingSearchAttributesError when the namespace lacks any of them. */
 export async function checkSearchAttributes(connection: NativeConnection, namespace: string): Promise<void> {
   let missing: string[];
@@ -43,9 +56,7 @@ export async function checkSearchAttributes(connection: NativeConnection, namesp
     missing = await missingSearchAttributes(connection, namespace);
   } catch (err) {
     if ((err as { code?: number }).code !== 5) throw err;
-    throw new Error(
-      `the Temporal namespace ${namespace} (config temporal.namespace) does not exist; create it with: keeper temporal-setup --config=<keeper.yml> (docs/production.md)`,
-    );
+    throw new NamespaceMissingError(namespace);
   }
   if (missing.length > 0) throw new MissingSearchAttributesError(namespace, missing);
 }

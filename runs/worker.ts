@@ -3,7 +3,7 @@
 //    and upgrade activities; any keeper may take them.
 //  - own queue (`<task_queue>-<kid>`): only the dispatch activity, bound to this keeper's live soul
 //    sessions, so a step is always sent by the keeper that holds the soul's stream.
-import { Worker, type WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createDispatchActivities } from './activities/dispatch';
 import { withKeeperErrors } from './activities/keeper-errors';
@@ -27,7 +27,7 @@ import type { TemporalClientHolder } from './connection';
 export const MAX_CACHED_WORKFLOWS = 500;
 
 export interface WorkerOptions {
-  /** The keeper's Temporal connection (runs/connection.ts), open before the workers start. */
+  /** The keeper's Temporal connection (runs/connection.ts): the workers start once it is open. */
   temporal: TemporalClientHolder;
   namespace: string;
   taskQueue: string;
@@ -60,38 +60,61 @@ export function sharedWorkerOptions(
 export function temporalWorkersComponent(opts: WorkerOptions): Component {
   const workers: Worker[] = [];
   const running: Promise<void>[] = [];
+  let stopped = false;
+  let starting: Promise<void> = Promise.resolve();
+
+  async function startOn(connection: NativeConnection): Promise<void> {
+    const bundle = await workflowBundle();
+    if (stopped) return;
+    workers.push(await Worker.create({ connection, ...sharedWorkerOptions(opts, bundle) }));
+    if (opts.dispatch && !stopped) {
+      workers.push(
+        await Worker.create({
+          connection,
+          namespace: opts.namespace,
+          taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
+          activities: withKeeperErrors(opts.kid, {
+            ...createDispatchActivities(opts.dispatch),
+            ...createExecutionDispatchActivities(opts.dispatch),
+          }),
+          identity: `keeper-${opts.kid}-dispatch`,
+        }),
+      );
+    }
+    if (stopped) return; // stop() shuts down what was created; nothing is run
+    for (const w of workers) {
+      running.push(
+        w
+          .run()
+          .catch((err: Error) =>
+            opts.log.error('temporal worker stopped', { task_queue: w.options.taskQueue, error: err.message }),
+          ),
+      );
+    }
+    opts.log.info('temporal workers started', { queues: workers.map((w) => w.options.taskQueue) });
+  }
+
   return {
     name: 'temporal workers',
     async start() {
-      const connection = opts.temporal.connection;
-      if (!connection) throw new Error('the Temporal connection is not open (the client component starts first)');
-      workers.push(await Worker.create({ connection, ...sharedWorkerOptions(opts, await workflowBundle()) }));
-      if (opts.dispatch) {
-        workers.push(
-          await Worker.create({
-            connection,
-            namespace: opts.namespace,
-            taskQueue: dispatchQueue(opts.taskQueue, opts.kid),
-            activities: withKeeperErrors(opts.kid, {
-              ...createDispatchActivities(opts.dispatch),
-              ...createExecutionDispatchActivities(opts.dispatch),
-            }),
-            identity: `keeper-${opts.kid}-dispatch`,
+      // Connected at start: the workers start now, and a failure stops the keeper's start as before.
+      // Temporal away at start (runs/connection.ts): they start when the keeper connects.
+      if (opts.temporal.connection) {
+        starting = startOn(opts.temporal.connection);
+        await starting;
+        return;
+      }
+      opts.temporal.whenConnected((connection) => {
+        starting = startOn(connection).catch((err: Error) =>
+          opts.log.error('temporal workers could not start; runs wait for a keeper with workers', {
+            error: err.message,
           }),
         );
-      }
-      for (const w of workers) {
-        running.push(
-          w
-            .run()
-            .catch((err: Error) =>
-              opts.log.error('temporal worker stopped', { task_queue: w.options.taskQueue, error: err.message }),
-            ),
-        );
-      }
-      opts.log.info('temporal workers started', { queues: workers.map((w) => w.options.taskQueue) });
+      });
     },
     async stop() {
+      stopped = true;
+      await starting.catch(() => undefined);
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.all(running);
     },

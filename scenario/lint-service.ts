@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeError, type RenderError } from './errors';
 import { loadServiceFromDir } from './load/dir';
+import { unguardedCommands } from './check/idempotence';
 
 export const RULE_SUPPRESSION = 'SL026';
 
@@ -76,13 +77,18 @@ function endOf(lines: string[] | null, line: number, col: number): { endLine: nu
 }
 
 export function lintService(dir: string): Finding[] {
-  const errors = loadServiceFromDir(dir).errors;
+  const service = loadServiceFromDir(dir);
+  // Errors fail render too; warnings are soul-lint's only (scenario/check/idempotence.ts).
+  const all = [
+    ...service.errors.map((e) => ({ e, severity: 'error' as const })),
+    ...unguardedCommands(service).map((e) => ({ e, severity: 'warning' as const })),
+  ];
   const cache = new Map<string, string[] | null>();
   const out: Finding[] = [];
   const unreasoned = new Set<string>();
-  for (const e of errors) {
+  for (const { e, severity } of all) {
     const lines = readLines(dir, e.file, cache);
-    const finding: Finding = { ...e, severity: 'error', ...endOf(lines, e.line, e.col) };
+    const finding: Finding = { ...e, severity, ...endOf(lines, e.line, e.col) };
     if (lines && /\.ya?ml$/.test(e.file)) {
       const sup = suppressionsOf(lines);
       const here = sup.get(e.line);

@@ -374,7 +374,11 @@ status() {
   else line secretstore "up ($STORE_ADDR)"; fi
   local body
   for k in a:0 b:1; do
-    if keeper_ready "${k#*:}"; then line "keeper prod-${k%%:*}" "ready (127.0.0.1:838${k#*:})"
+    if keeper_ready "${k#*:}"; then
+      # Ready needs only the database and the cache (issue 45): name what it runs without.
+      local degraded
+      degraded="$(curl -s -m 10 "http://127.0.0.1:838${k#*:}/readyz" | grep -o '"degraded": *\[[^]]*\]' | sed 's/"degraded": *\[//; s/\]$//; s/[" ]//g; s/,/, /g' || true)"
+      line "keeper prod-${k%%:*}" "ready (127.0.0.1:838${k#*:}${degraded:+; degraded: $degraded})"
     elif body="$(curl -s -m 10 "http://127.0.0.1:838${k#*:}/readyz")" && [ -n "$body" ]; then
       line "keeper prod-${k%%:*}" "not ready: $body"; rc=1
     else line "keeper prod-${k%%:*}" down; rc=1; fi

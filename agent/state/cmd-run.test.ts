@@ -42,6 +42,18 @@ describe('core.cmd.run (fake runner: the exact argv)', () => {
     assert.equal(fake.calls.length, 2, 'the command itself never ran');
   });
 
+  it('plans a command with no guard as running every time, not as a change it can know; runs nothing', async () => {
+    const fake = createFakeRunner({});
+    const mod = createCmdRun({ facts: {}, runner: fake.run });
+    const plan = await mod.run({ argv: ['/usr/bin/app', 'reindex'] }, { dryRun: true, showContent: true });
+    assert.deepEqual(
+      [plan.changed, plan.output],
+      [true, 'would run `/usr/bin/app reindex`: runs every time (no guard) (dry run)'],
+    );
+    assert.equal((plan.diff as { because: string }).because, 'runs every time (no guard)');
+    assert.equal(fake.calls.length, 0, 'a plan runs nothing');
+  });
+
   it('refuses a split shell command, a bad env name and a relative creates before running anything', async () => {
     const fake = createFakeRunner();
     const mod = createCmdRun({ facts: {}, runner: fake.run });

@@ -2,7 +2,8 @@
 // Runs argv with no shell (`shell: true` written out runs argv[0] with /bin/sh -c). It runs, and
 // reports `changed`, unless a guard says it need not: `creates` exists, `removes` does not,
 // `unless` exits 0, `onlyif` exits non-zero. The guards are read in a dry run too (they must only
-// look, as Salt's are), so a plan says exactly whether the apply will run the command and why.
+// look, as Salt's are), so a plan says exactly whether the apply will run the command and why; with
+// no guard it says the command "runs every time (no guard)".
 // A failing command (non-zero exit, timeout) fails the step; its output is captured and capped.
 import { promises as fs } from 'node:fs';
 import { tail } from '../exec/runner';
@@ -15,6 +16,9 @@ export const OUTPUT_CAP = 16 * 1024;
 const GUARD_TIMEOUT_MS = 60_000;
 const DEFAULT_TIMEOUT_S = 3600;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NO_GUARD = 'no guard';
+/** What a plan says of a command with no guard (issue 45). */
+export const EVERY_TIME = 'runs every time (no guard)';
 
 interface CmdParams {
   argv: string[];
@@ -134,17 +138,21 @@ export function createCmdRun(deps: StateDeps): StateModule {
         if ((key === 'unless') === (r.code === 0)) return { run: false, why: said };
         yes.push(said);
       }
-      return { run: true, why: yes.length ? yes.join('; ') : 'no guard' };
+      return { run: true, why: yes.length ? yes.join('; ') : NO_GUARD };
     },
     diff(p, cur, ctx) {
       if (!cur.run) return null;
       // The command is the content of this step: shown in a plan only when the step holds no secret.
       const showArgs = ctx.dryRun && ctx.showContent === true;
+      // Without a guard nothing on the host says whether the command is needed: the plan says it
+      // runs every time, not a change it cannot know (soul-lint warns, SL033).
+      const unguarded = cur.why === NO_GUARD;
+      const because = unguarded ? EVERY_TIME : cur.why;
       return {
-        summary: `run ${shown(p, showArgs)} (${cur.why})`,
+        summary: unguarded ? `run ${shown(p, showArgs)}: ${EVERY_TIME}` : `run ${shown(p, showArgs)} (${cur.why})`,
         diff: {
           command: showArgs ? (p.shell ? ['/bin/sh', '-c', p.argv[0]] : p.argv) : [p.shell ? '/bin/sh' : p.argv[0]],
-          because: cur.why,
+          because,
         },
       };
     },

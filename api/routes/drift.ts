@@ -22,7 +22,7 @@ export const MAX_DRIFT_INTERVAL_MS = 30 * 86_400_000;
 /** The Temporal client the schedules are set with; 503 when it is not connected. */
 function scheduler(deps: ApiDeps): TemporalClientHolder {
   const t = deps.runs.temporal;
-  if (!t?.client) throw problems.unavailable('the workflow engine (Temporal)');
+  if (!t?.client) throw problems.temporal();
   return t;
 }
 
@@ -73,7 +73,7 @@ export const driftRoutes = [
           interval: before.drift_interval,
           autoRepair: before.drift_auto_repair,
         });
-        throw problems.unavailable('the workflow engine (Temporal)');
+        throw problems.temporal();
       }
       const inc = await mustIncarnation(deps, params.name);
       return {

@@ -128,7 +128,7 @@ export const executionRoutes = [
     responses: { 202: { description: 'started; follow it at `events`', schema: startedExecutionSchema } },
     async handler({ body, caller, deps }) {
       const temporal = deps.runs.temporal;
-      if (!temporal?.client) throw problems.unavailable('the workflow engine (Temporal)');
+      if (!temporal?.client) throw problems.temporal();
       try {
         const limits = deps.runtime.config.executions;
         const { id, sids } = await startExecution(deps.runtime.db, temporal, caller.aid, body, {

@@ -30,6 +30,7 @@ import { sl027 } from './sl027-module-use';
 import { sl030 } from './sl030-module-contract';
 import { sl031 } from './sl031-failure-budget';
 import { sl032 } from './sl032-gate';
+import { sl033 } from './sl033-unguarded-command';
 
 export type { Rule } from './types';
 
@@ -64,6 +65,7 @@ export const RULES: readonly Rule[] = [
   sl030,
   sl031,
   sl032,
+  sl033,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -21,7 +21,7 @@ export interface RunServiceDeps {
 
 export function temporalOf(deps: RunServiceDeps): TemporalClientHolder {
   const t = deps.temporal;
-  if (!t?.client) throw refuse.unavailable('the workflow engine (Temporal)');
+  if (!t?.client) throw refuse.temporal();
   return t;
 }
 

@@ -10,7 +10,7 @@ import type { NewRun } from '../../db/repos/runs';
 import type { TemporalClientHolder } from '../connection';
 import { startPlanWorkflow, startRunWorkflow } from '../client';
 import { temporalOf, type RunServiceDeps } from './context';
-import { refuse, type RunAccepted } from './outcome';
+import { refuse, TEMPORAL_REFUSED_RUN, type RunAccepted } from './outcome';
 import { sealSecretInputs } from './secret-inputs';
 
 /** Starts the recorded run's workflow; on failure fails the run, locks the incarnation, refuses as unavailable. */
@@ -24,7 +24,7 @@ export async function launch(
     runId = await start(temporalOf(deps));
   } catch (err) {
     await lockRun(deps.db, run.applyId, `the run could not be started: ${(err as Error).message}`, 'start');
-    throw refuse.unavailable('the workflow engine (Temporal)');
+    throw refuse.temporal(TEMPORAL_REFUSED_RUN);
   }
   // The apply_id fence: the run belongs to the execution the keeper started (db/repos/run-lock.ts).
   await recordRunWorkflow(deps.db, run.applyId, runId);
@@ -50,7 +50,7 @@ export async function startPlan(
     runId = await startPlanWorkflow(temporalOf(deps), plan);
   } catch {
     await failUnstartedPlan(deps.db, plan.applyId, 'the plan could not be started: the workflow engine did not answer');
-    throw refuse.unavailable('the workflow engine (Temporal)');
+    throw refuse.temporal();
   }
   // The apply_id fence: the plan belongs to the execution the keeper started (db/repos/run-lock.ts).
   await recordRunWorkflow(deps.db, plan.applyId, runId);

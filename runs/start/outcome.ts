@@ -65,7 +65,22 @@ export const refuse = {
   unprocessable: (reason: string, fields: FieldProblem[]) => new Refusal('unprocessable', reason, fields),
   /** `what` does not answer: the same sentence wherever it is shown. */
   unavailable: (what: string) => new Refusal('unavailable', `${what} is not answering; retry shortly`),
+  /** Temporal is away: the sentence names it and the fix (TEMPORAL_UNAVAILABLE). */
+  temporal: (detail: string = TEMPORAL_UNAVAILABLE) => new Refusal('unavailable', detail),
 };
+
+/**
+ * Why a run, plan, execution or drift schedule is refused while Temporal is away (issue 45: the
+ * keeper serves everything else meanwhile), and what to do: the keeper connects again by itself.
+ */
+export const TEMPORAL_UNAVAILABLE =
+  'the workflow engine (Temporal) is not answering, so nothing was started: runs, plans, executions and drift checks need it. ' +
+  'The keeper connects again by itself: retry once /readyz shows "temporal": "up"; if it stays down, check temporal.address in the keeper config and that the Temporal frontend runs';
+
+/** The same, for a run already recorded when Temporal refused its start (runs/start/launch.ts). */
+export const TEMPORAL_REFUSED_RUN =
+  'the workflow engine (Temporal) did not start the run: the run is recorded as failed and the incarnation locked. ' +
+  'Once /readyz shows "temporal": "up", unlock it with retry (POST /v1/incarnations/{name}/unlock {"retry": true})';
 
 /** Runs one start; a refusal (the service's own, or a repository's lock or not-found) becomes the outcome. */
 export async function outcomeOf(start: () => Promise<RunAccepted>): Promise<RunOutcome> {

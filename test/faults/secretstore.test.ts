@@ -63,6 +63,19 @@ describe('fault: the secrets store stopped under a live fleet, then back', funct
     await store.stop();
     const down = Date.now();
 
+    // Ready as the spec defines it (issue 45): the store is named as degraded, the keeper stays ready.
+    const z = await fetch(`${rig.k.baseUrl}/readyz`);
+    const { sources: _sources, ...readyz } = await z.json();
+    assert.deepEqual(
+      { http: z.status, ...readyz },
+      {
+        http: 200,
+        status: 'ready',
+        checks: { database: 'up', cache: 'up', temporal: 'up', secretstore: 'down' },
+        degraded: ['secretstore'],
+      },
+    );
+
     // A run that resolves no secret goes on, on the established streams.
     await rig.create('during-outage');
     assert.equal(await settleAndCheck(rig, 'during-outage'), 'ready');

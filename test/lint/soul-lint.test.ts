@@ -226,4 +226,34 @@ describe('soul-lint', function () {
     assert.equal(spawnSync(process.execPath, [bin, '--nope']).status, 2);
     assert.match(execFileSync(process.execPath, [bin, '--help']).toString(), /soul-lint \[DIR\]/);
   });
+
+  it('warns on a core.cmd.run with no guard (SL033), naming the fix; guarded commands and a reasoned suppression pass; the exit stays 0', function () {
+    const tasks =
+      'tasks:\n' +
+      '  - name: reindex\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, reindex]}\n' +
+      '  - name: made\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, init], creates: /srv/app/.init}\n' +
+      '  - name: gone\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, drop], removes: /srv/app/old}\n' +
+      '  - name: checked\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, seed], unless: [/usr/bin/app, seeded]}\n' +
+      '  - name: only\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, fix], onlyif: [/usr/bin/app, broken]}\n' +
+      '  - name: after\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, reload]}\n    onchanges: [made]\n' +
+      '  - name: cond\n    module: core.cmd.run\n    params: {argv: [/usr/bin/app, warm]}\n    when: "true"\n' +
+      '  - name: harmless\n    # soul-lint: ignore SL033 -- printing the version changes nothing\n' +
+      '    module: core.cmd.run\n    params: {argv: [/usr/bin/app, --version]}\n';
+    const r = lint(tempService({ 'scenario/create/main.yml': tasks }));
+    assert.equal(r.code, 0, r.out);
+    assert.match(
+      r.out,
+      /^scenario\/create\/main.yml:3:13 {2}warning {2}SL033 \(unguarded-command\) {2}task "reindex": core.cmd.run has no guard, so it runs \(and reports a change\) on every run; steps should be idempotent\n {4}fix: add `creates: <a path the command makes>`, `removes: <a path it deletes>`, `unless: \[<a check that exits 0 when done>\]` or `onlyif: \[\.\.\.\]`, or run it only on a change \(`onchanges: \[<task>\]`\) or a condition \(`when:`\)$/m,
+    );
+    const json = JSON.parse(lint(tempService({ 'scenario/create/main.yml': tasks }), '--format', 'json').out) as {
+      findings: Array<{ rule: string; severity: string; line: number; suppressed?: { reason: string } }>;
+    };
+    assert.deepEqual(
+      json.findings.map((f) => [f.rule, f.severity, f.line, f.suppressed?.reason ?? null]),
+      [
+        ['SL033', 'warning', 3, null],
+        ['SL033', 'warning', 27, 'printing the version changes nothing'],
+      ],
+    );
+  });
 });

@@ -183,7 +183,7 @@ describe('core state modules on a Debian 12 root with systemd as PID 1', functio
     });
     assert.equal(
       secret[0]!.output,
-      'would run /usr/bin/test (arguments not shown: the step may hold a secret) (no guard) (dry run)',
+      'would run /usr/bin/test (arguments not shown: the step may hold a secret): runs every time (no guard) (dry run)',
     );
     assert.doesNotMatch(JSON.stringify(secret), /hunter2/);
     const slow = await apply([{ module: 'core.cmd.run', params: { argv: ['/bin/sleep', '30'], timeout: 1 } }]);

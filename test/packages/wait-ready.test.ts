@@ -103,4 +103,26 @@ describe('keeper.service readiness check (wait-ready.js)', function () {
       await new Promise((r) => server.close(r));
     }
   });
+
+  it('says which dependencies are degraded when the keeper is ready without them', async () => {
+    const server = http
+      .createServer((_req, res) => {
+        res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ status: 'ready', degraded: ['temporal', 'secretstore'] }));
+      })
+      .listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const r = await waitReady(config(port), process.pid);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(
+        r.stdout,
+        `keeper ready: http://127.0.0.1:${port}/readyz answered 200 (degraded: temporal, secretstore not answering yet)\n`,
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 });

@@ -69,6 +69,18 @@ describe('souls: soulprint limits', function () {
     assert.equal((await soulStatus(k, sid)).status, 'pending');
   });
 
+  it("refuses a soulprint naming another host: the certificate's sid decides, the other host's record is untouched", async () => {
+    const other = uniqueSid('facts-other');
+    await register(k, other);
+    const err = await helloRefused({ ...soulprintFor(sid), fqdn: other, addresses: ['192.0.2.77'] });
+    assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
+    assert.ok(err.details.includes(`names host "${other}" but the certificate is for ${sid}`), err.details);
+    assert.equal((await soulStatus(k, sid)).status, 'pending');
+    const theirs = await soulStatus(k, other);
+    assert.equal(theirs.status, 'pending', 'the named host was not onboarded or connected by it');
+    assert.equal(JSON.stringify(theirs).includes('192.0.2'), false, 'no fact of the claimant stored on the named host');
+  });
+
   it('refuses oversized Facts on a live stream and keeps the facts it had', async () => {
     const s = openStream(streamAddr, seed);
     s.send({ hello: { soulprint: { ...soulprintFor(sid), addresses: ['192.0.2.10'] }, soul_version: 'test' } });

@@ -73,7 +73,7 @@ describe('souls: soulprint limits', function () {
     const other = uniqueSid('facts-other');
     await register(k, other);
     const err = await helloRefused({ ...soulprintFor(sid), fqdn: other, addresses: ['192.0.2.77'] });
-    assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
+    assert.equal(err.code, grpc.status.PERMISSION_DENIED, err.details);
     assert.ok(err.details.includes(`names host "${other}" but the certificate is for ${sid}`), err.details);
     assert.equal((await soulStatus(k, sid)).status, 'pending');
     const theirs = await soulStatus(k, other);

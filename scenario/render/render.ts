@@ -167,6 +167,7 @@ function renderHost(
   const leftOut = (task: Task, skip: RenderSkip, name = task.name, loop?: StepLoop): boolean => {
     const step: PlanStep = { index: 0, name, module: task.module, params: {}, skip };
     if (task.register) step.register = task.register.name;
+    if (task.outputSafe) step.output_safe = true;
     if (loop) step.loop = loop;
     return push(task, step);
   };

@@ -83,6 +83,8 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
           params: unknown;
           dryRun?: unknown;
           showContent?: unknown;
+          redact?: Array<{ value: string; placeholder: string }>;
+          withhold?: unknown;
           program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
         };
         const p = req.program;
@@ -105,6 +107,8 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
             params: req.params,
             dryRun: req.dryRun === true,
             showContent: req.showContent === true,
+            ...(Array.isArray(req.redact) ? { redact: req.redact } : {}),
+            ...(typeof req.withhold === 'string' && req.withhold !== '' ? { withhold: req.withhold } : {}),
           },
           { registry: withProgram(registry, req.module, program, path.join(opts.stateDir, 'modules')), ledger },
         );

@@ -23,6 +23,10 @@ export interface DeliveredStep {
   showContent?: boolean;
   /** A module shipped with the service: its program (agent/modules/). */
   program?: StepProgram;
+  /** Secret values to scrub from the output and diff before the ledger keeps them, with their placeholders. */
+  redact?: Array<{ value: string; placeholder: string }>;
+  /** Kept and answered instead of the output: the keeper withholds this step's output. */
+  withhold?: string;
 }
 
 export interface StepReply {
@@ -118,6 +122,8 @@ export async function createStateStepHandler(ctx: {
           params: req.params,
           dryRun: req.dryRun,
           showContent: req.showContent === true,
+          ...(req.redact?.length ? { redact: req.redact } : {}),
+          ...(req.withhold ? { withhold: req.withhold } : {}),
         },
         { registry, ledger },
       );

@@ -100,6 +100,8 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
           params,
           dryRun: r.dry_run,
           showContent: r.show_content === true,
+          ...(r.redact_json ? { redact: redactionsOf(r.redact_json) } : {}),
+          ...(r.withhold ? { withhold: r.withhold } : {}),
           ...(r.program?.sha256
             ? {
                 program: {
@@ -215,4 +217,18 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
     call.on('end', () => finish(goodbye ? `keeper said goodbye: ${goodbye}` : 'the keeper ended the stream'));
     send({ hello: { soulprint: sent, soul_version: SOUL_VERSION } });
   });
+}
+
+/** The keeper's list of values to scrub (StepRequest.redact_json); anything malformed is none. */
+function redactionsOf(json: string): Array<{ value: string; placeholder: string }> {
+  try {
+    const v = JSON.parse(json) as unknown;
+    if (!Array.isArray(v)) return [];
+    return v.filter(
+      (x): x is { value: string; placeholder: string } =>
+        typeof x?.value === 'string' && typeof x?.placeholder === 'string',
+    );
+  } catch {
+    return [];
+  }
 }

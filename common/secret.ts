@@ -140,6 +140,20 @@ export function revealJson(v: unknown): string {
   return JSON.stringify(reveal(v));
 }
 
+/**
+ * Each value with its placeholder, for the soul to scrub its own ledger (proto StepRequest.redact).
+ * Like revealJson, only the hub's encoding for the soul's own stream may call it: the soul was sent
+ * every one of these values before.
+ */
+export function redactions(secrets: Iterable<SecretValue>): Array<{ value: string; placeholder: string }> {
+  const out: Array<{ value: string; placeholder: string }> = [];
+  for (const s of secrets) {
+    const v = values.get(s);
+    if (v && v.length >= 4) out.push({ value: v, placeholder: placeholder(s.ref) });
+  }
+  return out;
+}
+
 /** Replaces every occurrence of each value in `text` by its placeholder (a soul's answer echoing one). */
 export function scrubValues(text: string, secrets: Iterable<SecretValue>): string {
   let out = text;

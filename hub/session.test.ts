@@ -39,6 +39,8 @@ describe('hub/session', () => {
         dry_run: false,
         show_content: false,
         program: null, // a core module: no program (null is not written on the wire)
+        redact_json: '', // no secret on this host: nothing to scrub
+        withhold: '',
       },
     );
     assert.ok(s.onProgress({ request_id: req.request_id, message: 'writing' }));

@@ -3,7 +3,7 @@
 // matched only against requests sent on this same session, so no other stream (another soul's
 // certificate included) can answer or cancel them.
 import { randomUUID } from 'node:crypto';
-import { revealJson } from '../common/secret';
+import { redactions, revealJson, type SecretValue } from '../common/secret';
 import type { GoodbyeReason, KeeperMessage, Soulprint, StepProgress, StepResultMsg } from '../proto/types';
 import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
 
@@ -24,6 +24,10 @@ export interface StepOrder {
   showContent?: boolean;
   /** A module shipped with the service (`<service>.<module>.<state>`): its program (bytes base64). */
   program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+  /** Values the soul scrubs from its output and ledger (runs/activities/host-boundary.ts). */
+  redact?: SecretValue[];
+  /** The text the soul keeps and answers instead of the output. */
+  withhold?: string;
 }
 
 export interface StepReport {
@@ -193,6 +197,8 @@ export class Session {
           params_json: revealJson(step.params),
           dry_run: step.dryRun === true,
           show_content: step.dryRun === true && step.showContent === true,
+          redact_json: step.redact?.length ? JSON.stringify(redactions(step.redact)) : '',
+          withhold: step.withhold ?? '',
           program: step.program
             ? {
                 sha256: step.program.sha256,

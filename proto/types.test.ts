@@ -84,9 +84,11 @@ describe('proto contracts', () => {
       'module',
       'params_json',
       'program',
+      'redact_json',
       'request_id',
       'show_content',
       'step_index',
+      'withhold',
     ]);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.ModuleProgram'), [
       'content_base64',

@@ -52,6 +52,8 @@ export interface Task {
   onchanges: TaskRef[];
   on?: { selectors: string[]; pos: Position };
   where?: ExprSource;
+  /** `output: safe`: shown even when the step may read a file holding a secret (docs/secrets.md "Output"). */
+  outputSafe?: boolean;
   /** `loop:`: a CEL list expression (or a YAML list, its strings interpolated), evaluated at
    *  render per host; the task becomes one step per item, each seeing `item` and `loop`. */
   loop?: TaskLoop;

@@ -197,4 +197,17 @@ describe('applyStep', () => {
     const settled = await applyStep({ ...req, applyId: 'apply-9' }, { registry, ledger });
     assert.deepEqual([settled.ok, settled.changed], [true, false]);
   });
+
+  it("keeps in its ledger the output scrubbed of the keeper's values, or the keeper's withheld text", async () => {
+    const { mod } = countingModule({ changed: false, ok: true, output: 'password = hunter2-canary\n' });
+    const deps = { registry: registryOf(mod), ledger };
+    const redact = [{ value: 'hunter2-canary', placeholder: '«secret:s/db#password»' }];
+    const scrubbed = await applyStep(step({ index: 1, redact }), deps);
+    const withheld = await applyStep(step({ index: 2, redact, withhold: 'output withheld: it may read /etc/x' }), deps);
+    assert.equal(scrubbed.output, 'password = «secret:s/db#password»\n');
+    assert.equal(withheld.output, 'output withheld: it may read /etc/x');
+    const text = await fs.readFile(path.join(dir, 'ledger', 'apply-7.jsonl'), 'utf8');
+    assert.ok(!text.includes('hunter2-canary'), text);
+    assert.match(text, /«secret:s\/db#password»/);
+  });
 });

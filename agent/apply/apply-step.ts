@@ -34,6 +34,10 @@ export interface StepToApply {
   dryRun?: boolean;
   /** Dry run only: a file module may show a unified diff of the content (the step holds no secret). */
   showContent?: boolean;
+  /** Secret values (with their placeholders) scrubbed from the output and diff before the ledger keeps them. */
+  redact?: Array<{ value: string; placeholder: string }>;
+  /** Kept and answered instead of the output: the keeper withholds it (the step may read a secret file). */
+  withhold?: string;
 }
 
 export interface StepOutcome extends ModuleResult {
@@ -102,8 +106,12 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
       showContent: req.dryRun === true && req.showContent === true,
       ...(earlier.length ? { earlier } : {}),
     });
-    const result: ModuleResult = { changed: r.changed === true, ok: r.ok === true, output: String(r.output ?? '') };
-    if (r.diff !== undefined) result.diff = r.diff;
+    const result: ModuleResult = {
+      changed: r.changed === true,
+      ok: r.ok === true,
+      output: req.withhold ?? scrub(String(r.output ?? ''), req.redact),
+    };
+    if (r.diff !== undefined) result.diff = scrubDiff(r.diff, req.redact);
     memory.remember(req.applyId, {
       index: req.index,
       module: req.module as string,
@@ -113,8 +121,30 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
     });
     return result;
   } catch (err) {
-    return { changed: false, ok: false, output: `${req.module}: ${errorMessage(err)}` };
+    return {
+      changed: false,
+      ok: false,
+      output: req.withhold ?? scrub(`${req.module}: ${errorMessage(err)}`, req.redact),
+    };
   }
+}
+
+// The keeper's secret boundary (docs/secrets.md "Output"), applied here too so the ledger on the
+// host never keeps what the keeper would not show: a literal replace of each value it names.
+function scrub(text: string, redact: StepToApply['redact']): string {
+  let out = text;
+  for (const r of redact ?? []) if (r.value.length >= 4) out = out.split(r.value).join(r.placeholder);
+  return out;
+}
+
+function scrubDiff<T>(diff: T, redact: StepToApply['redact']): T {
+  if (!redact?.length) return diff;
+  return JSON.parse(
+    scrub(
+      JSON.stringify(diff),
+      redact.map((r) => ({ ...r, value: JSON.stringify(r.value).slice(1, -1) })),
+    ),
+  );
 }
 
 function fromRecord(rec: LedgerRecord, replayed: boolean): StepOutcome {

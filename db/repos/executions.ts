@@ -87,6 +87,14 @@ export async function runningExecutionsOf(db: Knex, aid?: string): Promise<{ id:
 }
 
 /** Records answers (first answer wins), numbered in commit order under one advisory lock. */
+/**
+ * Keeps what an execution writes on a host: the path its module manages (canonical, or null) and
+ * whether its params hold a secret reference (db/repos/step-secrets.ts reads both for the taint).
+ */
+export async function markExecutionWrite(db: Knex, id: string, path: string | null, secret: boolean): Promise<void> {
+  await db('executions').where({ id }).update({ path, secret });
+}
+
 export async function recordExecutionHosts(db: Knex, executionId: string, rows: ExecutionHostRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.transaction(async (trx) => {

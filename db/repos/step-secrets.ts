@@ -1,26 +1,63 @@
-// Which files of a host may hold a secret, by the keeper's own records (docs/secrets.md "Diffs and
-// hashes"). Each step row carries the path it manages (run_steps.path) and whether its params
-// carried a secret (run_steps.secret), written with the row (db/repos/runs.ts recordSteps).
-// A path of a host is tainted when a step row of it carried a secret (in a run, whatever its
-// outcome, or in a plan: the file held or was to hold one) and no run since wrote non-secret
-// content there (a run step of that path without a secret that ended ok or changed: the file
-// then held exactly that content). Only an untainted path's old content may be shown.
+// Which files of a host may hold a secret, and which secrets a host was sent, by the keeper's own
+// records (docs/secrets.md "Diffs and hashes", "Output"). One record for runs and executions alike
+// (issue 45, H-1): each run step row carries the path it manages (run_steps.path) and whether its
+// params carried a secret (run_steps.secret), written with the row (db/repos/runs.ts recordSteps);
+// each execution carries the same for its one module (executions.path, executions.secret), and its
+// host rows say where it ran.
+// A path of a host is tainted when a step or execution of it carried a secret (whatever its outcome,
+// or in check mode: the file held or was to hold one) and nothing since wrote non-secret content
+// there (a run step, or an execution not in check mode, of that path without a secret that ended
+// ok or changed: the file then held exactly that content). Only an untainted path's old content may
+// be shown, and a step that may read a tainted path has its output withheld.
 import type { Knex } from 'knex';
+import type { SecretRef } from '../../common/secret';
 
-/** The tainted paths of each host among `sids`; hosts with none are absent. */
-export async function taintedPaths(db: Knex, sids: string[], paths: string[]): Promise<Map<string, Set<string>>> {
+/**
+ * The tainted paths of each host among `sids`; hosts with none are absent. `paths` narrows the
+ * answer to those paths; without it every tainted path of the hosts is answered.
+ */
+export async function taintedPaths(db: Knex, sids: string[], paths?: string[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  if (sids.length === 0 || paths.length === 0) return out;
+  if (sids.length === 0 || paths?.length === 0) return out;
   const { rows } = (await db.raw(
     `
-    select distinct s.sid, s.path from run_steps s join incarnation_runs r on r.apply_id = s.apply_id
-    where s.secret and s.sid = any(?) and s.path = any(?)
-      and not exists (
-        select 1 from run_steps c join incarnation_runs cr on cr.apply_id = c.apply_id
-        where c.sid = s.sid and c.path = s.path and not c.secret and cr.kind = 'run' and c.status in ('ok', 'changed')
-          and cr.created_at > r.created_at)`,
-    [sids, paths],
+    with writes as (
+      select s.sid, s.path, s.secret, r.created_at as at, (r.kind = 'run' and s.status in ('ok', 'changed')) as wrote
+      from run_steps s join incarnation_runs r on r.apply_id = s.apply_id
+      where s.sid = any(:sids) and s.path is not null and (:all or s.path = any(:paths))
+      union all
+      select h.sid, e.path, e.secret, e.created_at, (not e.dry_run and h.status in ('ok', 'changed'))
+      from executions e join execution_hosts h on h.execution_id = e.id
+      where h.sid = any(:sids) and e.path is not null and (:all or e.path = any(:paths))
+    )
+    select distinct w.sid, w.path from writes w
+    where w.secret and not exists (
+      select 1 from writes c where c.sid = w.sid and c.path = w.path and not c.secret and c.wrote and c.at > w.at)`,
+    { sids, paths: paths ?? [], all: paths === undefined },
   )) as { rows: { sid: string; path: string }[] };
   for (const r of rows) (out.get(r.sid) ?? out.set(r.sid, new Set()).get(r.sid)!).add(r.path);
+  return out;
+}
+
+/** Records that these secrets (store path and field; never a value) were sent to these hosts. */
+export async function recordSoulSecrets(db: Knex, sent: Array<{ sid: string; refs: SecretRef[] }>): Promise<void> {
+  const rows = sent.flatMap(({ sid, refs }) => refs.map((r) => ({ sid, path: r.path, field: r.field })));
+  if (rows.length === 0) return;
+  await db.raw(
+    `insert into soul_secrets (sid, path, field)
+     select r.sid, r.path, r.field from jsonb_to_recordset(?::jsonb) as r(sid text, path text, field text)
+     on conflict (sid, path, field) do update set recorded_at = now()`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** The secrets each host among `sids` was ever sent; hosts with none are absent. */
+export async function soulSecretRefs(db: Knex, sids: string[]): Promise<Map<string, SecretRef[]>> {
+  const out = new Map<string, SecretRef[]>();
+  if (sids.length === 0) return out;
+  const rows = (await db('soul_secrets').whereIn('sid', sids).select('sid', 'path', 'field')) as Array<
+    SecretRef & { sid: string }
+  >;
+  for (const r of rows) (out.get(r.sid) ?? out.set(r.sid, []).get(r.sid)!).push({ path: r.path, field: r.field });
   return out;
 }

@@ -3,7 +3,7 @@
 // Secrets are revealed here, in the line written to the host's own authenticated channel, as the
 // hub's stream session does for agents; nothing else sees the revealed text.
 import readline from 'node:readline';
-import { revealJson } from '../../common/secret';
+import { redactions, revealJson, type SecretValue } from '../../common/secret';
 import { parseDiff } from '../session';
 import type { SshConnection } from './connection';
 import { SshFailure } from './connection';
@@ -30,6 +30,8 @@ export interface ApplySession {
       dryRun?: boolean;
       showContent?: boolean;
       program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+      redact?: SecretValue[];
+      withhold?: string;
     },
     opts: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<SshStepAnswer>;
@@ -157,7 +159,7 @@ export async function openApplySession(
           },
         });
         ch.write(
-          `{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}${step.dryRun ? `,"dryRun":true,"showContent":${step.showContent === true}` : ''}${step.program ? `,"program":${JSON.stringify(step.program)}` : ''}}\n`,
+          `{"id":${id},"applyId":${JSON.stringify(step.applyId)},"stepIndex":${step.stepIndex},"module":${JSON.stringify(step.module)},"params":${revealJson(step.params)}${step.dryRun ? `,"dryRun":true,"showContent":${step.showContent === true}` : ''}${step.program ? `,"program":${JSON.stringify(step.program)}` : ''}${step.redact?.length ? `,"redact":${JSON.stringify(redactions(step.redact))}` : ''}${step.withhold ? `,"withhold":${JSON.stringify(step.withhold)}` : ''}}\n`,
         );
       });
       // The soul could not take the request at all (a malformed key): whether anything ran is known (nothing did), but it is not success.

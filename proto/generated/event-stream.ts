@@ -146,6 +146,18 @@ export interface StepRequest {
    * (docs/state-modules.md, "modules shipped with a service").
    */
   program: ModuleProgram | null;
+  /**
+   * The secret values this host holds, as far as the keeper knows, each with the placeholder that
+   * replaces it: the soul scrubs them from the step's output and diff before its ledger keeps them
+   * (docs/secrets.md "Output"). Sent only on this soul's own stream; every value was sent to it before.
+   * A JSON array of {"value", "placeholder"}; empty when there is none.
+   */
+  redact_json: string;
+  /**
+   * Set when the keeper withholds this step's output (it may read a file holding a secret): the soul
+   * keeps and answers this text instead of the output.
+   */
+  withhold: string;
 }
 
 export interface ModuleProgram {
@@ -312,6 +324,8 @@ export const STEP_REQUEST: MessageSpec = {
     { name: 'dry_run', no: 6, kind: 'bool' },
     { name: 'show_content', no: 7, kind: 'bool' },
     { name: 'program', no: 8, kind: 'message', fields: MODULE_PROGRAM },
+    { name: 'redact_json', no: 9, kind: 'string' },
+    { name: 'withhold', no: 10, kind: 'string' },
   ],
 };
 

@@ -8,8 +8,10 @@
 // While it runs, the activity is listed in the cache under this keeper's kid (inflight.ts): when this
 // keeper dies, the keeper its souls move to fails the activity at once (runs/failover.ts) instead of
 // the run waiting for the heartbeat timeout.
-// Diffs (docs/secrets.md "Diffs and hashes"): every answer goes through diffGuard, so what is stored
-// and shown has keyed digests only, and no content for a step whose file holds or will hold a secret.
+// Diffs and output (docs/secrets.md "Diffs and hashes", "Output"): every answer goes through the
+// host's secret boundary (host-boundary.ts, the same for executions), so what is stored and shown has
+// keyed digests only, no content for a step whose file holds or will hold a secret, no value of a
+// secret the host was ever sent, and no output of a step that may read a file holding one.
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { incarnationOf, planStepRows } from '../../db/repos/plans';
@@ -24,9 +26,9 @@ import { refuseOnPlanDrift } from './dispatch-plan-check';
 import { hostTransports } from './dispatch-transport';
 import { RunGone } from './errors';
 import { fenceRun } from './fence';
-import { holdsSecret, resolvePlanSecrets, secretSender } from './secrets';
-import { contentDigestKey, diffGuard, secretSteps, stepPath } from './step-diff';
-import { taintedPaths } from '../../db/repos/step-secrets';
+import { holdsSecret, resolvePlanSecrets } from './secrets';
+import { contentDigestKey, stepPath } from './step-diff';
+import { boundarySender, hostBoundaries } from './host-boundary';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -58,11 +60,14 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
           sid,
           new Map(plan.steps.map((st) => [st.index, { path: stepPath(st.params), secret: holdsSecret(st.params) }])),
         );
-      const tainted = await taintedPaths(deps.db, sids, [
-        ...new Set(
-          [...facts.values()].flatMap((m) => [...m.values()].map((f) => f.path)).filter((p): p is string => p !== null),
-        ),
-      ]);
+      // The secrets sent now are recorded before anything is sent; every host's output is then
+      // scrubbed of all the values it holds, from this dispatch or any before it.
+      const boundaries = await hostBoundaries(
+        deps.db,
+        deps.secrets,
+        sids,
+        new Map([...secrets].filter(([, hs]) => !hs.error).map(([sid, hs]) => [sid, hs.values])),
+      );
       const check = run.kind === 'plan' ? { showContent: (step: PlanStep) => !holdsSecret(step.params) } : undefined;
       const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
       const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
@@ -149,10 +154,11 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             return;
           }
           const transport = channel.sender;
-          const guarded = diffGuard(
-            hs ? secretSender(transport, hs.values) : transport,
+          const guarded = boundarySender(
+            transport,
             digestKey,
-            secretSteps(plan.steps, tainted.get(sid) ?? new Set()),
+            boundaries.get(sid) ?? { tainted: new Set(), values: [] },
+            plan.steps,
           );
           const host = {
             sid,

@@ -6,6 +6,10 @@
 // for one execution. Check mode sends it as a dry run (nothing changes, `changed` = would change).
 // No incarnation state is read or written and no lock is taken. A host that does not answer within
 // the per-host timeout, or whose stream is gone, is `unknown`: silence is never success.
+// Secrets (issue 45, H-1): an execution crosses the same boundary as a run (host-boundary.ts): the
+// diff guard and the path taint (an execution writing a secret taints its path; one over a tainted
+// path shows no content, size or plain hash), the scrub of every value the host holds, and the
+// withholding of output from a step that may read a file holding a secret.
 import { locateWaiting } from './locate-wait';
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
@@ -20,8 +24,10 @@ import type { DispatchActivityDeps, SharedActivityDeps, StepSender } from './dep
 import type { RouteGroup } from '../messages';
 import { dispatchQueue } from '../queues';
 import { cleanStepOutput } from './step-output';
-import { resolveParamSecrets, withholdValidatorOutput } from '../execution-secrets';
-import { secretSender } from './secrets';
+import { paramSecretRefs, resolveParamSecrets, withholdValidatorOutput } from '../execution-secrets';
+import { markExecutionWrite } from '../../db/repos/executions';
+import { EXECUTION_FIX, boundarySender, hostBoundaries } from './host-boundary';
+import { contentDigestKey, stepPath } from './step-diff';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -36,6 +42,7 @@ export const executionKey = (executionId: string) => `exec-${executionId}`;
 
 export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
   const graceMs = deps.reconnectGraceMs ?? 10_000;
+  const digestKey = contentDigestKey(deps.secrets?.nonceKey);
   return {
     /** Answers the hosts it could not reach from here (another keeper holds them): the workflow routes them again. */
     async executeHosts({ executionId, sids }: ExecuteInput): Promise<{ moved: string[] }> {
@@ -64,6 +71,15 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
         );
         return { moved: [] };
       }
+      // What the execution writes, kept on it before anything is sent: with its host rows it taints
+      // (or, without a secret, clears) the path as a run step does (db/repos/step-secrets.ts).
+      await markExecutionWrite(deps.db, executionId, stepPath(e.params), paramSecretRefs(e.params).length > 0);
+      const boundaries = await hostBoundaries(
+        deps.db,
+        deps.secrets,
+        sids,
+        new Map(sids.map((sid) => [sid, resolved.values])),
+      );
       const pushed = deps.push ? await deps.push.owns(sids) : new Set<string>();
       const moved: string[] = [];
       let rows: ExecutionHostRow[] = [];
@@ -113,7 +129,14 @@ export function createExecutionDispatchActivities(deps: DispatchActivityDeps) {
             }
             const started = new Date();
             try {
-              const a = await secretSender(channel ?? deps.sessions, resolved.values).sendStep(
+              const sender = boundarySender(
+                channel ?? deps.sessions,
+                digestKey,
+                boundaries.get(sid) ?? { tainted: new Set(), values: resolved.values },
+                [{ index: 0, params: resolved.params }],
+                EXECUTION_FIX,
+              );
+              const a = await sender.sendStep(
                 sid,
                 {
                   applyId: executionKey(executionId),

@@ -15,14 +15,12 @@ import {
   isSecret,
   pathProblem,
   refProblem,
-  scrubValues,
   underPrefix,
   type SecretRef,
 } from '../../common/secret';
 import type { PlanStep } from '../../scenario/render/plan';
 import { deriveHandleKey, verifyHandle } from '../../scenario/secrets/handles';
 import { SECRET_MARK, mapStrings, splitHandles } from '../../scenario/secrets/markers';
-import type { StepSender } from './step-sender';
 
 export interface SecretReader {
   readFields(path: string): Promise<Record<string, unknown>>;
@@ -154,22 +152,6 @@ function withValues(s: string, refs: SecretRef[], values: Map<string, SecretValu
   if (!s.includes(SECRET_MARK)) return s;
   const parts = splitHandles(s).parts.map((p) => (typeof p === 'string' ? p : values.get(key(refs[p.marker]!))!));
   return parts.length === 1 && parts[0] instanceof SecretValue ? parts[0] : new SecretText(parts);
-}
-
-/** The hub's sender, with each answer's output scrubbed of the host's values (a module echoing one). */
-export function secretSender(inner: StepSender, values: SecretValue[]): StepSender {
-  if (values.length === 0) return inner;
-  return {
-    isConnected: (sid) => inner.isConnected(sid),
-    async sendStep(sid, step, opts) {
-      const answer = await inner.sendStep(sid, step, opts);
-      const diff =
-        answer.diff === undefined
-          ? {}
-          : { diff: JSON.parse(scrubValues(JSON.stringify(answer.diff), values)) as Record<string, unknown> };
-      return { ...answer, output: scrubValues(answer.output, values), ...diff };
-    },
-  };
 }
 
 /** Whether a step's params carry a secret (a resolved value or a handle): then a plan shows no content. */

@@ -1,6 +1,7 @@
 // How a step reaches a soul, the agent stream's or a push channel's (hub/sessions.ts, hub/ssh): the
 // types alone, in a file of their own so that deps.ts and the senders that wrap one (secrets.ts,
 // step-diff.ts) do not import each other.
+import type { SecretValue } from '../../common/secret';
 import type { StepProgram } from '../../scenario/render/plan';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
@@ -17,6 +18,10 @@ export interface StepSender {
       showContent?: boolean;
       /** A module shipped with the service: its program, which the soul caches by hash. */
       program?: StepProgram;
+      /** Values the soul scrubs from the output and diff before its ledger keeps them (host-boundary.ts). */
+      redact?: SecretValue[];
+      /** The text the soul keeps and answers instead of the output (host-boundary.ts). */
+      withhold?: string;
     },
     opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (message: string) => void },
   ): Promise<{

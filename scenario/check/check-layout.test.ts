@@ -76,6 +76,15 @@ const CASES: Case[] = [
     message: /unknown key "retry" in tasks\[0\]/,
   },
   {
+    name: '`output:` other than `safe`',
+    files: {
+      'scenario/create/main.yml': `tasks:\n  - name: t\n    module: core.cmd.run\n    params: {argv: [cat, /etc/x]}\n    output: shown\n`,
+    },
+    rule: 'SL007',
+    at: ['scenario/create/main.yml', 5, 13],
+    message: /output/,
+  },
+  {
     name: 'task without module',
     files: { 'scenario/create/main.yml': 'tasks:\n  - name: t\n' },
     rule: 'SL007',

@@ -113,6 +113,8 @@ function buildTask(t: YNode, index: number): Task {
   if (retries?.kind === 'scalar') task.retries = retries.value as number;
   const delay = child(t, 'delay');
   if (delay?.kind === 'scalar') task.delay = delay.value as number;
+  const output = child(t, 'output');
+  if (output?.kind === 'scalar' && output.text === 'safe') task.outputSafe = true;
   const on = selectors(child(t, 'on'));
   if (on) task.on = on;
   const loop = child(t, 'loop');

@@ -42,6 +42,9 @@ export interface PlanStep {
   /** Wait between `until` attempts (the scenario's `delay:` is in seconds). */
   delay_ms?: number;
   register?: string;
+  /** `output: safe`: the output is shown even when the step may read a file holding a secret
+   *  (runs/activities/host-boundary.ts); it is still scrubbed of the host's secret values. */
+  output_safe?: boolean;
   /** Indexes of earlier steps that must have succeeded on this host. */
   require?: number[];
   /** Indexes of earlier steps of which at least one must have changed on this host. */

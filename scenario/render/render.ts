@@ -242,6 +242,7 @@ function buildStep(
   if (task.retries !== undefined) step.retries = task.retries;
   if (task.delay !== undefined) step.delay_ms = task.delay * 1000;
   if (task.register) step.register = task.register.name;
+  if (task.outputSafe) step.output_safe = true;
   if (task.require.length) step.require = task.require.flatMap((r) => stepsOf.get(r.name) ?? []);
   if (task.onchanges.length) step.onchanges = task.onchanges.flatMap((r) => stepsOf.get(r.name) ?? []);
   return step;

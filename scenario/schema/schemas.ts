@@ -76,6 +76,9 @@ export const taskSchema = {
     onchanges: stringOrList,
     on: stringOrList,
     where: expression,
+    // `output: safe`: the step's output is shown even when it may read a file holding a secret
+    // (docs/secrets.md "Output"); its output is still scrubbed of the host's secret values.
+    output: { enum: ['safe'] },
     // A CEL expression giving a list, or a YAML list (docs/scenario.md "loop").
     loop: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array' }] },
   },

@@ -111,7 +111,12 @@ describe('secrets: one boundary for every output of a host', function () {
   before(async () => {
     root = tempDir('secrets-boundary-');
     await putSecret('secret', `keeper/services/sbnd-${id}/db`, { password: CANARY });
-    k = await startTestKeeper({});
+    k = await startTestKeeper({
+      // The cluster-admin's execution writes this service's secret: its role may reference it.
+      mutate: (doc) => {
+        doc['executions'] = { secret_prefixes: { 'cluster-admin': [prefix] } };
+      },
+    });
     [soul] = (await startSouls(k, path.join(root, 'souls'), [['sbnd']])) as [TestSoul];
     const src = path.join(root, 'src');
     writeService(src, 'sbnd', prefix);

@@ -190,10 +190,14 @@ function runLane(lane, i) {
 }
 
 // The children get a terminal's signal too (same process group); a signal to this process alone is
-// passed on. Either way: wait for them, then clean up.
+// passed on. Either way: wait for them, then clean up. A mocha process can outlive SIGTERM (a test
+// keeper in it handles the signal for its graceful stop), so what still runs 15 s later is killed.
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
   process.on(sig, () => {
     for (const c of children) c.kill(sig);
+    setTimeout(() => {
+      for (const c of children) c.kill('SIGKILL');
+    }, 15_000).unref();
   });
 
 async function main() {

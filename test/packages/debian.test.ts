@@ -17,7 +17,7 @@ import {
   type TestKeeperFiles,
 } from '../support/keeper';
 import { repoRoot } from '../support/repo';
-import { stackFile } from '../support/stack-env';
+import { stackFile, stackTemporalTlsConfig } from '../support/stack-env';
 import { endpointOf, register, soulStatus, uniqueSid, waitForStatus } from '../agents/harness';
 import { builtPackages, type PackageName, packageVersion } from './built';
 import { DebianRoot, RootProcess } from './debian-root';
@@ -286,6 +286,16 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       root.put(stackFile('approle-secret-id'), '/etc/keeper/approle-secret-id', 0o400);
       root.put(stackFile('approle-scenario-secret-id'), '/etc/keeper/approle-scenario-secret-id', 0o400);
       await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/keeper.key']);
+      // Against a stack whose Temporal runs behind mutual TLS (`make demo` leaves it so), the keeper
+      // needs the stack's Temporal CA and client certificate too, installed as docs/install.md says:
+      // the paths of the checkout's .stack/ do not exist inside the root (check-config refused them).
+      const temporalTls = stackTemporalTlsConfig();
+      if (temporalTls) {
+        root.put(temporalTls.ca, '/etc/keeper/tls/temporal-ca.pem');
+        root.put(temporalTls.cert, '/etc/keeper/tls/temporal-client.crt');
+        root.put(temporalTls.key, '/etc/keeper/tls/temporal-client.key', 0o640);
+        await root.ok(['chown', 'root:keeper', '/etc/keeper/tls/temporal-client.key']);
+      }
       await root.ok([
         'chown',
         'keeper:keeper',
@@ -298,6 +308,13 @@ describe('Debian packages: install, onboard, upgrade, remove and purge in a clea
       doc.secretstore.auth.secret_id_file = 'approle-secret-id';
       doc.secretstore.scenario_auth.secret_id_file = 'approle-scenario-secret-id';
       doc.services.cache_dir = '/var/lib/keeper/services';
+      if (temporalTls)
+        doc.temporal.tls = {
+          ca: 'tls/temporal-ca.pem',
+          cert: 'tls/temporal-client.crt',
+          key: 'tls/temporal-client.key',
+          server_name: temporalTls.server_name,
+        };
       fs.writeFileSync(root.path('/etc/keeper/keeper.yml'), `# edited by the operator\n${yaml.dump(doc)}`);
       configBytes = fs.readFileSync(root.path('/etc/keeper/keeper.yml'));
       assert.equal(

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { repoRoot } from '../support/repo';
-import { stackEnv } from '../support/stack-env';
+import { connectStackTemporal } from '../support/temporal-client';
 import type { TestKeeper } from '../support/keeper';
 import { uniqueSid } from '../agents/harness';
 import { api, gitRepoFrom, settled, startRunKeeper, startSouls, stopRunRig, tempDir, type TestSoul } from './keeper';
@@ -206,7 +206,7 @@ describe('run semantics with the real scenario engine (semantics example service
       'the change happened before failed_when judged it',
     );
 
-    const connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+    const connection = await connectStackTemporal();
     try {
       const desc = await new Client({ connection, namespace: 'default' }).workflow
         .getHandle(bad.body.apply_id)

@@ -116,7 +116,7 @@ describe('runs: Temporal behind mutual TLS', function () {
       clientCertPair: { crt: fs.readFileSync(t.client.cert), key: fs.readFileSync(t.client.key) },
     };
     const secured = await Connection.connect({ address: t.address, tls });
-    const plain = await connectStackTemporal();
+    const stack = await connectStackTemporal();
     try {
       // The incarnation is `ready` once the commit activity ran; the workflow completes right after.
       const handle = new Client({ connection: secured }).workflow.getHandle(r.body.apply_id);
@@ -124,12 +124,12 @@ describe('runs: Temporal behind mutual TLS', function () {
       const d = await handle.describe();
       assert.equal(d.status.name, 'COMPLETED');
       await assert.rejects(
-        new Client({ connection: plain }).workflow.getHandle(r.body.apply_id).describe(),
+        new Client({ connection: stack }).workflow.getHandle(r.body.apply_id).describe(),
         /not found/i,
       );
     } finally {
       await secured.close();
-      await plain.close();
+      await stack.close();
     }
   });
 });

@@ -5,7 +5,6 @@
 // own behaviour is tested against the real database and souls (lifecycle, semantics, crash).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -17,7 +16,7 @@ import { silentLogger } from '../../common/logger';
 import type { DispatchOutcome, RenderOutcome, RouteGroup, Routes, RunResult } from '../../runs/messages';
 import { actingExecution } from '../../runs/activities/fence';
 import { SHARD_HOSTS } from '../../runs/workflows/run';
-import { stackEnv, stackTemporalTlsConfig } from '../support/stack-env';
+import { stackTemporalConnectionOptions } from '../support/temporal-client';
 
 /** What the fake activities were asked, in order. */
 type Call = [string, Record<string, unknown>];
@@ -44,17 +43,8 @@ describe('run workflow decisions (SDK test environment, activities replaced)', f
     // own choice stands when a keeper of this process installed the Runtime first.
     installTemporalRuntime(silentLogger);
     // The stack's frontend, behind mutual TLS when the stack runs it so (KEEPER_TEMPORAL_MTLS=1).
-    const t = stackTemporalTlsConfig();
-    const tls = t && {
-      serverRootCACertificate: fs.readFileSync(t.ca),
-      clientCertPair: { crt: fs.readFileSync(t.cert), key: fs.readFileSync(t.key) },
-      ...(t.server_name ? { serverNameOverride: t.server_name } : {}),
-    };
-    env = await TestWorkflowEnvironment.createFromExistingServer({
-      address: stackEnv().TEMPORAL_ADDRESS,
-      namespace: 'default',
-      ...(tls ? { connectionOptions: { tls } } : {}),
-    });
+    const { address, ...connectionOptions } = stackTemporalConnectionOptions();
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace: 'default', connectionOptions });
     bundle = await workflowBundle();
   });
   after(async () => {

@@ -4,9 +4,10 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createClient } from 'redis';
 import { stackEnv } from '../support/stack-env';
+import { connectStackTemporal } from '../support/temporal-client';
 
 const run = promisify(execFile);
 
@@ -47,7 +48,7 @@ export async function redisDump(): Promise<string> {
 
 /** The histories of a run's workflow and of every child it started, as JSON. */
 export async function temporalHistories(applyId: string): Promise<{ count: number; json: string }> {
-  const connection = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS });
+  const connection = await connectStackTemporal();
   try {
     const client = new Client({ connection, namespace: 'default' });
     const texts: string[] = [];

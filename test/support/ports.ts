@@ -20,8 +20,21 @@ function ephemeralLow(): number {
   }
 }
 
-const LOW = 10000;
-const HIGH = ephemeralLow() - 1;
+/**
+ * scripts/run-tests.js runs test files in several processes side by side and gives each a slice of
+ * the range (KEEPER_TEST_PORT_SLICE=i/n): `given` only keeps one process from handing a port out
+ * twice, and a port another process found free but has not listened on yet looks free here too.
+ */
+function range(low: number, high: number): [number, number] {
+  const m = /^(\d+)\/(\d+)$/.exec(process.env.KEEPER_TEST_PORT_SLICE ?? '');
+  if (!m) return [low, high];
+  const [i, n] = [Number(m[1]), Number(m[2])];
+  if (n < 1 || i >= n) return [low, high];
+  const width = Math.floor((high - low + 1) / n);
+  return [low + i * width, low + (i + 1) * width - 1];
+}
+
+const [LOW, HIGH] = range(10000, ephemeralLow() - 1);
 /**
  * Ports in that range that fetch() refuses to connect to ("bad port", the Fetch standard's list):
  * a test keeper listening on one cannot be called by the tests (a CI run failed on 10080).

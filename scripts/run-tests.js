@@ -124,6 +124,10 @@ function plan(list, lanes) {
     lane.files.push(f);
     lane.cost += cost(f);
   }
+  // Longest first only decides the lanes; each lane runs its files in name order, as one process did
+  // before: suites that share a rig rely on it (plans-create.test before plans.test, which publishes
+  // the plan service's v2).
+  for (const l of out) l.files.sort();
   return out.filter((l) => l.files.length > 0);
 }
 

@@ -79,6 +79,12 @@ const HANDLED: Record<string, string> = {
   'api/mount.ts': 'express res.json of route answers: JSON.stringify',
   'api/docs.ts': 'the OpenAPI document: no run data',
   'api/routes/run-events.ts': 'SSE frames of run events: JSON.stringify',
+  'api/stream-auth.ts':
+    'the closing SSE frame of a refused caller: status, type and detail strings of a problem, no run data',
+  'runs/activities/host-boundary.ts':
+    'stringifies a host diff only to scrub secret values out of its text; a SecretValue in it prints its placeholder',
+  'db/repos/step-secrets.ts':
+    'secret references (store path and field) sent to hosts as jsonb for one insert; never a value',
   'api/routes/executions.ts':
     "SSE frames of an execution's host answers: JSON.stringify (params are request JSON, never a SecretValue)",
   'api/routes/souls.ts': 'count_by keys of stored facts: JSON.stringify of soulprint values (no secret is a fact)',

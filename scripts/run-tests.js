@@ -90,13 +90,20 @@ if (files.length === 0) {
 const SERIAL = /^dist\/test\/(packages|prod|faults|soak|stack|modules)\//;
 
 const durationsFile = path.join(root, '.stack', 'test-durations.json');
+// The times of a full two-lane run (CI, 2026-11-29), so a clean clone balances its lanes by time,
+// not by file size (by size, the production rehearsal's 556 s counted as a small file: lanes of 2075
+// and 1387 s). This machine's own times, once it has run, take precedence.
+const shippedDurations = path.join(__dirname, 'test-durations.json');
 function readDurations() {
-  try {
-    const d = JSON.parse(fs.readFileSync(durationsFile, 'utf8'));
-    return d && typeof d === 'object' ? d : {};
-  } catch {
-    return {};
-  }
+  const read = (f) => {
+    try {
+      const d = JSON.parse(fs.readFileSync(f, 'utf8'));
+      return d && typeof d === 'object' ? d : {};
+    } catch {
+      return {};
+    }
+  };
+  return { ...read(shippedDurations), ...read(durationsFile) };
 }
 
 /** Lanes of files: the serial files in lane 0, every other file, longest first, where least work is queued. */

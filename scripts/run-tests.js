@@ -3,8 +3,9 @@
 // the default runs everything, integration tests under test/ included (they need `make stack`).
 //
 // Most of a full run's wall time is waiting (on keepers, souls, Temporal), not CPU, so the files run
-// in KEEPER_TEST_JOBS mocha processes side by side (default 2; 1 runs them all in one process, as
-// before). The suites that boot systemd or Debian roots, build packages, kill or cut the stack's
+// in KEEPER_TEST_JOBS mocha processes side by side when asked (default 1: one process, as before;
+// two lanes ran 27 min against 37, but in one of the two full two-lane runs runs/crash.test's run did
+// not settle within 120 s after its keeper's restart, not seen in one process). The suites that boot systemd or Debian roots, build packages, kill or cut the stack's
 // dependencies, rehearse production or soak (SERIAL below) share one lane and never run beside each
 // other; every other file goes to the lane with the least work so far, longest first, by the
 // durations the last runs recorded (.stack/test-durations.json; a file never timed counts by size).
@@ -25,7 +26,7 @@ if (!fs.existsSync(path.join(root, 'dist'))) {
   console.error('run-tests: dist/ is missing; run `npm run build` first');
   process.exit(2);
 }
-const jobsEnv = process.env.KEEPER_TEST_JOBS ?? '2';
+const jobsEnv = process.env.KEEPER_TEST_JOBS ?? '1';
 const JOBS = Number(jobsEnv);
 if (!Number.isInteger(JOBS) || JOBS < 1 || JOBS > 8) {
   console.error(`run-tests: KEEPER_TEST_JOBS must be a whole number from 1 to 8, got ${JSON.stringify(jobsEnv)}`);

@@ -29,7 +29,7 @@ describe('web UI: sign-in, souls and services', function () {
     const urls = recordUrls(page);
     try {
       await page.goto('/ui/souls');
-      await page.waitForURL('**/ui/signin');
+      await page.waitForURL('**/ui/signin?next=%2Fui%2Fsouls');
       await page.getByLabel('Operator token (JWT)').fill('not-a-jwt');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'not a valid operator token' }).waitFor();
@@ -214,14 +214,16 @@ describe('web UI: sign-in, souls and services', function () {
       tk.config.auth.jwt.issuer,
       'admin',
       'cluster-admin',
-      8000,
+      20_000,
     );
     const { context, page } = await newPage(browser, tk.baseUrl);
     try {
-      // 8 s of life: signing in passes the overview on the way to the souls table (issue 35).
+      // 20 s of life: signing in passes the overview on the way to the souls table (issue 35), which
+      // takes about 10 s on a loaded 2-core machine.
       await signIn(page, token);
-      // The live table polls every 2 s; the first poll after expiry gets the 401.
-      await page.waitForURL('**/ui/signin', { timeout: 15_000 });
+      // The live table polls every 2 s; the first poll after expiry gets the 401, and the sign-in
+      // page remembers the souls table to return to.
+      await page.waitForURL('**/ui/signin?next=%2Fui%2Fsouls', { timeout: 30_000 });
       const reason = page.getByTestId('signin-reason');
       await reason.waitFor();
       assert.match(await reason.innerText(), /token has expired/);

@@ -2,8 +2,8 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { Link } from './components';
-import { matchRoute, navigate, usePath } from './router';
-import { currentToken, signOut } from './session';
+import { matchRoute, navigate, type Route, usePath } from './router';
+import { currentToken, joinTabs, signInPath, signOut } from './session';
 import { ExecutionPage } from './views/execution';
 import { ExecutionForm } from './views/execution-form';
 import { Activity } from './views/activity';
@@ -43,12 +43,49 @@ function Nav({ active }: { active: string }) {
   );
 }
 
+/** The tab's title names the page (history, bookmarks and tab strips tell pages apart). */
+function titleOf(route: Route): string {
+  switch (route.view) {
+    case 'signin':
+      return 'Sign in';
+    case 'overview':
+      return 'Overview';
+    case 'souls':
+      return 'Souls';
+    case 'services':
+      return 'Services';
+    case 'incarnations':
+      return 'Incarnations';
+    case 'activity':
+      return 'Activity';
+    case 'archons':
+      return 'Operators';
+    case 'incarnation':
+      return `Incarnation ${route.name}`;
+    case 'incarnation-plan':
+      return `Plan ${route.planId} of ${route.name}`;
+    case 'incarnation-run':
+      return `Run ${route.applyId} of ${route.name}`;
+    case 'executions':
+      return 'Run a module';
+    case 'execution':
+      return `Execution ${route.id}`;
+    default:
+      return 'Not found';
+  }
+}
+
 function App() {
-  const route = matchRoute(usePath());
+  const path = usePath();
+  const route = matchRoute(path);
   const signedIn = currentToken() !== null;
   useEffect(() => {
-    if (!signedIn && route.view !== 'signin') navigate('/ui/signin', { replace: true });
+    if (!signedIn && route.view !== 'signin')
+      navigate(signInPath(location.pathname + location.search), { replace: true });
   }, [signedIn, route.view]);
+  useEffect(() => {
+    document.title = `${titleOf(signedIn ? route : { view: 'signin' })} · Keeper`;
+  }, [path, signedIn]);
   if (route.view === 'signin' || !signedIn) return <SignIn />;
   let view;
   switch (route.view) {
@@ -100,4 +137,5 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+// A tab opened from a link first asks the browser's open tabs for their session (at most 300 ms).
+void joinTabs().then(() => render(<App />, document.getElementById('app')!));

@@ -1,12 +1,13 @@
 // Sign in by pasting an operator JWT. The token is checked against the keeper before it is kept: a
 // 401 shows the keeper's reason and keeps nothing; any other answer means the token is accepted
-// (a 403 only says this operator may not list souls). The reason for a forced sign-out shows here.
+// (a 403 only says this operator may not list souls). The reason for a forced sign-out shows here;
+// signing in returns to the page asked for (`?next=`, a path of the UI only).
 import { useState } from 'preact/hooks';
 import { Problem } from '../api';
 import { Busy, ErrorBox } from '../components';
 import { useAction } from '../hooks';
 import { navigate } from '../router';
-import { signIn, signInReason } from '../session';
+import { safeReturn, signIn, signInReason } from '../session';
 
 async function checkToken(token: string): Promise<void> {
   let res: Response;
@@ -38,7 +39,8 @@ export function SignIn() {
     });
     if (ok) {
       signIn(t);
-      navigate('/ui/', { replace: true });
+      // Back to the page the operator asked for (a deep link, or where a forced sign-out happened).
+      navigate(safeReturn(new URLSearchParams(location.search).get('next')) ?? '/ui/', { replace: true });
     }
   };
   return (
@@ -62,7 +64,8 @@ export function SignIn() {
           onInput={(e) => setToken((e.target as HTMLTextAreaElement).value)}
         />
         <p class="muted">
-          Kept in this tab only (session storage) and sent as a Bearer header; it never appears in a URL.
+          Kept in this browser's open tabs only (session storage, shared between its tabs) and sent as a Bearer header;
+          it never appears in a URL.
         </p>
         <button type="submit" disabled={action.busy || token.trim() === ''}>
           Sign in

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { TestKeeper } from '../support/keeper';
+import { operatorToken } from '../api/helpers';
 import { api, gitRepoFrom, startRunKeeper, startSouls, tempDir, type TestSoul } from '../runs/keeper';
 import { repoRoot } from '../support/repo';
 import { launch, newPage, shot, signIn } from './browser';
@@ -206,5 +207,24 @@ describe('web UI: incarnations', function () {
     assert.equal(await version.getByRole('button').count(), 0, 'nothing newer than v2');
     const inc = (await api(k, 'GET', '/v1/incarnations/motd-ui')).body;
     assert.deepEqual([inc.version, inc.newer_version, inc.last_run.operation], ['v2', null, 'upgrade']);
+  });
+
+  it('a viewer sees the incarnation without a control: no run or plan form, each place saying why', async () => {
+    const token = await operatorToken(k, 'vera', 'viewer');
+    const v = await newPage(browser, k.baseUrl);
+    try {
+      await signIn(v.page, token, { stayOnOverview: true });
+      await v.page.goto('/ui/incarnations/motd-ui');
+      await v.page.getByTestId('current-state').waitFor();
+      for (const permission of ['incarnations:run', 'incarnations:plan'])
+        await v.page.locator(`[data-testid="not-granted"][data-permission="${permission}"]`).waitFor();
+      assert.equal(await v.page.getByRole('form', { name: 'Run an operation' }).count(), 0);
+      assert.equal(await v.page.getByRole('form', { name: 'Make a plan' }).count(), 0);
+      assert.equal(await v.page.getByRole('button', { name: /Upgrade|Unlock/ }).count(), 0);
+      assert.equal(await v.page.title(), 'Incarnation motd-ui · Keeper');
+      await shot(v.page, '15-viewer-incarnation');
+    } finally {
+      await v.context.close();
+    }
   });
 });

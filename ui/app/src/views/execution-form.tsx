@@ -9,6 +9,7 @@ import { api, Problem } from '../api';
 import { Busy, ErrorBox, parseInput, splitList } from '../components';
 import { useAction } from '../hooks';
 import { navigate } from '../router';
+import { Granted } from '../permissions';
 
 interface Selection {
   selected: number;
@@ -103,88 +104,90 @@ export function ExecutionForm() {
         One module of the core library on the hosts the target selects, outside any incarnation (docs/executions.md).
         Secrets as <code>secretstore:&lt;path&gt;#&lt;field&gt;</code> references only.
       </p>
-      <form class="inline-form" onSubmit={submit}>
-        <label>
-          Module{' '}
-          <select name="module" value={module} onChange={(e) => setModule((e.target as HTMLSelectElement).value)}>
-            {(selection?.modules ?? []).map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-          {selection && selection.modules.length === 0 && <span> your role may run no module</span>}
-        </label>
-        <label>
-          Parameters (JSON){' '}
-          <textarea
-            name="params"
-            rows={3}
-            value={params}
-            placeholder={EXAMPLES[module] ?? '{}'}
-            onInput={(e) => setParams((e.target as HTMLTextAreaElement).value)}
-          />
-        </label>
-        <fieldset>
-          <legend>Target</legend>
+      <Granted permission="executions:run" what="run modules">
+        <form class="inline-form" onSubmit={submit} aria-label="Start an execution">
           <label>
-            Covens{' '}
-            <input
-              name="covens"
-              value={covens}
-              placeholder="web, db"
-              onInput={(e) => setCovens((e.target as HTMLInputElement).value)}
-            />
+            Module{' '}
+            <select name="module" value={module} onChange={(e) => setModule((e.target as HTMLSelectElement).value)}>
+              {(selection?.modules ?? []).map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+            {selection && selection.modules.length === 0 && <span> your role may run no module</span>}
           </label>
           <label>
-            SIDs{' '}
-            <input
-              name="sids"
-              value={sids}
-              placeholder="web-1.example.org"
-              onInput={(e) => setSids((e.target as HTMLInputElement).value)}
+            Parameters (JSON){' '}
+            <textarea
+              name="params"
+              rows={3}
+              value={params}
+              placeholder={EXAMPLES[module] ?? '{}'}
+              onInput={(e) => setParams((e.target as HTMLTextAreaElement).value)}
             />
           </label>
-          <label>
-            Where{' '}
-            <input
-              name="where"
-              value={where}
-              placeholder='soulprint.self.os_release == "12"'
-              onInput={(e) => setWhere((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <p class="selection" data-testid="selection" aria-live="polite">
-            {count()}
-          </p>
-        </fieldset>
-        <label class="check">
-          <input
-            type="checkbox"
-            name="dry_run"
-            checked={dryRun}
-            onChange={(e) => setDryRun((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Check mode (dry run: nothing changes)
-        </label>
-        {needsConfirm && (
+          <fieldset>
+            <legend>Target</legend>
+            <label>
+              Covens{' '}
+              <input
+                name="covens"
+                value={covens}
+                placeholder="web, db"
+                onInput={(e) => setCovens((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <label>
+              SIDs{' '}
+              <input
+                name="sids"
+                value={sids}
+                placeholder="web-1.example.org"
+                onInput={(e) => setSids((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <label>
+              Where{' '}
+              <input
+                name="where"
+                value={where}
+                placeholder='soulprint.self.os_release == "12"'
+                onInput={(e) => setWhere((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <p class="selection" data-testid="selection" aria-live="polite">
+              {count()}
+            </p>
+          </fieldset>
           <label class="check">
             <input
               type="checkbox"
-              name="confirm"
-              required
-              checked={confirm}
-              onChange={(e) => setConfirm((e.target as HTMLInputElement).checked)}
+              name="dry_run"
+              checked={dryRun}
+              onChange={(e) => setDryRun((e.target as HTMLInputElement).checked)}
             />{' '}
-            Run on {selection!.selected} hosts (more than {selection!.confirm_above})
+            Check mode (dry run: nothing changes)
           </label>
-        )}
-        <button type="submit" disabled={action.busy || !module}>
-          Run
-        </button>
-        <Busy busy={action.busy} label="Starting…" />
-        <ErrorBox error={action.error} />
-      </form>
+          {needsConfirm && (
+            <label class="check">
+              <input
+                type="checkbox"
+                name="confirm"
+                required
+                checked={confirm}
+                onChange={(e) => setConfirm((e.target as HTMLInputElement).checked)}
+              />{' '}
+              Run on {selection!.selected} hosts (more than {selection!.confirm_above})
+            </label>
+          )}
+          <button type="submit" disabled={action.busy || !module}>
+            Run
+          </button>
+          <Busy busy={action.busy} label="Starting…" />
+          <ErrorBox error={action.error} />
+        </form>
+      </Granted>
     </section>
   );
 }

@@ -13,6 +13,7 @@ import { PlanList } from './plan-list';
 import { RunOperation } from './run-form';
 import { RunList } from './run-list';
 import { RunReportView } from './run-report';
+import { Granted } from '../permissions';
 
 export interface IncarnationRecord {
   name: string;
@@ -50,9 +51,11 @@ function Version({ inc, onAccepted }: { inc: IncarnationRecord; onAccepted(apply
         <>
           {' '}
           <span class="tag">{inc.newer_version} is published</span>
-          <button type="button" disabled={inc.status !== 'ready' || action.busy} onClick={() => void upgrade()}>
-            Upgrade to {inc.newer_version}
-          </button>
+          <Granted permission="incarnations:upgrade" what="upgrade incarnations" quiet>
+            <button type="button" disabled={inc.status !== 'ready' || action.busy} onClick={() => void upgrade()}>
+              Upgrade to {inc.newer_version}
+            </button>
+          </Granted>
         </>
       )}
       <Busy busy={action.busy} label="Starting the upgrade…" />
@@ -116,36 +119,42 @@ export function Incarnation({ name }: { name: string }) {
                 Locked: run {i.last_run?.apply_id} ({i.last_run?.operation}) failed and nothing was committed
                 {i.last_run?.error ? `: ${i.last_run.error}` : ''}. Fix the cause, then unlock.
               </p>
-              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>
-                Unlock
-              </button>
-              <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>
-                Unlock and retry
-              </button>
+              <Granted permission="incarnations:unlock" what="unlock incarnations">
+                <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(false)}>
+                  Unlock
+                </button>
+                <button type="button" disabled={unlock.busy} onClick={() => void doUnlock(true)}>
+                  Unlock and retry
+                </button>
+              </Granted>
             </div>
           )}
           <Busy busy={unlock.busy} label="Unlocking…" />
           <ErrorBox error={unlock.error} />
           <h3>Current state</h3>
           <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
-          <RunOperation
-            name={name}
-            service={i.service}
-            version={i.version}
-            lastRunId={i.last_run?.apply_id}
-            disabled={i.status !== 'ready'}
-            onAccepted={(id) => {
-              setShownRun(id);
-              inc.refresh();
-            }}
-          />
-          <PlanForm
-            name={name}
-            service={i.service}
-            version={i.version}
-            lastOperation={i.last_run?.operation}
-            lastRunId={i.last_run?.apply_id}
-          />
+          <Granted permission="incarnations:run" what="run operations">
+            <RunOperation
+              name={name}
+              service={i.service}
+              version={i.version}
+              lastRunId={i.last_run?.apply_id}
+              disabled={i.status !== 'ready'}
+              onAccepted={(id) => {
+                setShownRun(id);
+                inc.refresh();
+              }}
+            />
+          </Granted>
+          <Granted permission="incarnations:plan" what="make plans">
+            <PlanForm
+              name={name}
+              service={i.service}
+              version={i.version}
+              lastOperation={i.last_run?.operation}
+              lastRunId={i.last_run?.apply_id}
+            />
+          </Granted>
           {runId && <RunReportView incarnation={name} applyId={runId} />}
           <RunList incarnation={name} />
           <PlanList incarnation={name} />

@@ -7,6 +7,7 @@ import { useAction, usePager, usePoll } from '../hooks';
 import { navigate } from '../router';
 import { DriftBadge, type Drift } from './drift';
 import type { Service } from './services';
+import { Granted } from '../permissions';
 
 export interface IncarnationSummary {
   name: string;
@@ -107,7 +108,9 @@ export function Incarnations() {
   return (
     <section>
       <h2>Incarnations</h2>
-      <CreateIncarnation services={services.data ?? []} />
+      <Granted permission="incarnations:create" what="create incarnations">
+        <CreateIncarnation services={services.data ?? []} />
+      </Granted>
       <form class="filters" aria-label="Filter incarnations" onSubmit={(e) => e.preventDefault()}>
         <label>
           Status

@@ -9,6 +9,7 @@ import { Ago, Busy, ErrorBox, Link, StatusBadge } from '../components';
 import { useAction } from '../hooks';
 import { navigate } from '../router';
 import { StepDiff } from '../step-diff';
+import { Granted } from '../permissions';
 
 export type PlanStatus = 'planning' | 'ready' | 'failed' | 'applied' | 'expired';
 
@@ -199,9 +200,11 @@ export function PlanView({ incarnation, planId }: { incarnation: string; planId:
           )}
           <div class="apply-plan">
             {p.status === 'ready' && !expired && (
-              <button type="submit" disabled={action.busy} onClick={() => void apply()}>
-                Apply this plan
-              </button>
+              <Granted permission="incarnations:run" what="apply plans">
+                <button type="submit" disabled={action.busy} onClick={() => void apply()}>
+                  Apply this plan
+                </button>
+              </Granted>
             )}
             <Busy busy={action.busy} label="Starting the run…" />
             <ErrorBox error={action.error} />

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { Busy, ConfirmDialog, ErrorBox } from '../components';
+import { Granted } from '../permissions';
 
 export interface RunWaiting {
   for: 'health' | 'approval';
@@ -55,9 +56,11 @@ export function RunWaitingBox(props: { incarnation: string; applyId: string; wai
             <span class="muted">Approved: the next batch starts.</span>
           ) : (
             !decided && (
-              <button type="button" onClick={approve} disabled={busy}>
-                Approve
-              </button>
+              <Granted permission="runs:approve" what="approve batches" quiet>
+                <button type="button" onClick={approve} disabled={busy}>
+                  Approve
+                </button>
+              </Granted>
             )
           )}{' '}
         </>
@@ -71,9 +74,11 @@ export function RunWaitingBox(props: { incarnation: string; applyId: string; wai
         <span class="muted">Cancelled: no further batch starts and nothing is committed.</span>
       ) : (
         !decided && (
-          <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={busy}>
-            Cancel run
-          </button>
+          <Granted permission="runs:approve" what="cancel runs" quiet>
+            <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={busy}>
+              Cancel run
+            </button>
+          </Granted>
         )
       )}{' '}
       {confirming && (

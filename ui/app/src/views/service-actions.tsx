@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, enc, type Page } from '../api';
 import { Ago, Busy, ConfirmDialog, ErrorBox } from '../components';
 import { useAction, usePoll } from '../hooks';
+import { Granted } from '../permissions';
 
 export interface ServiceVersion {
   service: string;
@@ -111,7 +112,9 @@ export function ServiceVersions({ name }: { name: string }) {
                       yanked by {v.yanked.yanked_by ?? '—'}: {v.yanked.reason}
                     </span>
                   ) : (
-                    <YankForm v={v} onDone={versions.refresh} />
+                    <Granted permission="services:yank" what="yank versions" quiet>
+                      <YankForm v={v} onDone={versions.refresh} />
+                    </Granted>
                   )}
                 </td>
               </tr>

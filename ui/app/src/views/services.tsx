@@ -4,6 +4,7 @@ import { api, listAll } from '../api';
 import { Ago, Busy, ErrorBox } from '../components';
 import { useAction, usePoll } from '../hooks';
 import { DeleteService, ServiceVersions } from './service-actions';
+import { Granted } from '../permissions';
 
 export interface Service {
   name: string;
@@ -59,7 +60,9 @@ export function Services() {
   return (
     <section>
       <h2>Services</h2>
-      <RegisterService onDone={services.refresh} />
+      <Granted permission="services:create" what="register services">
+        <RegisterService onDone={services.refresh} />
+      </Granted>
       <ErrorBox error={services.error} />
       {!services.data && !services.error && <Busy busy label="Loading…" />}
       {services.data && (
@@ -97,7 +100,9 @@ export function Services() {
                   <button type="button" onClick={() => setOpen(open === s.name ? null : s.name)}>
                     {open === s.name ? 'Hide versions' : 'Versions'}
                   </button>{' '}
-                  <DeleteService name={s.name} onDone={services.refresh} />
+                  <Granted permission="services:delete" what="delete services" quiet>
+                    <DeleteService name={s.name} onDone={services.refresh} />
+                  </Granted>
                 </td>
               </tr>,
               open === s.name && (

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, enc, Problem } from '../api';
 import { Ago, Busy, ConfirmDialog, CopyButton, ErrorBox, PagerBar, StatusBadge, splitList } from '../components';
 import { useAction, usePager, usePoll } from '../hooks';
+import { Granted } from '../permissions';
 
 export interface Soul {
   sid: string;
@@ -248,12 +249,14 @@ export function Souls() {
     <section>
       <h2>Souls</h2>
       {issued && <TokenPanel issued={issued} onDone={() => setIssued(undefined)} />}
-      <RegisterSoul
-        onIssued={(t) => {
-          setIssued(t);
-          souls.refresh();
-        }}
-      />
+      <Granted permission="souls:create" what="register souls">
+        <RegisterSoul
+          onIssued={(t) => {
+            setIssued(t);
+            souls.refresh();
+          }}
+        />
+      </Granted>
       <Busy busy={reissue.busy} label="Issuing a token…" />
       <ErrorBox error={reissue.error} />
       {confirmFor && (
@@ -354,9 +357,11 @@ export function Souls() {
                 </td>
                 <td>
                   {s.status === 'pending' && !s.ssh && (
-                    <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>
-                      Reissue token
-                    </button>
+                    <Granted permission="souls:issue-token" what="reissue tokens" quiet>
+                      <button type="button" disabled={reissue.busy} onClick={() => void issue(s.sid, false)}>
+                        Reissue token
+                      </button>
+                    </Granted>
                   )}
                 </td>
               </tr>

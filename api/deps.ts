@@ -1,7 +1,7 @@
 // What the Operator API needs from the keeper process.
 import type { Metrics } from '../platform/metrics';
 import type { RuntimeWithCache } from '../platform/runtime';
-import type { RunService } from '../runs/start/service';
+import type { RunService } from '../runs/index';
 
 export interface ApiDeps {
   runtime: RuntimeWithCache;

@@ -3,7 +3,7 @@
 // `detail` says what to do about it. Nothing internal (a stack, a SQL message) ever reaches a body.
 import type { Response } from 'express';
 import { RepoConflict, RepoNotFound } from '../db/repos/errors';
-import { Refusal, TEMPORAL_UNAVAILABLE, type RunRefused } from '../runs/start/outcome';
+import { Refusal, TEMPORAL_UNAVAILABLE, type RunRefused } from '../runs/index';
 
 export interface FieldError {
   path: string;

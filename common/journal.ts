@@ -4,7 +4,7 @@
 // prefix is written only when stderr is the journal's stream, which systemd announces in
 // $JOURNAL_STREAM as "<device>:<inode>" of that stream; a terminal or a file gets plain lines.
 import fs from 'node:fs';
-import type { Level } from './logger';
+import type { Level } from './log-level';
 
 // sd-daemon(3): SD_ERR 3, SD_WARNING 4, SD_INFO 6, SD_DEBUG 7.
 const PRIORITY: Record<Level, number> = { debug: 7, info: 6, warn: 4, error: 3 };

@@ -2,7 +2,10 @@
 // line if a caller names it; `redact` is applied to every field whose name looks secret anyway.
 // Under systemd each line starts with its syslog priority, so the journal files it at its level.
 import { journalPrefix } from './journal';
-export type Level = 'debug' | 'info' | 'warn' | 'error';
+import type { Level } from './log-level';
+
+export type { Level } from './log-level';
+
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const SECRET_FIELD = /(token|password|secret|signing_key|dsn|private_key|authorization)/i;
 

@@ -7,17 +7,7 @@
  */
 import type { InputType } from './cel/env';
 import { describeValue, matchesType } from './inputs';
-
-export interface ValueSchema {
-  type: InputType;
-  items?: ValueSchema;
-  properties?: Record<string, ValueSchema>;
-  required?: string[];
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
-}
+import type { ValueSchema } from './model';
 
 export interface ValueProblem {
   path: string;

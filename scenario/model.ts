@@ -2,7 +2,6 @@
  * The loaded form of a service repository. Everything keeps its YAML node
  * so later checks and render can point at `file:line:col`.
  */
-import type { ValueSchema } from './input-schema';
 import type { Position, RenderError } from './errors';
 import type { YNode, YScalar } from './yaml/parse';
 import type { InputType } from './cel/env';
@@ -13,6 +12,18 @@ export interface ExprSource {
   src: string;
   pos: Position;
   node: YScalar;
+}
+
+/** An input's schema as the author declares it: the JSON Schema keywords scenario/input-schema.ts reads and checks values against. */
+export interface ValueSchema {
+  type: InputType;
+  items?: ValueSchema;
+  properties?: Record<string, ValueSchema>;
+  required?: string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
 }
 
 export interface InputDecl {

@@ -4,6 +4,7 @@
 // a symlink is expected. Removal refuses `/`, the system's top folders and the soul's own paths.
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { PROTECTED_FOLDERS } from '../../scenario/modules/protected-folders';
 import { resolveOwnership } from './accounts';
 import { formatMode, parseMode } from './file-state';
 import { UnsafePathError, canonicalTarget, components } from './file-target';
@@ -12,41 +13,6 @@ import { defineState } from './shape';
 import type { StateDeps, StateModule } from './types';
 
 const DEFAULT_DIR_MODE = 0o755;
-/** Never removed: the root, the system's top folders and what the system is made of. */
-const PROTECTED = new Set([
-  '/',
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/home',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/media',
-  '/mnt',
-  '/opt',
-  '/proc',
-  '/root',
-  '/run',
-  '/sbin',
-  '/srv',
-  '/sys',
-  '/tmp',
-  '/usr',
-  '/var',
-  '/usr/bin',
-  '/usr/lib',
-  '/usr/local',
-  '/usr/sbin',
-  '/usr/share',
-  '/var/lib',
-  '/var/log',
-  '/etc/systemd',
-  '/etc/soul',
-  '/var/lib/soul',
-]);
-
 const lstatOrNull = (p: string) =>
   fs.lstat(p).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
 
@@ -62,7 +28,7 @@ async function assertSafeParents(target: string): Promise<void> {
 }
 
 function refuseRemoval(target: string, deps: StateDeps): void {
-  if (PROTECTED.has(target)) throw new ParamError(`refusing to remove ${target}: a system folder`);
+  if (PROTECTED_FOLDERS.has(target)) throw new ParamError(`refusing to remove ${target}: a system folder`);
   for (const own of deps.soulPaths ?? []) {
     const o = path.resolve(own);
     if (o === target || o.startsWith(`${target}/`) || target.startsWith(`${o}/`))

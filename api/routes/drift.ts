@@ -4,7 +4,7 @@
 // answer, the previous setting is put back and the answer is 503, so the row and the schedule agree.
 import { setDriftCheck } from '../../db/repos/drift';
 import { lastRunOf } from '../../db/repos/runs';
-import { setDriftSchedule } from '../../runs/drift-schedule';
+import { setDriftSchedule, type TemporalClientHolder } from '../../runs/index';
 import type { ApiDeps } from '../deps';
 import { problems } from '../problems';
 import { defineRoute } from '../route';
@@ -12,7 +12,6 @@ import { incarnationSchema, nameParams } from '../schemas/incarnations';
 import { driftCheckBody, type DriftCheckInput } from '../schemas/drift';
 import { versionFacts, view } from './incarnations';
 import { mustIncarnation } from './run-start';
-import type { TemporalClientHolder } from '../../runs/connection';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
 /** A check plans every host of the incarnation: more often than this would keep the fleet busy checking. */

@@ -3,7 +3,7 @@
 // SIDs, and what the caller may run: the modules of its role's allow-list and the confirmation
 // threshold. Nothing is recorded, no host is contacted.
 import { MODULES } from '../../scenario/modules';
-import { QueryError, selectSouls } from '../../runs/soul-query';
+import { QueryError, selectSouls } from '../../runs/index';
 import { problems } from '../problems';
 import { executionModulesOf } from '../roles';
 import { defineRoute } from '../route';

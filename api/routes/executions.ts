@@ -8,8 +8,7 @@ import {
   type ExecutionHostEvent,
   type ExecutionRecord,
 } from '../../db/repos/executions';
-import { ExecutionRefused, startExecution, type ExecutionRequest } from '../../runs/executions';
-import { QueryError } from '../../runs/soul-query';
+import { ExecutionRefused, QueryError, startExecution, type ExecutionRequest } from '../../runs/index';
 import type { ApiDeps } from '../deps';
 import { ApiProblem, problems } from '../problems';
 import { executionModulesOf } from '../roles';

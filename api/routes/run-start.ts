@@ -1,7 +1,7 @@
 // The API side of starting a run: the routes decode the request, call the run service
 // (runs/start/service.ts) and answer its outcome here: accepted is 202 with the run (or plan) and
 // where to follow it; refused is the problem for its kind, naming the field, nothing recorded.
-import type { RunOutcome } from '../../runs/start/service';
+import type { RunOutcome } from '../../runs/index';
 import type { IncarnationRecord } from '../../db/repos/incarnations';
 import type { ApiDeps } from '../deps';
 import { refusedProblem } from '../problems';

@@ -16,7 +16,7 @@ import { issueBootstrapToken } from '../../db/repos/bootstrap-tokens';
 import type { Knex } from 'knex';
 import type { Cache } from '../../platform/cache';
 import { TickBatcher } from '../batch';
-import { QueryError, factAt, factsAt, selectSouls } from '../../runs/soul-query';
+import { QueryError, factAt, factsAt, selectSouls } from '../../runs/index';
 import { decodeCursor, pageBody } from '../pagination';
 import { problems } from '../problems';
 import { defineRoute } from '../route';

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../test/support/repo';
-import { LONG_SOAK, runSoak } from './soak-options';
+import { runSoak } from './soak';
+import { LONG_SOAK } from './soak-options';
 
 async function main(): Promise<boolean> {
   const { values } = parseArgs({

@@ -5,6 +5,36 @@ import fs from 'node:fs';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Client as PgClient } from 'pg';
 
+/** One sample of the soak: the keeper's and each soul's process, the stores, the work done so far. */
+export interface Sample {
+  at: string;
+  runs: number;
+  seconds: number;
+  /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
+  load1: number;
+  keeper: {
+    pid: number;
+    rss_bytes: number;
+    heap_used_bytes: number;
+    heap_after_gc_bytes: number;
+    full_gcs: number;
+    fds: number;
+  };
+  souls: {
+    sid: string;
+    rss_bytes: number;
+    heap_used_bytes: number;
+    heap_after_gc_bytes: number;
+    full_gcs: number;
+    fds: number;
+    ledger_bytes: number;
+    ledger_journals: number;
+  }[];
+  database: { total_bytes: number; tables: Record<string, { bytes: number; rows: number }> };
+  operations: Record<string, number>;
+  temporal?: { workflows: number; bytes: number } | null;
+}
+
 export interface ProcessSample {
   rss_bytes: number;
   heap_used_bytes: number;

@@ -7,11 +7,46 @@
 // per 1,000 runs. The long soak's limits catch a leak of a few KB per run; the short soak has few
 // runs to fit a slope through, so its limits are wider and catch what keeps a run's worth of data
 // (a report, a plan, a journal: tens of KB and more) per run.
-import type { SoakOptions } from './soak';
-
-export { runSoak } from './soak';
 
 const MB = 2 ** 20;
+
+/** What one soak does and the limits it is judged by (LONG_SOAK, SHORT_SOAK below). */
+export interface SoakOptions {
+  runs: number;
+  souls: number;
+  planEverySec: number;
+  /** The drift check interval (a duration the API accepts, e.g. "2s"). */
+  driftInterval: string;
+  tamperEvery: number;
+  joinLeaveEvery: number;
+  /** Fraction of the runs after which the keeper is restarted. */
+  restartAt: number;
+  sampleEvery: number;
+  temporalEvery: number;
+  /** Per 1,000 runs: the most a memory or fd floor may grow over the second half (analyse.ts). */
+  thresholds: {
+    keeper_rss_bytes: number;
+    keeper_heap_bytes: number;
+    keeper_fds: number;
+    soul_rss_bytes: number;
+    soul_heap_bytes: number;
+    soul_fds: number;
+  };
+  /** Upper bounds per unit of work, the documented figures (docs/performance.md "Soak"). */
+  bounds: { ledger_bytes_per_apply_per_host: number; database_bytes_per_operation: number };
+  /**
+   * Force a full collection in the keeper and the long-lived souls before each sample (their
+   * inspector, bench/soak/inspector-gc.ts), so every process's live heap is judged; otherwise the
+   * heap is judged only over the full collections V8 chose to make.
+   */
+  forceGc: boolean;
+  /**
+   * With `forceGc`: a directory where a heap snapshot of the keeper is written at the middle of the
+   * run (after the restart, of the same process) and at its end, for bench/soak/heap-diff.ts.
+   */
+  heapSnapshotDir?: string;
+  progress?: (line: string) => void;
+}
 
 /** Bytes of the stores per unit of work that the soak holds them to (docs/performance.md "Soak"). */
 export const SOAK_BOUNDS: SoakOptions['bounds'] = {

@@ -40,74 +40,9 @@ import {
   withMetrics,
   type Rig,
 } from './rig';
-import { processSample, tableBytes, temporalHistory } from './sample';
+import { processSample, tableBytes, temporalHistory, type Sample } from './sample';
+import type { SoakOptions } from './soak-options';
 import { summaryLines, verdicts } from './verdict';
-
-export interface SoakOptions {
-  runs: number;
-  souls: number;
-  planEverySec: number;
-  /** The drift check interval (a duration the API accepts, e.g. "2s"). */
-  driftInterval: string;
-  tamperEvery: number;
-  joinLeaveEvery: number;
-  /** Fraction of the runs after which the keeper is restarted. */
-  restartAt: number;
-  sampleEvery: number;
-  temporalEvery: number;
-  /** Per 1,000 runs: the most a memory or fd floor may grow over the second half (analyse.ts). */
-  thresholds: {
-    keeper_rss_bytes: number;
-    keeper_heap_bytes: number;
-    keeper_fds: number;
-    soul_rss_bytes: number;
-    soul_heap_bytes: number;
-    soul_fds: number;
-  };
-  /** Upper bounds per unit of work, the documented figures (docs/performance.md "Soak"). */
-  bounds: { ledger_bytes_per_apply_per_host: number; database_bytes_per_operation: number };
-  /**
-   * Force a full collection in the keeper and the long-lived souls before each sample (their
-   * inspector, bench/soak/inspector-gc.ts), so every process's live heap is judged; otherwise the
-   * heap is judged only over the full collections V8 chose to make.
-   */
-  forceGc: boolean;
-  /**
-   * With `forceGc`: a directory where a heap snapshot of the keeper is written at the middle of the
-   * run (after the restart, of the same process) and at its end, for bench/soak/heap-diff.ts.
-   */
-  heapSnapshotDir?: string;
-  progress?: (line: string) => void;
-}
-
-export interface Sample {
-  at: string;
-  runs: number;
-  seconds: number;
-  /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
-  load1: number;
-  keeper: {
-    pid: number;
-    rss_bytes: number;
-    heap_used_bytes: number;
-    heap_after_gc_bytes: number;
-    full_gcs: number;
-    fds: number;
-  };
-  souls: {
-    sid: string;
-    rss_bytes: number;
-    heap_used_bytes: number;
-    heap_after_gc_bytes: number;
-    full_gcs: number;
-    fds: number;
-    ledger_bytes: number;
-    ledger_journals: number;
-  }[];
-  database: { total_bytes: number; tables: Record<string, { bytes: number; rows: number }> };
-  operations: Record<string, number>;
-  temporal?: { workflows: number; bytes: number } | null;
-}
 
 const PACKAGE = 'git'; // installed on the bench machine: core.pkg.installed finds it and changes nothing
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Sample } from './soak';
+import type { Sample } from './sample';
 import { LONG_SOAK } from './soak-options';
 import { summaryLines, verdicts } from './verdict';
 

@@ -4,7 +4,8 @@
 // fails only on a judged series that failed; a heap that was not judged is said, per process, in the
 // summary lines the bench prints.
 import { judge, judgeAfterFullCollections, perUnit, type GcPoint, type Point, type SeriesVerdict } from './analyse';
-import type { Sample, SoakOptions } from './soak';
+import type { Sample } from './sample';
+import type { SoakOptions } from './soak-options';
 
 type ProcessPick = (s: Sample) => {
   rss_bytes: number;

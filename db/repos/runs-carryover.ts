@@ -1,6 +1,6 @@
 // What a new run of an incarnation carries over from the runs before it: the input it runs with
 // when given none, and the `onchanges:` steps a retry still owes from the locked runs it retries.
-// Read from the runs tables of runs.ts (which re-exports these, so callers import one module).
+// Read from the runs tables of runs.ts; callers import these from here, not through runs.ts.
 import type { Knex } from 'knex';
 import { loadPlans, type RunStatus, type StepStatus } from './runs';
 

@@ -7,9 +7,6 @@ import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 import { activityTarget, actorKindOf, appendActivity } from './activity';
 import { fetchNewestFirst } from './page';
 
-// What a run takes from the runs before it (its input, a retry's owed onchanges): runs-carryover.ts.
-export { lastCommittedInput, owedOnchanges } from './runs-carryover';
-
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
 export type HostStatus = 'pending' | 'ok' | 'changed' | 'failed' | 'unknown' | 'skipped';

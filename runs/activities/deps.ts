@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../../common/logger';
 import type { ScenarioPort } from './scenario-port';
 import type { DispatchSecrets } from './secrets';
-import type { RunService } from '../start/service';
+import type { PlanApplier } from '../start/plan-applier';
 import type { PushTransport, StepSender } from './step-sender';
 import type { InflightLog } from './inflight';
 
@@ -33,7 +33,7 @@ export interface SharedActivityDeps {
   /** Removes a destroyed incarnation's secret inputs from the store (secrets/incarnation-inputs.ts). */
   purgeSecretInputs?: (inc: { name: string; secrets_key: string | null }) => Promise<void>;
   /** The run service (runs/start/service.ts): drift repair applies its plan through it, as an operator would. */
-  runs?: Pick<RunService, 'applyPlan'>;
+  runs?: PlanApplier;
 }
 
 export interface RenderSecretsConfig {

@@ -15,7 +15,8 @@
 import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { incarnationOf, planStepRows } from '../../db/repos/plans';
-import { getRun, loadPlans, owedOnchanges, recordHosts, recordSteps } from '../../db/repos/runs';
+import { getRun, loadPlans, recordHosts, recordSteps } from '../../db/repos/runs';
+import { owedOnchanges } from '../../db/repos/runs-carryover';
 import type { PlanStep } from '../../scenario/render/plan';
 import { getSouls } from '../../db/repos/souls';
 import type { DispatchInput, DispatchOutcome } from '../messages';

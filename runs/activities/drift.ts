@@ -7,7 +7,8 @@
 import { getIncarnation } from '../../db/repos/incarnations';
 import { driftedHosts, lastCommittedRun, recordDrift } from '../../db/repos/drift';
 import { insertPlan } from '../../db/repos/plans';
-import { getRun, lastCommittedInput } from '../../db/repos/runs';
+import { getRun } from '../../db/repos/runs';
+import { lastCommittedInput } from '../../db/repos/runs-carryover';
 import { newApplyId } from '../apply-id';
 import type { SharedActivityDeps } from './deps';
 

@@ -5,7 +5,8 @@
 import { beginRun, createIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { DESTROY } from '../../db/repos/run-outcome';
 import { beginRunOrWait } from '../../db/repos/run-queue';
-import { getRun, lastCommittedInput } from '../../db/repos/runs';
+import { getRun } from '../../db/repos/runs';
+import { lastCommittedInput } from '../../db/repos/runs-carryover';
 import { mergeInput, type InputMode } from '../../scenario/input-merge';
 import { refuseUnreviewedRetry } from './retry-review';
 import { checkRunBudget } from './budget';

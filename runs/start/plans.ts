@@ -5,7 +5,7 @@
 import { getIncarnation, type IncarnationRecord } from '../../db/repos/incarnations';
 import { lastCommittedRun } from '../../db/repos/drift';
 import { insertPlan } from '../../db/repos/plans';
-import { lastCommittedInput } from '../../db/repos/runs';
+import { lastCommittedInput } from '../../db/repos/runs-carryover';
 import type { InputMode } from '../../scenario/input-merge';
 import { newApplyId } from '../apply-id';
 import { precheck } from './checks';

@@ -2,7 +2,7 @@
 // create): check what is knowable and seal the secret inputs, with one load of the service shared
 // by both, so the check a plan passes is the check its run passes.
 import type { IncarnationRecord } from '../../db/repos/incarnations';
-import { lastCommittedInput } from '../../db/repos/runs';
+import { lastCommittedInput } from '../../db/repos/runs-carryover';
 import type { ServiceRecord } from '../../db/repos/services';
 import type { ServiceVersionRecord } from '../../db/repos/service-versions';
 import { mergeInput, type InputMode } from '../../scenario/input-merge';

@@ -11,6 +11,7 @@ import { uiLink, type RunServiceDeps } from './context';
 import * as ops from './operations';
 import { outcomeOf, type RunOutcome } from './outcome';
 import { applyPlan } from './plan-apply';
+import type { ApplyPlanRequest } from './plan-applier';
 import { approve } from './approve';
 import { cancel } from './cancel';
 import { plan, type PlanRequest } from './plans';
@@ -25,7 +26,7 @@ export function createRunService(deps: RunServiceDeps) {
     create: (req: ops.CreateRequest): Promise<RunOutcome> => outcomeOf(() => ops.create(deps, req)),
     run: (req: ops.RunRequest): Promise<RunOutcome> => outcomeOf(() => ops.run(deps, req)),
     plan: (req: PlanRequest): Promise<RunOutcome> => outcomeOf(() => plan(deps, req)),
-    applyPlan: (req: { name: string; planId: string; by: string }): Promise<RunOutcome> =>
+    applyPlan: (req: ApplyPlanRequest): Promise<RunOutcome> =>
       outcomeOf(() => applyPlan(deps, req.name, req.planId, req.by)),
     upgrade: (req: ops.UpgradeRequest): Promise<RunOutcome> => outcomeOf(() => ops.upgrade(deps, req)),
     retry: (req: ops.RetryRequest): Promise<RunOutcome> => outcomeOf(() => ops.retry(deps, req)),

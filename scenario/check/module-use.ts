@@ -13,39 +13,12 @@ import * as path from 'node:path';
 import { makeError, type RenderError } from '../errors';
 import type { Task } from '../model';
 import { TRIGGERED_MODULES } from '../modules';
+import { PROTECTED_FOLDERS } from '../modules/protected-folders';
 import { pair } from '../yaml/node';
 
 export const RULE = 'SL027';
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'busybox']);
-const SYSTEM_FOLDERS = new Set([
-  '/',
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/home',
-  '/lib',
-  '/lib64',
-  '/opt',
-  '/proc',
-  '/root',
-  '/run',
-  '/sbin',
-  '/srv',
-  '/sys',
-  '/tmp',
-  '/usr',
-  '/var',
-  '/usr/bin',
-  '/usr/lib',
-  '/usr/local',
-  '/usr/sbin',
-  '/var/lib',
-  '/var/log',
-  '/etc/soul',
-  '/var/lib/soul',
-]);
 
 export function checkModuleUse(t: Task, statics: Record<string, unknown>): RenderError[] {
   const out: RenderError[] = [];
@@ -84,7 +57,7 @@ export function checkModuleUse(t: Task, statics: Record<string, unknown>): Rende
   if (
     (t.module === 'core.file.absent' || t.module === 'core.dir.absent') &&
     typeof statics['path'] === 'string' &&
-    SYSTEM_FOLDERS.has(path.posix.normalize(statics['path']).replace(/(.)\/$/, '$1'))
+    PROTECTED_FOLDERS.has(path.posix.normalize(statics['path']).replace(/(.)\/$/, '$1'))
   ) {
     out.push(
       makeError(

@@ -4,7 +4,8 @@
 // keeper or a soul grows over the second half beyond bench/soak/soak-options.ts' short limits, or a store (the souls' ledgers, the keeper's
 // database) takes more bytes per unit of work than documented. bench/soak/run.ts is the long one.
 import assert from 'node:assert/strict';
-import { runSoak, SHORT_SOAK } from '../../bench/soak/soak-options';
+import { runSoak } from '../../bench/soak/soak';
+import { SHORT_SOAK } from '../../bench/soak/soak-options';
 
 describe('soak (short): footprints stay bounded under sustained runs', function () {
   this.timeout(15 * 60_000);

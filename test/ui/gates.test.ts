@@ -1,8 +1,8 @@
 // A run waiting at a gate between batches, in the /ui run report (issue 30), against a real keeper
 // with its Temporal workers and three real souls (fixture test/fixtures/services/gated: batches of
 // two, a health check and an approval after batch 1). The report says what the run waits for and
-// since when; a viewer's Approve shows the keeper's 403 naming the permission and lets nothing
-// through; an operator's Approve lets batch 2 start, the wait disappears from the page as the event
+// since when; a viewer is offered no Approve or Cancel run, and its call gets the keeper's 403 naming
+// the permission and lets nothing through; an operator's Approve lets batch 2 start, the wait disappears from the page as the event
 // stream reports it ended, and the report ends `succeeded` with the third host written. A second run
 // waiting for approval is cancelled with Cancel run and its dialog: the page shows it `failed`, the
 // third host is never written, the incarnation is `error_locked` naming the operator.
@@ -59,7 +59,7 @@ describe('web UI: a run waiting at a gate shows it and can be approved or cancel
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('shows "Waiting for approval of batch 1"; a viewer gets the 403; the operator approves and the run succeeds', async () => {
+  it('shows "Waiting for approval of batch 1"; a viewer is offered no approval and gets the 403; the operator approves and the run succeeds', async () => {
     const waiting = await createGatedAndAwaitApproval(k, root);
     const id = waiting.apply_id as string;
 
@@ -69,12 +69,24 @@ describe('web UI: a run waiting at a gate shows it and can be approved or cancel
     await vbox.waitFor({ timeout: 60_000 });
     assert.match(await vbox.innerText(), /Waiting for approval of batch 1 since /);
     assert.equal(await vbox.locator('time').getAttribute('datetime'), waiting.waiting.since);
-    await vbox.getByRole('button', { name: 'Approve' }).click();
-    const denied = vbox.getByRole('alert');
-    await denied.waitFor();
-    assert.match(await denied.innerText(), /403/);
-    assert.match(await denied.innerText(), /runs:approve/);
-    await shot(viewer, 'run-waiting-denied');
+    // The viewer's role holds no runs:approve: neither Approve nor Cancel run is offered (the notice
+    // appears only once the registry has answered what the role may do), and the keeper refuses the
+    // call anyway, naming the permission.
+    await vbox
+      .locator('[data-not-granted-quiet][data-permission="runs:approve"]')
+      .first()
+      .waitFor({ state: 'attached' });
+    assert.equal(await vbox.getByRole('button').count(), 0, 'no Approve or Cancel run for a viewer');
+    const denied = await viewer.evaluate(async (url) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${sessionStorage.getItem('keeper.token')}` },
+      });
+      return { status: res.status, body: await res.text() };
+    }, `/v1/incarnations/gated/runs/${id}/approve`);
+    assert.equal(denied.status, 403);
+    assert.match(denied.body, /runs:approve/);
+    await shot(viewer, 'run-waiting-viewer');
     assert.equal((await runOf(id)).waiting?.for, 'approval', 'still waiting after the refused approval');
     assert.deepEqual(souls.map(note), ['v1\n', 'v1\n', null]);
 

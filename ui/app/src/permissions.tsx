@@ -48,15 +48,16 @@ export function usePermissions(): Permissions {
 }
 
 /**
- * Its children when the operator holds `permission`; otherwise nothing (`quiet`, for a button in a
- * row) or one line naming the role and what it lacks (for a form: the operator learns why it is not
+ * Its children when the operator holds `permission`; otherwise nothing visible (`quiet`, for a
+ * button in a row) or one line naming the role and what it lacks (for a form: the operator learns why it is not
  * there instead of hunting for it).
  */
 export function Granted(props: { permission: string; what: string; quiet?: boolean; children: ComponentChildren }) {
   const perms = usePermissions();
   if (!perms.known) return null;
   if (perms.may(props.permission)) return <>{props.children}</>;
-  if (props.quiet) return null;
+  // A hidden mark keeps the decision inspectable (tests, a curious operator's devtools).
+  if (props.quiet) return <span hidden data-not-granted-quiet data-permission={props.permission} />;
   return (
     <p class="muted not-granted" data-testid="not-granted" data-permission={props.permission}>
       Your role ({perms.role}) may not {props.what} (needs <code>{props.permission}</code>).

@@ -5,6 +5,7 @@
 // here persists it, and the CSP lets the page talk to this keeper only.
 import path from 'node:path';
 import type { Router } from 'express';
+import { sendEncoded, sendFileEncoded } from './compressed';
 
 function scalarBundle(): string {
   // The package's exports map hides dist/browser; its main entry sits in dist/, next to it.
@@ -54,9 +55,10 @@ const CSP = [
 ].join('; ');
 
 export function mountDocs(router: Router, openApiDocument: object): void {
-  const json = JSON.stringify(openApiDocument);
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').set('Cache-Control', 'no-cache').send(json);
+  const json = Buffer.from(JSON.stringify(openApiDocument));
+  router.get('/openapi.json', (req, res) => {
+    res.type('application/json').set('Cache-Control', 'no-cache');
+    sendEncoded(req, res, 'openapi.json', { mtimeMs: 0, size: json.length, raw: json });
   });
   router.get('/docs', (_req, res) => {
     res
@@ -68,13 +70,8 @@ export function mountDocs(router: Router, openApiDocument: object): void {
     res.type('application/javascript').set('Cache-Control', 'no-cache').send(INIT);
   });
   const bundle = scalarBundle();
-  router.get('/docs/scalar.js', (_req, res, next) => {
-    res.sendFile(
-      bundle,
-      { headers: { 'Content-Type': 'application/javascript', 'Cache-Control': 'public, max-age=3600' } },
-      (err) => {
-        if (err) next(err);
-      },
-    );
+  router.get('/docs/scalar.js', (req, res, next) => {
+    res.type('application/javascript').set('Cache-Control', 'public, max-age=3600');
+    if (!sendFileEncoded(req, res, bundle)) next(new Error(`the API reference bundle is missing: ${bundle}`));
   });
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import express from 'express';
 import { createApiFallback } from '../../api';
 import { silentLogger } from '../../common/logger';
@@ -69,6 +70,60 @@ describe('ui/server', () => {
       assert.equal(res.status, 503);
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
       assert.match((await res.json()).detail, /make build/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('sends assets and the shell compressed as the client accepts (Brotli, gzip, or as is), nothing outside the assets', async () => {
+    const big = `export const table = ${JSON.stringify(Array.from({ length: 2000 }, (_, i) => `row ${i}`))};\n`;
+    fs.writeFileSync(path.join(dir, 'assets', 'big-abc.js'), big);
+    const s = await serve(dir);
+    try {
+      const get = (p: string, enc: string) =>
+        new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+          http
+            .get(s.url + p, { headers: { 'Accept-Encoding': enc } }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () =>
+                resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+              );
+            })
+            .on('error', reject);
+        });
+      const br = await get('/ui/assets/big-abc.js', 'gzip, deflate, br');
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(zlib.brotliDecompressSync(br.body).toString(), big);
+      assert.ok(br.body.length < big.length / 4, `${br.body.length} of ${big.length} bytes`);
+      assert.match(br.headers.vary ?? '', /Accept-Encoding/);
+      assert.match(br.headers['cache-control'] ?? '', /immutable/);
+      const gz = await get('/ui/assets/big-abc.js', 'gzip;q=1, br;q=0');
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      assert.equal(zlib.gunzipSync(gz.body).toString(), big);
+      const plain = await get('/ui/assets/big-abc.js', 'identity');
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.body.toString(), big);
+      // A body too small to gain is sent as is.
+      assert.equal((await get('/ui/assets/index-abc.js', 'br')).headers['content-encoding'], undefined);
+      // Nothing outside the assets folder is ever sent, however the path is spelled: a file beside the
+      // UI's folder stays unread (the router answers 404, or the app shell for a path it normalised).
+      const outside = path.join(path.dirname(dir), `${path.basename(dir)}-outside.txt`);
+      fs.writeFileSync(outside, 'outside the ui folder');
+      const name = path.basename(outside);
+      try {
+        for (const p of [
+          `/ui/assets/../../${name}`,
+          `/ui/assets/%2e%2e/%2e%2e/${name}`,
+          `/ui/assets/..%2f..%2f${name}`,
+        ]) {
+          const res = await get(p, 'identity');
+          assert.ok(!res.body.toString().includes('outside the ui folder'), p);
+          assert.ok(res.status === 404 || /<div id="app">/.test(res.body.toString()), `${p}: ${res.status}`);
+        }
+      } finally {
+        fs.rmSync(outside, { force: true });
+      }
     } finally {
       await s.close();
     }

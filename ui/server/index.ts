@@ -3,10 +3,10 @@
 // index.html is never cached and answers every other path under /ui, so a client route such as
 // /ui/incarnations/web survives a reload. The page reaches only this origin (CSP), and the operator's
 // token lives in the page's session storage, never in a URL this router sees.
-import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { problemErrorHandler } from '../../api';
+import { sendFileEncoded } from '../../api/compressed';
 import { problems } from '../../api/problems';
 import { silentLogger, type Logger } from '../../common/logger';
 
@@ -37,17 +37,25 @@ export function createUiRouter(opts: { dir?: string; log?: Logger } = {}): expre
   const index = path.join(dir, 'index.html');
   const router = express.Router();
   router.use(securityHeaders);
-  router.use(
-    '/assets',
-    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
-  );
-  router.get('/{*rest}', (_req: Request, res: Response, next: NextFunction) => {
-    // Read per request (a few KB): a rebuild while the keeper runs is picked up without a restart.
-    fs.readFile(index, (err, html) => {
-      if (err) return next(problems.unavailable('the web UI build (run `make build`)'));
-      res.setHeader('Cache-Control', 'no-store');
-      res.type('html').send(html);
-    });
+  const assets = path.join(dir, 'assets');
+  router.get('/assets/{*rest}', (req: Request, res: Response, next: NextFunction) => {
+    // Canonical before any check: the resolved path must stay inside the assets folder.
+    const file = path.resolve(assets, `.${path.posix.normalize(`/${req.path.slice('/assets/'.length)}`)}`);
+    res.type(path.extname(file) || 'application/octet-stream');
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    if (!file.startsWith(assets + path.sep) || !sendFileEncoded(req, res, file)) {
+      res.removeHeader('Cache-Control');
+      next(problems.notFound(`asset ${req.path}`));
+    }
+  });
+  router.get('/{*rest}', (req: Request, res: Response, next: NextFunction) => {
+    // Read per request when changed (a stat): a rebuild while the keeper runs is picked up without a restart.
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html');
+    if (!sendFileEncoded(req, res, index)) {
+      res.removeHeader('Cache-Control');
+      next(problems.unavailable('the web UI build (run `make build`)'));
+    }
   });
   // Errors raised in a mounted router never reach the error handlers of routers mounted after it,
   // so this one answers its own as problems (a missing asset 404, an unbuilt UI 503).

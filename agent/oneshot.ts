@@ -7,7 +7,7 @@
 // Wire (one JSON object per line):
 //   out first  {"hello": {"sid", "soulprint"}}          or {"error": "..."} and exit 1
 //   in         {"id", "applyId", "stepIndex", "module", "params", "dryRun"?, "showContent"?, "program"?}
-//   out        {"id", "changed", "ok", "output", "replayed", "diff"?} or {"id", "error"}
+//   out        {"id", "changed", "ok", "output", "replayed", "diff"?, "files"?} or {"id", "error"}
 // dryRun is check mode (a plan): nothing changes and the ledger is not touched. program: a module
 // shipped with the service, {sha256, content (base64), dry_run, timeout_ms}, cached in <stateDir>/modules.
 import path from 'node:path';
@@ -18,6 +18,8 @@ import { findFqdn } from './fqdn';
 import { Ledger, LedgerLockedError, applyStep, createProcessRunner, createStateRegistry } from './state/index';
 import { dpkgStatusReader } from './exec/dpkg-status';
 import { withProgram } from './modules/module';
+import { loadContentKey } from './state/content-identity';
+import { contentKeyOf } from './steps';
 
 /** A previous session's `soul apply` may still be finishing its step after its connection dropped. */
 const LOCK_WAIT_MS = 20_000;
@@ -68,6 +70,8 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
       facts: { ...soulprint },
       runner: createProcessRunner(),
       installed: dpkgStatusReader(),
+      // The same content key as this host's ledger folder keeps across sessions (docs/secrets.md).
+      ...contentKeyOf(path.join(opts.stateDir, sid), loadContentKey),
     });
     await line(opts.output, { hello: { sid, soulprint } });
     // One step at a time, in the order sent: the keeper sends a host's steps in order and waits.
@@ -119,6 +123,7 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
           output: out.output,
           replayed: out.replayed,
           ...(out.diff ? { diff: out.diff } : {}),
+          ...(out.files ? { files: out.files } : {}),
         });
       } catch (err) {
         await line(opts.output, { id, error: (err as Error).message });

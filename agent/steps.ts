@@ -8,9 +8,11 @@ import type { SoulConfig } from './config';
 import { Ledger } from './ledger/ledger';
 import type { CommandRunner } from './exec/runner';
 import type * as StateModules from './state/index';
+import type * as ContentIdentity from './state/content-identity';
 import type * as DpkgStatus from './exec/dpkg-status';
 import type * as ServiceModules from './modules/module';
 import type { StepProgram } from './modules/module';
+import type { FileIdentity } from './state/types';
 
 export interface DeliveredStep {
   requestId: string;
@@ -35,6 +37,8 @@ export interface StepReply {
   output: string;
   replayed: boolean;
   diff?: Record<string, unknown>;
+  /** The files a file module read and wrote, by identity (agent/state/content-identity.ts). */
+  files?: FileIdentity[];
 }
 
 export interface StepContext {
@@ -101,6 +105,10 @@ export async function createStateStepHandler(ctx: {
       installed: dpkgStatusReader(),
       // core.file.absent / core.dir.absent never remove the soul's own folders.
       soulPaths: [ctx.config.paths.seed, ctx.config.paths.modules],
+      ...contentKeyOf(
+        ctx.config.paths.seed,
+        (require('./state/content-identity') as typeof ContentIdentity).loadContentKey,
+      ),
     });
     const { withProgram } = require('./modules/module') as typeof ServiceModules;
     return { registry, applyStep: m.applyStep, withProgram };
@@ -133,6 +141,7 @@ export async function createStateStepHandler(ctx: {
         output: out.output,
         replayed: out.replayed,
         ...(out.diff ? { diff: out.diff } : {}),
+        ...(out.files ? { files: out.files } : {}),
       };
     },
     close: () => {
@@ -140,4 +149,17 @@ export async function createStateStepHandler(ctx: {
       return ledger.close();
     },
   };
+}
+
+/**
+ * The soul's content key for the file modules' identities; without one (an unwritable seed folder)
+ * the steps still run and report no identities, so a copy of a secret file is not recognised.
+ */
+export function contentKeyOf(seedDir: string, load: (dir: string) => Buffer): { contentKey?: Buffer } {
+  try {
+    return { contentKey: load(seedDir) };
+  } catch (err) {
+    process.stderr.write(`soul: no content key, file identities not reported: ${(err as Error).message}\n`);
+    return {};
+  }
 }

@@ -137,6 +137,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
         finished_at_ms: Date.now(),
         replayed: answer.replayed,
         diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
+        files: answer.files ?? [],
       },
     });
   };

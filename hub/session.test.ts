@@ -56,6 +56,7 @@ describe('hub/session', () => {
         finished_at_ms: 2,
         replayed: false,
         diff_json: '',
+        files: [],
       }),
     );
     const r = await p;
@@ -81,6 +82,7 @@ describe('hub/session', () => {
       finished_at_ms: 2,
       replayed: false,
       diff_json: '{"mode":{"from":"0644","to":"0600"}}',
+      files: [],
     });
     assert.deepEqual((await p).diff, { mode: { from: '0644', to: '0600' } });
     // Content is never asked for outside a dry run.
@@ -107,6 +109,7 @@ describe('hub/session', () => {
         finished_at_ms: 0,
         replayed: false,
         diff_json: '',
+        files: [],
       }),
       false,
     );

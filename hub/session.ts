@@ -4,7 +4,14 @@
 // certificate included) can answer or cancel them.
 import { randomUUID } from 'node:crypto';
 import { redactions, revealJson, type SecretValue } from '../common/secret';
-import type { GoodbyeReason, KeeperMessage, Soulprint, StepProgress, StepResultMsg } from '../proto/types';
+import type {
+  FileIdentityMsg,
+  GoodbyeReason,
+  KeeperMessage,
+  Soulprint,
+  StepProgress,
+  StepResultMsg,
+} from '../proto/types';
 import { StepCancelled, StepInterrupted, StepTimeout } from './dispatch-errors';
 
 /** What the session writes to: the gRPC call in production, an array in unit tests. */
@@ -43,6 +50,43 @@ export interface StepReport {
   replayed: boolean;
   /** What changed or would change (check mode), as the soul described it; absent when nothing. */
   diff?: Record<string, unknown>;
+  /** The files the step read and wrote, by identity (the keeper's secret taint, host-boundary.ts). */
+  files?: FileIdentityMsg[];
+}
+
+/** More file identities than a file module reports (read and written) are not a soul's answer. */
+export const MAX_FILE_IDENTITIES = 8;
+const DIGEST = /^[0-9a-f]{64}$/;
+const FILE_ID = /^\d{1,20}:\d{1,20}:\d{1,25}$/;
+
+/**
+ * The well-formed file identities of a soul's answer (agent/state/content-identity.ts), at most
+ * MAX_FILE_IDENTITIES; absent when none. A malformed one is dropped: it could match nothing.
+ */
+export function parseFiles(raw: unknown): FileIdentityMsg[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out = raw
+    .filter(
+      (f): f is FileIdentityMsg =>
+        f !== null &&
+        typeof f === 'object' &&
+        typeof f.path === 'string' &&
+        f.path.length <= 4096 &&
+        (f.role === 'read' || f.role === 'written') &&
+        typeof f.digest === 'string' &&
+        DIGEST.test(f.digest) &&
+        typeof f.file_id === 'string' &&
+        FILE_ID.test(f.file_id),
+    )
+    .slice(0, MAX_FILE_IDENTITIES)
+    .map((f) => ({ path: f.path, role: f.role, digest: f.digest, file_id: f.file_id }));
+  return out.length > 0 ? out : undefined;
+}
+
+/** `{files}` when the answer holds any well-formed identity, else nothing. */
+export function optionalFiles(raw: unknown): { files?: FileIdentityMsg[] } {
+  const files = parseFiles(raw);
+  return files ? { files } : {};
 }
 
 /** A soul's diff larger than this is replaced by a note: it is stored with every plan and run. */
@@ -227,6 +271,7 @@ export class Session {
       finishedAt: new Date(r.finished_at_ms),
       replayed: r.replayed,
       ...(r.diff_json ? { diff: parseDiff(r.diff_json) } : {}),
+      ...optionalFiles(r.files),
     });
     return true;
   }

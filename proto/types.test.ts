@@ -70,6 +70,7 @@ describe('proto contracts', () => {
       'apply_id',
       'changed',
       'diff_json',
+      'files',
       'finished_at_ms',
       'ok',
       'output',
@@ -78,6 +79,7 @@ describe('proto contracts', () => {
       'started_at_ms',
       'step_index',
     ]);
+    assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.FileIdentity'), ['digest', 'file_id', 'path', 'role']);
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.StepRequest'), [
       'apply_id',
       'dry_run',

@@ -22,6 +22,7 @@ import type * as stream from './generated/event-stream';
 export type StepResultMsg = stream.StepResult;
 export type StepRequestMsg = stream.StepRequest;
 export type ModuleProgramMsg = stream.ModuleProgram;
+export type FileIdentityMsg = stream.FileIdentity;
 export type GoodbyeReason = stream.Goodbye['reason'];
 
 /** What a keeper writes (no `msg` needed on send). */

@@ -26,7 +26,7 @@ const TO_OBJECT = { longs, enums, defaults, oneofs } as protobuf.IConversionOpti
 
 /** The kind proto/wire.ts would give a protobufjs field, or what it is if wire.ts has none. */
 function kindOf(f: protobuf.Field): string {
-  if (f.resolvedType instanceof protobuf.Type) return f.repeated ? 'repeated message' : 'message';
+  if (f.resolvedType instanceof protobuf.Type) return f.repeated ? 'messages' : 'message';
   if (f.repeated) return f.type === 'string' ? 'strings' : `repeated ${f.type}`;
   return f.type;
 }
@@ -109,6 +109,9 @@ function sample(spec: MessageSpec, r: () => number, member?: string): Record<str
         break;
       case 'message':
         o[f.name] = r() < 0.1 && spec.oneof === undefined ? null : sample(f.fields!, r);
+        break;
+      case 'messages':
+        o[f.name] = Array.from({ length: Math.floor(r() * 4) }, () => sample(f.fields!, r));
         break;
     }
   }
@@ -200,8 +203,27 @@ describe("the soul's stream codec (proto/wire.ts) against the contract and proto
       finished_at_ms: 2,
       replayed: false,
       diff_json: '{}',
+      // Repeated messages (the files a step read and wrote) arrive whole and in order.
+      files: [
+        {
+          path: '/etc/a.conf',
+          role: 'read' as const,
+          digest: 'ab'.repeat(32),
+          file_id: '2049:131:1700000000000000000',
+        },
+        {
+          path: '/etc/a.conf',
+          role: 'written' as const,
+          digest: 'cd'.repeat(32),
+          file_id: '2049:132:1700000000000000001',
+        },
+      ],
     };
     assert.deepEqual(read(soul, codec.encode({ step_result: result })), { msg: 'step_result', step_result: result });
+    assert.deepEqual(decodeMessage(SOUL_MESSAGE, theirs(soul, { step_result: result })), {
+      msg: 'step_result',
+      step_result: result,
+    });
   });
 
   it('skips the fields a newer keeper adds, and the last member of a oneof wins', () => {

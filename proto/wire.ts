@@ -7,14 +7,14 @@
 // every scalar's default, an unset message field is null, longs come as numbers, and a oneof's set
 // member is named in `msg`; proto/wire.test.ts holds both directions to protobufjs itself.
 
-export type FieldKind = 'string' | 'bool' | 'uint32' | 'uint64' | 'int64' | 'message' | 'strings';
+export type FieldKind = 'string' | 'bool' | 'uint32' | 'uint64' | 'int64' | 'message' | 'strings' | 'messages';
 
 export interface FieldSpec {
   /** The .proto field name (keepCase: snake_case). */
   name: string;
   no: number;
   kind: FieldKind;
-  /** For kind 'message': the fields of the nested message. */
+  /** For kinds 'message' and 'messages' (repeated): the fields of the nested message. */
   fields?: MessageSpec;
 }
 
@@ -70,18 +70,28 @@ function writeFields(out: Out, spec: MessageSpec, value: Record<string, unknown>
         if (!Array.isArray(v)) throw new TypeError(`${spec.type}.${f.name}: array expected`);
         for (const s of v) writeBytes(out, f.no, Buffer.from(String(s), 'utf8'));
         break;
-      case 'message': {
+      case 'message':
         if (typeof v !== 'object') throw new TypeError(`${spec.type}.${f.name}: object expected`);
-        const inner = new Out();
-        writeFields(inner, f.fields!, v as Record<string, unknown>);
-        const body = inner.finish();
-        writeTag(out, f.no, LEN);
-        writeVarint(out, body.length);
-        out.bytes(body);
+        writeNested(out, f, v as Record<string, unknown>);
         break;
-      }
+      case 'messages':
+        if (!Array.isArray(v)) throw new TypeError(`${spec.type}.${f.name}: array expected`);
+        for (const m of v) {
+          if (m === null || typeof m !== 'object') throw new TypeError(`${spec.type}.${f.name}: object expected`);
+          writeNested(out, f, m as Record<string, unknown>);
+        }
+        break;
     }
   }
+}
+
+function writeNested(out: Out, f: FieldSpec, v: Record<string, unknown>): void {
+  const inner = new Out();
+  writeFields(inner, f.fields!, v);
+  const body = inner.finish();
+  writeTag(out, f.no, LEN);
+  writeVarint(out, body.length);
+  out.bytes(body);
 }
 
 /** A 64-bit value from a number or a decimal string; fractions are cut toward zero, as Long does. */
@@ -223,6 +233,7 @@ function defaults(spec: MessageSpec): Record<string, unknown> {
         o[f.name] = 0;
         break;
       case 'strings':
+      case 'messages':
         o[f.name] = [];
         break;
       case 'message':
@@ -241,6 +252,7 @@ const EXPECTED_WIRE: Record<FieldKind, number> = {
   int64: VARINT,
   message: LEN,
   strings: LEN,
+  messages: LEN,
 };
 
 function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, unknown> {
@@ -280,6 +292,13 @@ function readFields(c: Cursor, end: number, spec: MessageSpec): Record<string, u
         const stop = c.pos + length;
         if (stop > end) throw new RangeError(`index out of range: ${c.pos} + ${length} > ${end}`);
         o[f.name] = readFields(c, stop, f.fields!);
+        break;
+      }
+      case 'messages': {
+        const length = Number(c.varint());
+        const stop = c.pos + length;
+        if (stop > end) throw new RangeError(`index out of range: ${c.pos} + ${length} > ${end}`);
+        ((o[f.name] ??= []) as unknown[]).push(readFields(c, stop, f.fields!));
         break;
       }
     }

@@ -53,7 +53,7 @@ function fail(t, f, why) {
 /** The field kind of proto/wire.ts for a protobufjs field. */
 function kindOf(t, f) {
   if (f.map) fail(t, f, 'map fields are not supported');
-  if (f.resolvedType instanceof protobuf.Type) return f.repeated ? fail(t, f, 'repeated messages are not supported') : 'message';
+  if (f.resolvedType instanceof protobuf.Type) return f.repeated ? 'messages' : 'message';
   if (f.resolvedType) fail(t, f, 'enums are not supported');
   if (f.repeated) return f.type === 'string' ? 'strings' : fail(t, f, `repeated ${f.type} is not supported`);
   return SCALAR_TS[f.type] ? f.type : fail(t, f, `type ${f.type} is not supported`);
@@ -80,6 +80,7 @@ function tsType(t, f) {
   const kind = kindOf(t, f);
   if (kind === 'message') return `${f.resolvedType.name} | null`;
   if (kind === 'strings') return 'string[]';
+  if (kind === 'messages') return `${f.resolvedType.name}[]`;
   const oneOf = /^One of:/.exec(f.comment ?? '') ? [...f.comment.matchAll(/"([^"]+)"/g)].map((m) => `'${m[1]}'`) : [];
   if (oneOf.length > 0 && kind === 'string') return oneOf.join(' | ');
   return SCALAR_TS[kind];
@@ -131,7 +132,7 @@ function generateFile(file) {
     const oneof = oneofOf(t);
     const fields = t.fieldsArray.map((f) => {
       const kind = kindOf(t, f);
-      const nested = kind === 'message' ? `, fields: ${constName(f.resolvedType)}` : '';
+      const nested = kind === 'message' || kind === 'messages' ? `, fields: ${constName(f.resolvedType)}` : '';
       return `    { name: '${f.name}', no: ${f.id}, kind: '${kind}'${nested} },`;
     });
     parts.push(

@@ -112,6 +112,7 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
       output: req.withhold ?? scrub(String(r.output ?? ''), req.redact),
     };
     if (r.diff !== undefined) result.diff = scrubDiff(r.diff, req.redact);
+    if (r.files?.length) result.files = r.files;
     memory.remember(req.applyId, {
       index: req.index,
       module: req.module as string,
@@ -200,7 +201,9 @@ export async function applyStep(req: StepToApply, deps: ApplyStepDeps): Promise<
       return fromRecord(prior, true);
     }
 
-    const result = await runModule(req, deps);
+    // The files' identities go to the keeper only: the ledger keeps what the step did, not them.
+    const { files, ...result } = await runModule(req, deps);
+    const withFiles = (o: StepOutcome): StepOutcome => (files ? { ...o, files } : o);
     const entry: LedgerEntry = {
       host: req.host,
       module: String(req.module),
@@ -209,12 +212,13 @@ export async function applyStep(req: StepToApply, deps: ApplyStepDeps): Promise<
       finished_at: clock.now().toISOString(),
     };
     try {
-      return fromRecord(await deps.ledger.record(req.applyId, req.index, entry), false);
+      return withFiles(fromRecord(await deps.ledger.record(req.applyId, req.index, entry), false));
     } catch (err) {
       // The module ran but its result is not durable, so it cannot be reported as done: a
       // redelivery will run the (idempotent) module again.
       return outcome({
         ...result,
+        ...(files ? { files } : {}),
         ok: false,
         output: `${result.output}; result not recorded in the ledger: ${errorMessage(err)}`,
       });

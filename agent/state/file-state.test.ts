@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import { promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFakeRunner } from '../exec/testing';
 import { createProcessRunner } from '../exec/runner';
+import { CONTENT_KEY_FILE, loadContentKey } from './content-identity';
 import { createStateRegistry } from './registry';
 import type { StateModule } from './types';
 
@@ -244,5 +246,57 @@ describe('core.file.present validate: (a real command run on the candidate file)
     assert.equal(r.ok, false);
     assert.match(r.output, /%s/);
     await assert.rejects(fs.stat(target));
+  });
+});
+
+describe('file identities for the keeper (a copy or link of a secret file)', () => {
+  let dir: string;
+  let files: StateModule;
+  let key: Buffer;
+  beforeEach(async () => {
+    dir = await tempDir();
+    key = loadContentKey(dir);
+    files = createStateRegistry({ facts: {}, runner: createFakeRunner().run, contentKey: key }).get(
+      'core.file.present',
+    )!;
+  });
+  afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+
+  it('makes one 0600 key per soul and keeps it', async () => {
+    assert.equal((await fs.stat(path.join(dir, CONTENT_KEY_FILE))).mode & 0o777, 0o600);
+    assert.deepEqual(loadContentKey(dir), key);
+    await fs.writeFile(path.join(dir, CONTENT_KEY_FILE), 'short');
+    assert.throws(() => loadContentKey(dir), /holds 5 bytes, not 32; remove it/);
+  });
+
+  it('reports the written file, and a copy by the same keyed digest and a hard link by the same inode', async () => {
+    const secret = path.join(dir, 'app.conf');
+    const w = await files.run({ path: secret, content: 'password = s3cret\n' }, { dryRun: false });
+    assert.equal(w.files?.length, 1);
+    const written = w.files![0]!;
+    assert.equal(written.role, 'written');
+    assert.equal(written.digest, createHmac('sha256', key).update('password = s3cret\n').digest('hex'));
+    assert.notEqual(
+      written.digest,
+      createHash('sha256').update('password = s3cret\n').digest('hex'),
+      'not a plain hash',
+    );
+    await fs.copyFile(secret, path.join(dir, 'app.conf.bak'));
+    await fs.link(secret, path.join(dir, 'app.conf.link'));
+    const read = async (p: string) => {
+      const r = await files.run({ path: p, content: 'plain\n' }, { dryRun: true, showContent: true });
+      assert.equal(r.files?.length, 1, JSON.stringify(r));
+      return r.files![0]!;
+    };
+    const copy = await read(path.join(dir, 'app.conf.bak'));
+    assert.deepEqual(
+      [copy.role, copy.digest === written.digest, copy.file_id === written.file_id],
+      ['read', true, false],
+    );
+    const link = await read(path.join(dir, 'app.conf.link'));
+    assert.equal(link.file_id, written.file_id);
+    // The identities are not part of the diff a user sees.
+    const r = await files.run({ path: secret, content: 'plain\n' }, { dryRun: true });
+    assert.ok(!JSON.stringify(r.diff).includes(written.digest));
   });
 });

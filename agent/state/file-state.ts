@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { resolveOwnership } from './accounts';
 import { ensureParents, writeAtomic } from './atomic-write';
+import { contentDigest, identityAt } from './content-identity';
 import { canonicalTarget, readTarget, type FileSnapshot } from './file-target';
 import { ParamError, optionalString, readParams, requireString } from './params';
 import { defineState, type Change } from './shape';
-import type { StateDeps, StateModule } from './types';
+import type { FileIdentity, StateDeps, StateModule } from './types';
 import { MAX_DIFF_INPUT, isText, unifiedDiff } from './unified-diff';
 
 const MODE_TEXT = /^0?[0-7]{3,4}$/;
@@ -154,6 +155,18 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
       return file.exists
         ? change.summary.replace(/^update /, 'updated ')
         : change.summary.replace(/^create /, 'created ');
+    },
+    // The content before the step (a plan over a copy of a secret file reads the secret), and the
+    // file written (a new inode: writeAtomic renames a fresh file into place).
+    async files(p, { file }, applied) {
+      const key = deps.contentKey;
+      if (!key) return [];
+      const out: FileIdentity[] = [];
+      if (file.exists && file.content && file.fileId)
+        out.push({ path: p.path, role: 'read', digest: contentDigest(key, file.content), file_id: file.fileId });
+      const written = applied ? await identityAt(key, p.path, 'written', p.content) : null;
+      if (written) out.push(written);
+      return out;
     },
   });
 }

@@ -6,6 +6,7 @@
 // (/etc/app -> /etc/shadow), so the step fails instead; write to the link's real path.
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { fileIdOf } from './content-identity';
 import { ParamError } from './params';
 
 export class UnsafePathError extends Error {
@@ -66,6 +67,8 @@ export interface FileSnapshot {
   mode?: number;
   uid?: number;
   gid?: number;
+  /** The inode's identity, "<device>:<inode>:<birth time ns>" (content-identity.ts). */
+  fileId?: string;
 }
 
 /** What the target holds now. Opened with O_NOFOLLOW so a symlink swapped in after the check fails. */
@@ -82,10 +85,17 @@ export async function readTarget(target: string): Promise<FileSnapshot> {
     throw err;
   }
   try {
-    const st = await fh.stat();
+    const st = await fh.stat({ bigint: true });
     if (!st.isFile()) throw new UnsafePathError(`${target} exists and is not a regular file`);
     const content = await fh.readFile();
-    return { exists: true, content, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+    return {
+      exists: true,
+      content,
+      mode: Number(st.mode & 0o7777n),
+      uid: Number(st.uid),
+      gid: Number(st.gid),
+      fileId: fileIdOf(st),
+    };
   } finally {
     await fh.close();
   }

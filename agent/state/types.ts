@@ -19,6 +19,21 @@ export interface ModuleResult {
   /** One or a few human-readable lines: what was done, or why it failed. */
   output: string;
   diff?: StepDiff;
+  /** The files the step read and wrote, by identity only (content-identity.ts): for the keeper's secret taint. */
+  files?: FileIdentity[];
+}
+
+/**
+ * A file a step read (its content before the step) or wrote (after it), without its content: a
+ * keyed digest of the bytes (a copy has the same) and the inode (a hard link has the same).
+ */
+export interface FileIdentity {
+  path: string;
+  role: 'read' | 'written';
+  /** HMAC-SHA256 (hex) of the content under the soul's own content key. */
+  digest: string;
+  /** "<device>:<inode>:<birth time ns>". */
+  file_id: string;
 }
 
 export interface StateContext {
@@ -65,6 +80,8 @@ export interface StateDeps {
   init?: InitSystem;
   /** The soul's own folders (config paths.seed, paths.modules): never removed by core.*.absent. */
   soulPaths?: readonly string[];
+  /** The soul's content key (content-identity.ts); absent: file modules report no file identities. */
+  contentKey?: Buffer;
 }
 
 export type StateModuleFactory = (deps: StateDeps) => StateModule;

@@ -138,6 +138,7 @@ export class SwarmSoul {
               finished_at_ms: now,
               replayed: false,
               diff_json: '',
+              files: [],
             },
           });
           this.lastResultAt = performance.now();
@@ -201,6 +202,7 @@ export class SwarmSoul {
         finished_at_ms: Date.now(),
         replayed: answer.replayed,
         diff_json: answer.diff ? JSON.stringify(answer.diff) : '',
+        files: [],
       },
     });
     this.lastResultAt = performance.now();

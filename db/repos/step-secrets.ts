@@ -61,3 +61,36 @@ export async function soulSecretRefs(db: Knex, sids: string[]): Promise<Map<stri
   for (const r of rows) (out.get(r.sid) ?? out.set(r.sid, []).get(r.sid)!).push({ path: r.path, field: r.field });
   return out;
 }
+
+/** A file a secret was written to on a host, by identity (db/migrations/20261129600000_secret_file_identities.ts). */
+export interface SecretFile {
+  /** The keyed digest of its content, under the host's own key. */
+  digest: string;
+  /** "<device>:<inode>:<birth time ns>". */
+  file_id: string;
+  /** The path the secret was written to, for the reason a copy or link is withheld. */
+  path: string;
+}
+
+/** Records files of `sid` that hold a secret; a file seen again keeps its row with a fresh time. */
+export async function recordSecretFiles(db: Knex, sid: string, files: SecretFile[]): Promise<void> {
+  if (files.length === 0) return;
+  await db.raw(
+    `insert into secret_files (sid, digest, file_id, path)
+     select ?, f.digest, f.file_id, f.path from jsonb_to_recordset(?::jsonb) as f(digest text, file_id text, path text)
+     on conflict (sid, digest, file_id) do update set path = excluded.path, recorded_at = now()`,
+    [sid, JSON.stringify(files.map((f) => ({ digest: f.digest, file_id: f.file_id, path: f.path })))],
+  );
+}
+
+/** The files each host among `sids` holds a secret in, by identity; hosts with none are absent. */
+export async function secretFiles(db: Knex, sids: string[]): Promise<Map<string, SecretFile[]>> {
+  const out = new Map<string, SecretFile[]>();
+  if (sids.length === 0) return out;
+  const rows = (await db('secret_files').whereIn('sid', sids).select('sid', 'digest', 'file_id', 'path')) as Array<
+    SecretFile & { sid: string }
+  >;
+  for (const r of rows)
+    (out.get(r.sid) ?? out.set(r.sid, []).get(r.sid)!).push({ digest: r.digest, file_id: r.file_id, path: r.path });
+  return out;
+}

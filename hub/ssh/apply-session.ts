@@ -4,7 +4,8 @@
 // hub's stream session does for agents; nothing else sees the revealed text.
 import readline from 'node:readline';
 import { redactions, revealJson, type SecretValue } from '../../common/secret';
-import { parseDiff } from '../session';
+import { optionalFiles, parseDiff } from '../session';
+import type { FileIdentityMsg } from '../../proto/types';
 import type { SshConnection } from './connection';
 import { SshFailure } from './connection';
 
@@ -16,6 +17,7 @@ export interface SshStepAnswer {
   finishedAt: Date;
   replayed: boolean;
   diff?: Record<string, unknown>;
+  files?: FileIdentityMsg[];
 }
 
 export interface ApplySession {
@@ -172,6 +174,7 @@ export async function openApplySession(
         startedAt,
         finishedAt: new Date(),
         ...(answer.diff !== undefined ? { diff: parseDiff(JSON.stringify(answer.diff)) } : {}),
+        ...optionalFiles(answer.files),
       };
     },
     async close() {

@@ -73,6 +73,28 @@ export interface StepResult {
    * installed and the wanted version. The plan and the drift check compare these.
    */
   diff_json: string;
+  /**
+   * What identifies the files a file module read (the content before the step) and wrote (after
+   * it), for the keeper's secret taint (docs/secrets.md "Copies and links"); never shown to a user.
+   */
+  files: FileIdentity[];
+}
+
+/**
+ * One file a step read or wrote, identified without its content: a copy of a secret file has the
+ * same digest, a hard link the same file_id.
+ */
+export interface FileIdentity {
+  path: string;
+  /** One of: "read", "written" */
+  role: 'read' | 'written';
+  /**
+   * HMAC-SHA256 of the content (hex) under the soul's own random key (<paths.seed>/content-key), so
+   * the digest confirms no guessed content to anyone without that key.
+   */
+  digest: string;
+  /** "<device>:<inode>:<birth time ns>" in decimal; the birth time tells a reused inode number apart. */
+  file_id: string;
 }
 
 /**
@@ -257,6 +279,16 @@ export const STEP_PROGRESS: MessageSpec = {
   ],
 };
 
+export const FILE_IDENTITY: MessageSpec = {
+  type: 'keeper.stream.v1.FileIdentity',
+  fields: [
+    { name: 'path', no: 1, kind: 'string' },
+    { name: 'role', no: 2, kind: 'string' },
+    { name: 'digest', no: 3, kind: 'string' },
+    { name: 'file_id', no: 4, kind: 'string' },
+  ],
+};
+
 export const STEP_RESULT: MessageSpec = {
   type: 'keeper.stream.v1.StepResult',
   fields: [
@@ -270,6 +302,7 @@ export const STEP_RESULT: MessageSpec = {
     { name: 'finished_at_ms', no: 8, kind: 'int64' },
     { name: 'replayed', no: 9, kind: 'bool' },
     { name: 'diff_json', no: 10, kind: 'string' },
+    { name: 'files', no: 11, kind: 'messages', fields: FILE_IDENTITY },
   ],
 };
 

@@ -11,15 +11,30 @@
 //   the file it manages itself) has its output withheld, unless the scenario marks it `output: safe`;
 // - the diff guard (step-diff.ts): keyed digests only, and no content, size or plain hash for a step
 //   whose file holds or will hold a secret, by the same taint for runs and executions.
+// - a copy or hard link of a secret file (issue 45, M-1): the soul reports each file a file module
+//   read and wrote by identity (a keyed digest of its content, its inode); a step that writes a
+//   secret records its file's (secret_files), and a later step that reads a file of the same digest
+//   (`cp`, an application's `.bak`) or inode (`ln`) is treated as reading a tainted path: no
+//   content in its diff (it says why) and its output withheld unless `output: safe`. The soul can
+//   only say what it read after reading it, so such a plan's unified diff reaches the keeper and is
+//   dropped here, before anything stores or shows it;
 // When the store cannot be read, the values to scrub are not known: that host's output is withheld
 // and no content is shown, and the step itself still runs (the outage table: what needs no secret
 // goes on).
 import type { Knex } from 'knex';
 import { SecretValue, pathProblem, scrubValues, underPrefix, type SecretRef } from '../../common/secret';
-import { recordSoulSecrets, soulSecretRefs, taintedPaths } from '../../db/repos/step-secrets';
+import {
+  recordSecretFiles,
+  recordSoulSecrets,
+  secretFiles,
+  soulSecretRefs,
+  taintedPaths,
+  type SecretFile,
+} from '../../db/repos/step-secrets';
+import type { FileIdentityMsg } from '../../proto/types';
 import type { PlanStep } from '../../scenario/render/plan';
 import type { StepSender } from './deps';
-import type { DispatchSecrets } from './secrets';
+import { holdsSecret, type DispatchSecrets } from './secrets';
 import { diffGuard, secretSteps, stepPath } from './step-diff';
 
 /** What the keeper knows of one host's secrets. */
@@ -30,6 +45,10 @@ export interface HostBoundary {
   values: SecretValue[];
   /** Set when those values could not be read: then every output of the host is withheld. */
   unreadable?: string;
+  /** The files of the host a secret was written to, by identity (their copies and links are treated alike). */
+  files?: SecretFile[];
+  /** Records the files this dispatch writes a secret to (secret_files). */
+  remember?: (files: SecretFile[]) => Promise<void>;
 }
 
 const refKey = (r: SecretRef) => `${r.path}#${r.field}`;
@@ -48,7 +67,11 @@ export async function hostBoundaries(
     db,
     [...sending].map(([sid, values]) => ({ sid, refs: values.map((v) => v.ref) })),
   );
-  const [tainted, known] = await Promise.all([taintedPaths(db, sids), soulSecretRefs(db, sids)]);
+  const [tainted, known, files] = await Promise.all([
+    taintedPaths(db, sids),
+    soulSecretRefs(db, sids),
+    secretFiles(db, sids),
+  ]);
   // One read per store path for the whole dispatch; values are never cached beyond it.
   const reads = new Map<string, Promise<Record<string, unknown> | Error | null>>();
   const read = (path: string) => {
@@ -88,6 +111,8 @@ export async function hostBoundaries(
       tainted: tainted.get(sid) ?? new Set(),
       values: [...values.values()],
       ...(unreadable ? { unreadable } : {}),
+      files: files.get(sid) ?? [],
+      remember: (written) => recordSecretFiles(db, sid, written),
     });
   }
   return out;
@@ -119,6 +144,37 @@ export function readsTainted(params: Record<string, unknown>, tainted: ReadonlyS
 export const withheldOutput = (path: string, fix: string) =>
   `output withheld: this step may read ${path}, which holds a secret; ${fix}`;
 
+/**
+ * Why a file a step read must be treated as a secret file, or null: the first file it read whose
+ * content has the keyed digest of a secret file (a copy), or whose inode is one (a hard link).
+ */
+export function sameAsSecretFile(
+  files: readonly FileIdentityMsg[] | undefined,
+  secret: readonly SecretFile[],
+): { path: string; why: string } | null {
+  if (!files?.length || secret.length === 0) return null;
+  for (const f of files) {
+    if (f.role !== 'read') continue;
+    const copy = secret.find((s) => s.digest === f.digest);
+    if (copy) return { path: f.path, why: `content identical to a secret file (${copy.path})` };
+    const link = secret.find((s) => s.file_id === f.file_id);
+    if (link) return { path: f.path, why: `the same file as a secret file (${link.path}), by a hard link` };
+  }
+  return null;
+}
+
+/** Every string of a diff (keys too) passed through `scrub`: the values, not their JSON text, whose escapes would hide them. */
+export function scrubStructured(v: unknown, scrub: (s: string) => string): unknown {
+  if (typeof v === 'string') return scrub(v);
+  if (Array.isArray(v)) return v.map((x) => scrubStructured(x, scrub));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[scrub(k)] = scrubStructured(x, scrub);
+    return out;
+  }
+  return v;
+}
+
 /** What a scenario step does to show it; an execution has no scenario to say so. */
 export const STEP_FIX = 'mark the step `output: safe` to show it';
 export const EXECUTION_FIX = 'an execution never shows it (run it as a scenario step marked `output: safe`)';
@@ -147,6 +203,11 @@ export function boundarySender(
     if (own !== null && secret.has(st.index)) held.add(own);
   }
   const scrub = (text: string) => (values.length === 0 ? text : scrubValues(text, values));
+  // The secret files by identity: the records, then those this dispatch's own steps write.
+  const secretFiles = [...(boundary.files ?? [])];
+  const safe = new Set(steps.filter((st) => st.output_safe).map((st) => st.index));
+  const copyOf = (index: number, params: Record<string, unknown>, files: FileIdentityMsg[] | undefined) =>
+    secret.has(index) || holdsSecret(params) ? null : sameAsSecretFile(files, secretFiles);
   const scrubbing: StepSender = {
     isConnected: (sid) => inner.isConnected(sid),
     async sendStep(sid, step, opts) {
@@ -161,12 +222,29 @@ export function boundarySender(
         ...(hidden ? { withhold: hidden } : {}),
       };
       const answer = await inner.sendStep(sid, told, progress ? { ...opts, ...progress } : opts);
+      await rememberSecretFiles(step, answer);
+      const copy = copyOf(step.stepIndex, step.params, answer.files);
+      const output =
+        hidden ?? (copy && !safe.has(step.stepIndex) ? withheldOutput(copy.path, fix) : scrub(answer.output));
       const diff =
-        answer.diff === undefined
-          ? {}
-          : { diff: JSON.parse(scrub(JSON.stringify(answer.diff))) as Record<string, unknown> };
-      return { ...answer, output: hidden ?? scrub(answer.output), ...diff };
+        answer.diff === undefined ? {} : { diff: scrubStructured(answer.diff, scrub) as Record<string, unknown> };
+      return { ...answer, output, ...diff };
     },
   };
-  return diffGuard(scrubbing, digestKey, secret);
+  // A step that carried a secret and ended with it in its file (written, or already there): that
+  // file's identity is a secret file's from now on, for this dispatch and every later one.
+  async function rememberSecretFiles(
+    step: Parameters<StepSender['sendStep']>[1],
+    answer: Awaited<ReturnType<StepSender['sendStep']>>,
+  ): Promise<void> {
+    const own = stepPath(step.params);
+    if (step.dryRun || !answer.ok || own === null || !holdsSecret(step.params)) return;
+    const held = (answer.files ?? [])
+      .filter((f) => f.path === own && (f.role === 'written' || !answer.changed))
+      .map((f) => ({ digest: f.digest, file_id: f.file_id, path: own }));
+    if (held.length === 0) return;
+    secretFiles.push(...held);
+    await boundary.remember?.(held);
+  }
+  return diffGuard(scrubbing, digestKey, secret, (answer) => copyOf(-1, {}, answer.files)?.why ?? null);
 }

@@ -59,14 +59,23 @@ function keyHashes(v: unknown, key: Buffer, secret: boolean): unknown {
   return out;
 }
 
-/** The diff as the keeper stores and shows it. */
-export function keeperDiff(diff: Record<string, unknown>, key: Buffer, secret: boolean): Record<string, unknown> {
+/**
+ * The diff as the keeper stores and shows it. `withheld` says why a step that carries no secret
+ * itself is a secret step: the file it read is a copy or link of a secret file (host-boundary.ts).
+ */
+export function keeperDiff(
+  diff: Record<string, unknown>,
+  key: Buffer,
+  secret: boolean,
+  withheld?: string,
+): Record<string, unknown> {
   const out = keyHashes(diff, key, secret) as Record<string, unknown>;
   if (secret && isObject(out.content)) {
     const { before, after } = out.content;
     out.content = {
       secret: true,
       note: SECRET_CHANGED,
+      ...(withheld === undefined ? {} : { withheld }),
       ...(before === undefined ? {} : { before }),
       ...(after === undefined ? {} : { after }),
     };
@@ -90,18 +99,32 @@ export function secretSteps(steps: PlanStep[], tainted: ReadonlySet<string>): Se
   return out;
 }
 
+/** Why an answer's diff must show no content though its step was not known to be secret, or null. */
+export type WithheldBy = (answer: Awaited<ReturnType<StepSender['sendStep']>>) => string | null;
+
 /**
  * The transport as the dispatch uses it: a secret step is never asked for content, and every answer's
- * diff is made the keeper's (keyed hashes; no content of a secret step) before anything reads it.
+ * diff is made the keeper's (keyed hashes; no content of a secret step, nor of a step `withheldBy`
+ * names a reason for) before anything reads it. The files' identities stop here.
  */
-export function diffGuard(inner: StepSender, key: Buffer, secret: ReadonlySet<number>): StepSender {
+export function diffGuard(
+  inner: StepSender,
+  key: Buffer,
+  secret: ReadonlySet<number>,
+  withheldBy?: WithheldBy,
+): StepSender {
   return {
     isConnected: (sid) => inner.isConnected(sid),
     async sendStep(sid, step, opts) {
       const isSecret = secret.has(step.stepIndex) || holdsSecret(step.params);
       const asked = step.showContent === undefined ? step : { ...step, showContent: step.showContent && !isSecret };
-      const answer = await inner.sendStep(sid, asked, opts);
-      return answer.diff === undefined ? answer : { ...answer, diff: keeperDiff(answer.diff, key, isSecret) };
+      const { files: _files, ...answer } = await inner.sendStep(sid, asked, opts);
+      if (answer.diff === undefined) return answer;
+      const why = isSecret ? null : (withheldBy?.({ ...answer, ...(_files ? { files: _files } : {}) }) ?? null);
+      return {
+        ...answer,
+        diff: why === null ? keeperDiff(answer.diff, key, isSecret) : keeperDiff(answer.diff, key, true, why),
+      };
     },
   };
 }

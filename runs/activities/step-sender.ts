@@ -2,6 +2,7 @@
 // types alone, in a file of their own so that deps.ts and the senders that wrap one (secrets.ts,
 // step-diff.ts) do not import each other.
 import type { SecretValue } from '../../common/secret';
+import type { FileIdentityMsg } from '../../proto/types';
 import type { StepProgram } from '../../scenario/render/plan';
 
 /** The slice of the hub's Sessions the dispatch activity uses (hub/sessions.ts). */
@@ -32,6 +33,8 @@ export interface StepSender {
     finishedAt: Date;
     replayed: boolean;
     diff?: Record<string, unknown>;
+    /** The files the step read and wrote, by identity: read by host-boundary.ts, never stored or shown. */
+    files?: FileIdentityMsg[];
   }>;
   isConnected(sid: string): boolean;
 }

@@ -206,6 +206,7 @@ describe("the soul's gRPC client (over node:http2) against a grpc-js keeper", fu
             finished_at_ms: 1_790_000_000_025,
             replayed: false,
             diff_json: '',
+            files: [],
           },
         });
     });

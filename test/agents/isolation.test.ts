@@ -81,6 +81,7 @@ describe('souls: identity isolation', function () {
       finished_at_ms: 2,
       replayed: false,
       diff_json: '',
+      files: [],
     };
     aStream.send({ step_result: { ...result, changed: true, ok: true, output: 'forged by A' } });
     await new Promise((r) => setTimeout(r, 300));

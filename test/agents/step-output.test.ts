@@ -77,6 +77,7 @@ describe('step output: capped and escaped before storage and before any answer',
               finished_at_ms: Date.now(),
               replayed: false,
               diff_json: '',
+              files: [],
             },
           });
         }

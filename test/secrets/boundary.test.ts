@@ -8,7 +8,10 @@
 // - a later run whose steps carry no secret `cat`s the file: by a glob (no tainted path named: the
 //   output is scrubbed to the placeholder), by its name (withheld), by its name with `output: safe`
 //   (shown, scrubbed). The canary is in neither the run report, run_steps.output, the soul's ledger
-//   nor a dump of the keeper's database.
+//   nor a dump of the keeper's database;
+// - a guarded `core.cmd.run` copies the secret file (`cp`) and another hard-links it (`ln`): a dry-run
+//   core.file.present over the copy (same content) and over the link (same inode, with content the
+//   soul has not seen before appended through it) shows no content, size or plain hash, and says why.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -226,5 +229,53 @@ describe('secrets: one boundary for every output of a host', function () {
     for (const f of ledger)
       assert.ok(!f.text.includes(CANARY), `the soul's ${path.relative(soul.dir, f.file)} holds the canary`);
     clean('a dump of the database', await pgDump(k.db.dsn));
+  });
+
+  const cmd = async (argv: string[], creates: string) => {
+    const e = await execution({ module: 'core.cmd.run', params: { argv, creates } });
+    assert.deepEqual(e.summary, { ok: 0, changed: 1, failed: 0, unknown: 0 }, JSON.stringify(e.hosts));
+  };
+  /** A responder's dry run of core.file.present over `file`: shown as a secret file's, saying `why`. */
+  const planOver = async (file: string, why: string) => {
+    const e = await execution(
+      { module: 'core.file.present', params: { path: file, content: 'replaced\n' }, dry_run: true },
+      responder,
+    );
+    const h = e.hosts[0];
+    assert.equal(h.status, 'changed', JSON.stringify(h));
+    const c = h.diff?.content;
+    assert.ok(c, `a content change is shown: ${JSON.stringify(h)}`);
+    assert.deepEqual(
+      [c.secret, c.note, c.withheld, c.unified, c.before?.size, c.after?.size],
+      [true, 'secret content changed', why, undefined, undefined, undefined],
+      JSON.stringify(c),
+    );
+    assert.match(c.before.digest, /^[0-9a-f]{64}$/, 'a keyed digest only');
+    assert.ok(h.output.startsWith(`output withheld: this step may read ${file}, which holds a secret`), h.output);
+    assert.ok(!JSON.stringify(e).includes('[db]'), `no content of the file: ${JSON.stringify(h)}`);
+    clean(`the dry run over ${path.basename(file)}`, JSON.stringify(e));
+  };
+
+  it('a copy (cp) of the secret file is treated as the file: no content, size or plain hash, and says why', async function () {
+    await cmd(['cp', out('app.conf'), out('app.conf.bak')], out('app.conf.bak'));
+    await planOver(out('app.conf.bak'), `content identical to a secret file (${out('app.conf')})`);
+    assert.equal(
+      fs.readFileSync(out('app.conf.bak'), 'utf8'),
+      `[db]\npassword = ${CANARY}\n`,
+      'a check changes nothing',
+    );
+  });
+
+  it('a hard link (ln) of the secret file is treated as the file, by its inode, after content is added through it', async function () {
+    await cmd(['ln', out('app.conf'), out('app.conf.link')], out('app.conf.link'));
+    // Through the link the file gets content whose digest the keeper never recorded: only its inode is known.
+    await cmd(
+      ['sh', '-c', `echo '# edited in place' >> ${out('app.conf.link')}; touch ${out('edited')}`],
+      out('edited'),
+    );
+    const linked = fs.readFileSync(out('app.conf'), 'utf8');
+    assert.equal(linked, `[db]\npassword = ${CANARY}\n# edited in place\n`);
+    forbid(linked);
+    await planOver(out('app.conf.link'), `the same file as a secret file (${out('app.conf')}), by a hard link`);
   });
 });

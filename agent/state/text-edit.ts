@@ -77,7 +77,13 @@ export const NEW_FILE_MODE = 0o644;
 interface Current {
   file: FileSnapshot;
   edit: Edit | null;
+  /** In a plan, when an earlier step of it would change the file first. */
+  note: string;
 }
+
+// A plan reads the file as it is: an earlier step of the same plan that would change it first
+// (core.file.present, another edit of it) has not run, so this step's plan says it may differ.
+const EARLIER_NOTE = '; planned on the file as it is now, which an earlier step of this plan changes first';
 
 const digest = (b: Buffer) => ({ sha256: createHash('sha256').update(b).digest('hex'), size: b.length });
 
@@ -85,20 +91,22 @@ export function defineTextEdit<P extends { path: string }>(spec: TextEditSpec<P>
   return defineState<P, Current>({
     name: spec.name,
     parse: spec.parse,
-    async read(p) {
+    async read(p, ctx) {
+      const note = ctx.dryRun && ctx.earlier?.some((e) => e.changed && e.paths.includes(p.path)) ? EARLIER_NOTE : '';
       const file = await readTarget(p.path);
       if (!file.exists) {
         const how = spec.missing(p);
-        if (how === 'nothing') return { file, edit: null };
-        if (how === 'fail')
+        if (how === 'nothing') return { file, edit: null, note };
+        if (how === 'fail' && note === '')
           throw new Error(`${p.path} does not exist; create it in an earlier step, or set param "create": true`);
-        return { file, edit: spec.edit(p, '') ?? { after: '', what: 'empty file' } };
+        // Missing now but created by an earlier step of this plan: planned as on an empty file.
+        return { file, edit: spec.edit(p, '') ?? { after: '', what: 'empty file' }, note };
       }
       const content = file.content!;
       if (!isText(content)) throw new Error(`${p.path} is not a UTF-8 text file; this module edits text only`);
-      return { file, edit: spec.edit(p, content.toString('utf8')) };
+      return { file, edit: spec.edit(p, content.toString('utf8')), note };
     },
-    diff(p, { file, edit }, ctx): Change | null {
+    diff(p, { file, edit, note }, ctx): Change | null {
       const fixed = spec.fixed?.(p);
       const parts: string[] = [];
       const diff: Record<string, unknown> = { path: p.path };
@@ -128,11 +136,11 @@ export function defineTextEdit<P extends { path: string }>(spec: TextEditSpec<P>
       if (parts.length === 0) return null;
       if (!file.exists) {
         diff.created = true;
-        return { summary: `create ${p.path} (${parts.join(', ')})`, diff };
+        return { summary: `create ${p.path} (${parts.join(', ')})${note}`, diff };
       }
-      return { summary: `update ${p.path} (${parts.join(', ')})`, diff };
+      return { summary: `update ${p.path} (${parts.join(', ')})${note}`, diff };
     },
-    describe: (p, { file }) => spec.describe(p, file.exists),
+    describe: (p, { file, note }) => `${spec.describe(p, file.exists)}${note}`,
     async apply(p, { file, edit }, change) {
       const fixed = spec.fixed?.(p);
       if (!file.exists) await ensureParents(p.path);

@@ -8,6 +8,11 @@ import { createServiceReloaded, createServiceRestarted, createServiceRunning, cr
 import { createCmdRun } from './cmd-run';
 import { createGroupAbsent, createGroupPresent, createUserAbsent, createUserPresent } from './accounts-state';
 import { createDirAbsent, createDirPresent, createFileAbsent, createLinkPresent } from './paths-state';
+import { createLineAbsent, createLinePresent } from './line';
+import { createBlockPresent } from './block';
+import { createIniSet } from './ini';
+import { createSysctlSet } from './sysctl';
+import { createCronAbsent, createCronPresent } from './cron';
 import type { StateDeps, StateModule, StateModuleFactory } from './types';
 
 export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
@@ -28,6 +33,13 @@ export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
   'core.dir.absent': createDirAbsent,
   'core.file.absent': createFileAbsent,
   'core.link.present': createLinkPresent,
+  'core.line.present': createLinePresent,
+  'core.line.absent': createLineAbsent,
+  'core.block.present': createBlockPresent,
+  'core.ini.set': createIniSet,
+  'core.sysctl.set': (deps) => createSysctlSet(deps),
+  'core.cron.present': createCronPresent,
+  'core.cron.absent': createCronAbsent,
 };
 
 export interface StateRegistry {

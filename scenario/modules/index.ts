@@ -13,6 +13,11 @@ import { coreServiceReloaded, coreServiceRestarted, coreServiceRunning, coreServ
 import { coreCmdRun } from './core-cmd-run';
 import { coreGroupAbsent, coreGroupPresent, coreUserAbsent, coreUserPresent } from './core-accounts';
 import { coreDirAbsent, coreDirPresent, coreFileAbsent, coreLinkPresent } from './core-paths';
+import { coreLineAbsent, coreLinePresent } from './core-line';
+import { coreBlockPresent } from './core-block';
+import { coreIniSet } from './core-ini';
+import { coreSysctlSet } from './core-sysctl';
+import { coreCronAbsent, coreCronPresent } from './core-cron';
 
 export type { ModuleSpec, ModuleResult } from './types';
 export { TRIGGERED_MODULES } from './core-service';
@@ -36,6 +41,13 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
     coreUserAbsent,
     coreGroupPresent,
     coreGroupAbsent,
+    coreLinePresent,
+    coreLineAbsent,
+    coreBlockPresent,
+    coreIniSet,
+    coreSysctlSet,
+    coreCronPresent,
+    coreCronAbsent,
   ].map((m) => [m.name, m]),
 );
 
@@ -80,7 +92,7 @@ export function toWireParams(module: string, params: Record<string, unknown>): R
 export function checkWireParams(module: string, params: unknown): ParamProblem[] | null {
   const schema = wireSchema(module);
   if (!schema) return null;
-  return checkSchema(schema, params).map(describe);
+  return [...checkSchema(schema, params).map(describe), ...ruleProblems(module, params)];
 }
 
 export interface ParamProblem {
@@ -95,8 +107,15 @@ export interface ParamProblem {
 export function checkModuleParams(module: string, params: unknown): ParamProblem[] | null {
   const v = validatorFor(module);
   if (!v) return null;
-  if (v(params)) return [];
-  return problemsOf(v.errors);
+  if (v(params)) return ruleProblems(module, params);
+  return [...problemsOf(v.errors), ...ruleProblems(module, params)];
+}
+
+/** The module's own rules beyond its schema (ModuleSpec.check), as problems. */
+function ruleProblems(module: string, params: unknown): ParamProblem[] {
+  const check = MODULES.get(module)?.check;
+  if (!check || params === null || typeof params !== 'object' || Array.isArray(params)) return [];
+  return check(params as Record<string, unknown>).map((p) => ({ pointer: `/${p.param}`, ...p }));
 }
 
 function describe(e: ErrorObject | SchemaError): ParamProblem {

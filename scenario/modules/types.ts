@@ -15,6 +15,11 @@ export interface ModuleSpec {
   /** The parameters naming a program the soul runs (as root): a one-off execution may set them only for
    *  a role that may run `core.cmd.run` (runs/executions.ts; a test keeps this list complete). */
   programParams?: readonly string[];
+  /** Rules between params that the schema cannot say (two params that exclude each other, a regular
+   *  expression that must compile): each problem names its param and, in its message, the fix. Render,
+   *  soul-lint, one-off executions and the soul run it after the schema; it judges only the params
+   *  present with the right type (soul-lint leaves out the ones only known at render). */
+  check?: (params: Record<string, unknown>) => Array<{ param: string; message: string }>;
 }
 
 /**

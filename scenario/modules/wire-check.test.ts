@@ -122,6 +122,40 @@ const cases: Array<[string, string, unknown]> = [
   ['a file removed', 'core.file.absent', { path: '/etc/nginx/sites-enabled/old' }],
   ['a directory removed, relative', 'core.dir.absent', { path: 'srv/old' }],
   ['a group of 65 characters', 'core.file.present', { ...file, group: 'g'.repeat(65) }],
+  [
+    'a line with every param',
+    'core.line.present',
+    { path: '/etc/ssh/sshd_config', line: 'X 1', regexp: '^X ', insertafter: 'EOF', insertbefore: 'BOF', create: true },
+  ],
+  ['a line of two lines, relative', 'core.line.present', { path: 'etc/x', line: 'a\nb', regexp: '' }],
+  ['a line removed', 'core.line.absent', { path: '/etc/x', regexp: '^#', line: 'x' }],
+  ['a line removed, a number', 'core.line.absent', { path: '/etc/x', line: 5 }],
+  ['a block', 'core.block.present', { path: '/etc/x', name: 'app', content: 'a\nb\n', marker: '; {mark} app' }],
+  ['a block with a marker without {mark}', 'core.block.present', { path: '/etc/x', name: 'a\nb', marker: '# x' }],
+  ['an ini key, a number and a boolean', 'core.ini.set', { path: '/etc/a.ini', section: 's', key: 'k', value: 5 }],
+  [
+    'an ini key with = and a list value',
+    'core.ini.set',
+    { path: '/etc/a.ini', section: '[s]', key: 'k=v', value: [1] },
+  ],
+  [
+    'an ini key, a boolean',
+    'core.ini.set',
+    { path: '/etc/a.ini', key: 'k', value: true, create: false, spaces: false },
+  ],
+  ['a sysctl', 'core.sysctl.set', { name: 'net.ipv4.ip_forward', value: 1, file: '60-net' }],
+  ['a sysctl with a path as file', 'core.sysctl.set', { name: 'ip_forward', value: '', file: '../x' }],
+  [
+    'a cron job',
+    'core.cron.present',
+    { name: 'backup', schedule: '*/5 * * * *', command: '/usr/local/bin/backup', user: 'www-data', env: { A: 'b' } },
+  ],
+  [
+    'a cron job with a bad schedule and a dotted name',
+    'core.cron.present',
+    { name: 'a.b', schedule: '* * *', command: '' },
+  ],
+  ['a cron job removed', 'core.cron.absent', { name: 'backup' }],
 ];
 
 describe("the soul's check of a step's params, against ajv", () => {

@@ -8,6 +8,10 @@ import { createServiceReloaded, createServiceRestarted, createServiceRunning, cr
 import { createCmdRun } from './cmd-run';
 import { createGroupAbsent, createGroupPresent, createUserAbsent, createUserPresent } from './accounts-state';
 import { createDirAbsent, createDirPresent, createFileAbsent, createLinkPresent } from './paths-state';
+import { createSystemdUnit } from './systemd-unit';
+import { createUrlFetched } from './url-fetched';
+import { createArchiveExtracted } from './archive-extracted';
+import { createGitCheckout } from './git-checkout';
 import type { StateDeps, StateModule, StateModuleFactory } from './types';
 
 export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
@@ -28,6 +32,10 @@ export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
   'core.dir.absent': createDirAbsent,
   'core.file.absent': createFileAbsent,
   'core.link.present': createLinkPresent,
+  'core.systemd.unit': createSystemdUnit,
+  'core.url.fetched': createUrlFetched,
+  'core.archive.extracted': createArchiveExtracted,
+  'core.git.checkout': createGitCheckout,
 };
 
 export interface StateRegistry {

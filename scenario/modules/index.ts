@@ -13,6 +13,10 @@ import { coreServiceReloaded, coreServiceRestarted, coreServiceRunning, coreServ
 import { coreCmdRun } from './core-cmd-run';
 import { coreGroupAbsent, coreGroupPresent, coreUserAbsent, coreUserPresent } from './core-accounts';
 import { coreDirAbsent, coreDirPresent, coreFileAbsent, coreLinkPresent } from './core-paths';
+import { coreSystemdUnit } from './core-systemd-unit';
+import { coreUrlFetched } from './core-url-fetched';
+import { coreArchiveExtracted } from './core-archive-extracted';
+import { coreGitCheckout } from './core-git-checkout';
 
 export type { ModuleSpec, ModuleResult } from './types';
 export { TRIGGERED_MODULES } from './core-service';
@@ -36,6 +40,10 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
     coreUserAbsent,
     coreGroupPresent,
     coreGroupAbsent,
+    coreSystemdUnit,
+    coreUrlFetched,
+    coreArchiveExtracted,
+    coreGitCheckout,
   ].map((m) => [m.name, m]),
 );
 

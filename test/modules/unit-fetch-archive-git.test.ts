@@ -164,6 +164,26 @@ describe('systemd unit, url, archive and git modules on a Debian 12 root with sy
     );
   });
 
+  it('systemd.unit then core.service.running in one plan: the service step knows the unit the plan would write', async () => {
+    const steps = [
+      {
+        module: 'core.systemd.unit',
+        params: { name: 'keeper-sleep.service', content: '[Service]\nExecStart=/bin/sleep 1000\n' },
+      },
+      { module: 'core.service.running', params: { name: 'keeper-sleep' } },
+    ];
+    const { plan, done } = await converge(steps);
+    assert.deepEqual(
+      plan.map((p) => p.output),
+      [
+        'would create /etc/systemd/system/keeper-sleep.service, reload unit files (daemon-reload) (dry run)',
+        'would reload unit files (daemon-reload), start keeper-sleep (dry run)',
+      ],
+    );
+    assert.equal(done[1]!.output, 'reloaded unit files (daemon-reload), started keeper-sleep');
+    assert.equal(await show('keeper-sleep', 'ActiveState'), 'active');
+  });
+
   it('systemd.unit refuses bad params naming the param and the fix, before anything is written', async () => {
     const bad = await apply([
       // enabled without an [Install] section: systemctl enable would do nothing, every run

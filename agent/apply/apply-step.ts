@@ -117,7 +117,7 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
       index: req.index,
       module: req.module as string,
       changed: result.changed,
-      paths: pathsOf(req.params),
+      paths: pathsOf(req.params, req.module),
       names: namesOf(req.params),
     });
     return result;

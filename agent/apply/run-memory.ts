@@ -4,6 +4,7 @@
 // real ones: a plan's dry-run steps are never in the ledger, and the plan must predict the apply.
 // After a restart the memory is empty; systemd's own NeedDaemonReload still covers a real run.
 import type { EarlierStep } from '../state/types';
+import { UNIT_FILE_DIR } from '../state/systemd-unit';
 
 /** Applies remembered at once: a soul runs few applies side by side; the oldest is forgotten first. */
 const KEEP_APPLIES = 64;
@@ -31,9 +32,12 @@ export class RunMemory {
   }
 }
 
-/** The paths a step's params name, for the modules that write them. */
-export function pathsOf(params: unknown): string[] {
+/** The paths a step's params name, for the modules that write them (core.systemd.unit writes its
+ *  unit's file, so a core.service.* step after it in a plan knows the unit will exist). */
+export function pathsOf(params: unknown, module?: string): string[] {
   const p = (params ?? {}) as Record<string, unknown>;
+  if (module === 'core.systemd.unit')
+    return typeof p.name === 'string' && typeof p.content === 'string' ? [`${UNIT_FILE_DIR}/${p.name}`] : [];
   return typeof p.path === 'string' ? [p.path] : [];
 }
 

@@ -13,6 +13,10 @@ import { createBlockPresent } from './block';
 import { createIniSet } from './ini';
 import { createSysctlSet } from './sysctl';
 import { createCronAbsent, createCronPresent } from './cron';
+import { createSystemdUnit } from './systemd-unit';
+import { createUrlFetched } from './url-fetched';
+import { createArchiveExtracted } from './archive-extracted';
+import { createGitCheckout } from './git-checkout';
 import type { StateDeps, StateModule, StateModuleFactory } from './types';
 
 export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
@@ -40,6 +44,10 @@ export const STATE_MODULES: Readonly<Record<string, StateModuleFactory>> = {
   'core.sysctl.set': (deps) => createSysctlSet(deps),
   'core.cron.present': createCronPresent,
   'core.cron.absent': createCronAbsent,
+  'core.systemd.unit': createSystemdUnit,
+  'core.url.fetched': createUrlFetched,
+  'core.archive.extracted': createArchiveExtracted,
+  'core.git.checkout': createGitCheckout,
 };
 
 export interface StateRegistry {

@@ -18,6 +18,10 @@ import { coreBlockPresent } from './core-block';
 import { coreIniSet } from './core-ini';
 import { coreSysctlSet } from './core-sysctl';
 import { coreCronAbsent, coreCronPresent } from './core-cron';
+import { coreSystemdUnit } from './core-systemd-unit';
+import { coreUrlFetched } from './core-url-fetched';
+import { coreArchiveExtracted } from './core-archive-extracted';
+import { coreGitCheckout } from './core-git-checkout';
 
 export type { ModuleSpec, ModuleResult } from './types';
 export { TRIGGERED_MODULES } from './core-service';
@@ -48,6 +52,10 @@ export const MODULES: ReadonlyMap<string, ModuleSpec> = new Map(
     coreSysctlSet,
     coreCronPresent,
     coreCronAbsent,
+    coreSystemdUnit,
+    coreUrlFetched,
+    coreArchiveExtracted,
+    coreGitCheckout,
   ].map((m) => [m.name, m]),
 );
 

@@ -156,6 +156,43 @@ const cases: Array<[string, string, unknown]> = [
     { name: 'a.b', schedule: '* * *', command: '' },
   ],
   ['a cron job removed', 'core.cron.absent', { name: 'backup' }],
+  [
+    'a timer unit',
+    'core.systemd.unit',
+    { name: 'backup.timer', content: '[Timer]\nOnCalendar=daily\n', enabled: true, state: 'started' },
+  ],
+  ['a unit without its type, a state of running', 'core.systemd.unit', { name: 'backup', state: 'running' }],
+  ['a unit named like an option or a path', 'core.systemd.unit', { name: '../x.service', enabled: 'yes' }],
+  [
+    'a download',
+    'core.url.fetched',
+    {
+      path: '/opt/a.tgz',
+      url: 'https://example.org/a.tgz',
+      checksum: `sha256:${'a'.repeat(64)}`,
+      mode: '0644',
+      timeout: 60,
+    },
+  ],
+  ['a download by ftp with an md5', 'core.url.fetched', { path: '/opt/a', url: 'ftp://x/a', checksum: 'md5:abc' }],
+  ['a download without a checksum', 'core.url.fetched', { path: '/opt/a', url: 'http://x/a' }],
+  [
+    'an archive',
+    'core.archive.extracted',
+    { src: '/opt/a.tgz', dest: '/opt/a', creates: '/opt/a/bin', strip_components: 1 },
+  ],
+  [
+    'an archive into a relative folder',
+    'core.archive.extracted',
+    { src: '/opt/a.tgz', dest: 'opt', strip_components: -1 },
+  ],
+  ['a checkout', 'core.git.checkout', { repo: 'https://git.example.org/app.git', dest: '/srv/app', ref: 'v1.2' }],
+  ['a checkout by scp-like url', 'core.git.checkout', { repo: 'git@example.org:ops/app.git', dest: '/srv/app' }],
+  [
+    'a checkout through ext:: with an option as ref',
+    'core.git.checkout',
+    { repo: 'ext::sh -c x', dest: '/srv/app', ref: '--upload-pack=x' },
+  ],
 ];
 
 describe("the soul's check of a step's params, against ajv", () => {

@@ -91,8 +91,13 @@ process.stdout.write(`${pkg}: ${c.dist.length} compiled files, ${c.modules.lengt
 
 // The keeper's workflows, bundled now rather than at every start (runs/bundle.ts): an installed
 // keeper is ready in seconds instead of spending a minute or more of CPU in webpack.
+// The checkout's own prebuilt bundle (`make build`) is the same code when it is current: copied, not rebuilt.
 if (pkg === 'keeper') {
-  require(path.join(ROOT, 'dist', 'runs', 'bundle.js')).buildWorkflowBundle().then((code) => {
+  const b = require(path.join(ROOT, 'dist', 'runs', 'bundle.js'));
+  const built = b.checkoutBundleIsCurrent()
+    ? fs.promises.readFile(b.CHECKOUT_BUNDLE, 'utf8')
+    : b.buildWorkflowBundle();
+  built.then((code) => {
     fs.writeFileSync(path.join(app, 'dist', 'runs', 'workflow-bundle.js'), code, { mode: 0o644 });
     process.stdout.write(`keeper: workflow bundle prebuilt (${Math.round(code.length / 1024)} KiB)\n`);
   }).catch((err) => {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Extra build steps after tsc (run by `make build`): the web UI (ui/app -> dist/ui-app, served at /ui).
+# Extra build steps after tsc (run by `make build`): the workflow bundle, and the web UI (ui/app ->
+# dist/ui-app, served at /ui).
 # Idempotent and fast: skipped when dist/ui-app is newer than every source file of the app.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,10 @@ if ! node scripts/gen-proto.js --check 2>/dev/null; then
   node scripts/gen-proto.js
   npx tsc -p tsconfig.json
 fi
+
+# The keeper's workflow bundle, prebuilt once here instead of at every keeper start from this checkout
+# (runs/bundle.ts; skipped while current).
+node scripts/build-workflow-bundle.js
 
 out=dist/ui-app/index.html
 if [ -f "$out" ] && [ -z "$(find ui/app package-lock.json -newer "$out" -type f -print -quit)" ]; then

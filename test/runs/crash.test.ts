@@ -20,6 +20,7 @@ import {
   type KeeperProcess,
   type TestSoul,
 } from './keeper';
+import { runDiagnosis } from './diagnose';
 
 const WEB_STEPS = 2;
 const DB_STEPS = 7;
@@ -148,6 +149,7 @@ describe('incarnation runs survive a keeper killed mid-dispatch (SIGKILL, restar
       err.message += `\n--- run report ---\n${JSON.stringify(last)}\n--- keeper log ---\n${keeper!.log.stderr.slice(-3000)}`;
       throw err;
     });
+    const killedAt = new Date();
     keeper!.child.kill('SIGKILL');
     await keeper!.exited;
     // What the souls had recorded when the keeper died (a step in flight may still land just after).
@@ -159,8 +161,16 @@ describe('incarnation runs survive a keeper killed mid-dispatch (SIGKILL, restar
       'the db host had no step reported yet',
     );
 
+    const killedLog = keeper!.log.stderr;
     keeper = await spawnKeeper(k);
-    const inc = await settled(k, 'slow', 120_000);
+    const readyAt = new Date();
+    // A run that does not end names why: its report, its workflow's pending activities and last
+    // events, both keepers' logs and where each soul is connected (test/runs/diagnose.ts).
+    const inc = await settled(k, 'slow', 120_000).catch(async (err: Error) => {
+      err.message += `\nkilled ${killedAt.toISOString()}, restarted keeper ready ${readyAt.toISOString()}, now ${new Date().toISOString()}`;
+      err.message += `\n${await runDiagnosis(k, 'slow', applyId, { keeper, earlierKeeperLog: killedLog, souls })}`;
+      throw err;
+    });
     const rep = await report();
     assert.equal(inc.status, 'ready', JSON.stringify(rep.hosts));
     assert.deepEqual(inc.state, { root: out });

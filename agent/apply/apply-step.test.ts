@@ -3,6 +3,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFakeRunner } from '../exec/testing';
+import { createSystemd } from '../exec/systemd';
 import { Ledger } from '../ledger/ledger';
 import { createStateRegistry } from '../state/registry';
 import type { StateContext, StateModule, ModuleResult } from '../state/types';
@@ -145,10 +146,10 @@ describe('applyStep', () => {
     const deps = { registry: registryOf(mod), ledger };
     const dry = await applyStep(step({ dryRun: true }), deps);
     assert.deepEqual([dry.dryRun, dry.replayed], [true, false]);
-    assert.deepEqual(calls[0]?.ctx, { dryRun: true, showContent: false });
+    assert.deepEqual(calls[0]?.ctx, { dryRun: true, showContent: false, decided: [] });
     // Content is shown only in a dry run the keeper allowed it for.
     await applyStep(step({ dryRun: true, showContent: true }), deps);
-    assert.deepEqual(calls[1]?.ctx, { dryRun: true, showContent: true });
+    assert.deepEqual(calls[1]?.ctx, { dryRun: true, showContent: true, decided: [] });
     assert.deepEqual(await ledger.list('apply-7'), []);
     await applyStep(step(), deps);
     assert.equal(calls.length, 3, 'the real run after two dry runs still acts');
@@ -209,5 +210,113 @@ describe('applyStep', () => {
     const text = await fs.readFile(path.join(dir, 'ledger', 'apply-7.jsonl'), 'utf8');
     assert.ok(!text.includes('hunter2-canary'), text);
     assert.match(text, /«secret:s\/db#password»/);
+  });
+});
+
+// Issue 47: the plan of a first create, where an earlier step of the plan would install the package
+// that brings the service's user and unit. The real core.* modules on fake host tools: dpkg knows no
+// postgresql-15, apt has a candidate, systemd knows no unit, the account files have no postgres.
+describe('a plan whose later steps depend on a package an earlier step would install', () => {
+  let dir: string;
+  let ledger: Ledger;
+  let deps: ApplyStepDeps;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(realpathSync(os.tmpdir()), 'keeper-pending-'));
+    ledger = await Ledger.open(path.join(dir, 'ledger'));
+    await fs.writeFile(path.join(dir, 'passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
+    await fs.writeFile(path.join(dir, 'group'), 'root:x:0:\n');
+    const fake = createFakeRunner((cmd) => {
+      if (cmd.file === 'dpkg-query') return { code: 1, stderr: 'dpkg-query: no packages found matching postgresql-15' };
+      if (cmd.file === 'apt-cache')
+        return { stdout: 'postgresql-15:\n  Installed: (none)\n  Candidate: 15.8-0+deb12u1\n' };
+      if (cmd.file === 'systemctl' && cmd.args[0] === 'show')
+        return { stdout: 'LoadState=not-found\nActiveState=inactive\nUnitFileState=\nNeedDaemonReload=no\nMainPID=0' };
+      return {};
+    });
+    deps = {
+      registry: createStateRegistry({
+        facts: { os_family: 'debian' },
+        runner: fake.run,
+        accounts: { passwd: path.join(dir, 'passwd'), group: path.join(dir, 'group') },
+        init: createSystemd(fake.run),
+      }),
+      ledger,
+    };
+  });
+  afterEach(async () => {
+    await ledger.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  const conf = path.join('/tmp', `keeper-pending-${process.pid}`, 'postgresql.conf');
+  const steps = (dryRun: boolean, applyId = 'plan-1'): StepToApply[] => [
+    { applyId, host: 'db1', index: 0, module: 'core.pkg.installed', params: { name: 'postgresql-15' }, dryRun },
+    {
+      applyId,
+      host: 'db1',
+      index: 1,
+      module: 'core.file.present',
+      params: { path: conf, content: 'max_connections = 100\n', owner: 'postgres', group: 'postgres', mode: '0640' },
+      dryRun,
+    },
+    {
+      applyId,
+      host: 'db1',
+      index: 2,
+      module: 'core.service.running',
+      params: { name: 'postgresql@15-main', enabled: true },
+      dryRun,
+    },
+  ];
+
+  it('answers "would ..." with what is decided at apply, after the step that installs the package', async () => {
+    const out = [];
+    for (const st of steps(true)) out.push(await applyStep(st, deps));
+    assert.deepEqual(
+      out.map((r) => [r.ok, r.changed]),
+      [
+        [true, true],
+        [true, true],
+        [true, true],
+      ],
+      JSON.stringify(out),
+    );
+    assert.equal(
+      out[1]!.output,
+      `would create ${conf} (mode 0640) (dry run; decided at apply: ` +
+        `the content ${conf} replaces, if shipped by postgresql-15 (step 0 installs it); ` +
+        `user "postgres" is not on this host yet: after step 0 installs postgresql-15; ` +
+        `group "postgres" is not on this host yet: after step 0 installs postgresql-15)`,
+    );
+    assert.deepEqual((out[1]!.diff as Record<string, unknown>)['decided_at_apply'], [
+      `the content ${conf} replaces, if shipped by postgresql-15 (step 0 installs it)`,
+      'user "postgres" is not on this host yet: after step 0 installs postgresql-15',
+      'group "postgres" is not on this host yet: after step 0 installs postgresql-15',
+    ]);
+    assert.equal(
+      out[2]!.output,
+      'would start postgresql@15-main, enable postgresql@15-main at boot (dry run; decided at apply: unit postgresql@15-main is not on this host yet: after step 0 installs postgresql-15)',
+    );
+  });
+
+  it('without an earlier install the same steps fail their check as before; a real run is never predicted', async () => {
+    const [, file, unit] = steps(true, 'plan-2');
+    const f = await applyStep(file!, deps);
+    assert.deepEqual(
+      [f.ok, f.output],
+      [
+        false,
+        'core.file.present: reading current state failed: unknown user "postgres" (not in ' +
+          path.join(dir, 'passwd') +
+          '; give a numeric id for directory-service accounts)',
+      ],
+    );
+    const u = await applyStep(unit!, deps);
+    assert.deepEqual(
+      [u.ok, u.output],
+      [
+        false,
+        'core.service.running: reading current state failed: no unit named postgresql@15-main on this host (systemd)',
+      ],
+    );
   });
 });

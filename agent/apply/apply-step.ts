@@ -21,7 +21,8 @@ import { assertApplyId, assertStepIndex } from '../ledger/keys';
 import { checkWireParams } from '../../scenario/modules';
 import type { StateRegistry } from '../state/registry';
 import { errorMessage } from '../state/shape';
-import type { ModuleResult } from '../state/types';
+import type { EarlierStep, ModuleResult } from '../state/types';
+import { afterInstall, pendingInstall } from '../state/pending';
 import { KeyedMutex } from './keyed-mutex';
 import { RunMemory, namesOf, pathsOf } from './run-memory';
 
@@ -101,11 +102,18 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
   const memory = memoryFor(deps);
   try {
     const earlier = memory.earlier(req.applyId, req.index);
-    const r = await mod.run(req.params, {
-      dryRun: req.dryRun === true,
-      showContent: req.dryRun === true && req.showContent === true,
-      ...(earlier.length ? { earlier } : {}),
-    });
+    const decided: string[] = [];
+    const r = predicted(
+      req,
+      earlier,
+      decided,
+      await mod.run(req.params, {
+        dryRun: req.dryRun === true,
+        showContent: req.dryRun === true && req.showContent === true,
+        ...(earlier.length ? { earlier } : {}),
+        ...(req.dryRun === true ? { decided } : {}),
+      }),
+    );
     const result: ModuleResult = {
       changed: r.changed === true,
       ok: r.ok === true,
@@ -128,6 +136,35 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
       output: req.withhold ?? scrub(`${req.module}: ${errorMessage(err)}`, req.redact),
     };
   }
+}
+
+// A plan's step that reads what an earlier step of the plan would install (agent/state/pending.ts):
+// its answer says what is decided at apply, in its output and its diff (`decided_at_apply`, which an
+// apply of the plan compares like the rest of the diff). A module that cannot read its current state
+// because a user, group or unit is missing, after an earlier step that would install a package,
+// answers "would" with that reason instead of failing: which users and units a package brings is
+// known only once it is installed.
+const MISSING = /(reading current state failed: (unknown (user|group) "[^"]*"|no unit named \S+))/;
+function predicted(req: StepToApply, earlier: EarlierStep[], decided: string[], r: ModuleResult): ModuleResult {
+  if (req.dryRun !== true) return r;
+  if (!r.ok) {
+    const pkg = pendingInstall({ dryRun: true, earlier });
+    const missing = MISSING.exec(String(r.output ?? ''));
+    if (!pkg || !missing) return r;
+    const why = `${missing[2]} now, ${afterInstall(pkg)}`;
+    return {
+      changed: true,
+      ok: true,
+      output: `would apply ${req.module} (dry run; decided at apply: ${why})`,
+      diff: { decided_at_apply: [why] },
+    };
+  }
+  if (decided.length === 0) return r;
+  return {
+    ...r,
+    output: `${r.output.replace(/ \(dry run\)$/, '')} (dry run; decided at apply: ${decided.join('; ')})`,
+    diff: { ...(r.diff ?? {}), decided_at_apply: decided },
+  };
 }
 
 // The keeper's secret boundary (docs/secrets.md "Output"), applied here too so the ledger on the

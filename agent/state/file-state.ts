@@ -5,6 +5,7 @@
 // before it replaces the live file; a non-zero exit fails the step and leaves the live file as it was.
 import { createHash } from 'node:crypto';
 import { resolveOwnership } from './accounts';
+import { decideAtApply, pendingInstall } from './pending';
 import { ensureParents, writeAtomic } from './atomic-write';
 import { contentDigest, identityAt } from './content-identity';
 import { canonicalTarget, readTarget, type FileSnapshot } from './file-target';
@@ -93,6 +94,14 @@ export function createFileState(name: string, deps: StateDeps): StateModule {
     async read(p, ctx) {
       const file = await readTarget(p.path);
       const current: Current = { file };
+      // A file a package would ship (postgresql.conf by postgresql-15) is not there before it is
+      // installed: the plan shows it created, and says what it replaces is seen only at apply.
+      const pkg = file.exists ? undefined : pendingInstall(ctx);
+      if (pkg)
+        decideAtApply(
+          ctx,
+          `the content ${p.path} replaces, if shipped by ${pkg.names.join(', ') || 'a package'} (step ${pkg.index} installs it)`,
+        );
       const ids = await resolveOwnership(p, ctx, deps.accounts);
       if (ids.uid !== undefined) current.wantUid = ids.uid;
       if (ids.gid !== undefined) current.wantGid = ids.gid;

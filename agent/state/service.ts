@@ -8,6 +8,7 @@
 import { selectInitSystem } from '../exec/init-registry';
 import type { InitSystem, ServiceStatus } from '../exec/init-types';
 import { ParamError, readParams, requireString } from './params';
+import { afterInstall, decideAtApply, pendingInstall } from './pending';
 import { defineState } from './shape';
 import type { StateContext, StateDeps, StateModule } from './types';
 
@@ -22,6 +23,8 @@ interface ServiceParams {
 interface Current {
   status: ServiceStatus;
   unitsChanged: boolean;
+  /** In a plan: the unit is not here, and an earlier step would install a package that may ship it. */
+  byPackage?: boolean;
 }
 
 const PAST: Record<Action, string> = {
@@ -45,7 +48,7 @@ function plan(kind: Kind, p: ServiceParams, cur: Current): Action[] {
   const actions: Action[] = [];
   if (status.needsReload || cur.unitsChanged) actions.push('daemon-reload');
   // A unit whose file an earlier step of this apply creates does not exist yet in a dry run.
-  const known = status.exists || cur.unitsChanged;
+  const known = status.exists || cur.unitsChanged || cur.byPackage === true;
   if (!known && kind !== 'stopped') throw new Error(`no unit named ${p.name} on this host (${p.init.tool})`);
   if (!known) return [];
   if (kind === 'running' && !status.active) actions.push('start');
@@ -76,7 +79,11 @@ export function createServiceState(kind: Kind, deps: StateDeps): StateModule {
     async read(p, ctx: StateContext) {
       const status = await p.init.status(p.name);
       const unitsChanged = (ctx.earlier ?? []).some((e) => e.changed && e.paths.some((x) => p.init.isUnitPath(x)));
-      return { status, unitsChanged };
+      const pkg = status.exists ? undefined : pendingInstall(ctx);
+      // Whether the package's scripts start or enable it is seen at apply: the plan shows the actions
+      // for a unit that is there stopped and disabled, and says so.
+      if (pkg) decideAtApply(ctx, `unit ${p.name} is not on this host yet: ${afterInstall(pkg)}`);
+      return { status, unitsChanged, ...(pkg ? { byPackage: true } : {}) };
     },
     diff(p, cur) {
       const actions = plan(kind, p, cur);

@@ -44,6 +44,9 @@ export interface StateContext {
   /** The steps of the same apply (run or plan) this soul ran before this one, in order
    *  (agent/apply/run-memory.ts): core.service.* reloads unit files an earlier step changed. */
   earlier?: readonly EarlierStep[];
+  /** In a dry run: what this step's answer takes on trust from an earlier step of the plan (a user or
+   *  unit a package it would install brings), one phrase each (agent/state/pending.ts). */
+  decided?: string[];
 }
 
 /** A step this soul ran earlier in the same apply: what it named and whether it changed (or would). */

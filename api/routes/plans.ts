@@ -140,7 +140,7 @@ export const planRoutes = [
       if (waitMs !== undefined && plan.status === 'running')
         plan = await waitForEnd(deps, caller, 'incarnations:read', plan, waitMs);
       const report = await runReport(deps.runtime.db, plan.apply_id);
-      // The facts render used for each host: what an apply compares before the host's first step.
+      // The facts render used for each host, and which of them it read: what an apply compares.
       const facts = await loadPlans(
         deps.runtime.db,
         plan.apply_id,
@@ -159,6 +159,7 @@ export const planRoutes = [
             status: h.status,
             reason: h.reason,
             facts: facts.get(h.sid)?.soulprint ?? null,
+            facts_read: facts.get(h.sid)?.reads?.facts ?? null,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index,
               name: s.name,

@@ -171,7 +171,13 @@ export const planSchema = named('Plan', {
           facts: {
             type: ['object', 'null'],
             description:
-              'the facts render used for this host (its soulprint and covens); an apply refuses the host when they changed',
+              'the facts render used for this host (its soulprint and covens); an apply refuses the plan when one it read changed',
+          },
+          facts_read: {
+            type: ['array', 'null'],
+            items: { type: 'string' },
+            description:
+              'the facts render read for this host (top-level names; `*`: it listed them all); the plan is stale when one of these changed, never for another. null: a plan made before reads were recorded (every fact counts)',
           },
         },
       },

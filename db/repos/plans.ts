@@ -108,7 +108,7 @@ export async function adoptPlan(
     await trx('run_plans').where({ apply_id: applyId }).delete();
     await trx('run_hosts').where({ apply_id: applyId }).delete();
     await trx.raw(
-      'insert into run_plans (apply_id, sid, steps, soulprint) select ?, sid, steps, soulprint from run_plans where apply_id = ?',
+      'insert into run_plans (apply_id, sid, steps, soulprint, reads) select ?, sid, steps, soulprint, reads from run_plans where apply_id = ?',
       [applyId, planId],
     );
     await trx.raw(

@@ -171,7 +171,13 @@ export async function saveRender(
     input: Record<string, unknown>;
     stateChanges: Record<string, unknown>;
     orchestration: Record<string, unknown>;
-    hosts: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }[];
+    /** `reads`: what render read of the host's facts (scenario/render/reads.ts). */
+    hosts: {
+      sid: string;
+      steps: PlanStep[];
+      soulprint: Record<string, unknown> | null;
+      reads?: { facts: string[] };
+    }[];
     /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
      *  `on:`/`where:`) or `pending` (registered, never onboarded). */
     notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
@@ -204,6 +210,7 @@ export async function saveRender(
           sid: h.sid,
           steps: JSON.stringify(h.steps),
           soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
+          reads: h.reads ? JSON.stringify(h.reads) : null,
         })),
       );
       await trx('run_hosts').insert(chunk.map((h) => ({ apply_id: applyId, sid: h.sid, status: 'pending' })));
@@ -227,20 +234,20 @@ export async function saveRenderErrors(
     });
 }
 
-export async function loadPlans(
-  db: Knex,
-  applyId: string,
-  sids: string[],
-): Promise<Map<string, { steps: PlanStep[]; soulprint: Record<string, unknown> | null }>> {
+/** One host's stored render: its steps, the soulprint render used, what it read of it (null: not recorded). */
+export interface HostPlanRow {
+  steps: PlanStep[];
+  soulprint: Record<string, unknown> | null;
+  reads: { facts: string[] } | null;
+}
+
+export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, HostPlanRow>> {
   const rows = await db('run_plans')
-    .select('sid', 'steps', 'soulprint')
+    .select('sid', 'steps', 'soulprint', 'reads')
     .where({ apply_id: applyId })
     .whereIn('sid', sids);
   return new Map(
-    rows.map((r: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }) => [
-      r.sid,
-      { steps: r.steps, soulprint: r.soulprint },
-    ]),
+    rows.map((r: HostPlanRow & { sid: string }) => [r.sid, { steps: r.steps, soulprint: r.soulprint, reads: r.reads }]),
   );
 }
 

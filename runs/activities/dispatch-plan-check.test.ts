@@ -1,6 +1,7 @@
 // The plan-drift re-check before a plan is applied: a host whose check now differs from the plan's,
-// or whose facts changed, is refused with every step skipped and the differences named; a host
-// that still matches goes on (undefined), and the check ran under the plan's key.
+// or whose facts read by its render changed, is refused with every step skipped and the differences
+// named; a host that still matches (facts its render never read may change) goes on (undefined), and
+// the check ran under the plan's key; a plan stale on another host refuses this one unchecked.
 import assert from 'node:assert/strict';
 import type { StepRow } from '../../db/repos/runs';
 import type { HostOutcome } from './apply-host';
@@ -29,7 +30,11 @@ const outcome = (steps: StepRow[]): HostOutcome => ({
   finishedAt: new Date(),
 });
 
-function check(o: { now: StepRow[]; factsNow?: Record<string, unknown> }): PlanCheck & { calls: number } {
+function check(o: {
+  now: StepRow[];
+  factsNow?: Record<string, unknown>;
+  reads?: string[];
+}): PlanCheck & { calls: number } {
   const c = {
     calls: 0,
     applyId: 'run-2',
@@ -38,6 +43,7 @@ function check(o: { now: StepRow[]; factsNow?: Record<string, unknown> }): PlanC
     plan: {
       steps: [0, 1].map((i) => ({ index: i, name: `s${i}`, module: 'core.file.present', params: {} })),
       soulprint: { os_family: 'debian', covens: ['web'] },
+      reads: o.reads === undefined ? null : { facts: o.reads },
     },
     planned: [row(0, false), row(1, true)],
     soul: { soulprint: o.factsNow ?? { os_family: 'debian' }, covens: ['web'] },
@@ -90,8 +96,33 @@ describe('plan-drift re-check', () => {
     );
   });
 
-  it('refuses a host whose facts changed since render', async () => {
+  it('refuses a host whose facts changed since render (every fact, for a plan stored without its reads)', async () => {
     const r = await refuseOnPlanDrift(check({ now: [row(0, false), row(1, true)], factsNow: { os_family: 'rhel' } }));
     assert.match(r?.reason ?? '', /fact os_family: the plan rendered with "debian", now "rhel"/);
+  });
+
+  it('compares only the facts the render read: a fact it never read may change', async () => {
+    const now = [row(0, false), row(1, true)];
+    const factsNow = { os_family: 'debian', addresses: ['10.0.0.9'] };
+    assert.equal(await refuseOnPlanDrift(check({ now, factsNow, reads: ['covens', 'os_family'] })), undefined);
+    const r = await refuseOnPlanDrift(check({ now, factsNow, reads: ['addresses'] }));
+    assert.match(r?.reason ?? '', /fact addresses: the plan rendered with nothing, now \["10\.0\.0\.9"\]/);
+    const all = await refuseOnPlanDrift(check({ now, factsNow, reads: ['*'] }));
+    assert.match(all?.reason ?? '', /fact addresses/);
+  });
+
+  it('a plan stale on any host refuses this one unchecked, every step skipped', async () => {
+    const c = check({ now: [row(0, false), row(1, true)] });
+    c.staleHosts = 'facts its render read have changed: host h2: fact hostname: the plan rendered with "a", now "b"';
+    const r = await refuseOnPlanDrift(c);
+    assert.equal(c.calls, 0, 'not checked again: nothing is sent to any host');
+    assert.match(
+      r?.reason ?? '',
+      /^plan plan-1 is stale: .*host h2: fact hostname.*; nothing was applied on any host$/,
+    );
+    assert.deepEqual(
+      r?.steps.map((s) => s.skip_reason),
+      ['drift', 'drift'],
+    );
   });
 });

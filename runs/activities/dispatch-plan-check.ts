@@ -11,30 +11,43 @@ export interface PlanCheck {
   applyId: string;
   planId: string;
   sid: string;
-  /** The host's rendered plan: its steps and the soulprint render used. */
-  plan: { steps: PlanStep[]; soulprint: Record<string, unknown> | null };
+  /** The host's rendered plan: its steps, the soulprint render used and the facts it read of it
+   *  (null: a plan stored before reads were recorded, every fact counts). */
+  plan: { steps: PlanStep[]; soulprint: Record<string, unknown> | null; reads: { facts: string[] } | null };
   /** What the plan's check saw on this host. */
   planned: StepRow[];
   /** The soul's facts now (undefined: no longer registered). */
   soul: { soulprint: Record<string, unknown> | null; covens: unknown } | undefined;
   /** The check made now (applyHost in check mode under the plan's apply_id). */
   checkAgain(): Promise<HostOutcome>;
+  /** Facts the render read changed on some host of the plan (this one or another; in words): every
+   *  host is refused unchecked, so a stale plan changes no host at all. */
+  staleHosts?: string;
 }
 
 /** The host refused for drift (every step skipped, the differences in the reason), or undefined when it still matches. */
 export async function refuseOnPlanDrift(c: PlanCheck): Promise<HostOutcome | undefined> {
+  if (c.staleHosts) return refused(c, `plan ${c.planId} is stale: ${c.staleHosts}; nothing was applied on any host`);
   const again = await c.checkAgain();
   const drift = [
-    ...factsDrift(c.plan.soulprint, c.soul ? { ...(c.soul.soulprint ?? {}), covens: c.soul.covens } : null),
+    ...factsDrift(
+      c.plan.soulprint,
+      c.soul ? { ...(c.soul.soulprint ?? {}), covens: c.soul.covens } : null,
+      c.plan.reads?.facts ?? null,
+    ),
     ...stepDrift(c.planned, again.steps),
   ];
   if (drift.length === 0) return undefined;
+  return refused(c, `drift since plan ${c.planId}: ${drift.join('; ')}; nothing was applied on this host`);
+}
+
+function refused(c: PlanCheck, reason: string): HostOutcome {
   const now = new Date();
   return {
     status: 'failed',
     startedAt: now,
     finishedAt: now,
-    reason: `drift since plan ${c.planId}: ${drift.join('; ')}; nothing was applied on this host`,
+    reason,
     steps: c.plan.steps.map((st) => ({
       apply_id: c.applyId,
       sid: c.sid,

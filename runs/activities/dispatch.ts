@@ -30,6 +30,7 @@ import { fenceRun } from './fence';
 import { holdsSecret, resolvePlanSecrets } from './secrets';
 import { contentDigestKey, stepPath } from './step-diff';
 import { boundarySender, hostBoundaries } from './host-boundary';
+import { staleFacts, staleText } from '../../db/repos/plan-facts';
 
 const CONCURRENCY = 128;
 const HEARTBEAT_MS = 2000;
@@ -72,6 +73,8 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
       const check = run.kind === 'plan' ? { showContent: (step: PlanStep) => !holdsSecret(step.params) } : undefined;
       const planned = run.plan_id ? await planStepRows(deps.db, run.plan_id, sids) : undefined;
       const factsNow = run.plan_id ? await getSouls(deps.db, sids) : undefined;
+      // Every host of the plan, not only this batch's, before any is sent anything (docs/plans.md).
+      const stale = run.plan_id ? await staleFacts(deps.db, applyId) : [];
       // A retry of a locked run inherits the `onchanges:` work the locked run owed (its triggers
       // changed there, so they will not change again here).
       const owed =
@@ -188,6 +191,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
                 soul: factsNow?.get(sid),
                 checkAgain: () =>
                   applyHost({ ...host, applyId: planId, check: { showContent: (step) => !holdsSecret(step.params) } }),
+                ...(stale.length > 0 ? { staleHosts: `facts its render read have changed: ${staleText(stale)}` } : {}),
               });
               if (refused) return refused;
             }

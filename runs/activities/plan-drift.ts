@@ -3,7 +3,8 @@
 // refused, nothing is sent to it for real, and the run locks with nothing committed.
 // Compared per step: whether it would run (status), whether it would change something, and the
 // soul's description of the change (file hashes, mode, owner, group, content diff; package
-// versions). The facts render used (the soulprint stored with the plan) are compared as well.
+// versions). The facts render read (the soulprint stored with the plan, the facts its render read
+// of it) are compared as well.
 import { isDeepStrictEqual } from 'node:util';
 import type { StepRow } from '../../db/repos/runs';
 
@@ -72,11 +73,5 @@ export function stepDrift(planned: StepRow[], now: StepRow[]): string[] {
   return out;
 }
 
-/** The facts render used for this host against its facts now; [] when they match. */
-export function factsDrift(planned: Record<string, unknown> | null, now: Record<string, unknown> | null): string[] {
-  if (planned === null || now === null) return [];
-  const keys = [...new Set([...Object.keys(planned), ...Object.keys(now)])].sort();
-  return keys
-    .filter((k) => !isDeepStrictEqual(planned[k], now[k]))
-    .map((k) => `fact ${k}: the plan rendered with ${brief(planned[k])}, now ${brief(now[k])}`);
-}
+// The facts render read for the host against its facts now (only those: scenario/render/reads.ts).
+export { factsDrift } from '../../scenario/render/reads';

@@ -153,7 +153,12 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
     input: plan.input,
     stateChanges: { sets: plan.stateSets, state_schema_version: loaded.stateSchemaVersion },
     orchestration: { ...plan.orchestration, budget, batches: plan.batches },
-    hosts: planned.map((h) => ({ sid: h.sid, steps: h.steps, soulprint: soulprints.get(h.sid) ?? null })),
+    hosts: planned.map((h) => ({
+      sid: h.sid,
+      steps: h.steps,
+      soulprint: soulprints.get(h.sid) ?? null,
+      reads: h.reads,
+    })),
     notTargeted: [
       ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),
       // Never onboarded or revoked: `pending` with the reason (a pending host with a reason was never targeted).

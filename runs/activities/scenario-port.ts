@@ -56,7 +56,7 @@ export interface RunBudget {
 
 export interface RenderedPlan {
   /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
-  hosts: { sid: string; steps: PlanStep[] }[];
+  hosts: { sid: string; steps: PlanStep[]; reads: { facts: string[] } }[];
   /** The input as render resolved it (defaults filled in): what apply-time expressions read. */
   input: Record<string, unknown>;
   /** Hosts the scenario's own `on:`/`where:` left out, with the reason. */

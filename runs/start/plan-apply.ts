@@ -8,10 +8,13 @@
 // the plan is checked again when its turn comes (db/repos/plan-recheck.ts): a stale plan never
 // applies. The run adopts the plan's steps (no new render) and checks each host again before its
 // first step. The plan of a create makes the incarnation when it is applied (one transaction: the
-// incarnation, the run, the claim).
+// incarnation, the run, the claim). A plan is also stale when a fact its render read has changed on
+// any of its hosts (db/repos/plan-facts.ts): every host is compared here, before anything is recorded
+// or sent, so such a plan changes no host at all; facts it never read do not count.
 import type { Knex } from 'knex';
 import { createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
+import { staleFacts, staleText } from '../../db/repos/plan-facts';
 import { beginRunOrWait } from '../../db/repos/run-queue';
 import { getRun } from '../../db/repos/runs';
 import { getVersion } from '../../db/repos/service-versions';
@@ -38,6 +41,13 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
     if (plan.expires_at && plan.expires_at.getTime() <= Date.now())
       throw refuse.conflict(`plan ${planId} expired at ${plan.expires_at.toISOString()}; ${again}`);
   };
+  const factsHold = async () => {
+    const stale = await staleFacts(deps.db, planId);
+    if (stale.length > 0)
+      throw refuse.conflict(
+        `plan ${planId} is stale: facts its render read have changed since: ${staleText(stale)}; nothing was applied on any host; ${again}`,
+      );
+  };
   if (plan.plan_upgrade) {
     throw refuse.conflict(
       `plan ${planId} shows what an upgrade to ${plan.plan_upgrade.version} would do; it is not applied as such: ` +
@@ -51,6 +61,7 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
   if (plan.plan_target) {
     // The plan of a create: applying it creates the incarnation it was made for, with its steps.
     usable();
+    await factsHold();
     const t = plan.plan_target;
     // A version yanked since the plan was made starts no new incarnation either.
     const version = t.version ? await getVersion(deps.db, t.service, t.version) : undefined;
@@ -90,6 +101,7 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
       `plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`,
     );
   }
+  await factsHold();
   const applyId = newApplyId(inc.name, plan.operation);
   const run = {
     applyId,

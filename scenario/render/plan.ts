@@ -86,6 +86,9 @@ export interface HostPlan {
   soulprint: Record<string, unknown>;
   /** Every step of the scenario in order; those left out on this host carry `skip`. */
   steps: PlanStep[];
+  /** What render read of this host's facts (scenario/render/reads.ts): the top-level facts, or
+   *  `*` when it listed them all. A plan applies on a host only while these are unchanged. */
+  reads: { facts: string[] };
 }
 
 export interface RenderPlan {

@@ -105,6 +105,34 @@ describe('render', function () {
     assert.equal(plan.hosts[0]!.steps[0]!.failed_when, '!result.ok');
   });
 
+  it('records per host the facts its render read: by CEL, by a coven selector, a key looked for; all when listed', function () {
+    const dir = tempService({
+      'scenario/create/main.yml':
+        'input:\n  by_host: {type: boolean, default: false}\ntasks:\n' +
+        '  - name: file\n    module: core.file.present\n    params:\n      path: "/srv/${soulprint.self.fqdn}"\n' +
+        '      content: "${input.by_host ? soulprint.self.hostname : \'static\'}"\n' +
+        '  - name: web only\n    module: core.pkg.installed\n    params: {name: nginx}\n    on: ["coven:web"]\n' +
+        '  - name: maybe\n    module: core.pkg.installed\n    params: {name: x}\n    when: has(soulprint.self.gpu)\n',
+    });
+    const service = loadServiceFromDir(dir);
+    const host = { sid: web.sid, soulprint: { ...web.soulprint, hostname: 'web-1', addresses: ['10.0.0.1'] } };
+    const reads = (input: Record<string, unknown>) =>
+      ok(render({ service, operation: 'create', input, state: {}, hosts: [host] })).hosts[0]!.reads.facts;
+    // Never `addresses` or `os_family`: a change to those does not make the plan stale.
+    assert.deepEqual(reads({}), ['covens', 'fqdn', 'gpu']);
+    assert.deepEqual(reads({ by_host: true }), ['covens', 'fqdn', 'gpu', 'hostname']);
+    const all = tempService({
+      'scenario/create/main.yml':
+        'tasks:\n  - name: n\n    module: core.file.present\n    params: {path: /srv/n, content: "${string(soulprint.self.size())}"}\n',
+    });
+    const plan = ok(
+      render({ service: loadServiceFromDir(all), operation: 'create', input: {}, state: {}, hosts: [host] }),
+    );
+    assert.deepEqual(plan.hosts[0]!.reads.facts, ['*']);
+    // The plan keeps the plain soulprint (it is stored and sent), not the recording view of it.
+    assert.deepEqual(JSON.parse(JSON.stringify(plan.hosts[0]!.soulprint)), host.soulprint);
+  });
+
   it('on: selects hosts by coven or SID glob, and render-time when: false skips the step', function () {
     const dir = tempService({
       'scenario/create/main.yml':

@@ -28,6 +28,7 @@ import { itemEnv, loopItems } from './loop';
 import { LIMITS } from '../limits';
 import { serviceModule } from '../load/modules';
 import { budgetHosts, parseBudget } from '../budget';
+import { trackFacts, type FactReads } from './reads';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -88,12 +89,14 @@ export function render(req: RenderRequest): RenderResult {
   const hostScope = scope(true);
   for (const host of req.hosts) {
     if (errors.full()) break;
+    // Every read of the host's facts is recorded: the plan is stale there only when one of those changed.
+    const facts = trackFacts(host.soulprint ?? {}, toCel(host.soulprint ?? {}) as Record<string, unknown>);
     const env: EvalEnv = {
       scope: hostScope,
-      celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } },
+      celContext: { ...base, soulprint: { self: facts.cel } },
       label: `on host ${host.sid}: `,
     };
-    if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, host.soulprint ?? {})) {
+    if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, facts.plain)) {
       excluded.push({ sid: host.sid, reason: 'not matched by the scenario `on:`' });
       continue;
     }
@@ -102,7 +105,7 @@ export function render(req: RenderRequest): RenderResult {
       continue;
     }
     targeted.push(host);
-    hostPlans.push(renderHost(service, scenario, host, env, errors));
+    hostPlans.push(renderHost(service, scenario, host, facts, env, errors));
   }
   if (!errors.empty()) return { ok: false, errors: errors.sorted() };
 
@@ -136,10 +139,11 @@ function renderHost(
   service: LoadedService,
   scenario: Scenario,
   host: RenderHost,
+  facts: FactReads,
   env: EvalEnv,
   errors: ErrorList,
 ): HostPlan {
-  const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [] };
+  const plan: HostPlan = { sid: host.sid, soulprint: host.soulprint ?? {}, steps: [], reads: { facts: [] } };
   // Step indexes are positions in this host's plan: the task's position while no earlier task has
   // a `loop:`. A requisite names a task, so it stands for every step that task made here.
   const stepsOf = new Map<string, number[]>();
@@ -197,7 +201,7 @@ function renderHost(
   };
   for (const task of scenario.tasks) {
     if (errors.full()) break;
-    if (task.on && !matchesSelectors(task.on.selectors, host.sid, host.soulprint ?? {})) {
+    if (task.on && !matchesSelectors(task.on.selectors, host.sid, facts.plain)) {
       if (!leftOut(task, 'on', task.name, task.loop ? { index0: 0, length: 0 } : undefined)) break;
       continue;
     }
@@ -225,6 +229,7 @@ function renderHost(
     }
     if (!more) break;
   }
+  plan.reads = { facts: facts.read() };
   return plan;
 }
 

@@ -94,6 +94,7 @@ export const planRoutes = [
           service: body.service,
           covens: body.covens,
           version: body.version,
+          ...(body.host_input ? { hostInput: body.host_input } : {}),
           by: caller.aid,
         }),
       );
@@ -159,6 +160,7 @@ export const planRoutes = [
             status: h.status,
             reason: h.reason,
             facts: facts.get(h.sid)?.soulprint ?? null,
+            host_input: facts.get(h.sid)?.host_input ?? null,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index,
               name: s.name,

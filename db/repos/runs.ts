@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 import { activityTarget, actorKindOf, appendActivity } from './activity';
 import { fetchNewestFirst } from './page';
+import type { HostInput } from '../../scenario/host-input';
 
 // What a run takes from the runs before it (its input, a retry's owed onchanges): runs-carryover.ts.
 export { lastCommittedInput, owedOnchanges } from './runs-carryover';
@@ -52,6 +53,8 @@ export interface NewRun {
   planId?: string;
   /** The operator's failure budget for this run ("2", "5%"), within the scenario's `max_failed:`. */
   maxFailed?: string;
+  /** Per-host input (scenario/host-input.ts); absent: the incarnation's as it is when the run is recorded. */
+  hostInput?: HostInput | null;
 }
 
 export interface RunRecord {
@@ -77,6 +80,8 @@ export interface RunRecord {
   /** What the run waits for at a gate between batches (db/repos/run-waiting.ts); null: not waiting. */
   waiting?: RunWaitingRecord | null;
   kind: RunKind;
+  /** The per-host input the run started with (secret inputs as references); null: none. */
+  host_input: HostInput | null;
   plan_id: string | null;
   /** The converge run this run was recorded behind (db/repos/run-queue.ts); null: it took the lock at once. */
   waits_for?: string | null;
@@ -140,6 +145,7 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
     target_sids: run.targetSids ?? null,
     plan_id: run.planId ?? null,
     ...(run.maxFailed !== undefined ? { max_failed: run.maxFailed } : {}),
+    host_input: hostInputColumn(trx, run),
   });
   // A run the keeper starts on its own (converger, drift repair) has no API call to record it: it
   // is recorded here, in the same transaction as the run, so neither exists without the other.
@@ -155,6 +161,16 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
       applyId: run.applyId,
     });
   }
+}
+
+/**
+ * Every run records the per-host input it starts with: the one given (a create), else the
+ * incarnation's at this moment, read in the same statement, so each start path (an operator's run,
+ * a retry, a converge, a drift repair) takes it without passing it along.
+ */
+export function hostInputColumn(trx: Knex | Knex.Transaction, run: Pick<NewRun, 'incarnation' | 'hostInput'>) {
+  if (run.hostInput !== undefined) return run.hostInput === null ? null : JSON.stringify(run.hostInput);
+  return trx.raw('(select host_input from incarnations where name = ?)', [run.incarnation]);
 }
 
 export async function getRun(db: Knex | Knex.Transaction, applyId: string): Promise<RunRecord | undefined> {
@@ -174,7 +190,13 @@ export async function saveRender(
     input: Record<string, unknown>;
     stateChanges: Record<string, unknown>;
     orchestration: Record<string, unknown>;
-    hosts: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }[];
+    hosts: {
+      sid: string;
+      steps: PlanStep[];
+      soulprint: Record<string, unknown> | null;
+      /** The host's per-host input layer (references only), or null. */
+      hostInput?: Record<string, unknown> | null;
+    }[];
     /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
      *  `on:`/`where:`) or `pending` (registered, never onboarded). */
     notTargeted: { sid: string; status: 'skipped' | 'pending'; reason: string }[];
@@ -207,6 +229,7 @@ export async function saveRender(
           sid: h.sid,
           steps: JSON.stringify(h.steps),
           soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
+          host_input: h.hostInput ? JSON.stringify(h.hostInput) : null,
         })),
       );
       await trx('run_hosts').insert(chunk.map((h) => ({ apply_id: applyId, sid: h.sid, status: 'pending' })));
@@ -234,16 +257,25 @@ export async function loadPlans(
   db: Knex,
   applyId: string,
   sids: string[],
-): Promise<Map<string, { steps: PlanStep[]; soulprint: Record<string, unknown> | null }>> {
+): Promise<
+  Map<
+    string,
+    { steps: PlanStep[]; soulprint: Record<string, unknown> | null; host_input: Record<string, unknown> | null }
+  >
+> {
   const rows = await db('run_plans')
-    .select('sid', 'steps', 'soulprint')
+    .select('sid', 'steps', 'soulprint', 'host_input')
     .where({ apply_id: applyId })
     .whereIn('sid', sids);
   return new Map(
-    rows.map((r: { sid: string; steps: PlanStep[]; soulprint: Record<string, unknown> | null }) => [
-      r.sid,
-      { steps: r.steps, soulprint: r.soulprint },
-    ]),
+    rows.map(
+      (r: {
+        sid: string;
+        steps: PlanStep[];
+        soulprint: Record<string, unknown> | null;
+        host_input: Record<string, unknown> | null;
+      }) => [r.sid, { steps: r.steps, soulprint: r.soulprint, host_input: r.host_input }],
+    ),
   );
 }
 

@@ -86,6 +86,8 @@ export interface HostPlan {
   soulprint: Record<string, unknown>;
   /** Every step of the scenario in order; those left out on this host carry `skip`. */
   steps: PlanStep[];
+  /** This host's input as resolved (defaults filled in) when per-host input applied to it; absent: the plan's `input`. */
+  input?: Record<string, unknown>;
 }
 
 export interface RenderPlan {
@@ -116,4 +118,6 @@ export interface RenderPlan {
 export interface RenderHost {
   sid: string;
   soulprint: Record<string, unknown>;
+  /** This host's per-host input layer (scenario/host-input.ts hostLayer), merged over the run's input. */
+  input?: Record<string, unknown>;
 }

@@ -28,6 +28,7 @@ import { itemEnv, loopItems } from './loop';
 import { LIMITS } from '../limits';
 import { serviceModule } from '../load/modules';
 import { budgetHosts, parseBudget } from '../budget';
+import { declaredOnly, inputFor } from '../host-input';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -88,9 +89,22 @@ export function render(req: RenderRequest): RenderResult {
   const hostScope = scope(true);
   for (const host of req.hosts) {
     if (errors.full()) break;
+    // Per-host input (scenario/host-input.ts): this host's layer over the run's input, resolved by
+    // the same declarations; its errors name the host.
+    let hostInput = base.input;
+    let resolved: Record<string, unknown> | undefined;
+    const layer = declaredOnly(host.input, scenario.inputs);
+    if (layer) {
+      const label = `on host ${host.sid}: `;
+      resolved = resolveInputs(scenario, inputFor(req.input, layer), {
+        add: (e) => errors.add({ ...e, message: `${label}${e.message}` }),
+      });
+      if (!errors.empty()) continue;
+      hostInput = toCel(resolved);
+    }
     const env: EvalEnv = {
       scope: hostScope,
-      celContext: { ...base, soulprint: { self: toCel(host.soulprint ?? {}) } },
+      celContext: { ...base, input: hostInput, soulprint: { self: toCel(host.soulprint ?? {}) } },
       label: `on host ${host.sid}: `,
     };
     if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, host.soulprint ?? {})) {
@@ -102,7 +116,9 @@ export function render(req: RenderRequest): RenderResult {
       continue;
     }
     targeted.push(host);
-    hostPlans.push(renderHost(service, scenario, host, env, errors));
+    const hostPlan = renderHost(service, scenario, host, env, errors);
+    if (resolved) hostPlan.input = resolved;
+    hostPlans.push(hostPlan);
   }
   if (!errors.empty()) return { ok: false, errors: errors.sorted() };
 

@@ -51,6 +51,14 @@ export function incarnationTable(items: readonly any[]): string {
   return table(items, columns);
 }
 
+function hostInputText(h: any): string | null {
+  if (!h) return null;
+  const part = (kind: string, m: Record<string, Record<string, unknown>> | undefined) =>
+    Object.entries(m ?? {}).map(([k, v]) => `${kind} ${k}: ${Object.keys(v).join(', ')}`);
+  const parts = [...part('coven', h.covens), ...part('host', h.hosts)];
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
 export function incarnationDetails(i: any): string {
   return details(
     {
@@ -63,6 +71,8 @@ export function incarnationDetails(i: any): string {
         : null,
       last_run: i.last_run ? `${i.last_run.operation} ${i.last_run.status} (${i.last_run.apply_id})` : null,
       drift: driftText(i.drift),
+      // Per-host input: which hosts and covens have an entry and the keys it sets (values stay in -o yaml).
+      host_input: hostInputText(i.host_input),
       drift_plan: i.drift?.plan_id ?? null,
       drift_in_sync: inSyncText(i.drift),
       // Hosts a run within its failure budget left behind (docs/runs.md); the converger brings them in.
@@ -88,6 +98,7 @@ export function incarnationDetails(i: any): string {
       'drift_plan',
       'drift_in_sync',
       'pending_hosts',
+      'host_input',
       'state',
       'updated_at',
     ],

@@ -80,3 +80,61 @@ export function keptLine(
   const kept = Object.keys(used).filter((k) => !Object.prototype.hasOwnProperty.call(given, k));
   return kept.length > 0 ? `kept from the last input: ${kept.join(', ')}` : undefined;
 }
+
+/**
+ * Per-host input (docs/incarnations.md "Per-host input"): `--host-input-file` is a YAML or JSON
+ * mapping with `hosts:` (by sid) and `covens:` (by coven), as Ansible's host_vars/group_vars; each
+ * `--host-input <sid>=<file>` sets one host's entry from a YAML mapping of input names, on top.
+ */
+export function parseHostInput(
+  pairs: readonly string[] | undefined,
+  file: string | undefined,
+): { hosts?: Record<string, unknown>; covens?: Record<string, unknown> } | undefined {
+  const load = (f: string, flag: string): Record<string, unknown> => {
+    let doc: unknown;
+    try {
+      doc = yaml.load(fs.readFileSync(f, 'utf8'));
+    } catch (err) {
+      throw new CliError(ExitCode.Usage, `${flag} ${f}: ${(err as Error).message}`, 'give a YAML or JSON mapping');
+    }
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      throw new CliError(ExitCode.Usage, `${flag} ${f}: the document must be a mapping`, 'for example:  port: 8081');
+    return doc as Record<string, unknown>;
+  };
+  let out: { hosts?: Record<string, unknown>; covens?: Record<string, unknown> } | undefined;
+  if (file !== undefined) {
+    const doc = load(file, '--host-input-file');
+    const extra = Object.keys(doc).filter((k) => k !== 'hosts' && k !== 'covens');
+    if (extra.length > 0)
+      throw new CliError(
+        ExitCode.Usage,
+        `--host-input-file ${file}: unknown key(s) ${extra.join(', ')}; the file has hosts: and covens: only`,
+        'for example:\n  hosts:\n    db-1.example.com: {port: 5433}\n  covens:\n    eu: {region: eu-west}',
+      );
+    out = doc as typeof out;
+  }
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0)
+      throw new CliError(
+        ExitCode.Usage,
+        `--host-input ${JSON.stringify(pair)} is not <sid>=<file>`,
+        'write --host-input db-1.example.com=db-1.yml (a YAML mapping of input names to values)',
+      );
+    out ??= {};
+    out.hosts = { ...(out.hosts ?? {}), [pair.slice(0, eq)]: load(pair.slice(eq + 1), '--host-input') };
+  }
+  return out;
+}
+
+export const hostInputOptions = {
+  'host-input-file': {
+    type: 'string',
+    describe: 'YAML/JSON file with per-host input: hosts: {<sid>: {...}} and covens: {<coven>: {...}}',
+  },
+  'host-input': {
+    type: 'string',
+    array: true,
+    describe: "one host's input: <sid>=<file> (a YAML mapping of input names; repeat for several)",
+  },
+} as const;

@@ -19,6 +19,7 @@ import {
   INCARNATION_NAME_PATTERN,
   createIncarnationBody,
   historySchema,
+  hostInputSchema,
   incarnationListSchema,
   incarnationSchema,
   listIncarnationsQuery,
@@ -28,6 +29,7 @@ import {
   type ListIncarnationsQuery,
   type UnlockInput,
 } from '../schemas/incarnations';
+import type { HostInput } from '../../scenario/host-input';
 
 /** What an incarnation answer shows of versions: the service's newest one not yanked, and the incarnation's own (for its yank). */
 export interface VersionFacts {
@@ -91,6 +93,7 @@ export function view(deps: ApiDeps, inc: IncarnationRecord, last: RunRecord | un
       checks_in_sync: inc.drift_checks_in_sync ?? 0,
       last_in_sync_at: inc.drift_in_sync_at ? inc.drift_in_sync_at.toISOString() : null,
     },
+    host_input: inc.host_input ?? null,
     created_at: inc.created_at.toISOString(),
     updated_at: inc.updated_at.toISOString(),
   };
@@ -117,10 +120,31 @@ export const incarnationRoutes = [
           covens: body.covens,
           version: body.version,
           input: body.input,
+          ...(body.host_input ? { hostInput: body.host_input } : {}),
           allowEmpty: body.allow_empty,
           by: caller.aid,
         }),
       );
+    },
+  }),
+  defineRoute<{ name: string }, Record<string, never>, HostInput>({
+    method: 'put',
+    path: '/v1/incarnations/{name}/host-input',
+    operationId: 'setIncarnationHostInput',
+    tag: 'Incarnations',
+    permission: 'incarnations:update',
+    summary: 'Set the per-host input',
+    description:
+      'Replaces the per-host input (`{"hosts": {<sid>: {...}}, "covens": {<coven>: {...}}}`; `{}` removes it). Each host\'s and coven\'s entry is checked merged over the input of the last committed run, against its operation\'s declarations; a bad value is a 400 naming the host or coven, the field and the rule, and nothing is stored. Nothing runs: the next run or plan renders with it.',
+    params: nameParams,
+    body: { schema: hostInputSchema, required: true },
+    responses: { 200: { description: 'the incarnation with its new per-host input', schema: incarnationSchema } },
+    async handler({ params, body, deps }) {
+      const inc = await deps.runs.setHostInput({ name: params.name, hostInput: body });
+      return {
+        status: 200,
+        body: view(deps, inc, await lastRunOf(deps.runtime.db, inc.name), await versionFacts(deps, [inc])),
+      };
     },
   }),
   defineRoute<Record<string, never>, ListIncarnationsQuery>({
@@ -211,6 +235,7 @@ export const incarnationRoutes = [
             service_commit: h.service_commit,
             created_at: h.created_at.toISOString(),
             run: run ? runSummary(deps, run) : null,
+            host_input: run?.host_input ?? null,
           };
         }),
       };

@@ -94,6 +94,7 @@ export const planRoutes = [
           service: body.service,
           covens: body.covens,
           version: body.version,
+          ...(body.host_input ? { hostInput: body.host_input } : {}),
           by: caller.aid,
         }),
       );
@@ -160,6 +161,7 @@ export const planRoutes = [
             reason: h.reason,
             facts: facts.get(h.sid)?.soulprint ?? null,
             facts_read: facts.get(h.sid)?.reads?.facts ?? null,
+            host_input: facts.get(h.sid)?.host_input ?? null,
             steps: (stepsBySid.get(h.sid) ?? []).map((s) => ({
               index: s.step_index,
               name: s.name,

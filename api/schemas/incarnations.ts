@@ -4,11 +4,13 @@
 import { APPLY_ID_PATTERN, runSummarySchema } from './runs';
 import { INCARNATION_STATUSES } from '../../db/repos/incarnations';
 import { driftSchema } from './drift';
+import type { HostInput } from '../../scenario/host-input';
 import { refSchema, yankSchema } from './services';
 import {
   LABEL_PATTERN,
   labelSchema,
   listSchema,
+  sidSchema,
   named,
   pageQueryProperties,
   timestampSchema,
@@ -29,6 +31,35 @@ const inputSchema = {
   description:
     "values for the scenario's `input:` block. An input the scenario declares `secret: true` takes a `secretstore:<path>#<field>` reference, or a value that the keeper writes into the secrets store at once and replaces by its reference (docs/secrets.md)",
 } as const;
+/** Per-host input (scenario/host-input.ts, docs/incarnations.md "Per-host input"). */
+export const hostInputSchema = named('HostInput', {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    "input for some hosts, merged over the incarnation's input for them: each of the host's covens' entry (in the order of the incarnation's `covens`), then its sid's entry; a named key replaces, `null` removes it (back to the default). Checked against the same input declarations; a secret input takes a `secretstore:<path>#<field>` reference only",
+  properties: {
+    hosts: {
+      type: 'object',
+      maxProperties: 10000,
+      propertyNames: sidSchema,
+      additionalProperties: { type: 'object', maxProperties: 256 },
+      description: "by sid: the host's own input, over its covens' entries",
+    },
+    covens: {
+      type: 'object',
+      maxProperties: 64,
+      propertyNames: labelSchema,
+      additionalProperties: { type: 'object', maxProperties: 256 },
+      description: "by coven (one of the incarnation's covens)",
+    },
+  },
+} as const satisfies ObjectSchema);
+/** As answered: references only (a secret value is never accepted per host, so none is ever stored). */
+const hostInputView = {
+  anyOf: [hostInputSchema, { type: 'null' }],
+  description: 'the per-host input (null: none), as set at create or with PUT .../host-input',
+} as const;
+
 const covensSchema = {
   type: 'array',
   items: labelSchema,
@@ -88,6 +119,7 @@ export const incarnationSchema = named('Incarnation', {
     apply_id: { ...nullableString, description: 'the latest run' },
     last_run: { anyOf: [runSummarySchema, { type: 'null' }] },
     drift: driftSchema,
+    host_input: hostInputView,
     pending_hosts: {
       type: 'array',
       description:
@@ -122,6 +154,7 @@ export const createIncarnationBody = named('CreateIncarnation', {
     version: { ...refSchema, description: 'a published version of the service; default: its newest' },
     covens: covensSchema,
     input: inputSchema,
+    host_input: hostInputSchema,
     allow_empty: allowEmptySchema,
   },
 } as const satisfies ObjectSchema);
@@ -261,6 +294,10 @@ export const historySchema = listSchema('IncarnationHistory', {
     service_commit: nullableString,
     created_at: timestampSchema,
     run: { anyOf: [runSummarySchema, { type: 'null' }] },
+    host_input: {
+      ...hostInputView,
+      description: 'the per-host input the run rendered with (null: none)',
+    },
   },
 });
 
@@ -270,6 +307,7 @@ export interface CreateIncarnationInput {
   version?: string;
   covens: string[];
   input?: Record<string, unknown>;
+  host_input?: HostInput;
   allow_empty?: boolean;
 }
 export interface StartRunInput {

@@ -1,7 +1,8 @@
 // Plans on the wire (docs/plans.md): what a run would do, host by host and step by step, with the
 // diffs; and how it ended (ready to apply, failed, applied, expired).
 import { attributionProperties } from './activity';
-import { inputModeSchema, OPERATION_PATTERN } from './incarnations';
+import { hostInputSchema, inputModeSchema, OPERATION_PATTERN } from './incarnations';
+import type { HostInput } from '../../scenario/host-input';
 import { APPLY_ID_PATTERN } from './runs';
 import { labelSchema, listSchema, named, nullableTimestampSchema, timestampSchema, type ObjectSchema } from './common';
 
@@ -50,6 +51,11 @@ export const createPlanBody = named('CreatePlan', {
       description:
         'the plan of a create: a published version of the service (default: its newest); the plan of an upgrade: the version to move to',
     },
+    host_input: {
+      ...hostInputSchema,
+      description:
+        "the plan of a create only: its per-host input (an existing incarnation's is set with PUT .../host-input)",
+    },
   },
 } as const satisfies ObjectSchema);
 export interface CreatePlanInput {
@@ -60,6 +66,7 @@ export interface CreatePlanInput {
   service?: string;
   covens?: string[];
   version?: string;
+  host_input?: HostInput;
 }
 
 export const planParams = {
@@ -178,6 +185,11 @@ export const planSchema = named('Plan', {
             items: { type: 'string' },
             description:
               'the facts render read for this host (top-level names; `*`: it listed them all); the plan is stale when one of these changed, never for another. null: a plan made before reads were recorded (every fact counts)',
+          },
+          host_input: {
+            type: ['object', 'null'],
+            description:
+              "this host's input as rendered when per-host input applied to it (its covens' and its sid's entries over the plan's `input`, defaults filled in, secret inputs as references); null: the plan's `input`",
           },
         },
       },

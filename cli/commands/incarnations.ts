@@ -5,7 +5,7 @@ import { type Ctx, listAll } from '../context';
 import { CliError, ExitCode } from '../errors';
 import { followRun, type RunReport } from '../follow';
 import { incarnationDetails, incarnationTable } from '../incarnation-view';
-import { inputModeBody, keptLine, parseInput, replaceInputOption } from '../input';
+import { hostInputOptions, inputModeBody, keptLine, parseHostInput, parseInput, replaceInputOption } from '../input';
 import { table } from '../output';
 import { planText } from '../plan-view';
 import { confirm } from '../prompt';
@@ -141,12 +141,18 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
             demandOption: true,
             describe: 'coven label (repeat for several)',
           })
+          .options(hostInputOptions)
           .example(
             '$0 incarnations create motd-web --service motd --coven web --input message=hi',
             'motd on every web host',
+          )
+          .example(
+            '$0 incarnations create pg --service postgres --coven db --host-input-file hosts.yml',
+            'with per-host input (hosts: and covens: keys)',
           ),
       run(async (ctx, a) => {
         const input = parseInput(a.input, a['input-file']);
+        const hostInput = parseHostInput(a['host-input'], a['host-input-file']);
         const accepted = (
           await ctx.client().call('createIncarnation', {
             body: {
@@ -155,10 +161,38 @@ export function incarnationsCommand(y: Argv, run: Handler): Argv {
               covens: a.coven,
               ...(a.version !== undefined ? { version: a.version } : {}),
               ...(input ? { input } : {}),
+              ...(hostInput ? { host_input: hostInput } : {}),
             },
           })
         ).body;
         await afterAccepted(ctx, a.name, accepted, a.follow);
+      }),
+    )
+    .command(
+      'host-input <name>',
+      "replace an incarnation's per-host input (checked; the next run or plan renders with it)",
+      (c) =>
+        c
+          .positional('name', { type: 'string', demandOption: true })
+          .options(hostInputOptions)
+          .option('clear', { type: 'boolean', default: false, describe: 'remove all per-host input' })
+          .example('$0 incarnations host-input pg --host-input db-2.example.com=db-2.yml', 'one host differs')
+          .example('$0 incarnations host-input pg --host-input-file hosts.yml', 'hosts: and covens: from a file'),
+      run(async (ctx, a) => {
+        const hostInput = parseHostInput(a['host-input'], a['host-input-file']);
+        if (!hostInput && !a.clear)
+          throw new CliError(
+            ExitCode.Usage,
+            'give --host-input-file, --host-input <sid>=<file>, or --clear',
+            'the given per-host input replaces the whole of it',
+          );
+        const i = (
+          await ctx.client().call('setIncarnationHostInput', {
+            params: { name: a.name },
+            body: a.clear ? {} : hostInput,
+          })
+        ).body as any;
+        ctx.show(i, () => incarnationDetails(i));
       }),
     )
     .command(

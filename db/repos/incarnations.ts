@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { RepoConflict, RepoNotFound, isUniqueViolation } from './errors';
 import { fetchPage, type Page, type PageRequest } from './page';
 import { insertRun, type NewRun } from './runs';
+import { hasHostInput, type HostInput } from '../../scenario/host-input';
 
 export type IncarnationStatus = 'applying' | 'ready' | 'error_locked';
 export const INCARNATION_STATUSES: readonly IncarnationStatus[] = ['applying', 'ready', 'error_locked'];
@@ -39,6 +40,8 @@ export interface IncarnationRecord {
   drift_in_sync_at: Date | null;
   /** Where its secret inputs' values are stored (common/secret.ts incarnationSecretPrefix); null: made before keys. */
   secrets_key: string | null;
+  /** Per-host input by sid and by coven (scenario/host-input.ts); secret inputs as references. Null: none. */
+  host_input: HostInput | null;
 }
 
 export type DriftStatus = 'unchecked' | 'in_sync' | 'drifted' | 'check_failed';
@@ -86,7 +89,15 @@ export function listIncarnations(
 /** Creates the incarnation already `applying` its first run, in one transaction. */
 export async function createIncarnation(
   db: Knex,
-  inc: { name: string; service: string; covens: string[]; version?: string; createdBy?: string; secretsKey: string },
+  inc: {
+    name: string;
+    service: string;
+    covens: string[];
+    version?: string;
+    createdBy?: string;
+    secretsKey: string;
+    hostInput?: HostInput | null;
+  },
   run: NewRun,
   opts: { within?: (trx: Knex.Transaction) => Promise<void> } = {},
 ): Promise<IncarnationRecord> {
@@ -104,6 +115,7 @@ export async function createIncarnation(
           last_apply_id: run.applyId,
           created_by: inc.createdBy ?? null,
           secrets_key: inc.secretsKey,
+          host_input: hasHostInput(inc.hostInput) ? JSON.stringify(inc.hostInput) : null,
         })
         .returning('*');
       await insertRun(trx, run);
@@ -114,6 +126,19 @@ export async function createIncarnation(
     if (isUniqueViolation(err)) throw new RepoConflict('duplicate', `incarnation ${inc.name} already exists`);
     throw err;
   }
+}
+
+/**
+ * Replaces the per-host input (already checked). It takes effect at the next run or plan: a run
+ * already recorded keeps the copy it started with.
+ */
+export async function setHostInput(db: Knex, name: string, hostInput: HostInput | null): Promise<IncarnationRecord> {
+  const [row] = await db('incarnations')
+    .where({ name })
+    .update({ host_input: hasHostInput(hostInput) ? JSON.stringify(hostInput) : null, updated_at: db.fn.now() })
+    .returning('*');
+  if (!row) throw new RepoNotFound(`incarnation ${name} does not exist`);
+  return row as IncarnationRecord;
 }
 
 /** The lock's refusal (a 409): error_locked, or applying another run (`message`: a more exact sentence). */

@@ -4,7 +4,15 @@
 import type { Knex } from 'knex';
 import { getIncarnation, type IncarnationRecord } from './incarnations';
 import { fetchNewestFirst } from './page';
-import { hostCounts, type NewRun, type PlanTarget, type PlanUpgrade, type RunRecord, type StepRow } from './runs';
+import {
+  hostCounts,
+  hostInputColumn,
+  type NewRun,
+  type PlanTarget,
+  type PlanUpgrade,
+  type RunRecord,
+  type StepRow,
+} from './runs';
 
 /** Records a plan: a run of kind `plan` that takes no lock; the incarnation's status is untouched. */
 export async function insertPlan(
@@ -26,6 +34,7 @@ export async function insertPlan(
     expires_at: plan.expiresAt,
     plan_target: plan.target ? JSON.stringify(plan.target) : null,
     plan_upgrade: plan.upgrade ? JSON.stringify(plan.upgrade) : null,
+    host_input: hostInputColumn(db, plan),
   });
 }
 
@@ -69,6 +78,8 @@ export async function incarnationOf(db: Knex, run: RunRecord): Promise<Incarnati
     drift_in_sync_at: null,
     // Applying the plan creates the incarnation with the plan's id as its key (runs/start/plan-apply.ts).
     secrets_key: run.apply_id,
+    // The plan of a create records the per-host input it was asked with; applying it makes the incarnation with it.
+    host_input: run.host_input,
   };
 }
 
@@ -101,6 +112,8 @@ export async function adoptPlan(
       .update({
         service_commit: plan.service_commit,
         rendered_input: JSON.stringify(plan.rendered_input),
+        // The run applies the plan's render, so it records the per-host input that render used.
+        host_input: plan.host_input === null ? null : JSON.stringify(plan.host_input),
         state_changes: JSON.stringify(plan.state_changes),
         orchestration: JSON.stringify(plan.orchestration),
         phase: 'dispatching',
@@ -108,7 +121,7 @@ export async function adoptPlan(
     await trx('run_plans').where({ apply_id: applyId }).delete();
     await trx('run_hosts').where({ apply_id: applyId }).delete();
     await trx.raw(
-      'insert into run_plans (apply_id, sid, steps, soulprint, reads) select ?, sid, steps, soulprint, reads from run_plans where apply_id = ?',
+      'insert into run_plans (apply_id, sid, steps, soulprint, reads, host_input) select ?, sid, steps, soulprint, reads, host_input from run_plans where apply_id = ?',
       [applyId, planId],
     );
     await trx.raw(

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { PlanStep, RenderSkip } from '../../scenario/render/plan';
 import { activityTarget, actorKindOf, appendActivity } from './activity';
 import { fetchNewestFirst } from './page';
+import type { HostInput } from '../../scenario/host-input';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 export type RunPhase = 'queued' | 'rendering' | 'dispatching' | 'committing' | 'done';
@@ -49,6 +50,8 @@ export interface NewRun {
   planId?: string;
   /** The operator's failure budget for this run ("2", "5%"), within the scenario's `max_failed:`. */
   maxFailed?: string;
+  /** Per-host input (scenario/host-input.ts); absent: the incarnation's as it is when the run is recorded. */
+  hostInput?: HostInput | null;
 }
 
 export interface RunRecord {
@@ -74,6 +77,8 @@ export interface RunRecord {
   /** What the run waits for at a gate between batches (db/repos/run-waiting.ts); null: not waiting. */
   waiting?: RunWaitingRecord | null;
   kind: RunKind;
+  /** The per-host input the run started with (secret inputs as references); null: none. */
+  host_input: HostInput | null;
   plan_id: string | null;
   /** The converge run this run was recorded behind (db/repos/run-queue.ts); null: it took the lock at once. */
   waits_for?: string | null;
@@ -137,6 +142,7 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
     target_sids: run.targetSids ?? null,
     plan_id: run.planId ?? null,
     ...(run.maxFailed !== undefined ? { max_failed: run.maxFailed } : {}),
+    host_input: hostInputColumn(trx, run),
   });
   // A run the keeper starts on its own (converger, drift repair) has no API call to record it: it
   // is recorded here, in the same transaction as the run, so neither exists without the other.
@@ -152,6 +158,16 @@ export async function insertRun(trx: Knex | Knex.Transaction, run: NewRun): Prom
       applyId: run.applyId,
     });
   }
+}
+
+/**
+ * Every run records the per-host input it starts with: the one given (a create), else the
+ * incarnation's at this moment, read in the same statement, so each start path (an operator's run,
+ * a retry, a converge, a drift repair) takes it without passing it along.
+ */
+export function hostInputColumn(trx: Knex | Knex.Transaction, run: Pick<NewRun, 'incarnation' | 'hostInput'>) {
+  if (run.hostInput !== undefined) return run.hostInput === null ? null : JSON.stringify(run.hostInput);
+  return trx.raw('(select host_input from incarnations where name = ?)', [run.incarnation]);
 }
 
 export async function getRun(db: Knex | Knex.Transaction, applyId: string): Promise<RunRecord | undefined> {
@@ -177,6 +193,8 @@ export async function saveRender(
       steps: PlanStep[];
       soulprint: Record<string, unknown> | null;
       reads?: { facts: string[] };
+      /** The host's per-host input layer (references only), or null. */
+      hostInput?: Record<string, unknown> | null;
     }[];
     /** Hosts of the incarnation's covens that are reported but not targeted: `skipped` (the scenario's
      *  `on:`/`where:`) or `pending` (registered, never onboarded). */
@@ -211,6 +229,7 @@ export async function saveRender(
           steps: JSON.stringify(h.steps),
           soulprint: h.soulprint === null ? null : JSON.stringify(h.soulprint),
           reads: h.reads ? JSON.stringify(h.reads) : null,
+          host_input: h.hostInput ? JSON.stringify(h.hostInput) : null,
         })),
       );
       await trx('run_hosts').insert(chunk.map((h) => ({ apply_id: applyId, sid: h.sid, status: 'pending' })));
@@ -234,20 +253,25 @@ export async function saveRenderErrors(
     });
 }
 
-/** One host's stored render: its steps, the soulprint render used, what it read of it (null: not recorded). */
+/** One host's stored render: its steps, the soulprint render used, what it read of it (null: not
+ *  recorded), and its per-host input layer (null: none). */
 export interface HostPlanRow {
   steps: PlanStep[];
   soulprint: Record<string, unknown> | null;
   reads: { facts: string[] } | null;
+  host_input: Record<string, unknown> | null;
 }
 
 export async function loadPlans(db: Knex, applyId: string, sids: string[]): Promise<Map<string, HostPlanRow>> {
   const rows = await db('run_plans')
-    .select('sid', 'steps', 'soulprint', 'reads')
+    .select('sid', 'steps', 'soulprint', 'reads', 'host_input')
     .where({ apply_id: applyId })
     .whereIn('sid', sids);
   return new Map(
-    rows.map((r: HostPlanRow & { sid: string }) => [r.sid, { steps: r.steps, soulprint: r.soulprint, reads: r.reads }]),
+    rows.map((r: HostPlanRow & { sid: string }) => [
+      r.sid,
+      { steps: r.steps, soulprint: r.soulprint, reads: r.reads, host_input: r.host_input },
+    ]),
   );
 }
 

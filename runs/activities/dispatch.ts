@@ -174,7 +174,7 @@ export function createDispatchActivities(deps: DispatchActivityDeps) {
             signal,
             // Exactly what render saw: the input with its defaults, the state, the soulprint.
             context: {
-              input: run.rendered_input ?? run.input,
+              input: plan.host_input ?? run.rendered_input ?? run.input,
               state: run.plan_upgrade?.state_after ?? inc.state,
               soulprint: { self: plan.soulprint ?? {} },
             },

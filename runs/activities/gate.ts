@@ -86,7 +86,7 @@ export async function checkGateHealth(
   for (const sid of applied) {
     const plan = plans.get(sid);
     const context = {
-      input: run.rendered_input ?? run.input,
+      input: plan?.host_input ?? run.rendered_input ?? run.input,
       state: run.plan_upgrade?.state_after ?? inc.state,
       soulprint: { self: { ...(plan?.soulprint ?? {}), ...(souls.get(sid)?.soulprint ?? {}) } },
       ...registeredResults(

@@ -19,6 +19,7 @@ import type { RenderError, RunBudget } from './scenario-port';
 import type { RunRecord } from '../../db/repos/runs';
 import { DESTROY } from '../../db/repos/run-outcome';
 import { budgetHosts, parseBudget } from '../../scenario/budget';
+import { hostLayer } from '../../scenario/host-input';
 
 interface Host {
   sid: string;
@@ -134,12 +135,17 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
   const only = run.target_sids ? new Set(run.target_sids) : null;
   const hosts = only ? all.hosts.filter((h) => only.has(h.sid)) : all.hosts;
   const left = only ? [] : all.left;
+  // Per-host input: the copy the run recorded at its start, layered for each host by its covens.
+  const layers = new Map(hosts.map((h) => [h.sid, hostLayer(run.host_input, h, inc.covens)]));
   const rendered = await scenario.render({
     service: loaded,
     operation: run.operation,
     input: run.input,
     state,
-    hosts: hosts.map((h) => ({ sid: h.sid, soulprint: h.soulprint })),
+    hosts: hosts.map((h) => {
+      const layer = layers.get(h.sid);
+      return { sid: h.sid, soulprint: h.soulprint, ...(layer ? { input: layer } : {}) };
+    }),
     ...(deps.secrets ? { secrets: renderSecrets(deps.secrets, applyId, inc) } : {}),
   });
   if (!rendered.ok) return fail(loaded.commit, rendered.errors);
@@ -158,6 +164,8 @@ export async function renderRun(deps: SharedActivityDeps, applyId: string): Prom
       steps: h.steps,
       soulprint: soulprints.get(h.sid) ?? null,
       reads: h.reads,
+      // The host's own input as rendered (its layer applied), when it differs by a layer.
+      hostInput: h.input ?? null,
     })),
     notTargeted: [
       ...plan.excluded.map((e) => ({ sid: e.sid, status: 'skipped' as const, reason: e.reason })),

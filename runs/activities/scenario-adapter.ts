@@ -43,7 +43,12 @@ function toPlan(plan: RenderPlan): RenderResult {
     plan: {
       // The engine applied the scenario's `on:`/`where:` (excluded hosts are not in plan.hosts) and
       // kept every step of each host, the left-out ones marked `skip`.
-      hosts: plan.hosts.map((h) => ({ sid: h.sid, steps: h.steps, reads: h.reads })),
+      hosts: plan.hosts.map((h) => ({
+        sid: h.sid,
+        steps: h.steps,
+        reads: h.reads,
+        ...(h.input ? { input: h.input } : {}),
+      })),
       input: plan.input,
       excluded: plan.orchestration.excluded,
       orchestration: {

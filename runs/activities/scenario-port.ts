@@ -55,8 +55,10 @@ export interface RunBudget {
 }
 
 export interface RenderedPlan {
-  /** Every step of the scenario per targeted host, in order; a step left out here has `skip`. */
-  hosts: { sid: string; steps: PlanStep[]; reads: { facts: string[] } }[];
+  /** Every step of the scenario per targeted host, in order; a step left out here has `skip`.
+   *  `reads`: what render read of the host's facts. `input`: the host's own input as rendered, when
+   *  per-host input applied to it. */
+  hosts: { sid: string; steps: PlanStep[]; reads: { facts: string[] }; input?: Record<string, unknown> }[];
   /** The input as render resolved it (defaults filled in): what apply-time expressions read. */
   input: Record<string, unknown>;
   /** Hosts the scenario's own `on:`/`where:` left out, with the reason. */
@@ -94,7 +96,8 @@ export interface ScenarioPort {
     operation: string;
     input: Record<string, unknown>;
     state: Record<string, unknown>;
-    hosts: { sid: string; soulprint: Record<string, unknown> }[];
+    /** `input`: the host's per-host input layer (scenario/host-input.ts), merged over `input` for it. */
+    hosts: { sid: string; soulprint: Record<string, unknown>; input?: Record<string, unknown> }[];
     /** The handle key and binding, and the secret policy (issues 12, 28); engines without secrets ignore it. */
     secrets?: { binding: string; handleKey: Uint8Array; keeperPrefix: string; inputPrefixes: string[] };
   }): Promise<RenderResult>;

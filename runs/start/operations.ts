@@ -19,6 +19,8 @@ import { launch, sealInputs, startRun } from './launch';
 import { refuse, type RunAccepted } from './outcome';
 import { applyPlan } from './plan-apply';
 import { mustIncarnation, pinned, serviceOf, versionToApply } from './source';
+import { checkHostInput, incarnationHostInput } from './host-input';
+import type { HostInput } from '../../scenario/host-input';
 
 export interface CreateRequest {
   name: string;
@@ -26,6 +28,8 @@ export interface CreateRequest {
   covens: string[];
   version?: string;
   input?: Record<string, unknown>;
+  /** Per-host input by sid and by coven (scenario/host-input.ts). */
+  hostInput?: HostInput;
   allowEmpty?: boolean;
   by: string;
 }
@@ -39,7 +43,7 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
   });
   const applyId = newApplyId(body.name, 'create');
   // The create run's apply_id keys the new incarnation's secret inputs for its whole life.
-  const { input } = await checkAndSeal(
+  const { input, loaded } = await checkAndSeal(
     deps,
     service,
     version,
@@ -53,6 +57,15 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
       covensPath: '/body/covens',
     },
   );
+  await checkHostInput(deps, loaded, {
+    operation: 'create',
+    input,
+    hostInput: body.hostInput,
+    covens: body.covens,
+    field: '/body/host_input',
+    strict: true,
+    scenarioPrefix: deps.config.secretstore.scenario_prefix,
+  });
   const run = {
     applyId,
     incarnation: body.name,
@@ -61,6 +74,7 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
     ...pinned(version),
     createdBy: body.by,
     service: service.name,
+    hostInput: body.hostInput ?? null,
   };
   await createIncarnation(
     deps.db,
@@ -71,6 +85,7 @@ export async function create(deps: RunServiceDeps, body: CreateRequest): Promise
       version: version.version,
       createdBy: body.by,
       secretsKey: applyId,
+      hostInput: body.hostInput ?? null,
     },
     run,
   );
@@ -124,7 +139,7 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
   // The input is merged over the last committed run's (it holds references only), so a re-run does
   // not forget what the incarnation was made with.
   let maxFailed: string | undefined;
-  const { input } = await checkAndSeal(
+  const { input, loaded } = await checkAndSeal(
     deps,
     service,
     version,
@@ -141,6 +156,7 @@ export async function run(deps: RunServiceDeps, body: RunRequest): Promise<RunAc
       maxFailed = checkRunBudget(loaded, operation, body.maxFailed);
     },
   );
+  await checkHostInput(deps, loaded, incarnationHostInput(deps, inc, operation, input));
   const run = {
     applyId,
     incarnation: inc.name,

@@ -88,6 +88,7 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
         ...(t.version ? { version: t.version } : {}),
         createdBy: by,
         secretsKey: planId,
+        hostInput: plan.host_input,
       },
       run,
       { within: (trx) => claim(trx, applyId) },
@@ -99,6 +100,12 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
   if (plan.plan_base !== inc.last_committed_apply_id) {
     throw refuse.conflict(
       `plan ${planId} is stale: it was made on the state of run ${plan.plan_base ?? '(none)'}, and run ${inc.last_committed_apply_id ?? '(none)'} has committed since; ${again}`,
+    );
+  }
+  // The plan rendered with the per-host input of its start; changed since, it shows what would no longer be applied.
+  if (JSON.stringify(plan.host_input ?? null) !== JSON.stringify(inc.host_input ?? null)) {
+    throw refuse.conflict(
+      `plan ${planId} is stale: incarnation ${inc.name}'s per-host input (host_input) changed since the plan was made; ${again}`,
     );
   }
   await factsHold();

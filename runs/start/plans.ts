@@ -14,6 +14,8 @@ import { startPlan } from './launch';
 import { checkAndSeal, inputOver } from './prepare';
 import { refuse, type RunAccepted } from './outcome';
 import { pinned, serviceOf, versionToApply } from './source';
+import { checkHostInput, incarnationHostInput } from './host-input';
+import type { HostInput } from '../../scenario/host-input';
 
 export interface PlanRequest {
   /** The incarnation; for the plan of a create, the one it would make. */
@@ -27,6 +29,8 @@ export interface PlanRequest {
   covens?: string[];
   /** The plan of a create, or of an upgrade (the version to move to). */
   version?: string;
+  /** The plan of a create only: the per-host input it would be made with (scenario/host-input.ts). */
+  hostInput?: HostInput;
   by: string;
 }
 
@@ -34,12 +38,15 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
   const existing = await getIncarnation(deps.db, body.name);
   if (!existing) return planCreate(deps, body.name, body, body.by);
   const extra = (
-    ['service', 'covens', ...(body.operation === 'upgrade' ? [] : (['version'] as const))] as const
+    ['service', 'covens', 'hostInput', ...(body.operation === 'upgrade' ? [] : (['version'] as const))] as const
   ).filter((k) => body[k] !== undefined);
   if (extra.length > 0) {
     throw refuse.invalid(
-      `incarnation ${body.name} exists: ${extra.join(', ')} belong to the plan of a create only`,
-      extra.map((k) => ({ path: `/body/${k}`, message: 'only for the plan of a create' })),
+      `incarnation ${body.name} exists: ${extra.map((k) => (k === 'hostInput' ? 'host_input (set it with PUT /v1/incarnations/{name}/host-input)' : k)).join(', ')} belong to the plan of a create only`,
+      extra.map((k) => ({
+        path: `/body/${k === 'hostInput' ? 'host_input' : k}`,
+        message: 'only for the plan of a create',
+      })),
     );
   }
   if (body.operation === 'upgrade') return planUpgrade(deps, existing, body, body.by);
@@ -47,7 +54,7 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
   const service = await serviceOf(deps, inc.service);
   const version = await versionToApply(deps, service, inc.service_version, '/body/operation');
   const planId = newApplyId(inc.name, `${body.operation}.plan`);
-  const { input } = await checkAndSeal(
+  const { input, loaded } = await checkAndSeal(
     deps,
     service,
     version,
@@ -61,6 +68,7 @@ export async function plan(deps: RunServiceDeps, body: PlanRequest): Promise<Run
       covensPath: '/body/allow_empty',
     },
   );
+  await checkHostInput(deps, loaded, incarnationHostInput(deps, inc, body.operation, input));
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
   const plan = {
     applyId: planId,
@@ -96,7 +104,7 @@ async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest,
     notYanked: true,
   });
   const planId = newApplyId(name, 'create.plan');
-  const { input } = await checkAndSeal(
+  const { input, loaded } = await checkAndSeal(
     deps,
     service,
     version,
@@ -110,6 +118,15 @@ async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest,
       covensPath: '/body/covens',
     },
   );
+  await checkHostInput(deps, loaded, {
+    operation: 'create',
+    input,
+    hostInput: body.hostInput,
+    covens: body.covens,
+    field: '/body/host_input',
+    strict: true,
+    scenarioPrefix: deps.config.secretstore.scenario_prefix,
+  });
   const expiresAt = new Date(Date.now() + deps.config.plans.ttl_ms);
   const plan = {
     applyId: planId,
@@ -119,6 +136,7 @@ async function planCreate(deps: RunServiceDeps, name: string, body: PlanRequest,
     ...pinned(version),
     createdBy: by,
     service: service.name,
+    hostInput: body.hostInput ?? null,
   };
   await insertPlan(deps.db, {
     ...plan,

@@ -15,6 +15,8 @@ import type { ApplyPlanRequest } from './plan-applier';
 import { approve } from './approve';
 import { cancel } from './cancel';
 import { plan, type PlanRequest } from './plans';
+import { updateHostInput } from './host-input';
+import type { HostInput } from '../../scenario/host-input';
 import { checkedLoad, mustIncarnation, publishChecked, refuseYanked } from './source';
 
 export type { RunServiceDeps } from './context';
@@ -42,6 +44,9 @@ export function createRunService(deps: RunServiceDeps) {
     converge: (req: ops.ConvergeRequest): Promise<RunOutcome> => outcomeOf(() => ops.converge(deps, req)),
 
     // What the catalog and the readers share with run starts; these throw a Refusal (the API maps it).
+    /** Replaces an incarnation's per-host input after checking it (runs/start/host-input.ts); throws a Refusal. */
+    setHostInput: (req: { name: string; hostInput: HostInput | null }) =>
+      updateHostInput(deps, req.name, req.hostInput),
     /** The incarnation, or not_found naming when a deleted one had the name. */
     incarnation: (name: string) => mustIncarnation(deps, name),
     /** Loads a ref and lints it (registration, publishing); unprocessable naming `field` when unusable. */

@@ -89,6 +89,8 @@ export interface HostPlan {
   /** What render read of this host's facts (scenario/render/reads.ts): the top-level facts, or
    *  `*` when it listed them all. A plan applies on a host only while these are unchanged. */
   reads: { facts: string[] };
+  /** This host's input as resolved (defaults filled in) when per-host input applied to it; absent: the plan's `input`. */
+  input?: Record<string, unknown>;
 }
 
 export interface RenderPlan {
@@ -119,4 +121,6 @@ export interface RenderPlan {
 export interface RenderHost {
   sid: string;
   soulprint: Record<string, unknown>;
+  /** This host's per-host input layer (scenario/host-input.ts hostLayer), merged over the run's input. */
+  input?: Record<string, unknown>;
 }

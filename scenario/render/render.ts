@@ -29,6 +29,7 @@ import { LIMITS } from '../limits';
 import { serviceModule } from '../load/modules';
 import { budgetHosts, parseBudget } from '../budget';
 import { trackFacts, type FactReads } from './reads';
+import { declaredOnly, inputFor } from '../host-input';
 
 export interface RenderRequest {
   service: LoadedService;
@@ -89,11 +90,24 @@ export function render(req: RenderRequest): RenderResult {
   const hostScope = scope(true);
   for (const host of req.hosts) {
     if (errors.full()) break;
+    // Per-host input (scenario/host-input.ts): this host's layer over the run's input, resolved by
+    // the same declarations; its errors name the host.
+    let hostInput = base.input;
+    let resolved: Record<string, unknown> | undefined;
+    const layer = declaredOnly(host.input, scenario.inputs);
+    if (layer) {
+      const label = `on host ${host.sid}: `;
+      resolved = resolveInputs(scenario, inputFor(req.input, layer), {
+        add: (e) => errors.add({ ...e, message: `${label}${e.message}` }),
+      });
+      if (!errors.empty()) continue;
+      hostInput = toCel(resolved);
+    }
     // Every read of the host's facts is recorded: the plan is stale there only when one of those changed.
     const facts = trackFacts(host.soulprint ?? {}, toCel(host.soulprint ?? {}) as Record<string, unknown>);
     const env: EvalEnv = {
       scope: hostScope,
-      celContext: { ...base, soulprint: { self: facts.cel } },
+      celContext: { ...base, input: hostInput, soulprint: { self: facts.cel } },
       label: `on host ${host.sid}: `,
     };
     if (scenario.on && !matchesSelectors(scenario.on.selectors, host.sid, facts.plain)) {
@@ -105,7 +119,9 @@ export function render(req: RenderRequest): RenderResult {
       continue;
     }
     targeted.push(host);
-    hostPlans.push(renderHost(service, scenario, host, facts, env, errors));
+    const hostPlan = renderHost(service, scenario, host, facts, env, errors);
+    if (resolved) hostPlan.input = resolved;
+    hostPlans.push(hostPlan);
   }
   if (!errors.empty()) return { ok: false, errors: errors.sorted() };
 

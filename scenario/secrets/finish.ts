@@ -70,6 +70,8 @@ export function finish(
   const tasks = new Map(scenario.tasks.map((t) => [t.index, t]));
   const hosts = plan.hosts.map((h) => ({
     ...h,
+    // A host's own input (per-host input) keeps references, as the plan's input does.
+    ...(h.input ? { input: mapStrings(h.input, (s) => wholeRef(s, record) ?? s) as Record<string, unknown> } : {}),
     steps: h.steps.map((step): PlanStep => {
       const task = tasks.get(step.index);
       const entries: StepSecret[] = [];

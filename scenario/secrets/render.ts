@@ -37,41 +37,57 @@ export function renderWithSecrets(req: RenderRequest & { secrets?: RenderSecrets
 
   // Secret inputs: references only, within the service's prefixes or the incarnation's own.
   const errors: RenderError[] = [];
+  const seal = (input: Record<string, unknown>, label: string, given: (name: string) => boolean) => {
+    for (const d of scenario.inputs.values()) {
+      if (!d.secret || !given(d.name)) continue;
+      const has = Object.prototype.hasOwnProperty.call(input, d.name);
+      const value = has ? input[d.name] : d.default;
+      const ref = typeof value === 'string' ? parseReference(value) : null;
+      if (!ref) {
+        errors.push(
+          makeError(
+            d.pos,
+            RULE_SECRET_USE,
+            `${label}input "${d.name}" is secret: it takes a secretstore:<path>#<field> reference (canonical path), not a value`,
+            'pass the value through the API (the keeper stores it and keeps the reference), or pass secretstore:<path>#<field>',
+          ),
+        );
+        continue;
+      }
+      const problem = policyProblem(ref, policy, req.secrets?.inputPrefixes ?? []);
+      if (problem) {
+        errors.push(
+          makeError(
+            d.pos,
+            RULE_SECRET_PATH,
+            `${label}input "${d.name}": ${problem}`,
+            "reference a path under the service's declared prefixes",
+          ),
+        );
+        continue;
+      }
+      input[d.name] = record.issue(ref);
+    }
+  };
   const input: Record<string, unknown> = { ...(req.input ?? {}) };
-  for (const d of scenario.inputs.values()) {
-    if (!d.secret) continue;
-    const has = Object.prototype.hasOwnProperty.call(input, d.name);
-    const given = has ? input[d.name] : d.default;
-    if (!has && !d.hasDefault) continue; // render reports the missing input
-    const ref = typeof given === 'string' ? parseReference(given) : null;
-    if (!ref) {
-      errors.push(
-        makeError(
-          d.pos,
-          RULE_SECRET_USE,
-          `input "${d.name}" is secret: it takes a secretstore:<path>#<field> reference (canonical path), not a value`,
-          'pass the value through the API (the keeper stores it and keeps the reference), or pass secretstore:<path>#<field>',
-        ),
-      );
-      continue;
-    }
-    const problem = policyProblem(ref, policy, req.secrets?.inputPrefixes ?? []);
-    if (problem) {
-      errors.push(
-        makeError(
-          d.pos,
-          RULE_SECRET_PATH,
-          `input "${d.name}": ${problem}`,
-          "reference a path under the service's declared prefixes",
-        ),
-      );
-      continue;
-    }
-    input[d.name] = record.issue(ref);
-  }
+  // render reports a missing input; a default is sealed like a given value.
+  seal(input, '', (name) => {
+    const d = scenario.inputs.get(name)!;
+    return Object.prototype.hasOwnProperty.call(input, name) || d.hasDefault;
+  });
+  // A host's own layer (scenario/host-input.ts) may set a secret input too: a reference, sealed the same way.
+  const hosts = req.hosts.map((h) => {
+    if (!h.input) return h;
+    const layer = { ...h.input };
+    // `null` is "back to the default": a secret default is sealed here, as the run's own is above.
+    for (const d of scenario.inputs.values())
+      if (d.secret && layer[d.name] === null && d.hasDefault) layer[d.name] = d.default;
+    seal(layer, `on host ${h.sid}: `, (name) => layer[name] !== undefined && layer[name] !== null);
+    return { ...h, input: layer };
+  });
   if (errors.length > 0) return { ok: false, errors: sortErrors(errors) };
 
-  const r = withSecretContext({ record, policy }, () => render({ ...req, input }));
+  const r = withSecretContext({ record, policy }, () => render({ ...req, input, hosts }));
   if (!r.ok) return { ok: false, errors: r.errors.map(tagRule) };
   const handles = { key: req.secrets?.handleKey ?? randomBytes(32), binding: req.secrets?.binding ?? '' };
   return finish(r.plan, scenario, record, handles);

@@ -33,6 +33,46 @@ export interface IncarnationRecord {
   drift?: Drift | null;
   /** Hosts a run within its failure budget left behind (docs/runs.md "Failure budget"). */
   pending_hosts?: PendingHost[];
+  /** Per-host input by sid and by coven (docs/incarnations.md "Per-host input"); null or absent: none. */
+  host_input?: {
+    hosts?: Record<string, Record<string, unknown>>;
+    covens?: Record<string, Record<string, unknown>>;
+  } | null;
+}
+
+/** Per-host input, read-only: each coven's and host's entry (set with keeperctl incarnations host-input). Secret inputs are references. */
+function HostInputPanel({ hostInput }: { hostInput: IncarnationRecord['host_input'] }) {
+  const rows = [
+    ...Object.entries(hostInput?.covens ?? {}).map(([k, v]) => ({ kind: 'coven', key: k, value: v })),
+    ...Object.entries(hostInput?.hosts ?? {}).map(([k, v]) => ({ kind: 'host', key: k, value: v })),
+  ];
+  if (rows.length === 0) return null;
+  return (
+    <>
+      <h3>Per-host input</h3>
+      <p>Merged over the input for these hosts: covens in the incarnation's order, then the host's own.</p>
+      <table data-testid="host-input">
+        <thead>
+          <tr>
+            <th>For</th>
+            <th>Input</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.kind} ${r.key}`}>
+              <td>
+                {r.kind} <code>{r.key}</code>
+              </td>
+              <td>
+                <code>{JSON.stringify(r.value)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
 }
 
 /** "version v1" and, when the service published a newer one, the button that upgrades to it (docs/versions.md). */
@@ -131,6 +171,7 @@ export function Incarnation({ name }: { name: string }) {
           )}
           <Busy busy={unlock.busy} label="Unlocking…" />
           <ErrorBox error={unlock.error} />
+          <HostInputPanel hostInput={i.host_input} />
           <h3>Current state</h3>
           <pre data-testid="current-state">{JSON.stringify(i.state, null, 2)}</pre>
           <Granted permission="incarnations:run" what="run operations">

@@ -105,6 +105,7 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
       dryRun: req.dryRun === true,
       showContent: req.dryRun === true && req.showContent === true,
       ...(earlier.length ? { earlier } : {}),
+      ...(req.redact?.length ? { secrets: req.redact.map((r) => r.value) } : {}),
     });
     const result: ModuleResult = {
       changed: r.changed === true,

@@ -29,6 +29,9 @@ export interface StateContext {
   /** The steps of the same apply (run or plan) this soul ran before this one, in order
    *  (agent/apply/run-memory.ts): core.service.* reloads unit files an earlier step changed. */
   earlier?: readonly EarlierStep[];
+  /** Secret values the keeper named for this step: a module never puts them where other processes
+   *  can read them (a shipped module's environment, agent/modules/runner.ts). */
+  secrets?: readonly string[];
 }
 
 /** A step this soul ran earlier in the same apply: what it named and whether it changed (or would). */

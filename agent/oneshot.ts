@@ -89,7 +89,7 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
           showContent?: unknown;
           redact?: Array<{ value: string; placeholder: string }>;
           withhold?: unknown;
-          program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+          program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number; runtime?: string };
         };
         const p = req.program;
         const program =
@@ -99,6 +99,7 @@ export async function soulApply(opts: { stateDir: string } & OneShotIo): Promise
                 contentBase64: p.content,
                 dryRun: p.dry_run === true,
                 timeoutMs: Number(p.timeout_ms) || 30_000,
+                ...(typeof p.runtime === 'string' && p.runtime ? { runtime: p.runtime } : {}),
               }
             : undefined;
         id = req.id;

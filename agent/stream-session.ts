@@ -109,6 +109,7 @@ export function holdStream(o: HoldOptions): Promise<StreamEnd> {
                   contentBase64: r.program.content_base64,
                   dryRun: r.program.dry_run,
                   timeoutMs: r.program.timeout_ms,
+                  ...(r.program.runtime ? { runtime: r.program.runtime } : {}),
                 },
               }
             : {}),

@@ -46,12 +46,12 @@ export interface Progress {
   phase: string;
   /** Hosts the render planned (0 until known). */
   planned: number;
-  hosts: Map<string, { status: string; reason: string | null; steps: number; changed: number }>;
+  hosts: Map<string, { status: string; reason: string | null; steps: number; changed: number; failed?: number }>;
   /** How long the run took, from the report's created_at to finished_at (not how long we watched). */
   tookMs?: number;
 }
 
-function fromReport(r: RunReport): Progress {
+export function fromReport(r: RunReport): Progress {
   return {
     apply_id: r.apply_id,
     incarnation: r.incarnation,
@@ -63,7 +63,13 @@ function fromReport(r: RunReport): Progress {
     hosts: new Map(
       r.hosts.map((h) => [
         h.sid,
-        { status: h.status, reason: h.reason, steps: h.steps.length, changed: h.steps.filter((s) => s.changed).length },
+        {
+          status: h.status,
+          reason: h.reason,
+          steps: h.steps.length,
+          changed: h.steps.filter((s) => s.changed).length,
+          failed: h.steps.filter((s) => s.status === 'failed' || s.status === 'unknown').length,
+        },
       ]),
     ),
   };
@@ -81,11 +87,29 @@ function countLine(p: Progress): string {
   return `hosts ${done}/${total} done: ${['changed', 'ok', 'failed', 'unknown', 'skipped'].map((k) => `${k} ${c[k] ?? 0}`).join(', ')}`;
 }
 
+/** The steps of the finished hosts: a host that failed after changing four steps is a failed host,
+ *  but its four changes happened, and the count says so. */
+export function stepLine(p: Progress): string {
+  let steps = 0;
+  let changed = 0;
+  let failed = 0;
+  let changedHosts = 0;
+  for (const h of p.hosts.values()) {
+    if (!DONE.has(h.status)) continue;
+    steps += h.steps;
+    changed += h.changed;
+    failed += h.failed ?? 0;
+    if (h.changed > 0) changedHosts++;
+  }
+  return `steps ${steps}: changed ${changed} (on ${changedHosts} host${changedHosts === 1 ? '' : 's'}), failed ${failed}`;
+}
+
 /** The terminal block: failures first, running hosts next, then as many finished ones as fit. */
 export function block(p: Progress, elapsedMs: number, rows: number): string[] {
   const lines = [
     `run ${p.incarnation}/${p.operation} ${p.apply_id}  ${p.status === 'running' ? p.phase : p.status}  ${(elapsedMs / 1000).toFixed(1)}s`,
     countLine(p),
+    stepLine(p),
   ];
   const order = (s: string) => (s === 'failed' || s === 'unknown' ? 0 : DONE.has(s) ? 2 : 1);
   const hosts = [...p.hosts.entries()].sort(
@@ -143,7 +167,7 @@ class Display {
       return;
     }
     this.ctx.note(
-      `run ${p.apply_id}: ${p.status} after ${((p.tookMs ?? Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}`,
+      `run ${p.apply_id}: ${p.status} after ${((p.tookMs ?? Date.now() - this.started) / 1000).toFixed(1)}s; ${countLine(p)}; ${stepLine(p)}`,
     );
   }
 }
@@ -170,6 +194,7 @@ async function followEvents(ctx: Ctx, name: string, applyId: string, display: Di
           reason: d['reason'] ?? null,
           steps: Number(d['steps']),
           changed: Number(d['changed']),
+          failed: Number(d['failed'] ?? 0),
         });
       else if (e.event === 'end') {
         p.status = String(d['status']);
@@ -239,6 +264,23 @@ export function changedWhenLines(r: RunReport): string[] {
   return out;
 }
 
+/** How much of a failed step's output the summary shows: its first line, then its last lines. */
+const OUTPUT_LINES = 40;
+const OUTPUT_LINE_CHARS = 400;
+
+/** A failed step's output after its first line, indented under it: all of it up to OUTPUT_LINES
+ *  (psql's `FATAL: ...` is often the last line), else its end, saying how much was cut. */
+function outputTail(output: string, more: string): string[] {
+  const rest = output.replace(/\s+$/, '').split('\n').slice(1);
+  const cut = Math.max(0, rest.length - (OUTPUT_LINES - 1));
+  return [
+    ...(cut > 0 ? [`  ... ${cut} line${cut === 1 ? '' : 's'} cut (${more})`] : []),
+    ...rest
+      .slice(cut)
+      .map((l) => `  ${l.length > OUTPUT_LINE_CHARS ? `${l.slice(0, OUTPUT_LINE_CHARS)}... (line cut)` : l}`),
+  ];
+}
+
 /** The failures of a run as lines: render errors with file:line:col, else host, step and reason. */
 export function failureLines(r: RunReport): string[] {
   const out: string[] = [];
@@ -251,12 +293,9 @@ export function failureLines(r: RunReport): string[] {
     for (const s of bad)
       out.push(
         `${h.sid} step ${s.index}${s.name ? ` (${s.name})` : ''}: ${s.status}${s.output ? `: ${s.output.split('\n')[0]}` : ''}${h.reason ? ` [${h.reason}]` : ''}`,
-        // A failed_when verdict follows the module's answer in the output (runs/activities/apply-host.ts): it is the reason.
-        ...s.output
-          .split('\n')
-          .slice(1)
-          .filter((l) => l.startsWith('failed_when: '))
-          .map((l) => `  ${l}`),
+        // The rest of the output (a failed_when verdict follows the module's answer there,
+        // runs/activities/apply-host.ts): the cause is often not on the first line.
+        ...outputTail(s.output, `all of it: keeperctl incarnations run-report ${r.incarnation} ${r.apply_id} -o json`),
       );
   }
   return out;

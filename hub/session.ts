@@ -30,7 +30,7 @@ export interface StepOrder {
   /** Check mode only: the soul may answer a unified diff of a file's content (never for a step with a secret). */
   showContent?: boolean;
   /** A module shipped with the service (`<service>.<module>.<state>`): its program (bytes base64). */
-  program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+  program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number; runtime?: string };
   /** Values the soul scrubs from its output and ledger (runs/activities/host-boundary.ts). */
   redact?: SecretValue[];
   /** The text the soul keeps and answers instead of the output. */
@@ -249,6 +249,7 @@ export class Session {
                 content_base64: step.program.content,
                 dry_run: step.program.dry_run,
                 timeout_ms: step.program.timeout_ms,
+                runtime: step.program.runtime ?? '',
               }
             : null,
         },

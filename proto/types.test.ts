@@ -95,6 +95,7 @@ describe('proto contracts', () => {
     assert.deepEqual(fieldsOf(s, 'keeper.stream.v1.ModuleProgram'), [
       'content_base64',
       'dry_run',
+      'runtime',
       'sha256',
       'timeout_ms',
     ]);

@@ -131,6 +131,10 @@ export interface TemplateFile {
   set?: TemplateSet;
 }
 
+/** How the soul starts a shipped module's program (module.yml `runtime:`). */
+export const MODULE_RUNTIMES = ['node', 'sh'] as const;
+export type ModuleRuntime = (typeof MODULE_RUNTIMES)[number];
+
 /** A module shipped with the service (modules/<module>/module.yml), one per state it declares. */
 export interface ServiceModule {
   /** `<service>.<module>.<state>`: never `core.*`. */
@@ -142,6 +146,9 @@ export interface ServiceModule {
   /** The program answers a dry run itself; otherwise a plan says it would run, without running it. */
   dryRun: boolean;
   timeoutMs: number;
+  /** module.yml `runtime:`: `node` runs the program with the soul's own Node.js, `sh` with /bin/sh;
+   *  absent: the program is run itself (its #! line or ELF header). */
+  runtime?: ModuleRuntime;
   program: ModuleProgram;
   pos: Position;
 }

@@ -112,6 +112,7 @@ async function runModule(req: StepToApply, deps: ApplyStepDeps): Promise<ModuleR
         showContent: req.dryRun === true && req.showContent === true,
         ...(earlier.length ? { earlier } : {}),
         ...(req.dryRun === true ? { decided } : {}),
+        ...(req.redact?.length ? { secrets: req.redact.map((r) => r.value) } : {}),
       }),
     );
     const result: ModuleResult = {

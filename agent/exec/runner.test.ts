@@ -25,6 +25,15 @@ describe('process runner', () => {
     assert.deepEqual(r, { code: 3, stdout: '', stderr: 'set path' });
   });
 
+  it("starts every command in / unless a cwd is given (never in the soul's own folder)", async () => {
+    const here = process.cwd();
+    assert.notEqual(here, '/');
+    const pwd = (cwd?: string) =>
+      run({ file: '/bin/sh', args: ['-c', 'pwd'], ...(cwd === undefined ? {} : { cwd }) }).then((r) => r.stdout);
+    assert.equal(await pwd(), '/\n');
+    assert.equal(await pwd(here), `${here}\n`);
+  });
+
   it('rejects with a clear message when the command does not exist', async () => {
     await assert.rejects(
       run({ file: 'keeper-no-such-command-xyz', args: [] }),

@@ -11,7 +11,7 @@ export interface Command {
   /** Added to the soul's own environment (PATH etc. are kept). */
   env?: Readonly<Record<string, string>>;
   timeoutMs?: number;
-  /** Working directory (absolute); default: the soul's. */
+  /** Working directory (absolute); default: `/`. */
   cwd?: string;
 }
 
@@ -42,7 +42,9 @@ export function createProcessRunner(defaults: { timeoutMs?: number } = {}): Comm
           env: { ...process.env, ...cmd.env },
           timeout: cmd.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           maxBuffer: MAX_OUTPUT_BYTES,
-          ...(cmd.cwd === undefined ? {} : { cwd: cmd.cwd }),
+          // Never the soul's own folder (0700, its working directory under systemd): a command that
+          // drops privileges (`runuser -u postgres`) could not enter it and would say so.
+          cwd: cmd.cwd ?? '/',
           encoding: 'utf8',
           windowsHide: true,
         },

@@ -11,6 +11,8 @@ export interface StepProgram {
   contentBase64: string;
   dryRun: boolean;
   timeoutMs: number;
+  /** module.yml `runtime:` (`node`, `sh`); absent: the program runs itself (#! line). */
+  runtime?: string;
 }
 
 export function serviceModule(name: string, program: StepProgram, cacheDir: string): StateModule {
@@ -38,6 +40,9 @@ export function serviceModule(name: string, program: StepProgram, cacheDir: stri
         file: cached.file,
         input: { state, params, dry_run: ctx.dryRun },
         timeoutMs: program.timeoutMs,
+        scratchDir: cacheDir,
+        ...(program.runtime ? { runtime: program.runtime } : {}),
+        ...(ctx.secrets?.length ? { secrets: ctx.secrets } : {}),
       });
       return { ...r, output: `${note}${r.output}` };
     },

@@ -145,6 +145,23 @@ describe('modules shipped with a service, on the soul', function () {
       cache,
     ).run({}, { dryRun: false });
     assert.equal(stderr.output, 'the module program exited with status 3: no such thing');
+    // Non-JSON on stdout and exit 1 (runuser's complaint, psql's FATAL): both streams are the output.
+    const plain = await serviceModule(
+      'app.p.present',
+      program('echo "FATAL: role app does not exist"\necho "could not connect" >&2\nexit 1\n', { runtime: 'sh' }),
+      cache,
+    ).run({}, { dryRun: false });
+    assert.equal(
+      plain.output,
+      'the module program exited with status 1: FATAL: role app does not exist\ncould not connect',
+    );
+    const long = await serviceModule(
+      'app.l.present',
+      program(`i=0; while [ $i -lt 3000 ]; do echo "line $i"; i=$((i+1)); done; exit 1\n`, { runtime: 'sh' }),
+      cache,
+    ).run({}, { dryRun: false });
+    assert.ok(long.output.length < 4200, String(long.output.length));
+    assert.match(long.output, /^the module program exited with status 1: ….*\nline 2999$/s);
     const junk = await serviceModule('app.j.present', program('#!/bin/sh\necho hello\n'), cache).run(
       {},
       { dryRun: false },
@@ -153,6 +170,46 @@ describe('modules shipped with a service, on the soul', function () {
     assert.match(junk.output, /answer is not \{"changed": bool, "output": "..."\}: "hello"/);
   });
 
+  it('runtime sh and node: no #! line needed; params come on stdin, in a 0600 file (removed after) and as env for scalars', async () => {
+    // A sh program that needs no JSON parser: its params in KEEPER_PARAM_*, the file's path and mode.
+    const sh = [
+      'f="$KEEPER_PARAMS_FILE"',
+      'mode=$(stat -c %a "$f")',
+      'printf \'{"changed": false, "output": "%s %s %s %s %s %s %s"}\' "$KEEPER_STATE" "$KEEPER_DRY_RUN" "$KEEPER_PARAM_NAME" "$KEEPER_PARAM_PORT" "$KEEPER_PARAM_ON" "$mode" "$(pwd)"',
+      'echo "$f" > ' + path.join(dir, 'params-path'),
+      '',
+    ].join('\n');
+    const r = await serviceModule('app.sh.present', program(sh, { runtime: 'sh' }), cache).run(
+      { name: 'web', port: 8080, on: true, list: [1] },
+      { dryRun: true },
+    );
+    assert.deepEqual(r, { changed: false, ok: true, output: 'present 1 web 8080 true 600 /' });
+    const paramsFile = fs.readFileSync(path.join(dir, 'params-path'), 'utf8').trim();
+    assert.equal(path.dirname(paramsFile), cache);
+    assert.equal(fs.existsSync(paramsFile), false, 'the params file is removed once the program ended');
+    assert.deepEqual(fs.readdirSync(cache), [program(sh).sha256]);
+
+    // runtime node: the soul's own node runs it (no #! line); the file holds what stdin holds.
+    const node = `const fs = require('node:fs');
+const input = JSON.parse(fs.readFileSync(0, 'utf8'));
+const file = JSON.parse(fs.readFileSync(process.env.KEEPER_PARAMS_FILE, 'utf8'));
+console.log(JSON.stringify({ changed: true, output: [process.execPath, process.cwd(), JSON.stringify(file) === JSON.stringify(input), input.params.name].join(' ') }));
+`;
+    const n = await serviceModule('app.node.present', program(node, { runtime: 'node' }), cache).run(
+      { name: 'db' },
+      { dryRun: false },
+    );
+    assert.deepEqual(n, { changed: true, ok: true, output: `${process.execPath} / true db` });
+  });
+
+  it('a param holding a secret of the step is in stdin and the file, never in the environment', async () => {
+    const sh = `printf '{"changed": false, "output": "[%s] [%s] [%s]"}' "$KEEPER_PARAM_USER" "\${KEEPER_PARAM_PASSWORD-unset}" "$(grep -c s3cret-pw "$KEEPER_PARAMS_FILE")"\n`;
+    const r = await serviceModule('app.pw.present', program(sh, { runtime: 'sh' }), cache).run(
+      { user: 'app', password: 's3cret-pw' },
+      { dryRun: false, secrets: ['s3cret-pw'] },
+    );
+    assert.deepEqual(r, { changed: false, ok: true, output: '[app] [unset] [1]' });
+  });
   it('a program without a dry run is not started in check mode; a shipped module never stands in for core.*', async () => {
     const marker = path.join(dir, 'ran');
     const p = program(`#!/bin/sh\ntouch ${marker}\necho '{"changed": true}'\n`, { dryRun: false });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createProcessRunner } from '../exec/runner';
 import { createFakeRunner } from '../exec/testing';
 import { capped, createCmdRun } from './cmd-run';
 
@@ -76,5 +77,18 @@ describe('core.cmd.run (fake runner: the exact argv)', () => {
     assert.equal(capped('short'), 'short');
     const out = capped(`${'a'.repeat(10)}${'b'.repeat(16 * 1024)}`);
     assert.equal(out, `[first 10 bytes cut]\n${'b'.repeat(16 * 1024)}`);
+  });
+});
+
+describe('core.cmd.run (real processes: where they start)', () => {
+  it('the command and its unless/onlyif guards start in / unless cwd is given', async () => {
+    const mod = createCmdRun({ facts: {}, runner: createProcessRunner({ timeoutMs: 10_000 }) });
+    assert.notEqual(process.cwd(), '/');
+    // The guard passes only where it starts in / (test -e ./etc/passwd), so the command runs.
+    const r = await mod.run({ argv: ['/bin/pwd'], onlyif: ['/usr/bin/test', '-e', 'etc/passwd'] }, { dryRun: false });
+    assert.deepEqual([r.ok, r.changed], [true, true]);
+    assert.match(r.output, /stdout:\n\/$/);
+    const there = await mod.run({ argv: ['/bin/pwd'], cwd: '/tmp' }, { dryRun: false });
+    assert.match(there.output, /stdout:\n\/tmp$/);
   });
 });

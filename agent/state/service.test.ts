@@ -80,6 +80,41 @@ describe('core.service.* through the systemd driver (argv, no shell)', () => {
     );
   });
 
+  it('daemon_reload: true re-reads unit files before reading the unit in a real run, not in a dry run', async () => {
+    const fake = createFakeRunner(show({}));
+    const mod = createServiceState('running', { facts: {}, runner: fake.run, init: createSystemd(fake.run) });
+    const plan = await mod.run({ name: 'app', daemon_reload: true }, { dryRun: true });
+    assert.deepEqual([plan.ok, plan.changed], [true, false]);
+    assert.deepEqual(
+      fake.argv().map((a) => a[1]),
+      ['show'],
+    );
+    const r = await mod.run({ name: 'app', daemon_reload: true }, { dryRun: false });
+    assert.deepEqual([r.ok, r.changed, r.output], [true, false, 'app is running, enabled at boot']);
+    assert.deepEqual(
+      fake
+        .argv()
+        .slice(1)
+        .map((a) => a[1]),
+      ['daemon-reload', 'show'],
+    );
+    const bad = await mod.run({ name: 'app', daemon_reload: 'yes' }, { dryRun: false });
+    assert.equal(bad.ok, false);
+    assert.match(bad.output, /daemon_reload/);
+  });
+
+  it('a unit file an earlier step removed is re-read too (it leaves systemd)', async () => {
+    const fake = createFakeRunner(show({ ActiveState: 'inactive', MainPID: '0', UnitFileState: 'disabled' }), {});
+    const earlier = [
+      { index: 3, module: 'core.file.absent', changed: true, paths: ['/etc/systemd/system/app.service'], names: [] },
+    ];
+    const r = await createServiceState('stopped', { facts: {}, runner: fake.run, init: createSystemd(fake.run) }).run(
+      { name: 'app' },
+      { dryRun: false, earlier },
+    );
+    assert.deepEqual([r.ok, r.changed, r.output], [true, true, 'reloaded unit files (daemon-reload)']);
+  });
+
   it('a unit name that reads as an option runs nothing; no init system is a clear error', async () => {
     const fake = createFakeRunner();
     const r = await createServiceState('stopped', { facts: {}, runner: fake.run, init: createSystemd(fake.run) }).run(

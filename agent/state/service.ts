@@ -3,6 +3,9 @@
 // says how. Unit files are re-read first (systemd: daemon-reload) when the unit's file changed on disk
 // or an earlier step of the same apply changed a file where unit files live, so a plan predicts the
 // reload an apply will do even though, in a dry run, the earlier step wrote nothing.
+// `daemon_reload: true` re-reads unit files before reading the unit in every real run (not in a dry
+// run, which changes nothing), for a unit file something outside this apply changed; it is not a
+// change by itself, as Ansible's systemd `daemon_reload`.
 // restarted/reloaded act every time they run: a task uses them with `onchanges:` (soul-lint SL027),
 // so the keeper sends them only when a watched step changed something.
 import { selectInitSystem } from '../exec/init-registry';
@@ -18,6 +21,7 @@ type Action = 'daemon-reload' | 'start' | 'stop' | 'restart' | 'reload' | 'enabl
 interface ServiceParams {
   name: string;
   enabled?: boolean;
+  daemonReload?: boolean;
   init: InitSystem;
 }
 interface Current {
@@ -68,15 +72,23 @@ export function createServiceState(kind: Kind, deps: StateDeps): StateModule {
   return defineState<ServiceParams, Current>({
     name: `core.service.${kind}`,
     parse(raw) {
-      const p = readParams(raw, withEnabled ? ['name', 'enabled'] : ['name']);
+      const p = readParams(raw, withEnabled ? ['name', 'enabled', 'daemon_reload'] : ['name', 'daemon_reload']);
       const name = requireString(p, 'name');
       if (p.enabled !== undefined && typeof p.enabled !== 'boolean')
         throw new ParamError('param "enabled" must be true or false');
+      if (p.daemon_reload !== undefined && typeof p.daemon_reload !== 'boolean')
+        throw new ParamError('param "daemon_reload" must be true or false');
       const init = deps.init ?? selectInitSystem(deps.runner);
       init.validate(name);
-      return { name, init, ...(typeof p.enabled === 'boolean' ? { enabled: p.enabled } : {}) };
+      return {
+        name,
+        init,
+        ...(typeof p.enabled === 'boolean' ? { enabled: p.enabled } : {}),
+        ...(p.daemon_reload === true ? { daemonReload: true } : {}),
+      };
     },
     async read(p, ctx: StateContext) {
+      if (p.daemonReload && !ctx.dryRun) await p.init.rereadUnits();
       const status = await p.init.status(p.name);
       const unitsChanged = (ctx.earlier ?? []).some((e) => e.changed && e.paths.some((x) => p.init.isUnitPath(x)));
       const pkg = status.exists ? undefined : pendingInstall(ctx);

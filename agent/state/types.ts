@@ -47,6 +47,9 @@ export interface StateContext {
   /** In a dry run: what this step's answer takes on trust from an earlier step of the plan (a user or
    *  unit a package it would install brings), one phrase each (agent/state/pending.ts). */
   decided?: string[];
+  /** Secret values the keeper named for this step: a module never puts them where other processes
+   *  can read them (a shipped module's environment, agent/modules/runner.ts). */
+  secrets?: readonly string[];
 }
 
 /** A step this soul ran earlier in the same apply: what it named and whether it changed (or would). */

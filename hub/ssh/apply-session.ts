@@ -31,7 +31,7 @@ export interface ApplySession {
       params: Record<string, unknown>;
       dryRun?: boolean;
       showContent?: boolean;
-      program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number };
+      program?: { sha256: string; content: string; dry_run: boolean; timeout_ms: number; runtime?: string };
       redact?: SecretValue[];
       withhold?: string;
     },

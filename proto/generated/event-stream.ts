@@ -191,6 +191,11 @@ export interface ModuleProgram {
   dry_run: boolean;
   /** the soul stops the program after this */
   timeout_ms: number;
+  /**
+   * How the soul starts it: "node" (the soul's own runtime), "sh" (/bin/sh); empty: the program
+   * itself (its #! line or ELF header).
+   */
+  runtime: string;
 }
 
 export interface Cancel {
@@ -343,6 +348,7 @@ export const MODULE_PROGRAM: MessageSpec = {
     { name: 'content_base64', no: 2, kind: 'string' },
     { name: 'dry_run', no: 3, kind: 'bool' },
     { name: 'timeout_ms', no: 4, kind: 'uint32' },
+    { name: 'runtime', no: 5, kind: 'string' },
   ],
 };
 

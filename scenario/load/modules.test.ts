@@ -66,6 +66,36 @@ describe('modules shipped with a service (modules/<module>/module.yml)', functio
     );
   });
 
+  it('a named runtime (node, sh) runs the program: no #! line or executable bit needed; render carries it', function () {
+    const sh = 'echo \'{"changed": false}\'\n';
+    const svc = loadServiceFromDir(
+      service(
+        { 'modules/thing/module.yml': `runtime: sh\n${CONTRACT}`, 'modules/thing/run.js': sh },
+        { executable: false },
+      ),
+    );
+    assert.deepEqual(svc.errors, []);
+    assert.equal(svc.modules!.get('demo.thing.present')!.runtime, 'sh');
+    const r = render({
+      service: svc,
+      operation: 'create',
+      input: {},
+      state: {},
+      hosts: [{ sid: 'h1.example.com', soulprint: {} }],
+    });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.plan.hosts[0]!.steps[0]!.program!.runtime, 'sh');
+    const bad = loadServiceFromDir(service({ 'modules/thing/module.yml': `runtime: python\n${CONTRACT}` })).errors;
+    assert.deepEqual(
+      bad.map((e) => [e.rule, e.line]),
+      [
+        ['SL030', 1],
+        ['SL009', 3],
+      ],
+    );
+    assert.match(bad[0]!.message, /runtime.*(node|allowed)/);
+  });
+
   it("SL030: the contract's shape, its params schema, the module's name, and a service named core", function () {
     const shape = loadServiceFromDir(
       service({ 'modules/thing/module.yml': 'program: run.js\ntimeout: 900\nstates: {}\n' }),

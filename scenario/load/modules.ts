@@ -7,6 +7,8 @@
  *
  *   description: one key in a key=value file
  *   program: kv.js          # in modules/<module>/, executable (its #! line says how it runs)
+ *   runtime: node           # optional: node (the soul's own Node.js) or sh (/bin/sh) runs it;
+ *                           # then it needs neither a #! line nor the executable bit
  *   timeout: 10             # seconds per run, 1-300 (default 30)
  *   states:
  *     present:
@@ -17,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type AjvClass from 'ajv';
 import { makeError, ScenarioError, type RenderError } from '../errors';
 import { LIMITS } from '../limits';
-import type { LoadedService, ServiceModule } from '../model';
+import { MODULE_RUNTIMES, type LoadedService, type ModuleRuntime, type ServiceModule } from '../model';
 import { parseYaml, type YNode } from '../yaml/parse';
 import { child, pair, toValue } from '../yaml/node';
 import { validateNode } from '../schema/validate';
@@ -35,6 +37,7 @@ const contractSchema = {
   properties: {
     description: { type: 'string' },
     program: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9._-]*$' },
+    runtime: { type: 'string', enum: [...MODULE_RUNTIMES] },
     timeout: { type: 'integer', minimum: 1, maximum: 300 },
     states: {
       type: 'object',
@@ -120,7 +123,8 @@ export function loadServiceModules(repo: RepoFs, service: LoadedService, errors:
       errors.push(...shape);
       continue;
     }
-    const program = readProgram(repo, m[1]!, doc, errors);
+    const runtime = toValue(child(doc, 'runtime')) as ModuleRuntime | undefined;
+    const program = readProgram(repo, m[1]!, doc, runtime, errors);
     if (!program) continue;
     const timeout = toValue(child(doc, 'timeout')) as number | undefined;
     const states = child(doc, 'states');
@@ -148,6 +152,7 @@ export function loadServiceModules(repo: RepoFs, service: LoadedService, errors:
         params: schema,
         dryRun: toValue(pair(p.value, 'dry_run')?.value) === true,
         timeoutMs: (timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        ...(runtime ? { runtime } : {}),
         program,
         pos: p.key.pos,
       });
@@ -159,6 +164,7 @@ function readProgram(
   repo: RepoFs,
   module: string,
   doc: YNode,
+  runtime: ModuleRuntime | undefined,
   errors: RenderError[],
 ): ServiceModule['program'] | undefined {
   const node = pair(doc, 'program')!;
@@ -172,6 +178,9 @@ function readProgram(
       return undefined;
     }
     const { buf, mode } = repo.readBytes(rel, LIMITS.maxModuleProgramBytes);
+    // A named runtime is the interpreter: the soul hands it the program as a file to read.
+    if (runtime)
+      return { file: rel, sha256: createHash('sha256').update(buf).digest('hex'), content: buf.toString('base64') };
     if ((mode & 0o111) === 0) {
       errors.push(
         makeError(
@@ -189,7 +198,7 @@ function readProgram(
           at,
           RULE_MODULE,
           `program ${rel} starts with neither #! nor an ELF header: the soul runs it as argv, without a shell`,
-          'start it with a #! line, e.g. #!/usr/bin/env node',
+          'name its runtime in module.yml (`runtime: node` or `runtime: sh`), or start it with a #! line',
         ),
       );
       return undefined;

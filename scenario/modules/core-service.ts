@@ -12,7 +12,9 @@ const named = (extra: Record<string, unknown> = {}) => ({
   type: 'object',
   additionalProperties: false,
   required: ['name'],
-  properties: { name: UNIT_NAME, ...extra },
+  // daemon_reload: re-read unit files before reading the unit, in every real run (Ansible's
+  // systemd daemon_reload); a unit file an earlier step wrote or removed is re-read without it.
+  properties: { name: UNIT_NAME, daemon_reload: { type: 'boolean' }, ...extra },
 });
 
 /** The service is running (and, with `enabled`, started at boot or not). */

@@ -5,6 +5,7 @@
  */
 
 import type { RunGate } from '../gate';
+import type { ModuleRuntime } from '../model';
 
 /** Why render left a step out on a host: its `on:`, its `where:`, a render-time `when:`, or a
  *  `loop:` with no items there. */
@@ -71,6 +72,8 @@ export interface StepProgram {
   /** The program answers a dry run; otherwise a dry run reports that it would run, without running it. */
   dry_run: boolean;
   timeout_ms: number;
+  /** How the soul starts it (module.yml `runtime:`); absent: the program itself, by its #! line. */
+  runtime?: ModuleRuntime;
 }
 
 /** One secret of a step: what the dispatching keeper reads, once the MAC verifies. */

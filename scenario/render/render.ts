@@ -211,6 +211,7 @@ function renderHost(
         content: shipped.program.content,
         dry_run: shipped.dryRun,
         timeout_ms: shipped.timeoutMs,
+        ...(shipped.runtime ? { runtime: shipped.runtime } : {}),
       };
     if (loop) step.loop = loop;
     return push(task, step);

@@ -67,10 +67,12 @@ describe('soul-lint', function () {
     assert.ok(report.findings.every((f) => f.message && f.fix));
   });
 
-  it('the example service examples/nginx-site is clean (CI lints it here)', function () {
-    const r = lint(path.join(repoRoot(), 'examples', 'nginx-site'), '--format', 'json');
-    assert.deepEqual(JSON.parse(r.out).findings, []);
-    assert.equal(r.code, 0);
+  it('the example services examples/nginx-site and examples/app-settings are clean (CI lints them here)', function () {
+    for (const example of ['nginx-site', 'app-settings']) {
+      const r = lint(path.join(repoRoot(), 'examples', example), '--format', 'json');
+      assert.deepEqual(JSON.parse(r.out).findings, [], example);
+      assert.equal(r.code, 0, example);
+    }
   });
 
   it('reports the manifest rules: version field, missing create, missing migrations', function () {

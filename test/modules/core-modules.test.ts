@@ -137,6 +137,43 @@ describe('core state modules on a Debian 12 root with systemd as PID 1', functio
     ]);
     assert.equal(edited[1]!.output, 'reloaded unit files (daemon-reload), restarted keeper-probe');
     assert.match(await root.ok(['systemctl', 'show', '--property=ExecStart', '--value', 'keeper-probe']), /sleep 2000/);
+    // Removed by a later step of a destroy: the next service step re-reads, and systemd forgets it.
+    const gone = await apply([
+      { module: 'core.service.stopped', params: { name: 'keeper-probe' } },
+      { module: 'core.file.absent', params: { path: unit.params.path } },
+      { module: 'core.service.stopped', params: { name: 'keeper-probe' } },
+    ]);
+    assert.equal(gone[2]!.output, 'reloaded unit files (daemon-reload)');
+    assert.equal(
+      (await root.ok(['systemctl', 'show', '--property=LoadState', '--value', 'keeper-probe'])).trim(),
+      'not-found',
+    );
+  });
+
+  it('daemon_reload: true re-reads a unit file written outside the apply before the service acts', async () => {
+    await root.ok([
+      'sh',
+      '-c',
+      'printf "[Service]\\nExecStart=/bin/sleep 1000\\n" > /etc/systemd/system/keeper-outside.service',
+    ]);
+    const steps = [{ module: 'core.service.running', params: { name: 'keeper-outside', daemon_reload: true } }];
+    const done = await apply(steps);
+    assert.deepEqual([done[0]!.ok, done[0]!.output], [true, 'started keeper-outside']);
+    assert.equal(await active('keeper-outside'), 'active');
+    // Edited outside again: re-read before the unit is read, so nothing is left to do and no change is reported.
+    await root.ok(['sed', '-i', 's/sleep 1000/sleep 2000/', '/etc/systemd/system/keeper-outside.service']);
+    const again = await apply(steps);
+    assert.deepEqual([again[0]!.ok, again[0]!.changed, again[0]!.output], [true, false, 'keeper-outside is running']);
+    const show = await root.ok([
+      'systemctl',
+      'show',
+      '--property=NeedDaemonReload',
+      '--property=ExecStart',
+      'keeper-outside',
+    ]);
+    assert.match(show, /NeedDaemonReload=no/);
+    assert.match(show, /sleep 2000/);
+    await apply([{ module: 'core.service.stopped', params: { name: 'keeper-outside' } }]);
   });
 
   it('cmd.run: creates, unless and onlyif guards decide, the plan says which and why (arguments only without a secret), output captured and capped, timeout enforced', async () => {

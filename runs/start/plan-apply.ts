@@ -11,6 +11,7 @@
 // incarnation, the run, the claim). A plan is also stale when a fact its render read has changed on
 // any of its hosts (db/repos/plan-facts.ts): every host is compared here, before anything is recorded
 // or sent, so such a plan changes no host at all; facts it never read do not count.
+import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import { createIncarnation } from '../../db/repos/incarnations';
 import { claimPlan } from '../../db/repos/plans';
@@ -103,7 +104,7 @@ export async function applyPlan(deps: RunServiceDeps, name: string, planId: stri
     );
   }
   // The plan rendered with the per-host input of its start; changed since, it shows what would no longer be applied.
-  if (JSON.stringify(plan.host_input ?? null) !== JSON.stringify(inc.host_input ?? null)) {
+  if (!isDeepStrictEqual(plan.host_input ?? null, inc.host_input ?? null)) {
     throw refuse.conflict(
       `plan ${planId} is stale: incarnation ${inc.name}'s per-host input (host_input) changed since the plan was made; ${again}`,
     );

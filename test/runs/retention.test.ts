@@ -96,14 +96,18 @@ describe('retention: a Temporal schedule prunes old plans, runs and activity', f
       taskQueue: `${k.doc.temporal.task_queue}-idle`,
       args: [],
     });
-    await db('incarnation_runs').insert([
-      row('keep.old-run', 'run', old),
-      row('keep.old-plan', 'plan', old),
-      row('keep.new-run', 'run', new Date()),
-      row('keep.new-plan', 'plan', new Date()),
-      row('keep.old-running', 'run', old, 'running'),
-    ]);
-    await db('run_hosts').insert({ apply_id: 'keep.old-run', sid: 'h1.example.com', status: 'ok' });
+    // The old run and its host row in one transaction: the schedule looks every second and would
+    // otherwise prune the run between the two inserts (the host row's foreign key then refuses it).
+    await db.transaction(async (trx) => {
+      await trx('incarnation_runs').insert([
+        row('keep.old-run', 'run', old),
+        row('keep.old-plan', 'plan', old),
+        row('keep.new-run', 'run', new Date()),
+        row('keep.new-plan', 'plan', new Date()),
+        row('keep.old-running', 'run', old, 'running'),
+      ]);
+      await trx('run_hosts').insert({ apply_id: 'keep.old-run', sid: 'h1.example.com', status: 'ok' });
+    });
     // The committed run is made old too: the incarnation's state refers to it, so it stays.
     await db('incarnation_runs').where({ apply_id: committed }).update({ created_at: old });
     await appendActivity(db, {
